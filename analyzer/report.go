@@ -1,0 +1,156 @@
+// Package analyzer turns a collector.Snapshot (and a bounded history of
+// earlier ones) into findings and figures. It does no I/O and knows nothing
+// of Prometheus: every function here is pure and unit-tested.
+package analyzer
+
+import (
+	"time"
+
+	"github.com/partmon/partmon/collector"
+)
+
+// Severity orders findings. The zero value is SeverityNone.
+type Severity int
+
+const (
+	SeverityNone Severity = iota
+	SeverityInfo
+	SeverityWarning
+	SeverityCritical
+)
+
+// Kinds of finding. These strings are the analyzer's vocabulary: the JSON
+// output, the fixture truth file, metric labels and alert names use them.
+const (
+	KindOversizedPartition      = "oversized_partition"
+	KindWidePartition           = "wide_partition"
+	KindHotPartition            = "hot_partition"
+	KindHotTokenRange           = "hot_token_range"
+	KindTombstoneHeavy          = "tombstone_heavy"
+	KindOwnershipSkew           = "ownership_skew"
+	KindLoadSkew                = "load_skew"
+	KindLowCardinalityKey       = "low_cardinality_key"
+	KindUnbucketedTimeSeries    = "unbucketed_time_series"
+	KindSecondaryIndexHighCard  = "secondary_index_high_cardinality"
+	KindPartitionGrowthForecast = "partition_growth_forecast"
+	KindStaleData               = "stale_data"
+)
+
+// Finding is one problem, with the numbers behind it and what to do.
+type Finding struct {
+	// ID is stable: the same problem (kind, scope, key) gets the same ID
+	// in every cycle, so alerts and dashboards can follow it.
+	ID           string   `json:"id"`
+	Kind         string   `json:"kind"`
+	Severity     Severity `json:"severity"`
+	Cluster      string   `json:"cluster"`
+	DC           string   `json:"dc,omitempty"`
+	Rack         string   `json:"rack,omitempty"`
+	Node         string   `json:"node,omitempty"` // address
+	Keyspace     string   `json:"keyspace,omitempty"`
+	Table        string   `json:"table,omitempty"`
+	PartitionKey string   `json:"partition_key,omitempty"`
+	Value        float64  `json:"value"`
+	Threshold    float64  `json:"threshold"`
+	Unit         string   `json:"unit"` // bytes, rows, ratio, seconds, tombstones, partitions
+	Summary      string   `json:"summary"`
+	Advice       string   `json:"advice"`
+	Source       string   `json:"source"` // the collector source(s) the numbers came from
+}
+
+// Report is the analyzer's output for one snapshot.
+type Report struct {
+	Generated time.Time        `json:"generated"`
+	Taken     time.Time        `json:"taken"` // the snapshot's time
+	Cluster   string           `json:"cluster"`
+	Engine    collector.Engine `json:"engine"`
+	Version   string           `json:"version"`
+
+	Nodes     []NodeSummary  `json:"nodes"`
+	Ownership []Ownership    `json:"ownership"`
+	Tables    []TableSummary `json:"tables"`
+	// TableNodes are the per-node figures of each table, the source of most metrics.
+	TableNodes []TableNode `json:"table_nodes"`
+	// TopPartitions is the cluster-wide list of known large, tombstone-heavy
+	// or hot keys, deduplicated across replicas and sstables.
+	TopPartitions []PartitionEntry `json:"top_partitions"`
+	Findings      []Finding        `json:"findings"`
+	// Sources passes the collector's per-source status through, for self-metrics.
+	Sources []collector.SourceStatus `json:"sources"`
+}
+
+// NodeSummary is one node of the ring with its load and token figures.
+type NodeSummary struct {
+	HostID    string  `json:"host_id"`
+	Address   string  `json:"address"`
+	DC        string  `json:"dc"`
+	Rack      string  `json:"rack"`
+	Tokens    int     `json:"tokens"`
+	LoadBytes float64 `json:"load_bytes"`
+	// LoadSkew is this node's load ÷ the mean load of its DC; 0 when unknown.
+	LoadSkew float64 `json:"load_skew"`
+	Targeted bool    `json:"targeted"`
+	// Stale is true when some node-local source could not be read this cycle.
+	Stale bool `json:"stale"`
+	// DataAgeSeconds is the age of the oldest node-local data partmon holds for it.
+	DataAgeSeconds float64 `json:"data_age_seconds"`
+}
+
+// Ownership is a node's effective ownership of one keyspace's data,
+// computed the way nodetool status does. Keyspace "" is the raw token
+// ownership with no replication.
+type Ownership struct {
+	Keyspace string  `json:"keyspace"`
+	HostID   string  `json:"host_id"`
+	Node     string  `json:"node"`
+	DC       string  `json:"dc"`
+	Rack     string  `json:"rack"`
+	Owns     float64 `json:"owns"` // 0..1 for raw; 0..RF_dc summed over a DC for effective
+	// Skew is Owns ÷ (RF_dc ÷ N_dc): 1 is a fair share.
+	Skew float64 `json:"skew"`
+}
+
+// TableSummary is one table's cluster-wide figures.
+type TableSummary struct {
+	Keyspace           string  `json:"keyspace"`
+	Table              string  `json:"table"`
+	MaxPartitionBytes  int64   `json:"max_partition_bytes"`
+	MeanPartitionBytes int64   `json:"mean_partition_bytes"`
+	PartitionsEstimate int64   `json:"partitions_estimate"`
+	ReadRate           float64 `json:"read_rate"`  // local reads per second, all nodes
+	WriteRate          float64 `json:"write_rate"` // local writes per second, all nodes
+	// GrowthBytesPerSecond is the fitted growth of the largest partition; 0 when flat or unknown.
+	GrowthBytesPerSecond float64 `json:"growth_bytes_per_second"`
+	// SecondsToCritical is the forecast time until the largest partition crosses
+	// the critical size; -1 when it does not grow or history is too short.
+	SecondsToCritical float64 `json:"seconds_to_critical"`
+}
+
+// TableNode is one table's figures on one node.
+type TableNode struct {
+	Keyspace string `json:"keyspace"`
+	Table    string `json:"table"`
+	HostID   string `json:"host_id"`
+	Node     string `json:"node"`
+	DC       string `json:"dc"`
+	Rack     string `json:"rack"`
+	collector.TableStats
+	// ReadShare and WriteShare are this node's share of the table's local
+	// operations over the analysis window ÷ its fair share by ownership; 0 when unknown.
+	ReadSkew  float64 `json:"read_skew"`
+	WriteSkew float64 `json:"write_skew"`
+}
+
+// PartitionEntry is one key known to be large, tombstone-heavy or hot.
+type PartitionEntry struct {
+	Keyspace   string   `json:"keyspace"`
+	Table      string   `json:"table"`
+	Key        string   `json:"key"`
+	SizeBytes  int64    `json:"size_bytes,omitempty"`
+	Rows       int64    `json:"rows,omitempty"`
+	Tombstones int64    `json:"tombstones,omitempty"`
+	// OpsShare is the key's share of its table's sampled operations (0..1).
+	OpsShare float64  `json:"ops_share,omitempty"`
+	Nodes    []string `json:"nodes"` // addresses of the replicas that reported it
+	Source   string   `json:"source"`
+}
