@@ -143,12 +143,12 @@ type TableNode struct {
 
 // PartitionEntry is one key known to be large, tombstone-heavy or hot.
 type PartitionEntry struct {
-	Keyspace   string   `json:"keyspace"`
-	Table      string   `json:"table"`
-	Key        string   `json:"key"`
-	SizeBytes  int64    `json:"size_bytes,omitempty"`
-	Rows       int64    `json:"rows,omitempty"`
-	Tombstones int64    `json:"tombstones,omitempty"`
+	Keyspace   string `json:"keyspace"`
+	Table      string `json:"table"`
+	Key        string `json:"key"`
+	SizeBytes  int64  `json:"size_bytes,omitempty"`
+	Rows       int64  `json:"rows,omitempty"`
+	Tombstones int64  `json:"tombstones,omitempty"`
 	// OpsShare is the key's share of its table's sampled operations (0..1).
 	OpsShare float64  `json:"ops_share,omitempty"`
 	Nodes    []string `json:"nodes"` // addresses of the replicas that reported it

@@ -146,7 +146,7 @@ type Ops struct {
 	// one; -1 when unknown (first cycle, or the counter went backwards: a restart).
 	Rate float64 `json:"rate"`
 	// PerSecond is Cassandra's own five-minute moving rate.
-	PerSecond float64 `json:"per_second"`
+	PerSecond  float64 `json:"per_second"`
 	P99Seconds float64 `json:"p99_seconds"`
 }
 
