@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync/atomic"
+	"time"
+
+	"github.com/gocql/gocql"
+)
+
+const (
+	hotKey     = "hot"
+	hotKeys    = 10000
+	hotWorkers = 4
+)
+
+func coldKey(i int) string { return fmt.Sprintf("k-%05d", i) }
+
+func writeHotKeys(ctx context.Context, s *gocql.Session) error {
+	err := runJobs(ctx, hotKeys+1, 16, func(i int) error {
+		k := hotKey
+		if i < hotKeys {
+			k = coldKey(i)
+		}
+		return execRetry("writing pm_hot.kv", func() error {
+			return s.Query("INSERT INTO pm_hot.kv (k, v) VALUES (?, ?)", k, make([]byte, 100)).Exec()
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("writing pm_hot.kv: %w", err)
+	}
+	return nil
+}
+
+// driveHotKey reads and writes (half and half) the hot key with probability
+// share and a uniformly chosen other key otherwise, for the given time; it
+// returns the measured share of hot-key operations.
+func driveHotKey(ctx context.Context, s *gocql.Session, d time.Duration, share float64) (float64, int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	var hot, total, failed atomic.Int64
+	errs := make(chan error, hotWorkers)
+	for w := 0; w < hotWorkers; w++ {
+		go func(seed uint64) {
+			rng := rand.New(rand.NewPCG(seed, 7))
+			value := make([]byte, 100)
+			var v []byte
+			for ctx.Err() == nil {
+				k := coldKey(rng.IntN(hotKeys))
+				if rng.Float64() < share {
+					k = hotKey
+				}
+				var err error
+				if rng.IntN(2) == 0 {
+					err = s.Query("SELECT v FROM pm_hot.kv WHERE k = ?", k).Consistency(gocql.One).WithContext(ctx).Scan(&v)
+				} else {
+					err = s.Query("INSERT INTO pm_hot.kv (k, v) VALUES (?, ?)", k, value).Consistency(gocql.One).WithContext(ctx).Exec()
+				}
+				if err != nil {
+					if ctx.Err() == nil {
+						failed.Add(1)
+					}
+					continue
+				}
+				total.Add(1)
+				if k == hotKey {
+					hot.Add(1)
+				}
+			}
+			errs <- nil
+		}(uint64(w))
+	}
+	for w := 0; w < hotWorkers; w++ {
+		<-errs
+	}
+	if total.Load() == 0 {
+		return 0, 0, fmt.Errorf("hot-key traffic: no operation succeeded (%d failed)", failed.Load())
+	}
+	measured := float64(hot.Load()) / float64(total.Load())
+	logf("pm_hot.kv: %d operations in %s (%.0f ops/s), %.3f on key %q, %d failed",
+		total.Load(), d, float64(total.Load())/d.Seconds(), measured, hotKey, failed.Load())
+	return measured, total.Load(), nil
+}
+
+// hotkeyCommand drives hot-key traffic and, every 5 s, a read of the
+// tombstone-heavy partition so that problem stays visible during a demo.
+func hotkeyCommand(ctx context.Context, seconds int, share float64) error {
+	if seconds <= 0 || share < 0 || share > 1 {
+		return fmt.Errorf("need --seconds > 0 and 0 <= --share <= 1")
+	}
+	s, err := clusterSession()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	d := time.Duration(seconds) * time.Second
+	tombCtx, stopTomb := context.WithTimeout(ctx, d)
+	defer stopTomb()
+	tombReads := make(chan int, 1)
+	go func() { tombReads <- keepReadingTomb(tombCtx, s, 5*time.Second) }()
+	measured, ops, err := driveHotKey(ctx, s, d, share)
+	stopTomb()
+	logf("pm_tomb.queue: %d more reads of %q during the run", <-tombReads, tombKey)
+	if err != nil {
+		return err
+	}
+	st, err := loadState()
+	if err != nil {
+		return err
+	}
+	st.HotShare, st.HotOps = measured, ops
+	if err := saveState(st); err != nil {
+		return err
+	}
+	_, err = writeTruth(ctx, s)
+	return err
+}

@@ -1,0 +1,71 @@
+// Command fixturetool plants known partition problems in the real local
+// Cassandra cluster and prints the ground truth read back from it. Run it
+// through deploy/local/fixtures:
+//
+//	fixtures load [--large-mib 110] [--hot-seconds 20]
+//	fixtures hotkey --seconds S [--share 0.8]
+//	fixtures grow --rows N
+//	fixtures truth
+//	fixtures drop
+//	fixtures auth-replication   (run by `cluster up --auth`)
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cmd, args := os.Args[1], os.Args[2:]
+	var err error
+	switch cmd {
+	case "load":
+		fs := flag.NewFlagSet("load", flag.ExitOnError)
+		largeMiB := fs.Int("large-mib", 110, "payload MiB written into the one oversized partition")
+		hotSeconds := fs.Int("hot-seconds", 20, "seconds of hot-key traffic after loading")
+		share := fs.Float64("share", 0.8, "share of hot-key operations in that traffic")
+		_ = fs.Parse(args)
+		err = load(ctx, *largeMiB, *hotSeconds, *share)
+	case "hotkey":
+		fs := flag.NewFlagSet("hotkey", flag.ExitOnError)
+		seconds := fs.Int("seconds", 30, "how long to drive traffic")
+		share := fs.Float64("share", 0.8, "share of operations on the hot key")
+		_ = fs.Parse(args)
+		err = hotkeyCommand(ctx, *seconds, *share)
+	case "grow":
+		fs := flag.NewFlagSet("grow", flag.ExitOnError)
+		rows := fs.Int("rows", 10000, "rows appended to the busiest sensor of pm_ts.readings")
+		_ = fs.Parse(args)
+		err = growCommand(ctx, *rows)
+	case "truth":
+		err = truthCommand(ctx)
+	case "drop":
+		err = dropCommand(ctx)
+	case "auth-replication":
+		err = authReplication(ctx)
+	default:
+		usage()
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "fixtures: ERROR: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: fixtures load [--large-mib 110] [--hot-seconds 20] [--share 0.8] | hotkey --seconds S [--share 0.8] | grow --rows N | truth | drop")
+	os.Exit(2)
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "fixtures: "+format+"\n", args...)
+}
