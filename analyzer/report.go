@@ -34,6 +34,9 @@ const (
 	KindSecondaryIndexHighCard  = "secondary_index_high_cardinality"
 	KindPartitionGrowthForecast = "partition_growth_forecast"
 	KindStaleData               = "stale_data"
+	// KindAscendingTimeOrder (info): a time clustering column in ascending
+	// order, so newest-first reads are reversed reads.
+	KindAscendingTimeOrder = "ascending_time_order"
 )
 
 // Finding is one problem, with the numbers behind it and what to do.
@@ -52,7 +55,7 @@ type Finding struct {
 	PartitionKey string   `json:"partition_key,omitempty"`
 	Value        float64  `json:"value"`
 	Threshold    float64  `json:"threshold"`
-	Unit         string   `json:"unit"` // bytes, rows, ratio, seconds, tombstones, partitions
+	Unit         string   `json:"unit"` // bytes, rows, ratio, seconds, tombstones, partitions, operations_per_second
 	Summary      string   `json:"summary"`
 	Advice       string   `json:"advice"`
 	Source       string   `json:"source"` // the collector source(s) the numbers came from
@@ -77,6 +80,9 @@ type Report struct {
 	Findings      []Finding        `json:"findings"`
 	// Sources passes the collector's per-source status through, for self-metrics.
 	Sources []collector.SourceStatus `json:"sources"`
+	// Notes say what the analysis had to skip and why (e.g. a keyspace whose
+	// replication it could not parse: no ownership figures for it).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // NodeSummary is one node of the ring with its load and token figures.
@@ -94,6 +100,9 @@ type NodeSummary struct {
 	Stale bool `json:"stale"`
 	// DataAgeSeconds is the age of the oldest node-local data partmon holds for it.
 	DataAgeSeconds float64 `json:"data_age_seconds"`
+	// TokenValues are the node's tokens, sorted ascending (Snapshot.Nodes[].Tokens);
+	// the status page draws the ring from them. Empty when unknown.
+	TokenValues []int64 `json:"token_values,omitempty"`
 }
 
 // Ownership is a node's effective ownership of one keyspace's data,

@@ -1,0 +1,457 @@
+package exporter
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/collector"
+)
+
+// amReceiver is a stand-in Alertmanager endpoint on loopback that records
+// every POST /api/v2/alerts body and answers with scripted status codes
+// (200 once the script runs out).
+type amReceiver struct {
+	srv *httptest.Server
+
+	mu       sync.Mutex
+	bodies   []string
+	statuses []int
+	got      chan string // every accepted body, for Run tests
+}
+
+func newAMReceiver(t *testing.T, statuses ...int) *amReceiver {
+	rc := &amReceiver{statuses: statuses, got: make(chan string, 100)}
+	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/api/v2/alerts" || r.Header.Get("Content-Type") != "application/json" {
+			http.Error(w, "unexpected request "+r.Method+" "+r.URL.Path, http.StatusNotFound)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		rc.mu.Lock()
+		status := http.StatusOK
+		if len(rc.statuses) > 0 {
+			status, rc.statuses = rc.statuses[0], rc.statuses[1:]
+		}
+		rc.bodies = append(rc.bodies, string(body))
+		rc.mu.Unlock()
+		if status != http.StatusOK {
+			http.Error(w, "scripted failure", status)
+			return
+		}
+		rc.got <- string(body)
+	}))
+	t.Cleanup(rc.srv.Close)
+	return rc
+}
+
+func (rc *amReceiver) last(t *testing.T) string {
+	t.Helper()
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if len(rc.bodies) == 0 {
+		t.Fatal("the receiver got nothing")
+	}
+	return rc.bodies[len(rc.bodies)-1]
+}
+
+func (rc *amReceiver) count() int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return len(rc.bodies)
+}
+
+// fakeClock is a settable clock for the pusher's timestamps.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// alertReport has findings of every kind of pushing decision.
+func alertReport(findings ...analyzer.Finding) *analyzer.Report {
+	r := exporterReport()
+	r.Findings = findings
+	return r
+}
+
+var (
+	findingBigKey = analyzer.Finding{ID: "big", Kind: analyzer.KindOversizedPartition, Severity: analyzer.SeverityCritical, Cluster: "demo",
+		DC: "dc1", Rack: "r1", Node: "127.0.0.1", Keyspace: "shop", Table: "orders", PartitionKey: "customer|42",
+		Value: 209715200, Threshold: 104857600, Unit: "bytes", Summary: "partition customer|42 is 200 MiB",
+		Advice: "add a month bucket to the partition key: 200 MiB → 17 MiB", Source: "top_partitions"}
+	findingHotKey = analyzer.Finding{ID: "hot", Kind: analyzer.KindHotPartition, Severity: analyzer.SeverityWarning, Cluster: "demo",
+		DC: "dc1", Rack: "r2", Node: "127.0.0.2", Keyspace: "shop", Table: "orders", PartitionKey: "customer|9",
+		Value: 0.4, Threshold: 0.1, Unit: "ratio", Summary: "customer|9 takes 40% of reads"}
+	findingTombTable = analyzer.Finding{ID: "tomb", Kind: analyzer.KindTombstoneHeavy, Severity: analyzer.SeverityWarning, Cluster: "demo",
+		Keyspace: "shop", Table: "queue", Value: 0.5, Threshold: 0.2, Unit: "ratio", Summary: "half of what shop.queue reads is tombstones",
+		Advice: "stop using the table as a queue"}
+	findingSkew = analyzer.Finding{ID: "skew", Kind: analyzer.KindOwnershipSkew, Severity: analyzer.SeverityWarning, Cluster: "demo",
+		DC: "dc1", Node: "127.0.0.3", Keyspace: "shop", Value: 1.25, Threshold: 1.2, Unit: "ratio", Summary: "skewed"}
+	findingInfoKey = analyzer.Finding{ID: "small", Kind: analyzer.KindOversizedPartition, Severity: analyzer.SeverityInfo, Cluster: "demo",
+		Node: "127.0.0.1", Keyspace: "shop", Table: "orders", PartitionKey: "customer|1", Value: 1, Threshold: 2, Unit: "bytes", Summary: "info only"}
+)
+
+func newTestPusher(t *testing.T, clock *fakeClock, opts AlertOptions, receivers ...*amReceiver) *AlertPusher {
+	t.Helper()
+	for _, rc := range receivers {
+		opts.URLs = append(opts.URLs, rc.srv.URL)
+	}
+	opts.Now = clock.Now
+	p, err := NewAlertPusher(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func compactJSON(t *testing.T, s string) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(s)); err != nil {
+		t.Fatalf("expected JSON does not parse: %v", err)
+	}
+	return b.String()
+}
+
+// TestAlertPayloadExactJSON: key-level findings and the default kinds are
+// pushed with Alertmanager's postableAlert shape; skew and info are not.
+func TestAlertPayloadExactJSON(t *testing.T) {
+	rc := newAMReceiver(t)
+	clock := &fakeClock{t: fixtureTime}
+	p := newTestPusher(t, clock, AlertOptions{
+		ExternalURL: "http://partmon:9180/", RunbookURL: "https://runbooks.example/partmon#{kind}",
+	}, rc)
+	p.Update(alertReport(findingBigKey, findingHotKey, findingTombTable, findingSkew, findingInfoKey))
+	if err := p.PushOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := compactJSON(t, `[
+	{"labels":{"alertname":"PartmonOversizedPartition","cluster":"demo","dc":"dc1","finding_id":"big","keyspace":"shop","node":"127.0.0.1","severity":"critical","table":"orders"},
+	 "annotations":{"description":"add a month bucket to the partition key: 200 MiB → 17 MiB","partition_key":"customer|42","runbook_url":"https://runbooks.example/partmon#oversized_partition",
+	   "summary":"partition customer|42 is 200 MiB","threshold":"104857600","unit":"bytes","value":"209715200"},
+	 "startsAt":"2026-03-01T12:00:00Z","endsAt":"2026-03-01T12:03:00Z","generatorURL":"http://partmon:9180/#finding-big"},
+	{"labels":{"alertname":"PartmonHotPartition","cluster":"demo","dc":"dc1","finding_id":"hot","keyspace":"shop","node":"127.0.0.2","severity":"warning","table":"orders"},
+	 "annotations":{"description":"customer|9 takes 40% of reads","partition_key":"customer|9","runbook_url":"https://runbooks.example/partmon#hot_partition",
+	   "summary":"customer|9 takes 40% of reads","threshold":"0.1","unit":"ratio","value":"0.4"},
+	 "startsAt":"2026-03-01T12:00:00Z","endsAt":"2026-03-01T12:03:00Z","generatorURL":"http://partmon:9180/#finding-hot"},
+	{"labels":{"alertname":"PartmonTombstoneHeavy","cluster":"demo","finding_id":"tomb","keyspace":"shop","severity":"warning","table":"queue"},
+	 "annotations":{"description":"stop using the table as a queue","runbook_url":"https://runbooks.example/partmon#tombstone_heavy",
+	   "summary":"half of what shop.queue reads is tombstones","threshold":"0.2","unit":"ratio","value":"0.5"},
+	 "startsAt":"2026-03-01T12:00:00Z","endsAt":"2026-03-01T12:03:00Z","generatorURL":"http://partmon:9180/#finding-tomb"}
+	]`)
+	if got := rc.last(t); got != want {
+		t.Errorf("body\n got %s\nwant %s", got, want)
+	}
+	if got := testutil.ToFloat64(p.pushed); got != 3 {
+		t.Errorf("alerts pushed = %v, want 3", got)
+	}
+}
+
+// sentAlert is the part of a pushed alert the lifecycle tests look at.
+type sentAlert struct {
+	ID       string
+	Severity string
+	StartsAt time.Time
+	EndsAt   time.Time
+}
+
+func decodeAlerts(t *testing.T, body string) []sentAlert {
+	t.Helper()
+	var raw []amAlert
+	if err := json.Unmarshal([]byte(body), &raw); err != nil {
+		t.Fatalf("decoding %s: %v", body, err)
+	}
+	out := make([]sentAlert, 0, len(raw))
+	for _, a := range raw {
+		out = append(out, sentAlert{ID: a.Labels["finding_id"], Severity: a.Labels["severity"], StartsAt: a.StartsAt, EndsAt: a.EndsAt})
+	}
+	return out
+}
+
+func assertAlerts(t *testing.T, step string, got, want []sentAlert) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: sent %+v, want %+v", step, got, want)
+	}
+	for i := range want {
+		if got[i].ID != want[i].ID || got[i].Severity != want[i].Severity ||
+			!got[i].StartsAt.Equal(want[i].StartsAt) || !got[i].EndsAt.Equal(want[i].EndsAt) {
+			t.Errorf("%s: alert %d = %+v, want %+v", step, i, got[i], want[i])
+		}
+	}
+}
+
+// TestAlertLifecycle walks one pusher through re-sends, a resolve, a failed
+// resolve delivery, a severity change and reports that must change nothing.
+func TestAlertLifecycle(t *testing.T) {
+	t0 := fixtureTime
+	crit := findingHotKey
+	crit.Severity = analyzer.SeverityCritical
+	failed := &analyzer.Report{Sources: []collector.SourceStatus{{Source: "topology", State: collector.StateError}}}
+
+	type step struct {
+		name    string
+		advance time.Duration
+		update  *analyzer.Report // nil: no Update call
+		nilCall bool             // call Update(nil)
+		status  int              // receiver answer for this push; 0 = 200
+		want    []sentAlert      // nil with wantNone: nothing sent
+		wantErr bool
+	}
+	steps := []step{
+		{name: "two findings become active", update: alertReport(findingBigKey, findingHotKey),
+			want: []sentAlert{{"big", "critical", t0, t0.Add(3 * time.Minute)}, {"hot", "warning", t0, t0.Add(3 * time.Minute)}}},
+		{name: "re-send keeps startsAt, moves endsAt", advance: time.Minute,
+			want: []sentAlert{{"big", "critical", t0, t0.Add(4 * time.Minute)}, {"hot", "warning", t0, t0.Add(4 * time.Minute)}}},
+		{name: "a nil report changes nothing", advance: time.Minute, nilCall: true,
+			want: []sentAlert{{"big", "critical", t0, t0.Add(5 * time.Minute)}, {"hot", "warning", t0, t0.Add(5 * time.Minute)}}},
+		{name: "a failed report resolves nothing", advance: time.Minute, update: failed,
+			want: []sentAlert{{"big", "critical", t0, t0.Add(6 * time.Minute)}, {"hot", "warning", t0, t0.Add(6 * time.Minute)}}},
+		{name: "vanished finding is resolved, delivery fails", advance: 30 * time.Second, update: alertReport(findingBigKey), status: http.StatusServiceUnavailable,
+			want:    []sentAlert{{"big", "critical", t0, t0.Add(6*time.Minute + 30*time.Second)}, {"hot", "warning", t0, t0.Add(3*time.Minute + 30*time.Second)}},
+			wantErr: true},
+		{name: "resolve is retried with its first endsAt", advance: 10 * time.Second,
+			want: []sentAlert{{"big", "critical", t0, t0.Add(6*time.Minute + 40*time.Second)}, {"hot", "warning", t0, t0.Add(3*time.Minute + 30*time.Second)}}},
+		{name: "resolve is sent once", advance: 10 * time.Second,
+			want: []sentAlert{{"big", "critical", t0, t0.Add(6*time.Minute + 50*time.Second)}}},
+		{name: "a finding that comes back starts anew", advance: 10 * time.Second, update: alertReport(findingBigKey, findingHotKey),
+			want: []sentAlert{{"big", "critical", t0, t0.Add(7 * time.Minute)}, {"hot", "warning", t0.Add(4 * time.Minute), t0.Add(7 * time.Minute)}}},
+		{name: "severity change resolves the old labels", advance: time.Minute, update: alertReport(findingBigKey, crit),
+			want: []sentAlert{{"big", "critical", t0, t0.Add(8 * time.Minute)}, {"hot", "critical", t0.Add(5 * time.Minute), t0.Add(8 * time.Minute)},
+				{"hot", "warning", t0.Add(4 * time.Minute), t0.Add(5 * time.Minute)}}},
+		{name: "everything resolved", advance: time.Minute, update: alertReport(),
+			want: []sentAlert{{"big", "critical", t0, t0.Add(6 * time.Minute)}, {"hot", "critical", t0.Add(5 * time.Minute), t0.Add(6 * time.Minute)}}},
+		{name: "nothing left to send", advance: time.Minute, want: nil},
+	}
+	var statuses []int
+	for _, s := range steps {
+		if s.want != nil {
+			statuses = append(statuses, max(s.status, http.StatusOK))
+		}
+	}
+	rc := newAMReceiver(t, statuses...)
+	clock := &fakeClock{t: t0}
+	p := newTestPusher(t, clock, AlertOptions{}, rc)
+	wantErrors := 0.0
+	for _, s := range steps {
+		clock.Advance(s.advance)
+		if s.nilCall {
+			p.Update(nil)
+		}
+		if s.update != nil {
+			p.Update(s.update)
+		}
+		before := rc.count()
+		err := p.PushOnce(context.Background())
+		if (err != nil) != s.wantErr {
+			t.Fatalf("%s: PushOnce error = %v, want error %v", s.name, err, s.wantErr)
+		}
+		if s.wantErr {
+			wantErrors++
+		}
+		if s.want == nil {
+			if rc.count() != before {
+				t.Fatalf("%s: sent %s, want nothing", s.name, rc.last(t))
+			}
+			continue
+		}
+		assertAlerts(t, s.name, decodeAlerts(t, rc.last(t)), s.want)
+	}
+	if got := testutil.ToFloat64(p.errors); got != wantErrors {
+		t.Errorf("alertmanager errors = %v, want %v", got, wantErrors)
+	}
+}
+
+func TestAlertResolveDeliveredToEachAlertmanager(t *testing.T) {
+	healthy := newAMReceiver(t)
+	flaky := newAMReceiver(t, http.StatusOK, http.StatusInternalServerError)
+	clock := &fakeClock{t: fixtureTime}
+	p := newTestPusher(t, clock, AlertOptions{}, healthy, flaky)
+
+	p.Update(alertReport(findingBigKey))
+	if err := p.PushOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Minute)
+	p.Update(alertReport())
+	if err := p.PushOnce(context.Background()); err == nil {
+		t.Fatal("PushOnce hid the flaky Alertmanager's error")
+	}
+	resolvedAt := fixtureTime.Add(time.Minute)
+	want := []sentAlert{{"big", "critical", fixtureTime, resolvedAt}}
+	assertAlerts(t, "healthy got the resolve", decodeAlerts(t, healthy.last(t)), want)
+
+	clock.Advance(time.Minute)
+	healthyBefore := healthy.count()
+	if err := p.PushOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if healthy.count() != healthyBefore {
+		t.Errorf("healthy Alertmanager got the resolve twice: %s", healthy.last(t))
+	}
+	assertAlerts(t, "flaky got the retried resolve", decodeAlerts(t, flaky.last(t)), want)
+}
+
+func TestAlertSelection(t *testing.T) {
+	all := alertReport(findingBigKey, findingHotKey, findingTombTable, findingSkew, findingInfoKey)
+	tests := []struct {
+		name string
+		opts AlertOptions
+		want []string // finding IDs pushed, sorted
+	}{
+		{name: "defaults", want: []string{"big", "hot", "tomb"}},
+		{name: "critical only", opts: AlertOptions{MinSeverity: analyzer.SeverityCritical}, want: []string{"big"}},
+		{name: "info and up", opts: AlertOptions{MinSeverity: analyzer.SeverityInfo}, want: []string{"big", "hot", "small", "tomb"}},
+		{name: "key-level only", opts: AlertOptions{Kinds: []string{}}, want: []string{"big", "hot"}},
+		{name: "skew added", opts: AlertOptions{Kinds: []string{analyzer.KindOwnershipSkew}}, want: []string{"big", "hot", "skew"}},
+		// Node .1 is the Targeted node: a sidecar pushes its findings and node-less ones.
+		{name: "sidecar", opts: AlertOptions{Mode: ModeSidecar}, want: []string{"big", "tomb"}},
+		{name: "sidecar speaking for .2", opts: AlertOptions{Mode: ModeSidecar, SpeakFor: []string{"127.0.0.2"}}, want: []string{"hot", "tomb"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rc := newAMReceiver(t)
+			p := newTestPusher(t, &fakeClock{t: fixtureTime}, tc.opts, rc)
+			p.Update(all)
+			if err := p.PushOnce(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, a := range decodeAlerts(t, rc.last(t)) {
+				got = append(got, a.ID)
+			}
+			if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("pushed %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestAlertRunRetriesWithBackoff: Alertmanager fails twice, Run keeps
+// retrying in its goroutine and delivers; Update meanwhile returns at once.
+func TestAlertRunRetriesWithBackoff(t *testing.T) {
+	rc := newAMReceiver(t, http.StatusInternalServerError, http.StatusBadGateway)
+	p := newTestPusher(t, &fakeClock{t: fixtureTime}, AlertOptions{MinBackoff: time.Millisecond, MaxBackoff: 4 * time.Millisecond}, rc)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { p.Run(ctx); close(done) }()
+
+	p.Update(alertReport(findingBigKey))
+	select {
+	case body := <-rc.got:
+		assertAlerts(t, "delivered after retries", decodeAlerts(t, body),
+			[]sentAlert{{"big", "critical", fixtureTime, fixtureTime.Add(3 * time.Minute)}})
+	case <-time.After(30 * time.Second):
+		t.Fatal("no alert delivered")
+	}
+	// The receiver saw the body before the pusher read the answer: wait
+	// for the count before cancelling, or the cancel would fail that request.
+	for deadline := time.Now().Add(30 * time.Second); testutil.ToFloat64(p.pushed) < 1; {
+		if time.Now().After(deadline) {
+			t.Fatal("the delivered alert was never counted")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	<-done
+	if got := testutil.ToFloat64(p.errors); got != 2 {
+		t.Errorf("alertmanager errors = %v, want 2", got)
+	}
+	if got := testutil.ToFloat64(p.pushed); got != 1 {
+		t.Errorf("alerts pushed = %v, want 1", got)
+	}
+}
+
+// TestAlertUpdateNeverBlocks: with Alertmanager hanging on every request,
+// Update still returns, and Run stops when its context ends.
+func TestAlertUpdateNeverBlocks(t *testing.T) {
+	release := make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer hang.Close()
+	defer close(release)
+	p, err := NewAlertPusher(AlertOptions{URLs: []string{hang.URL}, Now: (&fakeClock{t: fixtureTime}).Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { p.Run(ctx); close(done) }()
+	for range 5 {
+		p.Update(alertReport(findingBigKey))
+		p.Update(alertReport())
+	}
+	cancel()
+	<-done
+}
+
+func TestNewAlertPusherRejectsBadURLs(t *testing.T) {
+	for _, u := range []string{"alertmanager:9093", "ftp://am:21", "http://", "http://[::1"} {
+		if _, err := NewAlertPusher(AlertOptions{URLs: []string{u}}); err == nil {
+			t.Errorf("NewAlertPusher accepted %q", u)
+		}
+	}
+	p, err := NewAlertPusher(AlertOptions{URLs: []string{"http://am:9093/", "https://am2/prefix"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.targets[0].url != "http://am:9093/api/v2/alerts" || p.targets[1].url != "https://am2/prefix/api/v2/alerts" {
+		t.Errorf("targets %s, %s", p.targets[0].url, p.targets[1].url)
+	}
+}
+
+func TestAlertRunbookURL(t *testing.T) {
+	tests := []struct{ configured, want string }{
+		{"", "https://github.com/partmon/partmon/blob/main/docs/runbooks/PartmonAnalyzerFinding.md#oversized_partition"},
+		{"https://wiki/partmon/{kind}.html", "https://wiki/partmon/oversized_partition.html"},
+		{"-", ""},
+	}
+	for _, tc := range tests {
+		p, err := NewAlertPusher(AlertOptions{RunbookURL: tc.configured})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.alertFor(findingBigKey, "demo").Annotations["runbook_url"]; got != tc.want {
+			t.Errorf("RunbookURL %q: runbook_url %q, want %q", tc.configured, got, tc.want)
+		}
+	}
+}
+
+func TestAlertName(t *testing.T) {
+	tests := map[string]string{
+		analyzer.KindOversizedPartition:     "PartmonOversizedPartition",
+		analyzer.KindSecondaryIndexHighCard: "PartmonSecondaryIndexHighCardinality",
+		analyzer.KindStaleData:              "PartmonStaleData",
+	}
+	for kind, want := range tests {
+		if got := AlertName(kind); got != want {
+			t.Errorf("AlertName(%q) = %q, want %q", kind, got, want)
+		}
+	}
+}

@@ -1,0 +1,140 @@
+package exporter
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/partmon/partmon/analyzer"
+)
+
+const notReadyMessage = "no report yet: the first collection cycle has not finished"
+
+type apiError struct {
+	Error string `json:"error"`
+}
+
+// findingsResponse is the body of GET /api/v1/findings.
+type findingsResponse struct {
+	Cluster   string             `json:"cluster"`
+	Generated time.Time          `json:"generated"`
+	Count     int                `json:"count"`
+	Findings  []analyzer.Finding `json:"findings"`
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v) // the client went away; nothing left to tell it
+}
+
+// findingFilter selects findings by the query parameters of /api/v1/findings.
+// Parameters other than severity take several values, repeated or comma
+// separated; a finding must match one value of every parameter given.
+type findingFilter struct {
+	minSeverity analyzer.Severity
+	sets        map[string]map[string]bool // parameter → accepted values
+}
+
+// filterFields reads a finding's value for each set-valued parameter.
+var filterFields = map[string]func(analyzer.Finding) string{
+	"kind":     func(f analyzer.Finding) string { return f.Kind },
+	"keyspace": func(f analyzer.Finding) string { return f.Keyspace },
+	"table":    func(f analyzer.Finding) string { return f.Table },
+	"node":     func(f analyzer.Finding) string { return f.Node },
+	"id":       func(f analyzer.Finding) string { return f.ID },
+}
+
+func parseFindingFilter(q url.Values) (findingFilter, error) {
+	ff := findingFilter{sets: make(map[string]map[string]bool)}
+	for name, values := range q {
+		var parts []string
+		for _, v := range values {
+			for p := range strings.SplitSeq(v, ",") {
+				if p = strings.TrimSpace(p); p == "" {
+					return ff, fmt.Errorf("parameter %s has an empty value", name)
+				}
+				parts = append(parts, p)
+			}
+		}
+		switch {
+		case name == "severity":
+			if len(parts) != 1 {
+				return ff, fmt.Errorf("parameter severity takes one value (the minimum), got %d", len(parts))
+			}
+			s, err := analyzer.ParseSeverity(parts[0])
+			if err != nil {
+				return ff, fmt.Errorf("parameter severity: %w", err)
+			}
+			ff.minSeverity = s
+		case filterFields[name] != nil:
+			set := make(map[string]bool, len(parts))
+			for _, p := range parts {
+				if name == "kind" && !slices.Contains(knownKinds, p) {
+					return ff, fmt.Errorf("parameter kind: unknown kind %q (want one of %s)", p, strings.Join(knownKinds, ", "))
+				}
+				set[p] = true
+			}
+			ff.sets[name] = set
+		default:
+			return ff, fmt.Errorf("unknown parameter %q (known: severity, kind, keyspace, table, node, id)", name)
+		}
+	}
+	return ff, nil
+}
+
+func (ff findingFilter) keep(f analyzer.Finding) bool {
+	if f.Severity < ff.minSeverity {
+		return false
+	}
+	for name, set := range ff.sets {
+		if !set[filterFields[name](f)] {
+			return false
+		}
+	}
+	return true
+}
+
+func findingsHandler(e *Exporter) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ff, err := parseFindingFilter(r.URL.Query())
+		if err != nil {
+			writeJSON(w, http.StatusBadRequest, apiError{err.Error()})
+			return
+		}
+		rep := e.Latest()
+		if rep == nil {
+			writeJSON(w, http.StatusServiceUnavailable, apiError{notReadyMessage})
+			return
+		}
+		out := findingsResponse{Cluster: e.audience.clusterName(rep), Generated: rep.Generated, Findings: []analyzer.Finding{}}
+		for _, f := range rep.Findings {
+			if ff.keep(f) {
+				out.Findings = append(out.Findings, f)
+			}
+		}
+		out.Count = len(out.Findings)
+		writeJSON(w, http.StatusOK, out)
+	})
+}
+
+func reportHandler(e *Exporter) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if len(r.URL.Query()) > 0 {
+			writeJSON(w, http.StatusBadRequest, apiError{"/api/v1/report takes no parameters"})
+			return
+		}
+		rep := e.Latest()
+		if rep == nil {
+			writeJSON(w, http.StatusServiceUnavailable, apiError{notReadyMessage})
+			return
+		}
+		writeJSON(w, http.StatusOK, rep)
+	})
+}

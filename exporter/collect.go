@@ -1,0 +1,212 @@
+package exporter
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/collector"
+)
+
+// emitter turns values into const metrics. A value that cannot become a
+// metric (wrong label count, invalid UTF-8) becomes an invalid metric, which
+// promhttp's ContinueOnError reports without blanking the scrape.
+type emitter struct{ ch chan<- prometheus.Metric }
+
+func (m emitter) emit(d *metricDesc, v float64, labels ...string) {
+	// NaN or ±Inf says "unknown" here (e.g. a skew over a zero fair share): no series.
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return
+	}
+	metric, err := prometheus.NewConstMetric(d.desc, d.valueType, v, labels...)
+	if err != nil {
+		metric = prometheus.NewInvalidMetric(d.desc, fmt.Errorf("building %s: %w", d.name, err))
+	}
+	m.ch <- metric
+}
+
+// emitPositive publishes v only when it is above zero: the snapshot's
+// convention is that a zero means the source gave nothing.
+func (m emitter) emitPositive(d *metricDesc, v float64, labels ...string) {
+	if v > 0 {
+		m.emit(d, v, labels...)
+	}
+}
+
+func unixSeconds(ns int64) float64 { return float64(ns) / 1e9 }
+
+func collectCycle(m emitter, r *analyzer.Report) {
+	if r.Generated.IsZero() {
+		return
+	}
+	m.emit(lastCycle, unixSeconds(r.Generated.UnixNano()))
+	if !r.Taken.IsZero() && !r.Generated.Before(r.Taken) {
+		m.emit(cycleDuration, r.Generated.Sub(r.Taken).Seconds())
+	}
+}
+
+// collectSources emits the per-collector self-metrics. Sources that are
+// disabled or unsupported by the engine are not failures and get no series.
+func collectSources(m emitter, sources []collector.SourceStatus) {
+	seen := make(map[[2]string]bool, len(sources))
+	for _, s := range sources {
+		if s.State != collector.StateOK && s.State != collector.StateError {
+			continue
+		}
+		id := [2]string{s.Source, s.Node}
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		m.emit(collectorSuccess, boolValue(s.State == collector.StateOK), s.Source, s.Node)
+		m.emit(collectorDuration, s.Duration.Seconds(), s.Source, s.Node)
+		m.emit(collectorRows, float64(s.Rows), s.Source, s.Node)
+		if !s.LastSuccess.IsZero() {
+			m.emit(collectorLastSuccess, unixSeconds(s.LastSuccess.UnixNano()), s.Source, s.Node)
+		}
+	}
+}
+
+// collectTableNodes emits at most the eight per-table-per-node families.
+func collectTableNodes(m emitter, r *analyzer.Report, cluster string, speaks func(string) bool) {
+	seen := make(map[[3]string]bool, len(r.TableNodes))
+	for _, tn := range r.TableNodes {
+		id := [3]string{tn.Node, tn.Keyspace, tn.Table}
+		if !speaks(tn.Node) || seen[id] {
+			continue
+		}
+		seen[id] = true
+		l := []string{cluster, tn.DC, tn.Rack, tn.Node, tn.Keyspace, tn.Table}
+		m.emitPositive(tableMaxPartitionSize, float64(tn.MaxPartitionBytes), l...)
+		m.emitPositive(tableMeanPartitionSize, float64(tn.MeanPartitionBytes), l...)
+		m.emitPositive(tablePartitions, float64(tn.PartitionsEstimate), l...)
+		m.emitPositive(tableDiskUsage, float64(tn.DiskUsageBytes), l...)
+		m.emitPositive(tableLocalReads, float64(tn.LocalReads.Count), l...)
+		m.emitPositive(tableLocalWrites, float64(tn.LocalWrites.Count), l...)
+		// Zero tombstones per read is a real, healthy value once reads were measured.
+		if tn.TombstonesPerRead.Count > 0 {
+			m.emit(tableTombstonesP99, tn.TombstonesPerRead.P99, l...)
+		}
+		m.emitPositive(tableTrafficSkew, math.Max(tn.ReadSkew, tn.WriteSkew), l...)
+	}
+}
+
+// collectTables emits the per-table forecasts. They carry no node label; in
+// sidecar mode each sidecar publishes its own view (aggregate with max by).
+func collectTables(m emitter, r *analyzer.Report, cluster string) {
+	seen := make(map[[2]string]bool, len(r.Tables))
+	for _, t := range r.Tables {
+		id := [2]string{t.Keyspace, t.Table}
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		m.emit(tableGrowth, t.GrowthBytesPerSecond, cluster, t.Keyspace, t.Table)
+		if t.SecondsToCritical >= 0 {
+			m.emit(tableForecast, t.SecondsToCritical, cluster, t.Keyspace, t.Table)
+		}
+	}
+}
+
+func collectNodes(m emitter, r *analyzer.Report, cluster string, speaks func(string) bool) {
+	where := nodePlaces(r)
+	seenNode := make(map[string]bool, len(r.Nodes))
+	for _, n := range r.Nodes {
+		if !speaks(n.Address) || seenNode[n.Address] {
+			continue
+		}
+		seenNode[n.Address] = true
+		l := []string{cluster, n.DC, n.Rack, n.Address}
+		m.emitPositive(nodeLoad, n.LoadBytes, l...)
+		m.emitPositive(nodeLoadSkew, n.LoadSkew, l...)
+		m.emit(nodeTokens, float64(n.Tokens), l...)
+		m.emit(nodeStale, boolValue(n.Stale), l...)
+		m.emit(nodeDataAge, n.DataAgeSeconds, l...)
+	}
+	seenOwn := make(map[[2]string]bool, len(r.Ownership))
+	for _, o := range r.Ownership {
+		id := [2]string{o.Node, o.Keyspace}
+		if !speaks(o.Node) || seenOwn[id] {
+			continue
+		}
+		seenOwn[id] = true
+		dc, rack := o.DC, o.Rack
+		if p, ok := where[o.Node]; ok && dc == "" {
+			dc, rack = p.dc, p.rack
+		}
+		l := []string{cluster, dc, rack, o.Node, o.Keyspace}
+		m.emit(nodeOwnership, o.Owns, l...)
+		m.emit(nodeOwnershipSkew, o.Skew, l...)
+	}
+}
+
+// knownKinds get a partmon_findings series (0 when none) for every severity,
+// so dashboards and rules see zeros instead of no data.
+var knownKinds = []string{
+	analyzer.KindOversizedPartition, analyzer.KindWidePartition, analyzer.KindHotPartition,
+	analyzer.KindHotTokenRange, analyzer.KindTombstoneHeavy, analyzer.KindOwnershipSkew,
+	analyzer.KindLoadSkew, analyzer.KindLowCardinalityKey, analyzer.KindUnbucketedTimeSeries,
+	analyzer.KindSecondaryIndexHighCard, analyzer.KindPartitionGrowthForecast, analyzer.KindStaleData,
+	analyzer.KindAscendingTimeOrder,
+}
+
+var publishedSeverities = []analyzer.Severity{analyzer.SeverityInfo, analyzer.SeverityWarning, analyzer.SeverityCritical}
+
+func collectFindings(m emitter, r *analyzer.Report, cluster string, speaks func(string) bool) {
+	type kindSev struct {
+		kind string
+		sev  analyzer.Severity
+	}
+	counts := make(map[kindSev]int)
+	for _, k := range knownKinds {
+		for _, s := range publishedSeverities {
+			counts[kindSev{k, s}] = 0
+		}
+	}
+	var keyless []analyzer.Finding
+	for _, f := range r.Findings {
+		if !speaksForFinding(f, speaks) {
+			continue
+		}
+		counts[kindSev{f.Kind, f.Severity}]++
+		if f.PartitionKey == "" {
+			keyless = append(keyless, f)
+		}
+	}
+	for ks, n := range counts {
+		m.emit(findingsCount, float64(n), cluster, ks.kind, ks.sev.String())
+	}
+
+	// Two findings with the same labels would be duplicate series: the most
+	// severe, then the largest value, speaks for the scope.
+	sort.SliceStable(keyless, func(i, j int) bool {
+		if keyless[i].Severity != keyless[j].Severity {
+			return keyless[i].Severity > keyless[j].Severity
+		}
+		return keyless[i].Value > keyless[j].Value
+	})
+	seen := make(map[[8]string]bool, len(keyless))
+	for _, f := range keyless {
+		l := [8]string{cluster, f.DC, f.Rack, f.Node, f.Keyspace, f.Table, f.Kind, f.Severity.String()}
+		if seen[l] {
+			continue
+		}
+		seen[l] = true
+		m.emit(findingValue, f.Value, l[:]...)
+		m.emit(findingThreshold, f.Threshold, l[:]...)
+	}
+}
+
+type place struct{ dc, rack string }
+
+// nodePlaces maps node addresses to their datacenter and rack.
+func nodePlaces(r *analyzer.Report) map[string]place {
+	p := make(map[string]place, len(r.Nodes))
+	for _, n := range r.Nodes {
+		p[n.Address] = place{n.DC, n.Rack}
+	}
+	return p
+}

@@ -1,0 +1,187 @@
+// Package exporter publishes the analyzer's latest Report: Prometheus const
+// metrics, the HTTP API and status page, and key-level alerts pushed to
+// Alertmanager. Nothing here talks to the database: a scrape only reads the
+// report the last collection cycle published.
+package exporter
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/version"
+
+	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/collector"
+)
+
+// DefaultTopK bounds the partition keys published per table and metric.
+const DefaultTopK = 10
+
+// Options configure an Exporter.
+type Options struct {
+	// Cluster overrides the cluster label; empty uses the report's cluster name.
+	Cluster string
+	// Mode is ModeCluster (default) or ModeSidecar; check config values with ParseMode.
+	Mode Mode
+	// SpeakFor lists the node addresses whose node-scoped series are published.
+	// Empty: every node in cluster mode, the collector's targeted nodes
+	// (NodeSummary.Targeted) in sidecar mode.
+	SpeakFor []string
+	// TopK bounds the keys published per table and key metric; 0 means
+	// DefaultTopK, a negative value publishes none.
+	TopK int
+	// BuildInfo labels partmon_build_info; empty fields come from
+	// github.com/prometheus/common/version (set with -ldflags -X).
+	BuildInfo BuildInfo
+}
+
+// BuildInfo is what partmon_build_info carries.
+type BuildInfo struct {
+	Version   string
+	Revision  string
+	GoVersion string
+}
+
+// Exporter is a prometheus.Collector over the latest published report.
+// Collect builds const metrics from it on every scrape; concurrent scrapes
+// and a concurrent Publish are safe.
+type Exporter struct {
+	audience  audience
+	topK      int
+	buildInfo BuildInfo
+
+	publishMu sync.Mutex // serialises writers; readers only Load
+	state     atomic.Pointer[cycleState]
+}
+
+var _ prometheus.Collector = (*Exporter)(nil)
+
+// cycleState is immutable once stored.
+type cycleState struct {
+	// report is the last good report: data series come from it.
+	report *analyzer.Report
+	// sources is the latest attempt's per-source status (even of a failed
+	// cycle), so self-metrics tell the truth while data stays on the last good report.
+	sources []collector.SourceStatus
+	// up is whether the latest attempt produced a good report.
+	up bool
+}
+
+// New builds an Exporter with nothing published yet.
+func New(opts Options) *Exporter {
+	topK := opts.TopK
+	if topK == 0 {
+		topK = DefaultTopK
+	}
+	bi := opts.BuildInfo
+	if bi.Version == "" {
+		bi.Version = version.Version
+	}
+	if bi.Revision == "" {
+		bi.Revision = version.GetRevision()
+	}
+	if bi.GoVersion == "" {
+		bi.GoVersion = version.GoVersion
+	}
+	return &Exporter{audience: newAudience(opts.Cluster, opts.Mode, opts.SpeakFor), topK: topK, buildInfo: bi}
+}
+
+// Publish makes r the report every later scrape reads (an atomic swap); r
+// must not change afterwards. A nil report, or one whose every source failed,
+// marks the cycle failed (partmon_up 0) and keeps serving the last good
+// report's data, while the collector self-metrics show the failed attempt.
+func (e *Exporter) Publish(r *analyzer.Report) {
+	e.publishMu.Lock()
+	defer e.publishMu.Unlock()
+	next := &cycleState{}
+	if prev := e.state.Load(); prev != nil {
+		*next = *prev
+	}
+	next.up = false
+	if r != nil {
+		next.sources = r.Sources
+		if !reportFailed(r) {
+			next.report = r
+			next.up = true
+		}
+	}
+	e.state.Store(next)
+}
+
+// reportFailed: a cycle in which no source could be read carries no data
+// worth replacing the previous report with.
+func reportFailed(r *analyzer.Report) bool {
+	if len(r.Sources) == 0 {
+		return false
+	}
+	for _, s := range r.Sources {
+		if s.State == collector.StateOK {
+			return false
+		}
+	}
+	return true
+}
+
+// Latest is the last good report, nil before the first one.
+func (e *Exporter) Latest() *analyzer.Report {
+	if st := e.state.Load(); st != nil {
+		return st.report
+	}
+	return nil
+}
+
+// Ready is true once a full cycle has published a good report.
+func (e *Exporter) Ready() bool { return e.Latest() != nil }
+
+// latestSources is the per-source status of the latest attempt.
+func (e *Exporter) latestSources() []collector.SourceStatus {
+	if st := e.state.Load(); st != nil {
+		return st.sources
+	}
+	return nil
+}
+
+// Describe sends every family's descriptor: the label sets are fixed, so the
+// registry can check what Collect emits.
+func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range reportDescs {
+		ch <- d.desc
+	}
+}
+
+// Collect emits const metrics from the latest published state.
+func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
+	m := emitter{ch: ch}
+	m.emit(buildInfo, 1, e.buildInfo.Version, e.buildInfo.Revision, e.buildInfo.GoVersion)
+	st := e.state.Load()
+	if st == nil {
+		m.emit(upDesc, 0)
+		return
+	}
+	m.emit(upDesc, boolValue(st.up))
+
+	// Self-metrics describe this process's own collectors, so they are not
+	// filtered by node: a sidecar's collectors only read its own node anyway.
+	collectSources(m, st.sources)
+
+	r := st.report
+	if r == nil {
+		return
+	}
+	cluster := e.audience.clusterName(r)
+	speaks := e.audience.nodeFilter(r)
+	collectCycle(m, r)
+	collectTableNodes(m, r, cluster, speaks)
+	collectTables(m, r, cluster)
+	collectTopPartitions(m, r, cluster, speaks, e.topK)
+	collectNodes(m, r, cluster, speaks)
+	collectFindings(m, r, cluster, speaks)
+}
+
+func boolValue(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

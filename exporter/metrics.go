@@ -1,0 +1,122 @@
+package exporter
+
+import (
+	"sort"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+const namespace = "partmon"
+
+// cachedNote ends every HELP string of a report-backed metric: Prometheus
+// guidance asks cached values to say so.
+const cachedNote = " (cached from the last collection cycle)"
+
+// Label sets of the metric contract (/tmp/partmon-brief.md).
+var (
+	nodeLabels      = []string{"cluster", "dc", "rack", "node"}
+	tableNodeLabels = []string{"cluster", "dc", "rack", "node", "keyspace", "table"}
+	tableLabels     = []string{"cluster", "keyspace", "table"}
+	keyLabels       = []string{"cluster", "dc", "rack", "node", "keyspace", "table", "partition_key"}
+	ownershipLabels = []string{"cluster", "dc", "rack", "node", "keyspace"}
+	findingLabels   = []string{"cluster", "dc", "rack", "node", "keyspace", "table", "kind", "severity"}
+	collectorLabels = []string{"collector", "node"}
+)
+
+// metricDesc is a descriptor with its value type, so Collect cannot emit a
+// counter as a gauge by mistake (node_exporter's typedDesc).
+type metricDesc struct {
+	name      string
+	desc      *prometheus.Desc
+	valueType prometheus.ValueType
+}
+
+func newMetricDesc(name, help string, t prometheus.ValueType, labels []string) *metricDesc {
+	fq := prometheus.BuildFQName(namespace, "", name)
+	return &metricDesc{name: fq, desc: prometheus.NewDesc(fq, help, labels, nil), valueType: t}
+}
+
+func gauge(name, help string, labels []string) *metricDesc {
+	return newMetricDesc(name, help+cachedNote+".", prometheus.GaugeValue, labels)
+}
+
+func counter(name, help string, labels []string) *metricDesc {
+	return newMetricDesc(name, help+cachedNote+".", prometheus.CounterValue, labels)
+}
+
+// Report-backed metric families. Per table per node there are exactly the
+// eight table* families below; tests hold that bound.
+var (
+	tableMaxPartitionSize  = gauge("table_max_partition_size_bytes", "Size of the largest partition of the table on the node, in bytes", tableNodeLabels)
+	tableMeanPartitionSize = gauge("table_mean_partition_size_bytes", "Mean partition size of the table on the node, in bytes", tableNodeLabels)
+	tablePartitions        = gauge("table_partitions", "Estimated number of partitions of the table on the node", tableNodeLabels)
+	tableDiskUsage         = gauge("table_disk_usage_bytes", "Disk space used by the table's live sstables on the node, in bytes", tableNodeLabels)
+	tableLocalReads        = counter("table_local_reads_total", "Local reads of the table on the node since the node started", tableNodeLabels)
+	tableLocalWrites       = counter("table_local_writes_total", "Local writes of the table on the node since the node started", tableNodeLabels)
+	tableTombstonesP99     = gauge("table_tombstones_per_read_p99", "99th percentile of tombstones scanned per read of the table on the node", tableNodeLabels)
+	tableTrafficSkew       = gauge("table_traffic_skew_ratio", "Larger of the node's read and write share of the table divided by its fair share by ownership (1 is fair)", tableNodeLabels)
+
+	tableGrowth   = gauge("table_partition_growth_bytes_per_second", "Fitted growth of the table's largest partition, in bytes per second (0 when flat or unknown)", tableLabels)
+	tableForecast = gauge("table_partition_size_forecast_seconds", "Forecast seconds until the table's largest partition crosses the critical size; absent when it does not grow", tableLabels)
+
+	partitionSize       = gauge("partition_size_bytes", "Size of a top-K large partition as reported by the node, in bytes", keyLabels)
+	partitionTombstones = gauge("partition_tombstones", "Tombstones in a top-K tombstone-heavy partition as reported by the node", keyLabels)
+	partitionOpsShare   = gauge("partition_operations_share_ratio", "Share (0-1) of the table's sampled operations that hit a top-K hot partition", keyLabels)
+
+	nodeOwnership     = gauge("node_ownership_ratio", "Effective ownership of the keyspace's data by the node as nodetool status computes it (0-1); keyspace=\"\" is raw token ownership", ownershipLabels)
+	nodeOwnershipSkew = gauge("node_ownership_skew_ratio", "Node's ownership of the keyspace divided by its fair share RF_dc/N_dc (1 is fair)", ownershipLabels)
+	nodeLoad          = gauge("node_load_bytes", "Live data size of the node, in bytes", nodeLabels)
+	nodeLoadSkew      = gauge("node_load_skew_ratio", "Node's load divided by the mean load of its datacenter (1 is fair)", nodeLabels)
+	nodeTokens        = gauge("node_tokens", "Number of tokens the node owns on the ring", nodeLabels)
+	nodeStale         = gauge("node_stale", "1 when some node-local source of the node could not be read in the last cycle", nodeLabels)
+	nodeDataAge       = gauge("node_data_age_seconds", "Age of the oldest node-local data held for the node, in seconds", nodeLabels)
+
+	findingsCount    = gauge("findings", "Number of active findings by kind and severity", []string{"cluster", "kind", "severity"})
+	findingValue     = gauge("finding_value", "Measured value of a finding without partition key, in the finding's unit", findingLabels)
+	findingThreshold = gauge("finding_threshold", "Threshold the finding's value was compared with, in the finding's unit", findingLabels)
+
+	collectorSuccess     = gauge("collector_success", "1 when the collector's last attempt on the node succeeded, 0 when it failed", collectorLabels)
+	collectorDuration    = gauge("collector_duration_seconds", "Duration of the collector's last attempt on the node, in seconds", collectorLabels)
+	collectorLastSuccess = gauge("collector_last_success_timestamp_seconds", "Unix time of the collector's last successful read on the node", collectorLabels)
+	collectorRows        = gauge("collector_rows", "Rows the collector read on the node in its last attempt", collectorLabels)
+
+	upDesc = newMetricDesc("up", "1 when the last collection cycle reached the cluster, 0 when it failed or none has finished.",
+		prometheus.GaugeValue, nil)
+	lastCycle = newMetricDesc("last_cycle_timestamp_seconds", "Unix time when the cycle whose results are served finished (the age of every cached partmon metric).",
+		prometheus.GaugeValue, nil)
+	cycleDuration = newMetricDesc("cycle_duration_seconds", "Duration of the cycle whose results are served, from snapshot start to finished report, in seconds.",
+		prometheus.GaugeValue, nil)
+	buildInfo = newMetricDesc("build_info", "A metric with a constant '1' value labeled by version, revision and Go version from which partmon was built.",
+		prometheus.GaugeValue, []string{"version", "revision", "goversion"})
+)
+
+// reportDescs are the families the Exporter collector emits.
+var reportDescs = []*metricDesc{
+	tableMaxPartitionSize, tableMeanPartitionSize, tablePartitions, tableDiskUsage,
+	tableLocalReads, tableLocalWrites, tableTombstonesP99, tableTrafficSkew,
+	tableGrowth, tableForecast,
+	partitionSize, partitionTombstones, partitionOpsShare,
+	nodeOwnership, nodeOwnershipSkew, nodeLoad, nodeLoadSkew, nodeTokens, nodeStale, nodeDataAge,
+	findingsCount, findingValue, findingThreshold,
+	collectorSuccess, collectorDuration, collectorLastSuccess, collectorRows,
+	upDesc, lastCycle, cycleDuration, buildInfo,
+}
+
+// Names of the AlertPusher's registered counters.
+var (
+	alertsPushedName      = prometheus.BuildFQName(namespace, "", "alerts_pushed_total")
+	alertmanagerErrorName = prometheus.BuildFQName(namespace, "", "alertmanager_errors_total")
+)
+
+// MetricNames lists every metric family the exporter can publish (sorted),
+// so dashboard and alert-rule tests can check that their queries use real
+// names. Go and process collector families (go_*, process_*) are not listed.
+func MetricNames() []string {
+	names := make([]string, 0, len(reportDescs)+2)
+	for _, d := range reportDescs {
+		names = append(names, d.name)
+	}
+	names = append(names, alertsPushedName, alertmanagerErrorName)
+	sort.Strings(names)
+	return names
+}

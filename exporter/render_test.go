@@ -1,0 +1,176 @@
+package exporter
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/collector"
+)
+
+func renderSample() *analyzer.Report {
+	taken := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	return &analyzer.Report{
+		Taken: taken, Cluster: "prod", Engine: collector.EngineCassandra, Version: "5.0.8",
+		Nodes: []analyzer.NodeSummary{
+			{HostID: "h1", Address: "10.0.0.1", DC: "dc1", Rack: "r1", Tokens: 16, LoadBytes: 3 << 30, LoadSkew: 1.5, Targeted: true},
+			{HostID: "h2", Address: "10.0.0.2", DC: "dc1", Rack: "r2", Tokens: 16, LoadBytes: 1 << 30, LoadSkew: 0.5, Targeted: true, Stale: true, DataAgeSeconds: 600},
+		},
+		Ownership: []analyzer.Ownership{
+			{Keyspace: "", HostID: "h1", Node: "10.0.0.1", DC: "dc1", Rack: "r1", Owns: 0.75, Skew: 1.5},
+			{Keyspace: "", HostID: "h2", Node: "10.0.0.2", DC: "dc1", Rack: "r2", Owns: 0.25, Skew: 0.5},
+			{Keyspace: "shop", HostID: "h1", Node: "10.0.0.1", DC: "dc1", Rack: "r1", Owns: 0.75, Skew: 1.5},
+		},
+		Tables: []analyzer.TableSummary{
+			{Keyspace: "shop", Table: "small", MaxPartitionBytes: 2048, PartitionsEstimate: 10, SecondsToCritical: -1},
+			{Keyspace: "shop", Table: "orders", MaxPartitionBytes: 200 << 20, MeanPartitionBytes: 1 << 20, PartitionsEstimate: 1000, ReadRate: 12.5, WriteRate: 3, SecondsToCritical: 0},
+			{Keyspace: "shop", Table: "events", MaxPartitionBytes: 60 << 20, SecondsToCritical: 3 * 86400},
+		},
+		Findings: []analyzer.Finding{
+			{Kind: analyzer.KindLowCardinalityKey, Severity: analyzer.SeverityInfo, Cluster: "prod", Keyspace: "shop", Table: "by_status", Summary: "3 partitions"},
+			{Kind: analyzer.KindOversizedPartition, Severity: analyzer.SeverityCritical, Cluster: "prod", Node: "10.0.0.1", Keyspace: "shop", Table: "orders",
+				PartitionKey: "customer|42", Summary: "largest partition 200 MiB ≥ 100 MiB", Advice: "add a month bucket: 200 MiB → 17 MiB"},
+			{Kind: analyzer.KindOwnershipSkew, Severity: analyzer.SeverityWarning, Cluster: "prod", Node: "10.0.0.1", Keyspace: "shop", Summary: "owns 75% for a fair 50%"},
+		},
+		Sources: []collector.SourceStatus{
+			{Source: "topology", State: collector.StateOK},
+			{Source: "size_estimates", Node: "10.0.0.2", State: collector.StateError, Error: "timeout", LastSuccess: taken.Add(-10 * time.Minute)},
+		},
+	}
+}
+
+func TestRenderText(t *testing.T) {
+	r := renderSample()
+	tests := []struct {
+		name     string
+		min      analyzer.Severity
+		want     []string // in this order
+		wantNone []string
+	}{
+		{
+			name: "all severities, critical first",
+			min:  analyzer.SeverityInfo,
+			want: []string{
+				`cluster "prod" (cassandra 5.0.8)`,
+				"1 critical, 1 warning, 1 info",
+				"10.0.0.1  dc1  r1    16      3.0 GiB  75.0%       1.50       ok",
+				"stale (10 minutes old)",
+				"Effective ownership, keyspace shop",
+				"CRITICAL findings (1)",
+				`[oversized_partition] shop.orders, key "customer|42", node 10.0.0.1`,
+				"advice: add a month bucket: 200 MiB → 17 MiB",
+				"WARNING findings (1)",
+				"INFO findings (1)",
+				"Tables by largest partition",
+				"shop.orders", "already over",
+				"shop.events", "in 3.0 days",
+				"shop.small",
+				"size_estimates on 10.0.0.2: timeout (last success 2026-11-30T11:50:00Z)",
+			},
+		},
+		{
+			name:     "warning and above",
+			min:      analyzer.SeverityWarning,
+			want:     []string{"CRITICAL findings (1)", "WARNING findings (1)"},
+			wantNone: []string{"INFO findings"},
+		},
+		{
+			name:     "nothing at critical except the one",
+			min:      analyzer.SeverityCritical,
+			want:     []string{"CRITICAL findings (1)"},
+			wantNone: []string{"WARNING findings", "No findings at or above"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := Render(&b, r, FormatText, tc.min); err != nil {
+				t.Fatal(err)
+			}
+			assertInOrder(t, b.String(), tc.want)
+			for _, s := range tc.wantNone {
+				if strings.Contains(b.String(), s) {
+					t.Errorf("output contains %q:\n%s", s, b.String())
+				}
+			}
+		})
+	}
+}
+
+func TestRenderTextNoFindings(t *testing.T) {
+	r := renderSample()
+	r.Findings = nil
+	var b bytes.Buffer
+	if err := Render(&b, r, FormatText, analyzer.SeverityWarning); err != nil {
+		t.Fatal(err)
+	}
+	assertInOrder(t, b.String(), []string{"0 critical, 0 warning, 0 info", "No findings at or above warning."})
+}
+
+func TestRenderMarkdownEscapes(t *testing.T) {
+	r := renderSample()
+	r.Findings[1].PartitionKey = "a|b*c"
+	var b bytes.Buffer
+	if err := Render(&b, r, FormatMarkdown, analyzer.SeverityInfo); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	assertInOrder(t, out, []string{
+		"# partmon report: cluster `prod`",
+		"| 10.0.0.1 | dc1 | r1 | 16 | 3.0 GiB | 75.0% | 1.50 | ok |",
+		"- **critical** `oversized_partition` shop.orders, key \"a\\|b\\*c\", node 10.0.0.1",
+		"*Advice:* add a month bucket",
+		"- **warning**", "- **info**",
+		"| shop.orders | 200.0 MiB |",
+	})
+}
+
+func TestRenderJSONHasContractKeys(t *testing.T) {
+	var b bytes.Buffer
+	if err := Render(&b, renderSample(), FormatJSON, analyzer.SeverityCritical); err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"cluster", "nodes", "ownership", "findings"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("JSON lacks key %q", k)
+		}
+	}
+	var fs []analyzer.Finding
+	if err := json.Unmarshal(m["findings"], &fs); err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) != 3 || fs[1].Severity != analyzer.SeverityCritical {
+		t.Errorf("JSON must keep every finding with its severity, got %+v", fs)
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	for in, want := range map[string]Format{"text": FormatText, "JSON": FormatJSON, "md": FormatMarkdown, " markdown ": FormatMarkdown} {
+		got, err := ParseFormat(in)
+		if err != nil || got != want {
+			t.Errorf("ParseFormat(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := ParseFormat("yaml"); err == nil || !strings.Contains(err.Error(), `"yaml"`) {
+		t.Errorf("ParseFormat(yaml) error = %v", err)
+	}
+}
+
+func assertInOrder(t *testing.T, out string, want []string) {
+	t.Helper()
+	rest := out
+	for _, w := range want {
+		i := strings.Index(rest, w)
+		if i < 0 {
+			t.Fatalf("missing (or out of order) %q in:\n%s", w, out)
+		}
+		rest = rest[i+len(w):]
+	}
+}

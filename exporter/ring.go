@@ -1,0 +1,166 @@
+package exporter
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+
+	"github.com/partmon/partmon/analyzer"
+)
+
+// ringPalette colours nodes in ring order; it repeats past twelve nodes.
+var ringPalette = []string{
+	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+	"#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#ad494a",
+}
+
+const (
+	ringCenter    = 150.0
+	ringRadius    = 110.0
+	ringWidth     = 2*ringCenter + 300 // ring square plus legend column
+	ringMaxDots   = 1024               // beyond this many tokens, dots are noise
+	legendX       = 300.0
+	legendRowStep = 20.0
+)
+
+// ringPicture is the data of the inline SVG ring on the status page.
+type ringPicture struct {
+	Width, Height float64
+	CX, CY, R     string
+	Arcs          []ringArc
+	Dots          []ringDot
+	Legend        []ringLegend
+	Note          string
+}
+
+type ringArc struct {
+	D, Color, Title string
+}
+
+type ringDot struct {
+	X, Y, Color, Title string
+}
+
+type ringLegend struct {
+	Y, TextY, Color, Text string
+	Skewed                bool
+}
+
+// tokenAngle maps a Murmur3 token (−2^63 … 2^63−1) to radians clockwise from the top.
+func tokenAngle(t int64) float64 {
+	return (float64(t) + math.Pow(2, 63)) / math.Pow(2, 64) * 2 * math.Pi
+}
+
+func ringPoint(angle float64) (float64, float64) {
+	return ringCenter + ringRadius*math.Sin(angle), ringCenter - ringRadius*math.Cos(angle)
+}
+
+func num(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+// arcPath is an SVG path for the ring from angle a to b (clockwise, b > a).
+// A full turn is drawn as two half arcs: an arc whose ends meet draws nothing.
+func arcPath(a, b float64) string {
+	if b-a >= 2*math.Pi-1e-9 {
+		return arcPath(a, a+math.Pi) + " " + arcPath(a+math.Pi, a+2*math.Pi)
+	}
+	x1, y1 := ringPoint(a)
+	x2, y2 := ringPoint(b)
+	large := 0
+	if b-a > math.Pi {
+		large = 1
+	}
+	r := num(ringRadius)
+	return fmt.Sprintf("M %s %s A %s %s 0 %d 1 %s %s", num(x1), num(y1), r, r, large, num(x2), num(y2))
+}
+
+type ringToken struct {
+	token int64
+	node  int // index into the node list
+}
+
+// newRingPicture draws nodes on a circle by their tokens: the arc ending at
+// each token is the range that token's node owns (primary range (prev, t]),
+// coloured by owner; the legend shows each node's raw ownership and skew.
+// Without token values it falls back to arcs sized by raw ownership.
+func newRingPicture(r *analyzer.Report) ringPicture {
+	nodes := r.Nodes
+	rawOwns := make(map[string]analyzer.Ownership)
+	for _, o := range r.Ownership {
+		if o.Keyspace == "" {
+			rawOwns[o.Node] = o
+		}
+	}
+	pic := ringPicture{Width: ringWidth, CX: num(ringCenter), CY: num(ringCenter), R: num(ringRadius)}
+	pic.Height = math.Max(2*ringCenter, legendRowStep*float64(len(nodes)+1)+10)
+
+	colour := func(i int) string { return ringPalette[i%len(ringPalette)] }
+	for i, n := range nodes {
+		y := 10 + legendRowStep*float64(i)
+		text := n.Address
+		o, ok := rawOwns[n.Address]
+		if ok {
+			text += fmt.Sprintf("  owns %.1f%%  skew ×%.2f", 100*o.Owns, o.Skew)
+		}
+		pic.Legend = append(pic.Legend, ringLegend{Y: num(y), TextY: num(y + 11), Color: colour(i), Text: text,
+			Skewed: ok && (o.Skew > 1.2 || (o.Skew > 0 && o.Skew < 1/1.2))})
+	}
+
+	var tokens []ringToken
+	for i, n := range nodes {
+		for _, t := range n.TokenValues {
+			tokens = append(tokens, ringToken{t, i})
+		}
+	}
+	if len(tokens) > 0 {
+		sort.Slice(tokens, func(i, j int) bool { return tokens[i].token < tokens[j].token })
+		pic.Arcs = tokenArcs(tokens, nodes, colour)
+		if len(tokens) <= ringMaxDots {
+			for _, t := range tokens {
+				x, y := ringPoint(tokenAngle(t.token))
+				pic.Dots = append(pic.Dots, ringDot{X: num(x), Y: num(y), Color: colour(t.node),
+					Title: fmt.Sprintf("%s token %d", nodes[t.node].Address, t.token)})
+			}
+		}
+		return pic
+	}
+
+	// No token values: arcs sized by raw ownership, in node order.
+	start := 0.0
+	for i, n := range nodes {
+		o, ok := rawOwns[n.Address]
+		if !ok || o.Owns <= 0 {
+			continue
+		}
+		end := start + o.Owns*2*math.Pi
+		pic.Arcs = append(pic.Arcs, ringArc{D: arcPath(start, end), Color: colour(i),
+			Title: fmt.Sprintf("%s owns %.1f%%", n.Address, 100*o.Owns)})
+		start = end
+	}
+	pic.Note = "token values unknown: arcs sized by raw ownership"
+	if len(pic.Arcs) == 0 {
+		pic.Note = "no token or ownership data"
+	}
+	return pic
+}
+
+// tokenArcs merges consecutive ranges of one owner into one arc.
+func tokenArcs(tokens []ringToken, nodes []analyzer.NodeSummary, colour func(int) string) []ringArc {
+	var arcs []ringArc
+	// The first token's range wraps around from the last token.
+	start := tokenAngle(tokens[len(tokens)-1].token) - 2*math.Pi
+	owner := tokens[0].node
+	flush := func(end float64) {
+		arcs = append(arcs, ringArc{D: arcPath(start, end), Color: colour(owner),
+			Title: fmt.Sprintf("%s owns %.1f%% of the ring here", nodes[owner].Address, 100*(end-start)/(2*math.Pi))})
+	}
+	for i := 1; i < len(tokens); i++ {
+		if tokens[i].node != owner {
+			end := tokenAngle(tokens[i-1].token)
+			flush(end)
+			start, owner = end, tokens[i].node
+		}
+	}
+	flush(tokenAngle(tokens[len(tokens)-1].token))
+	return arcs
+}

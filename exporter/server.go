@@ -1,0 +1,171 @@
+package exporter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/exporter-toolkit/web"
+	"go.uber.org/zap"
+	"go.uber.org/zap/exp/zapslog"
+)
+
+// DefaultMaxRequestsInFlight bounds concurrent /metrics scrapes.
+const DefaultMaxRequestsInFlight = 10
+
+// shutdownGrace is how long Serve lets running requests finish.
+const shutdownGrace = 10 * time.Second
+
+// HandlerOptions configure NewHandler.
+type HandlerOptions struct {
+	// MaxRequestsInFlight bounds concurrent /metrics requests; 0 means
+	// DefaultMaxRequestsInFlight, negative means unbounded.
+	MaxRequestsInFlight int
+	// DisableExporterMetrics leaves out go_*, process_* and promhttp_* series.
+	DisableExporterMetrics bool
+	Logger                 *zap.Logger
+}
+
+// NewHandler serves partmon's HTTP API:
+//
+//	/metrics         Prometheus exposition of the latest report and self-metrics
+//	/api/v1/findings the latest findings as JSON, filtered by query parameters
+//	/api/v1/report   the whole latest report as JSON
+//	/healthz         200 while the process serves
+//	/readyz          200 once the first collection cycle has published a report
+//	/                the status page
+//
+// am may be nil when no Alertmanager is configured.
+func NewHandler(e *Exporter, am *AlertPusher, opts HandlerOptions) (http.Handler, error) {
+	logger := opts.Logger
+	if logger == nil {
+		logger = zap.NewNop()
+	}
+	inFlight := opts.MaxRequestsInFlight
+	if inFlight == 0 {
+		inFlight = DefaultMaxRequestsInFlight
+	} else if inFlight < 0 {
+		inFlight = 0 // promhttp: no limit
+	}
+
+	reg := prometheus.NewRegistry()
+	cs := []prometheus.Collector{e}
+	if am != nil {
+		cs = append(cs, am)
+	}
+	if !opts.DisableExporterMetrics {
+		cs = append(cs, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
+	for _, c := range cs {
+		if err := reg.Register(c); err != nil {
+			return nil, fmt.Errorf("registering metrics collector: %w", err)
+		}
+	}
+	hopts := promhttp.HandlerOpts{
+		ErrorLog:            zapPrintln{logger},
+		ErrorHandling:       promhttp.ContinueOnError,
+		MaxRequestsInFlight: inFlight,
+	}
+	var metrics http.Handler
+	if opts.DisableExporterMetrics {
+		metrics = promhttp.HandlerFor(reg, hopts)
+	} else {
+		hopts.Registry = reg
+		metrics = promhttp.InstrumentMetricHandler(reg, promhttp.HandlerFor(reg, hopts))
+	}
+
+	page, err := newStatusPage(e)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics)
+	mux.Handle("GET /api/v1/findings", findingsHandler(e))
+	mux.Handle("GET /api/v1/report", reportHandler(e))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		writeText(w, http.StatusOK, "ok\n")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !e.Ready() {
+			writeText(w, http.StatusServiceUnavailable, "not ready: the first collection cycle has not finished\n")
+			return
+		}
+		writeText(w, http.StatusOK, "ready\n")
+	})
+	mux.Handle("GET /{$}", page)
+	return mux, nil
+}
+
+func writeText(w http.ResponseWriter, status int, body string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(body))
+}
+
+// zapPrintln lets promhttp log scrape errors through zap.
+type zapPrintln struct{ l *zap.Logger }
+
+func (z zapPrintln) Println(v ...any) {
+	z.l.Error("serving metrics", zap.String("error", fmt.Sprint(v...)))
+}
+
+// SlogLogger bridges zap to the *slog.Logger exporter-toolkit wants.
+func SlogLogger(l *zap.Logger) *slog.Logger {
+	return slog.New(zapslog.NewHandler(l.Core(), zapslog.WithName("web")))
+}
+
+// Serve serves handler on every listen address until ctx is cancelled, with
+// TLS and basic auth from the exporter-toolkit web config file (empty: plain
+// HTTP). On cancel it stops accepting, lets running requests finish for up to
+// 10 seconds and returns nil.
+func Serve(ctx context.Context, listenAddresses []string, webConfigFile string, handler http.Handler, logger *zap.Logger) error {
+	if logger == nil {
+		logger = zap.NewNop()
+	}
+	if len(listenAddresses) == 0 {
+		return errors.New("serving HTTP: no listen address")
+	}
+	if webConfigFile != "" {
+		if err := web.Validate(webConfigFile); err != nil {
+			return fmt.Errorf("checking web config file %s: %w", webConfigFile, err)
+		}
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          zap.NewStdLog(logger.Named("http")),
+	}
+	systemd := false
+	flags := &web.FlagConfig{
+		WebListenAddresses: &listenAddresses,
+		WebSystemdSocket:   &systemd,
+		WebConfigFile:      &webConfigFile,
+	}
+	done := make(chan error, 1)
+	go func() { done <- web.ListenAndServe(srv, flags, SlogLogger(logger)) }()
+
+	select {
+	case err := <-done:
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
+		return fmt.Errorf("serving HTTP on %v: %w", listenAddresses, err)
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	shutdownErr := srv.Shutdown(shutdownCtx)
+	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serving HTTP on %v: %w", listenAddresses, err)
+	}
+	if shutdownErr != nil {
+		return fmt.Errorf("shutting down HTTP server: %w", shutdownErr)
+	}
+	return nil
+}

@@ -1,0 +1,248 @@
+package exporter
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"math"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/collector"
+)
+
+//go:embed status.html
+var statusHTML string
+
+// statusPage renders / from the latest report: no external assets, no script.
+type statusPage struct {
+	e    *Exporter
+	tmpl *template.Template
+	now  func() time.Time
+}
+
+func newStatusPage(e *Exporter) (*statusPage, error) {
+	t, err := template.New("status").Parse(statusHTML)
+	if err != nil {
+		return nil, fmt.Errorf("parsing status page template: %w", err)
+	}
+	return &statusPage{e: e, tmpl: t, now: time.Now}, nil
+}
+
+type pageData struct {
+	Ready     bool
+	Up        bool
+	Cluster   string
+	Engine    string
+	Version   string
+	Generated string
+	Age       string
+	Counts    []pageCount
+	Nodes     int
+	Tables    int
+	Findings  []pageFinding
+	Keyspaces []string // columns of the ownership table after the raw one
+	Owners    []pageOwner
+	Ring      ringPicture
+	Sources   []pageSource
+	Notes     []string // what the analysis had to skip
+}
+
+type pageCount struct {
+	Severity string
+	Count    int
+}
+
+type pageFinding struct {
+	ID, Severity, Kind, Scope, Key, Value, Threshold, Summary, Advice string
+}
+
+type pageOwner struct {
+	Address, DC, Rack, State, Load, LoadSkew, Colour string
+	Tokens                                           int
+	Cells                                            []pageCell // raw ownership first, then Keyspaces
+}
+
+type pageCell struct {
+	Text   string
+	Skewed bool
+}
+
+type pageSource struct {
+	Source, Node, State, Duration, Rows, LastSuccess, Error string
+}
+
+func (p *statusPage) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	data := p.data()
+	var buf bytes.Buffer
+	if err := p.tmpl.Execute(&buf, data); err != nil {
+		writeText(w, http.StatusInternalServerError, "rendering status page: "+err.Error()+"\n")
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write(buf.Bytes())
+}
+
+func (p *statusPage) data() pageData {
+	st := p.e.state.Load()
+	var d pageData
+	if st != nil {
+		d.Up = st.up
+		d.Sources = pageSources(st.sources)
+	}
+	r := p.e.Latest()
+	if r == nil {
+		return d
+	}
+	d.Ready = true
+	d.Cluster = p.e.audience.clusterName(r)
+	d.Engine, d.Version = string(r.Engine), r.Version
+	d.Generated = pageTime(r.Generated)
+	if !r.Generated.IsZero() {
+		d.Age = p.now().Sub(r.Generated).Round(time.Second).String()
+	}
+	d.Nodes, d.Tables = len(r.Nodes), len(r.Tables)
+	d.Notes = r.Notes
+
+	counts := map[analyzer.Severity]int{}
+	for _, f := range r.Findings {
+		counts[f.Severity]++
+	}
+	for _, s := range []analyzer.Severity{analyzer.SeverityCritical, analyzer.SeverityWarning, analyzer.SeverityInfo} {
+		d.Counts = append(d.Counts, pageCount{s.String(), counts[s]})
+	}
+
+	findings := append([]analyzer.Finding(nil), r.Findings...)
+	sort.SliceStable(findings, func(i, j int) bool { return findings[i].Severity > findings[j].Severity })
+	for _, f := range findings {
+		d.Findings = append(d.Findings, pageFinding{
+			ID: f.ID, Severity: f.Severity.String(), Kind: f.Kind, Scope: findingScope(f), Key: f.PartitionKey,
+			Value: pageValue(f.Value, f.Unit), Threshold: pageValue(f.Threshold, f.Unit), Summary: f.Summary, Advice: f.Advice,
+		})
+	}
+
+	d.Ring = newRingPicture(r)
+	d.Keyspaces, d.Owners = pageOwnership(r)
+	return d
+}
+
+// findingScope names where a finding lives: dc/rack/node keyspace.table.
+func findingScope(f analyzer.Finding) string {
+	var parts []string
+	if f.Node != "" {
+		parts = append(parts, f.Node)
+	}
+	switch {
+	case f.Table != "":
+		parts = append(parts, f.Keyspace+"."+f.Table)
+	case f.Keyspace != "":
+		parts = append(parts, f.Keyspace)
+	}
+	if len(parts) == 0 {
+		return "cluster"
+	}
+	return strings.Join(parts, " ")
+}
+
+func pageOwnership(r *analyzer.Report) ([]string, []pageOwner) {
+	byNode := make(map[string]map[string]analyzer.Ownership)
+	ksSet := make(map[string]bool)
+	for _, o := range r.Ownership {
+		if byNode[o.Node] == nil {
+			byNode[o.Node] = make(map[string]analyzer.Ownership)
+		}
+		byNode[o.Node][o.Keyspace] = o
+		if o.Keyspace != "" {
+			ksSet[o.Keyspace] = true
+		}
+	}
+	keyspaces := make([]string, 0, len(ksSet))
+	for ks := range ksSet {
+		keyspaces = append(keyspaces, ks)
+	}
+	sort.Strings(keyspaces)
+
+	owners := make([]pageOwner, 0, len(r.Nodes))
+	for i, n := range r.Nodes {
+		po := pageOwner{Address: n.Address, DC: n.DC, Rack: n.Rack, Tokens: n.Tokens,
+			Load: "—", LoadSkew: "—", State: "ok", Colour: ringPalette[i%len(ringPalette)]}
+		if n.LoadBytes > 0 {
+			po.Load = pageBytes(n.LoadBytes)
+		}
+		if n.LoadSkew > 0 {
+			po.LoadSkew = fmt.Sprintf("×%.2f", n.LoadSkew)
+		}
+		if n.Stale {
+			po.State = fmt.Sprintf("stale (%s old)", (time.Duration(n.DataAgeSeconds) * time.Second).String())
+		}
+		for _, ks := range append([]string{""}, keyspaces...) {
+			o, ok := byNode[n.Address][ks]
+			if !ok {
+				po.Cells = append(po.Cells, pageCell{Text: "—"})
+				continue
+			}
+			po.Cells = append(po.Cells, pageCell{
+				Text:   fmt.Sprintf("%.1f%% (×%.2f)", 100*o.Owns, o.Skew),
+				Skewed: o.Skew > 1.2 || (o.Skew > 0 && o.Skew < 1/1.2),
+			})
+		}
+		owners = append(owners, po)
+	}
+	return keyspaces, owners
+}
+
+func pageSources(sources []collector.SourceStatus) []pageSource {
+	out := make([]pageSource, 0, len(sources))
+	for _, s := range sources {
+		node := s.Node
+		if node == "" {
+			node = "cluster"
+		}
+		out = append(out, pageSource{
+			Source: s.Source, Node: node, State: string(s.State),
+			Duration: s.Duration.Round(time.Millisecond).String(), Rows: fmt.Sprint(s.Rows),
+			LastSuccess: pageTime(s.LastSuccess), Error: s.Error,
+		})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Source != out[j].Source {
+			return out[i].Source < out[j].Source
+		}
+		return out[i].Node < out[j].Node
+	})
+	return out
+}
+
+func pageTime(t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func pageBytes(b float64) string {
+	const unit = 1024
+	if b < unit {
+		return fmt.Sprintf("%.0f B", b)
+	}
+	exp := int(math.Min(math.Floor(math.Log(b)/math.Log(unit)), 6))
+	return fmt.Sprintf("%.1f %ciB", b/math.Pow(unit, float64(exp)), "KMGTPE"[exp-1])
+}
+
+func pageValue(v float64, unit string) string {
+	switch unit {
+	case "bytes":
+		return pageBytes(v)
+	case "ratio":
+		return fmt.Sprintf("%.2f", v)
+	case "seconds":
+		return (time.Duration(v) * time.Second).String()
+	case "":
+		return fmt.Sprintf("%g", v)
+	}
+	return fmt.Sprintf("%g %s", v, unit)
+}

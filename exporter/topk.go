@@ -1,0 +1,112 @@
+package exporter
+
+import (
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/partmon/partmon/analyzer"
+)
+
+// keyLabelMax bounds a partition_key label value. Longer keys keep their
+// start and get a hash of the whole key, so two long keys never collide.
+const keyLabelMax = 120
+
+// partitionKeyLabel makes a key safe and bounded as a label value.
+func partitionKeyLabel(key string) string {
+	key = strings.ToValidUTF8(key, "\uFFFD")
+	if len(key) <= keyLabelMax {
+		return key
+	}
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	cut := keyLabelMax - 12 // room for "…" (3 bytes), "#" and 8 hex digits
+	for cut > 0 && !utf8.RuneStart(key[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s…#%08x", key[:cut], h.Sum32())
+}
+
+// keyValue picks one top-K metric's value from an entry.
+type keyValue struct {
+	desc  *metricDesc
+	value func(analyzer.PartitionEntry) float64
+}
+
+var keyMetrics = []keyValue{
+	{partitionSize, func(p analyzer.PartitionEntry) float64 { return float64(p.SizeBytes) }},
+	{partitionTombstones, func(p analyzer.PartitionEntry) float64 { return float64(p.Tombstones) }},
+	{partitionOpsShare, func(p analyzer.PartitionEntry) float64 { return p.OpsShare }},
+}
+
+// keyRow is one key of a table with the nodes it is published for.
+type keyRow struct {
+	label string
+	nodes []string
+	entry analyzer.PartitionEntry
+}
+
+// collectTopPartitions publishes, for each table and key metric, the K keys
+// with the largest positive value, one series per replica this partmon speaks
+// for: at most K keys per table and metric, never a series per partition.
+func collectTopPartitions(m emitter, r *analyzer.Report, cluster string, speaks func(string) bool, k int) {
+	if k <= 0 {
+		return
+	}
+	groups := make(map[[2]string][]keyRow)
+	for _, p := range r.TopPartitions {
+		var nodes []string
+		for _, n := range p.Nodes {
+			if speaks(n) && !slices.Contains(nodes, n) {
+				nodes = append(nodes, n)
+			}
+		}
+		if len(p.Nodes) == 0 {
+			nodes = []string{""} // no replica named: published like a node-less finding
+		}
+		if len(nodes) == 0 {
+			continue
+		}
+		g := [2]string{p.Keyspace, p.Table}
+		groups[g] = append(groups[g], keyRow{label: partitionKeyLabel(p.Key), nodes: nodes, entry: p})
+	}
+	where := nodePlaces(r)
+	for g, rows := range groups {
+		for _, km := range keyMetrics {
+			seen := make(map[[2]string]bool)
+			for _, row := range topRows(rows, km.value, k) {
+				for _, node := range row.nodes {
+					if id := [2]string{node, row.label}; !seen[id] {
+						seen[id] = true
+						pl := where[node]
+						m.emit(km.desc, km.value(row.entry), cluster, pl.dc, pl.rack, node, g[0], g[1], row.label)
+					}
+				}
+			}
+		}
+	}
+}
+
+// topRows returns up to k rows with a positive value, largest first, ties by key.
+func topRows(rows []keyRow, value func(analyzer.PartitionEntry) float64, k int) []keyRow {
+	var pos []keyRow
+	for _, row := range rows {
+		if value(row.entry) > 0 {
+			pos = append(pos, row)
+		}
+	}
+	sort.SliceStable(pos, func(i, j int) bool {
+		vi, vj := value(pos[i].entry), value(pos[j].entry)
+		if vi != vj {
+			return vi > vj
+		}
+		return pos[i].label < pos[j].label
+	})
+	if len(pos) > k {
+		pos = pos[:k]
+	}
+	return pos
+}
