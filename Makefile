@@ -1,0 +1,41 @@
+# partmon — see README.md. `make demo` and `make test` do all their own set-up.
+GO        ?= go
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+REVISION  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+LDFLAGS   := -X github.com/prometheus/common/version.Version=$(VERSION) -X github.com/prometheus/common/version.Revision=$(REVISION) -X github.com/prometheus/common/version.Branch=main
+CLUSTER   := deploy/local/cluster
+FIXTURES  := deploy/local/fixtures
+
+.PHONY: all build test unit integration lint demo demo-down bench clean
+
+all: build
+
+build:
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/partmon ./cmd/partmon
+
+## test: everything — lint, unit tests, promtool, then integration and end-to-end
+## tests against a real 3-node Cassandra cluster that it starts and stops itself.
+test: build
+	scripts/test-all.sh
+
+## unit: the tests that need no cluster (fuzz seed corpora included).
+unit:
+	$(GO) test -count=1 ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) vet -tags integration ./...
+
+## demo: a local real cluster with planted problems, partmon watching it on http://127.0.0.1:9808/
+demo: build
+	scripts/demo.sh
+
+demo-down:
+	$(CLUSTER) down
+
+bench: build
+	scripts/bench.sh
+
+clean:
+	rm -rf bin

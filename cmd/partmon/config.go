@@ -1,0 +1,260 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/collector"
+)
+
+// Config is partmon's configuration file. Every key is documented in
+// docs/configuration.md; a test keeps the two in step.
+type Config struct {
+	// Cluster overrides the cluster name read from system.local.
+	Cluster      string              `yaml:"cluster"`
+	Collector    collector.Config    `yaml:"collector"`
+	Thresholds   analyzer.Thresholds `yaml:"thresholds"`
+	Analysis     AnalysisConfig      `yaml:"analysis"`
+	Exporter     ExporterConfig      `yaml:"exporter"`
+	Web          WebConfig           `yaml:"web"`
+	Alertmanager AlertmanagerConfig  `yaml:"alertmanager"`
+	State        StateConfig         `yaml:"state"`
+	Log          LogConfig           `yaml:"log"`
+}
+
+// AnalysisConfig says when findings are recomputed from the collected data.
+type AnalysisConfig struct {
+	// Schedule is a cron spec; each run analyzes the latest data and publishes it.
+	Schedule string `yaml:"schedule"`
+	// History bounds the history kept for growth forecasts and traffic windows.
+	History analyzer.HistoryLimits `yaml:"history"`
+}
+
+// ExporterConfig bounds what /metrics publishes.
+type ExporterConfig struct {
+	// TopK is how many partition keys per table get their own series.
+	TopK int `yaml:"top_k"`
+}
+
+// WebConfig is where the HTTP server listens.
+type WebConfig struct {
+	ListenAddresses []string `yaml:"listen_addresses"`
+	// ConfigFile is an exporter-toolkit web config (TLS, basic auth).
+	ConfigFile string `yaml:"config_file"`
+}
+
+// AlertmanagerConfig enables partmon's own key-level alerts.
+type AlertmanagerConfig struct {
+	URLs           []string      `yaml:"urls"`
+	ResendInterval time.Duration `yaml:"resend_interval"`
+	Timeout        time.Duration `yaml:"timeout"`
+	// MinSeverity is the lowest severity pushed: info, warning or critical.
+	MinSeverity string `yaml:"min_severity"`
+}
+
+// StateConfig is where the analysis history is kept across restarts.
+type StateConfig struct {
+	File string `yaml:"file"`
+}
+
+// LogConfig sets the zap logger.
+type LogConfig struct {
+	Level  string `yaml:"level"`
+	Format string `yaml:"format"`
+}
+
+// defaultConfig is what partmon runs with when a key is not given.
+func defaultConfig() Config {
+	return Config{
+		Collector:    collector.Config{}, // zero values are the collector's defaults
+		Thresholds:   analyzer.DefaultThresholds(),
+		Analysis:     AnalysisConfig{Schedule: "@every 1m", History: analyzer.DefaultHistoryLimits()},
+		Exporter:     ExporterConfig{TopK: 10},
+		Web:          WebConfig{ListenAddresses: []string{":9808"}},
+		Alertmanager: AlertmanagerConfig{ResendInterval: time.Minute, Timeout: 10 * time.Second, MinSeverity: "warning"},
+		Log:          LogConfig{Level: "info", Format: "json"},
+	}
+}
+
+// loadConfig reads a YAML config file over the defaults. Unknown keys and
+// bad values are errors that name the file and line.
+func loadConfig(path string) (Config, error) { return loadConfigWith(path, nil) }
+
+// loadConfigWith is loadConfig with command-line overrides applied before
+// validation, so a bad flag value is reported like a bad key.
+func loadConfigWith(path string, override func(*Config)) (Config, error) {
+	if path == "" {
+		cfg := defaultConfig()
+		if override != nil {
+			override(&cfg)
+		}
+		return cfg, cfg.validate(nil, "")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return defaultConfig(), fmt.Errorf("reading config: %w", err)
+	}
+	return parseConfig(data, path, override)
+}
+
+func parseConfig(data []byte, name string, override func(*Config)) (Config, error) {
+	cfg := defaultConfig()
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return cfg, fmt.Errorf("%s: %s", name, cleanYAMLError(err))
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
+		return cfg, fmt.Errorf("%s: %s", name, cleanYAMLError(err))
+	}
+	if override != nil {
+		override(&cfg)
+	}
+	return cfg, cfg.validate(&root, name)
+}
+
+// validate checks every section. With the parsed document it points at the
+// line of the offending key.
+func (c *Config) validate(root *yaml.Node, name string) error {
+	var errs []error
+	add := func(section string, err error) {
+		if err == nil {
+			return
+		}
+		for _, e := range splitJoined(err) {
+			msg := e.Error()
+			if !strings.HasPrefix(msg, section+".") && !strings.HasPrefix(msg, section+":") {
+				msg = section + ": " + msg
+			}
+			if line := locate(root, section, e.Error()); line > 0 {
+				msg = fmt.Sprintf("line %d: %s", line, msg)
+			}
+			errs = append(errs, errors.New(msg))
+		}
+	}
+	add("collector", c.Collector.Validate())
+	add("thresholds", c.Thresholds.Validate())
+	if err := parseCronSpec(c.Analysis.Schedule); err != nil {
+		add("analysis", fmt.Errorf("schedule %q: %w", c.Analysis.Schedule, err))
+	}
+	add("analysis", c.Analysis.History.Validate())
+	if c.Exporter.TopK < 0 || c.Exporter.TopK > 1000 {
+		add("exporter", fmt.Errorf("top_k %d is out of range 0..1000", c.Exporter.TopK))
+	}
+	if len(c.Web.ListenAddresses) == 0 {
+		add("web", errors.New("listen_addresses must name at least one address"))
+	}
+	for _, a := range c.Web.ListenAddresses {
+		if !strings.Contains(a, ":") {
+			add("web", fmt.Errorf("listen_addresses: %q is not host:port", a))
+		}
+	}
+	for _, u := range c.Alertmanager.URLs {
+		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+			add("alertmanager", fmt.Errorf("urls: %q is not an http(s) URL", u))
+		}
+	}
+	if c.Alertmanager.ResendInterval < time.Second {
+		add("alertmanager", fmt.Errorf("resend_interval %s is below 1s", c.Alertmanager.ResendInterval))
+	}
+	if _, err := analyzer.ParseSeverity(c.Alertmanager.MinSeverity); err != nil {
+		add("alertmanager", fmt.Errorf("min_severity: %w", err))
+	}
+	if _, err := newLogger(c.Log.Level, c.Log.Format); err != nil {
+		add("log", err)
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	if name != "" {
+		return fmt.Errorf("invalid config %s:\n  %w", name, errors.Join(errs...))
+	}
+	return fmt.Errorf("invalid config:\n  %w", errors.Join(errs...))
+}
+
+func splitJoined(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+var yamlLinePrefix = regexp.MustCompile(`^yaml: (unmarshal errors:\n\s*)?`)
+
+func cleanYAMLError(err error) string {
+	return strings.ReplaceAll(yamlLinePrefix.ReplaceAllString(err.Error(), ""), "\n ", "\n  ")
+}
+
+// locate finds the line of the key an error talks about: the deepest key
+// under section whose name the message mentions, else the section itself.
+func locate(root *yaml.Node, section, msg string) int {
+	if root == nil || len(root.Content) == 0 {
+		return 0
+	}
+	top := root.Content[0]
+	key, val := mapLookup(top, section)
+	if key == nil {
+		return 0
+	}
+	best, bestLen := key.Line, 0
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i]
+				if mentions(msg, k.Value) && len(k.Value) >= bestLen {
+					best, bestLen = k.Line, len(k.Value)
+				}
+				walk(n.Content[i+1])
+			}
+		}
+		if n.Kind == yaml.SequenceNode {
+			for _, c := range n.Content {
+				walk(c)
+			}
+		}
+	}
+	walk(val)
+	return best
+}
+
+func mentions(msg, word string) bool {
+	if word == "" {
+		return false
+	}
+	re, err := regexp.Compile(`(^|[^a-z0-9_])` + regexp.QuoteMeta(word) + `($|[^a-z0-9_])`)
+	return err == nil && re.MatchString(msg)
+}
+
+func mapLookup(n *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i], n.Content[i+1]
+		}
+	}
+	return nil, nil
+}
+
+// splitList reads a comma-separated flag value.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

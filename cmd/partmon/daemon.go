@@ -1,0 +1,248 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+	"github.com/robfig/cron/v3"
+	"go.uber.org/zap"
+
+	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/exporter"
+)
+
+// shutdownGrace bounds how long a running cycle may take to finish after
+// SIGTERM before its context is cancelled and partmon exits anyway.
+const shutdownGrace = 10 * time.Second
+
+type daemonFlags struct {
+	common
+	listen          []string
+	webConfig       string
+	alertmanagers   []string
+	stateFile       string
+	listenSet       bool
+	webConfigSet    bool
+	alertmanagerSet bool
+	stateFileSet    bool
+}
+
+func (d *daemonFlags) register(cmd *kingpin.CmdClause) {
+	d.common.register(cmd, "sidecar", "json")
+	cmd.Flag("web.listen-address", "Address to serve /metrics, the API and the status page on (repeatable; default :9808).").
+		IsSetByUser(&d.listenSet).StringsVar(&d.listen)
+	cmd.Flag("web.config.file", "exporter-toolkit web config file for TLS and basic auth.").
+		IsSetByUser(&d.webConfigSet).StringVar(&d.webConfig)
+	cmd.Flag("alertmanager.url", "Alertmanager to push key-level alerts to (repeatable), e.g. http://127.0.0.1:9093.").
+		IsSetByUser(&d.alertmanagerSet).StringsVar(&d.alertmanagers)
+	cmd.Flag("state.file", "File that keeps the analysis history (growth forecasts, traffic windows) across restarts.").
+		IsSetByUser(&d.stateFileSet).StringVar(&d.stateFile)
+}
+
+func (d *daemonFlags) config() (Config, error) {
+	cfg, err := d.load()
+	if err != nil {
+		return cfg, err
+	}
+	if d.listenSet {
+		cfg.Web.ListenAddresses = d.listen
+	}
+	if d.webConfigSet {
+		cfg.Web.ConfigFile = d.webConfig
+	}
+	if d.alertmanagerSet {
+		cfg.Alertmanager.URLs = d.alertmanagers
+	}
+	if d.stateFileSet {
+		cfg.State.File = d.stateFile
+	}
+	return cfg, cfg.validate(nil, "")
+}
+
+func (d *daemonFlags) run(stderr io.Writer) int {
+	cfg, err := d.config()
+	if err != nil {
+		fmt.Fprintf(stderr, "partmon: %v\n", err)
+		return exitUsage
+	}
+	log, err := newLogger(cfg.Log.Level, cfg.Log.Format)
+	if err != nil {
+		fmt.Fprintf(stderr, "partmon: %v\n", err)
+		return exitUsage
+	}
+	defer func() { _ = log.Sync() }()
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := runDaemon(ctx, cfg, log); err != nil {
+		log.Error("partmon stopped", zap.Error(err))
+		return 1
+	}
+	return exitOK
+}
+
+// daemon is the running state of `partmon run`.
+type daemon struct {
+	cfg       Config
+	log       *zap.Logger
+	collector *collector.Collector
+	exporter  *exporter.Exporter
+	pusher    *exporter.AlertPusher
+
+	mu      sync.Mutex // guards history: analysis and the final state save
+	history *analyzer.History
+}
+
+func runDaemon(ctx context.Context, cfg Config, log *zap.Logger) error {
+	mode, err := exporter.ParseMode(cfg.Collector.Mode)
+	if err != nil {
+		return err
+	}
+	coll, err := collector.New(cfg.Collector, log.With(zap.String("component", "collector")))
+	if err != nil {
+		return fmt.Errorf("starting collector: %w", err)
+	}
+	defer coll.Close()
+
+	d := &daemon{
+		cfg:       cfg,
+		log:       log,
+		collector: coll,
+		exporter:  exporter.New(exporter.Options{Cluster: cfg.Cluster, Mode: mode, TopK: cfg.Exporter.TopK}),
+		history:   loadState(cfg.State.File, cfg.Analysis.History, log),
+	}
+	if len(cfg.Alertmanager.URLs) > 0 {
+		minSev, _ := analyzer.ParseSeverity(cfg.Alertmanager.MinSeverity) // validated
+		d.pusher, err = exporter.NewAlertPusher(exporter.AlertOptions{
+			URLs:           cfg.Alertmanager.URLs,
+			MinSeverity:    minSev,
+			ResendInterval: cfg.Alertmanager.ResendInterval,
+			Timeout:        cfg.Alertmanager.Timeout,
+			Cluster:        cfg.Cluster,
+			Mode:           mode,
+			Logger:         log.With(zap.String("component", "alertmanager")),
+		})
+		if err != nil {
+			return fmt.Errorf("alertmanager: %w", err)
+		}
+	}
+
+	handler, err := exporter.NewHandler(d.exporter, d.pusher, exporter.HandlerOptions{Logger: log})
+	if err != nil {
+		return err
+	}
+	serveErr := make(chan error, 1)
+	go func() {
+		serveErr <- exporter.Serve(ctx, cfg.Web.ListenAddresses, cfg.Web.ConfigFile, handler, log.With(zap.String("component", "web")))
+	}()
+
+	// Cycles run under their own context so that SIGTERM lets a running one
+	// finish within shutdownGrace instead of tearing it down mid-query.
+	cycleCtx, cancelCycles := context.WithCancel(context.Background())
+	defer cancelCycles()
+	var workers sync.WaitGroup
+	if d.pusher != nil {
+		workers.Add(1)
+		go func() { defer workers.Done(); d.pusher.Run(cycleCtx) }()
+	}
+
+	sched := cron.New(
+		cron.WithLocation(time.UTC),
+		cron.WithLogger(collector.NewCronLogger(log.With(zap.String("component", "cron")))),
+		cron.WithChain(cron.Recover(collector.NewCronLogger(log)), cron.SkipIfStillRunning(collector.NewCronLogger(log))),
+	)
+	if err := coll.Schedule(sched, nil); err != nil {
+		return err
+	}
+	if _, err := sched.AddFunc(cfg.Analysis.Schedule, d.analyze); err != nil {
+		return fmt.Errorf("analysis schedule %q: %w", cfg.Analysis.Schedule, err)
+	}
+
+	// The first cycle runs at once: cron would leave /metrics empty until its first tick.
+	workers.Add(1)
+	go func() {
+		defer workers.Done()
+		start := time.Now()
+		if err := coll.CollectAll(cycleCtx); err != nil {
+			log.Warn("first collection incomplete", zap.Error(err))
+		}
+		d.analyze()
+		log.Info("first cycle done", zap.Duration("duration", time.Since(start)))
+		if cycleCtx.Err() == nil {
+			sched.Start()
+		}
+	}()
+	log.Info("partmon started", zap.String("mode", string(mode)), zap.Strings("hosts", cfg.Collector.Hosts),
+		zap.Strings("listen", cfg.Web.ListenAddresses), zap.Int("alertmanagers", len(cfg.Alertmanager.URLs)))
+
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down")
+	case err := <-serveErr:
+		if err != nil && !errors.Is(err, context.Canceled) {
+			cancelCycles()
+			return fmt.Errorf("web server: %w", err)
+		}
+	}
+
+	// Ordered shutdown: stop scheduling, let running jobs finish (bounded),
+	// save the history, then close sessions (deferred).
+	stopped := sched.Stop()
+	select {
+	case <-stopped.Done():
+	case <-time.After(shutdownGrace):
+		log.Warn("cycle still running at shutdown; cancelling it", zap.Duration("grace", shutdownGrace))
+	}
+	cancelCycles()
+	waitTimeout(&workers, shutdownGrace)
+	d.saveState()
+	return nil
+}
+
+// analyze turns the collector's latest snapshot into a report and publishes it.
+func (d *daemon) analyze() {
+	snap := d.collector.Snapshot()
+	if snap == nil {
+		return
+	}
+	d.mu.Lock()
+	d.history.Record(snap)
+	report := analyzer.Analyze(snap, d.history, d.cfg.Thresholds)
+	d.mu.Unlock()
+	report.Generated = time.Now()
+
+	d.exporter.Publish(report)
+	if d.pusher != nil {
+		d.pusher.Update(report)
+	}
+	d.log.Debug("report published", zap.Int("findings", len(report.Findings)), zap.Int("nodes", len(report.Nodes)))
+	d.saveState()
+}
+
+func (d *daemon) saveState() {
+	if d.cfg.State.File == "" {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := saveState(d.cfg.State.File, d.history); err != nil {
+		d.log.Warn("saving state failed; history will be rebuilt after a restart", zap.String("file", d.cfg.State.File), zap.Error(err))
+	}
+}
+
+func waitTimeout(wg *sync.WaitGroup, d time.Duration) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
+}

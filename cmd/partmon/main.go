@@ -1,0 +1,158 @@
+// Command partmon watches the partitions of a Cassandra or ScyllaDB cluster.
+//
+//	partmon run           the daemon: collect on schedules, analyze, serve /metrics, push alerts
+//	partmon report        collect once, print findings with advice, exit non-zero on findings
+//	partmon collect       collect once and print the raw snapshot (debugging)
+//	partmon check-config  validate a config file
+//	partmon version       print version information
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/common/version"
+	"github.com/robfig/cron/v3"
+)
+
+// Exit codes of partmon report (and of every command for usage errors).
+const (
+	exitOK          = 0
+	exitWarning     = 1
+	exitCritical    = 2
+	exitCollectFail = 3
+	exitUsage       = 4
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// common are the flags every command that talks to a cluster shares. A flag
+// given on the command line (or by its PARTMON_* environment variable)
+// overrides the config file.
+type common struct {
+	configFile string
+	hosts      string
+	mode       string
+	cluster    string
+	logLevel   string
+	logFormat  string
+	set        map[string]*bool
+}
+
+func (c *common) register(cmd *kingpin.CmdClause, defaultMode, defaultLogFormat string) {
+	c.set = map[string]*bool{}
+	flag := func(name, help string, into *string, def string) {
+		set := new(bool)
+		c.set[name] = set
+		f := cmd.Flag(name, help).IsSetByUser(set)
+		if def != "" {
+			f.Default(def)
+		}
+		f.StringVar(into)
+	}
+	flag("config.file", "YAML configuration file (see docs/configuration.md).", &c.configFile, "")
+	flag("hosts", "Comma-separated CQL contact points (host or host:port). In sidecar mode the first is the node partmon speaks for.", &c.hosts, "")
+	flag("mode", "sidecar (read and publish only the first host's node) or cluster (every node of the ring).", &c.mode, defaultMode)
+	flag("cluster", "Cluster name label; default: cluster_name from system.local.", &c.cluster, "")
+	flag("log.level", "Log level: debug, info, warn, error.", &c.logLevel, "info")
+	flag("log.format", "Log format: json or console.", &c.logFormat, defaultLogFormat)
+}
+
+func (c *common) isSet(name string) bool { return c.set[name] != nil && *c.set[name] }
+
+// load reads the config file and applies the flags that were given.
+func (c *common) load() (Config, error) {
+	cfg, err := loadConfigWith(c.configFile, func(cfg *Config) {
+		if c.isSet("hosts") {
+			cfg.Collector.Hosts = splitList(c.hosts)
+		}
+		if c.isSet("mode") || cfg.Collector.Mode == "" {
+			cfg.Collector.Mode = c.mode
+		}
+		if c.isSet("cluster") {
+			cfg.Cluster = c.cluster
+		}
+		if c.isSet("log.level") {
+			cfg.Log.Level = c.logLevel
+		}
+		if c.isSet("log.format") || c.configFile == "" {
+			cfg.Log.Format = c.logFormat
+		}
+	})
+	return cfg, err
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	app := kingpin.New("partmon", "Partition health monitor for Apache Cassandra and ScyllaDB.")
+	app.UsageWriter(stderr)
+	app.ErrorWriter(stderr)
+	app.Terminate(nil)
+	app.DefaultEnvars() // every flag also reads PARTMON_<FLAG_NAME>
+
+	runCmd := app.Command("run", "Run the daemon: collect, analyze, serve /metrics and the status page, push alerts.").Default()
+	var daemon daemonFlags
+	daemon.register(runCmd)
+
+	reportCmd := app.Command("report", "Collect once, analyze, print a report with advice; exit 1 on warnings, 2 on critical findings, 3 if it could not collect.")
+	var report reportFlags
+	report.register(reportCmd)
+
+	collectCmd := app.Command("collect", "Collect once and print the snapshot (for debugging collectors).")
+	var collect collectFlags
+	collect.register(collectCmd)
+
+	checkCmd := app.Command("check-config", "Validate a configuration file and print every error with its line.")
+	checkFile := checkCmd.Arg("file", "Configuration file.").Required().String()
+
+	app.Command("version", "Print version information.")
+
+	cmd, err := app.Parse(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "partmon: %v\n", err)
+		return exitUsage
+	}
+	switch cmd {
+	case runCmd.FullCommand():
+		return daemon.run(stderr)
+	case reportCmd.FullCommand():
+		return report.run(stdout, stderr)
+	case collectCmd.FullCommand():
+		return collect.run(stdout, stderr)
+	case checkCmd.FullCommand():
+		if _, err := loadConfig(*checkFile); err != nil {
+			fmt.Fprintln(stderr, err)
+			return exitUsage
+		}
+		fmt.Fprintf(stdout, "%s: OK\n", *checkFile)
+		return exitOK
+	case "version":
+		fmt.Fprintln(stdout, version.Print("partmon"))
+		return exitOK
+	}
+	// kingpin with Terminate(nil) returns "" after printing --help.
+	if cmd == "" && containsHelp(args) {
+		return exitOK
+	}
+	return exitUsage
+}
+
+func containsHelp(args []string) bool {
+	for _, a := range args {
+		if a == "--help" || a == "-h" || a == "help" || strings.HasPrefix(a, "--help-") {
+			return true
+		}
+	}
+	return false
+}
+
+// parseCronSpec accepts what robfig/cron's standard parser accepts: five
+// fields or a descriptor such as "@every 1m".
+func parseCronSpec(spec string) error {
+	_, err := cron.ParseStandard(spec)
+	return err
+}

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/signal"
+	"sort"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+	"go.uber.org/zap"
+
+	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/exporter"
+)
+
+type reportFlags struct {
+	common
+	format      string
+	minSeverity string
+	timeout     time.Duration
+	stateFile   string
+}
+
+func (r *reportFlags) register(cmd *kingpin.CmdClause) {
+	r.common.register(cmd, "cluster", "console")
+	cmd.Flag("format", "Output format: text, markdown or json.").Default("text").StringVar(&r.format)
+	cmd.Flag("min-severity", "Lowest severity shown, and that makes the exit code non-zero: info, warning or critical.").Default("warning").StringVar(&r.minSeverity)
+	cmd.Flag("timeout", "Bound on the whole collection.").Default("5m").DurationVar(&r.timeout)
+	cmd.Flag("state.file", "Read the daemon's history (for growth forecasts) from this state file; it is not written.").StringVar(&r.stateFile)
+}
+
+func (r *reportFlags) run(stdout, stderr io.Writer) int {
+	format, err := exporter.ParseFormat(r.format)
+	if err != nil {
+		fmt.Fprintf(stderr, "partmon: --format: %v\n", err)
+		return exitUsage
+	}
+	minSev, err := analyzer.ParseSeverity(r.minSeverity)
+	if err != nil || minSev == analyzer.SeverityNone {
+		fmt.Fprintf(stderr, "partmon: --min-severity: want info, warning or critical, got %q\n", r.minSeverity)
+		return exitUsage
+	}
+	cfg, err := r.load()
+	if err != nil {
+		fmt.Fprintf(stderr, "partmon: %v\n", err)
+		return exitUsage
+	}
+	log, err := newLogger(cfg.Log.Level, cfg.Log.Format)
+	if err != nil {
+		fmt.Fprintf(stderr, "partmon: %v\n", err)
+		return exitUsage
+	}
+	stateFile := cfg.State.File
+	if r.stateFile != "" {
+		stateFile = r.stateFile
+	}
+
+	snap, code := collectOnce(cfg, r.timeout, log, stderr)
+	if code != exitOK {
+		return code
+	}
+	history := loadState(stateFile, cfg.Analysis.History, zap.NewNop())
+	history.Record(snap)
+	report := analyzer.Analyze(snap, history, cfg.Thresholds)
+	report.Generated = time.Now()
+	if cfg.Cluster != "" {
+		report.Cluster = cfg.Cluster
+	}
+	if err := exporter.Render(stdout, report, format, minSev); err != nil {
+		fmt.Fprintf(stderr, "partmon: writing report: %v\n", err)
+		return exitCollectFail
+	}
+	return exitCodeFor(report.Findings, minSev)
+}
+
+// exitCodeFor makes `partmon report` usable as a gate: 0 with nothing at or
+// above minSev, else 1 for the worst being a warning, 2 for critical.
+func exitCodeFor(findings []analyzer.Finding, minSev analyzer.Severity) int {
+	worst := analyzer.SeverityNone
+	for _, f := range findings {
+		if f.Severity >= minSev && f.Severity > worst {
+			worst = f.Severity
+		}
+	}
+	switch worst {
+	case analyzer.SeverityCritical:
+		return exitCritical
+	case analyzer.SeverityWarning:
+		return exitWarning
+	case analyzer.SeverityInfo:
+		return exitWarning // only reachable with --min-severity info
+	}
+	return exitOK
+}
+
+type collectFlags struct {
+	common
+	format  string
+	timeout time.Duration
+}
+
+func (c *collectFlags) register(cmd *kingpin.CmdClause) {
+	c.common.register(cmd, "cluster", "console")
+	cmd.Flag("format", "Output format: json (the whole snapshot) or text (the status of every source).").Default("json").EnumVar(&c.format, "json", "text")
+	cmd.Flag("timeout", "Bound on the whole collection.").Default("5m").DurationVar(&c.timeout)
+}
+
+func (c *collectFlags) run(stdout, stderr io.Writer) int {
+	cfg, err := c.load()
+	if err != nil {
+		fmt.Fprintf(stderr, "partmon: %v\n", err)
+		return exitUsage
+	}
+	log, err := newLogger(cfg.Log.Level, cfg.Log.Format)
+	if err != nil {
+		fmt.Fprintf(stderr, "partmon: %v\n", err)
+		return exitUsage
+	}
+	snap, code := collectOnce(cfg, c.timeout, log, stderr)
+	if code != exitOK {
+		return code
+	}
+	if c.format == "text" {
+		writeSourceTable(stdout, snap)
+		return exitOK
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(snap); err != nil {
+		fmt.Fprintf(stderr, "partmon: writing snapshot: %v\n", err)
+		return exitCollectFail
+	}
+	return exitOK
+}
+
+// collectOnce runs one full collection. It fails (exit 3) only when nothing
+// could be learned about the cluster; a source failing on one node is in the
+// snapshot's statuses and the report says so.
+func collectOnce(cfg Config, timeout time.Duration, log *zap.Logger, stderr io.Writer) (*collector.Snapshot, int) {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	coll, err := collector.New(cfg.Collector, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "partmon: %v\n", err)
+		return nil, exitCollectFail
+	}
+	defer coll.Close()
+	start := time.Now()
+	fmt.Fprintf(stderr, "collecting from %v (%s mode)...\n", cfg.Collector.Hosts, cfg.Collector.Mode)
+	if err := coll.CollectAll(ctx); err != nil {
+		log.Warn("collection incomplete", zap.Error(err))
+	}
+	snap := coll.Snapshot()
+	if snap == nil || len(snap.Nodes) == 0 {
+		fmt.Fprintf(stderr, "partmon: could not read the ring from any of %v\n", cfg.Collector.Hosts)
+		if snap != nil {
+			for _, s := range snap.Sources {
+				if s.State == collector.StateError {
+					fmt.Fprintf(stderr, "  %s %s: %s\n", s.Source, s.Node, s.Error)
+				}
+			}
+		}
+		return nil, exitCollectFail
+	}
+	failed := 0
+	for _, s := range snap.Sources {
+		if s.State == collector.StateError {
+			failed++
+		}
+	}
+	fmt.Fprintf(stderr, "collected %d nodes, %d keyspaces in %s; %d of %d source reads failed\n",
+		len(snap.Nodes), len(snap.Schema.Keyspaces), time.Since(start).Round(time.Millisecond), failed, len(snap.Sources))
+	return snap, exitOK
+}
+
+func writeSourceTable(w io.Writer, snap *collector.Snapshot) {
+	sources := append([]collector.SourceStatus(nil), snap.Sources...)
+	sort.SliceStable(sources, func(i, j int) bool {
+		if sources[i].Source != sources[j].Source {
+			return sources[i].Source < sources[j].Source
+		}
+		return sources[i].Node < sources[j].Node
+	})
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SOURCE\tNODE\tSTATE\tROWS\tDURATION\tDETAIL")
+	for _, s := range sources {
+		node := s.Node
+		if node == "" {
+			node = "(cluster)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", s.Source, node, s.State, s.Rows, s.Duration.Round(time.Millisecond), s.Error)
+	}
+	tw.Flush()
+}

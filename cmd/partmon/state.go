@@ -1,0 +1,118 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/partmon/partmon/analyzer"
+)
+
+// stateFormat names partmon's state files, so a foreign JSON file is
+// recognised as such instead of being read as an empty history.
+const (
+	stateFormat  = "partmon-state"
+	stateVersion = 1
+	// maxStateBytes bounds what is read back: the history is bounded by its
+	// limits, so a larger file is not one partmon wrote.
+	maxStateBytes = 64 << 20
+)
+
+type stateDoc struct {
+	Format  string            `json:"format"`
+	Version int               `json:"version"`
+	Saved   time.Time         `json:"saved"`
+	History *analyzer.History `json:"history"`
+}
+
+// loadState reads the history kept by an earlier run. A missing file starts
+// an empty history; a corrupt or foreign one is moved aside with a warning
+// and never stops partmon.
+func loadState(path string, limits analyzer.HistoryLimits, log *zap.Logger) *analyzer.History {
+	if path == "" {
+		return analyzer.NewHistory(limits)
+	}
+	h, err := readState(path, limits)
+	switch {
+	case err == nil:
+		log.Info("history restored", zap.String("file", path))
+		return h
+	case errors.Is(err, fs.ErrNotExist):
+		return analyzer.NewHistory(limits)
+	}
+	aside := fmt.Sprintf("%s.bad-%s", path, time.Now().UTC().Format("20060102T150405Z"))
+	if rerr := os.Rename(path, aside); rerr != nil {
+		log.Warn("state file unreadable and could not be moved aside; starting with an empty history",
+			zap.String("file", path), zap.Error(err), zap.NamedError("rename_error", rerr))
+	} else {
+		log.Warn("state file unreadable; moved aside, starting with an empty history",
+			zap.String("file", path), zap.String("moved_to", aside), zap.Error(err))
+	}
+	return analyzer.NewHistory(limits)
+}
+
+func readState(path string, limits analyzer.HistoryLimits) (*analyzer.History, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > maxStateBytes {
+		return nil, fmt.Errorf("state file is %d bytes, more than partmon ever writes (%d)", fi.Size(), maxStateBytes)
+	}
+	var doc struct {
+		Format  string          `json:"format"`
+		Version int             `json:"version"`
+		History json.RawMessage `json:"history"`
+	}
+	if err := json.NewDecoder(f).Decode(&doc); err != nil {
+		return nil, fmt.Errorf("decoding state file: %w", err)
+	}
+	if doc.Format != stateFormat {
+		return nil, fmt.Errorf("not a partmon state file (format %q)", doc.Format)
+	}
+	if doc.Version != stateVersion {
+		return nil, fmt.Errorf("state file version %d is not supported (want %d)", doc.Version, stateVersion)
+	}
+	return analyzer.DecodeHistory(doc.History, limits)
+}
+
+// saveState writes the history atomically: a temporary file in the same
+// directory, synced, then renamed over the old one.
+func saveState(path string, h *analyzer.History) error {
+	data, err := json.Marshal(stateDoc{Format: stateFormat, Version: stateVersion, Saved: time.Now().UTC(), History: h})
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	if d, err := os.Open(dir); err == nil { // make the rename itself durable
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}

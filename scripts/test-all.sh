@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# make test: lint, unit tests, alert-rule tests, then integration and end-to-end
+# tests against a real local Cassandra cluster that this script starts and stops.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+CLUSTER=deploy/local/cluster
+FIXTURES=deploy/local/fixtures
+export PARTMON_CLUSTER_DIR=${PARTMON_CLUSTER_DIR:-$PWD/.cluster}
+export PARTMON_TEST_HOSTS=${PARTMON_TEST_HOSTS:-127.0.0.1,127.0.0.2,127.0.0.3}
+mkdir -p test-artifacts
+
+step_start=$(date +%s)
+step() {
+	local now; now=$(date +%s)
+	[ -n "${STEP:-}" ] && echo "== '$STEP' took $((now - step_start)) s"
+	STEP=$1; step_start=$now
+	echo "== $STEP"
+}
+
+for tool in java mvn go promtool prometheus prometheus-alertmanager; do
+	command -v "$tool" >/dev/null || { echo "make test needs $tool on PATH (.ci/run installs it; see README)"; exit 1; }
+done
+
+step "lint (gofmt, go vet)"
+make --no-print-directory lint
+
+step "unit tests"
+go test -count=1 ./...
+
+step "alert rules (promtool)"
+promtool check rules deploy/prometheus/partmon-alerts.yml
+promtool test rules deploy/prometheus/partmon-alerts_test.yml
+
+step "start the real Cassandra cluster"
+cleanup() {
+	echo "== stopping the test cluster"
+	"$CLUSTER" down || true
+}
+trap cleanup EXIT
+"$CLUSTER" up --nodes 3
+
+step "load fixtures with planted problems"
+"$FIXTURES" load
+
+step "integration and end-to-end tests (real cluster, real Prometheus and Alertmanager)"
+go test -count=1 -tags integration -timeout 40m -p 1 ./...
+
+step "done"
