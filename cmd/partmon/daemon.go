@@ -52,16 +52,16 @@ func (d *daemonFlags) config() (Config, error) {
 	if err != nil {
 		return cfg, err
 	}
-	if d.listenSet {
+	if given("web.listen-address", d.listenSet) {
 		cfg.Web.ListenAddresses = d.listen
 	}
-	if d.webConfigSet {
+	if given("web.config.file", d.webConfigSet) {
 		cfg.Web.ConfigFile = d.webConfig
 	}
-	if d.alertmanagerSet {
+	if given("alertmanager.url", d.alertmanagerSet) {
 		cfg.Alertmanager.URLs = d.alertmanagers
 	}
-	if d.stateFileSet {
+	if given("state.file", d.stateFileSet) {
 		cfg.State.File = d.stateFile
 	}
 	return cfg, cfg.validate(nil, "")

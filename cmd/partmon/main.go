@@ -63,7 +63,17 @@ func (c *common) register(cmd *kingpin.CmdClause, defaultMode, defaultLogFormat 
 	flag("log.format", "Log format: json or console.", &c.logFormat, defaultLogFormat)
 }
 
-func (c *common) isSet(name string) bool { return c.set[name] != nil && *c.set[name] }
+func (c *common) isSet(name string) bool { return given(name, c.set[name] != nil && *c.set[name]) }
+
+// given tells whether a flag was set on the command line or through its
+// environment variable (kingpin's IsSetByUser sees only the former).
+func given(flag string, onCommandLine bool) bool {
+	if onCommandLine {
+		return true
+	}
+	_, ok := os.LookupEnv("PARTMON_" + strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(flag)))
+	return ok
+}
 
 // load reads the config file and applies the flags that were given.
 func (c *common) load() (Config, error) {

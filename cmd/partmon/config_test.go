@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/partmon/partmon/analyzer"
+)
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestParseConfigErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		want []string // every substring must appear in the error
+	}{
+		{
+			name: "unknown key names its line",
+			yaml: "collector:\n  hosts: [127.0.0.1]\n  hostz: [x]\n",
+			want: []string{"line 3", "hostz"},
+		},
+		{
+			name: "unknown top-level section",
+			yaml: "collector:\n  hosts: [127.0.0.1]\nexporters:\n  top_k: 3\n",
+			want: []string{"line 3", "exporters"},
+		},
+		{
+			name: "bad duration",
+			yaml: "collector:\n  hosts: [127.0.0.1]\nalertmanager:\n  resend_interval: 5 parsecs\n",
+			want: []string{"line 4", "5 parsecs"},
+		},
+		{
+			name: "bad cron spec points at analysis.schedule",
+			yaml: "collector:\n  hosts: [127.0.0.1]\nanalysis:\n  schedule: every minute please\n",
+			want: []string{"line 4", "analysis", "schedule"},
+		},
+		{
+			name: "bad mode points at collector.mode",
+			yaml: "collector:\n  hosts: [127.0.0.1]\n  mode: everywhere\n",
+			want: []string{"line 3", "mode", "everywhere"},
+		},
+		{
+			name: "threshold out of order points at the thresholds section",
+			yaml: "collector:\n  hosts: [127.0.0.1]\nthresholds:\n  partition_warning_bytes: 200000000\n  partition_critical_bytes: 100000000\n",
+			want: []string{"thresholds", "partition_"},
+		},
+		{
+			name: "every error is reported, not just the first",
+			yaml: "collector:\n  hosts: [127.0.0.1]\nexporter:\n  top_k: -1\nalertmanager:\n  urls: [ftp://x]\n  min_severity: loud\n",
+			want: []string{"line 4", "top_k", "line 6", "ftp://x", "line 7", "loud"},
+		},
+		{
+			name: "no hosts",
+			yaml: "log:\n  level: info\n",
+			want: []string{"hosts"},
+		},
+		{
+			name: "bad log level",
+			yaml: "collector:\n  hosts: [127.0.0.1]\nlog:\n  level: chatty\n",
+			want: []string{"line 4", "chatty"},
+		},
+		{
+			name: "not YAML at all",
+			yaml: "collector: [unclosed\n",
+			want: []string{"test.yml"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parseConfig([]byte(tc.yaml), "test.yml", nil)
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error lacks %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+}
+
+func TestParseConfigValid(t *testing.T) {
+	cfg, err := parseConfig([]byte(`
+cluster: prod
+collector:
+  hosts: [10.0.0.1, 10.0.0.2:9142]
+  mode: cluster
+thresholds:
+  partition_warning_bytes: 10000000
+  partition_critical_bytes: 20000000
+analysis:
+  schedule: "*/5 * * * *"
+exporter:
+  top_k: 3
+web:
+  listen_addresses: ["127.0.0.1:9999"]
+alertmanager:
+  urls: [http://am:9093]
+  resend_interval: 30s
+state:
+  file: /var/lib/partmon/state.json
+log:
+  level: debug
+  format: console
+`), "ok.yml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Cluster != "prod" || cfg.Collector.Mode != "cluster" || len(cfg.Collector.Hosts) != 2 {
+		t.Errorf("collector section not read: %+v", cfg.Collector)
+	}
+	if cfg.Thresholds.PartitionWarningBytes != 10000000 {
+		t.Errorf("threshold not read: %d", cfg.Thresholds.PartitionWarningBytes)
+	}
+	// Keys not given keep their defaults.
+	if cfg.Thresholds.TombstonesPerReadWarning != analyzer.DefaultThresholds().TombstonesPerReadWarning {
+		t.Errorf("unset threshold lost its default: %v", cfg.Thresholds.TombstonesPerReadWarning)
+	}
+	if cfg.Alertmanager.ResendInterval != 30*time.Second || cfg.Alertmanager.Timeout != 10*time.Second {
+		t.Errorf("alertmanager durations: %+v", cfg.Alertmanager)
+	}
+	if cfg.Exporter.TopK != 3 || cfg.Web.ListenAddresses[0] != "127.0.0.1:9999" || cfg.State.File == "" {
+		t.Errorf("config not read: %+v", cfg)
+	}
+}
+
+func TestFlagsOverrideConfigFile(t *testing.T) {
+	path := writeFile(t, "c.yml", "collector:\n  hosts: [10.0.0.1]\n  mode: cluster\nlog:\n  level: warn\n")
+	var d daemonFlags
+	app := newTestApp(&d)
+	if _, err := app.Parse([]string{"run", "--config.file", path, "--hosts", "127.0.0.9, 127.0.0.8", "--web.listen-address", "127.0.0.1:1234"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := d.config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(cfg.Collector.Hosts, ","); got != "127.0.0.9,127.0.0.8" {
+		t.Errorf("--hosts did not override: %s", got)
+	}
+	if cfg.Collector.Mode != "cluster" {
+		t.Errorf("mode from the file was overridden by the flag default: %s", cfg.Collector.Mode)
+	}
+	if cfg.Log.Level != "warn" {
+		t.Errorf("log level from the file was overridden by the flag default: %s", cfg.Log.Level)
+	}
+	if cfg.Web.ListenAddresses[0] != "127.0.0.1:1234" {
+		t.Errorf("listen address: %v", cfg.Web.ListenAddresses)
+	}
+}
+
+func TestEnvironmentSetsFlags(t *testing.T) {
+	t.Setenv("PARTMON_HOSTS", "127.0.0.7")
+	t.Setenv("PARTMON_MODE", "cluster")
+	var d daemonFlags
+	app := newTestApp(&d)
+	if _, err := app.Parse([]string{"run"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := d.config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Collector.Hosts[0] != "127.0.0.7" || cfg.Collector.Mode != "cluster" {
+		t.Errorf("environment ignored: %v %s", cfg.Collector.Hosts, cfg.Collector.Mode)
+	}
+}
+
+func TestCheckConfigCommand(t *testing.T) {
+	good := writeFile(t, "good.yml", "collector:\n  hosts: [127.0.0.1]\n")
+	bad := writeFile(t, "bad.yml", "collector:\n  hosts: [127.0.0.1]\n  colour: blue\n")
+	tests := []struct {
+		args     []string
+		code     int
+		out, err string
+	}{
+		{[]string{"check-config", good}, exitOK, "good.yml: OK", ""},
+		{[]string{"check-config", bad}, exitUsage, "", "line 3"},
+		{[]string{"check-config", "/nonexistent.yml"}, exitUsage, "", "no such file"},
+		{[]string{"check-config"}, exitUsage, "", "required argument"},
+		{[]string{"--no-such-flag"}, exitUsage, "", "unknown long flag"},
+		{[]string{"report", "--format", "yaml", "--hosts", "127.0.0.1"}, exitUsage, "", "unknown format"},
+		{[]string{"report", "--min-severity", "loud", "--hosts", "127.0.0.1"}, exitUsage, "", "min-severity"},
+		{[]string{"version"}, exitOK, "partmon, version", ""},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(tc.args, &out, &errb)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stderr: %s", code, tc.code, errb.String())
+			}
+			if !strings.Contains(out.String(), tc.out) {
+				t.Errorf("stdout %q lacks %q", out.String(), tc.out)
+			}
+			if !strings.Contains(errb.String(), tc.err) {
+				t.Errorf("stderr %q lacks %q", errb.String(), tc.err)
+			}
+		})
+	}
+}
+
+func TestExitCodeFor(t *testing.T) {
+	f := func(sev ...analyzer.Severity) []analyzer.Finding {
+		var out []analyzer.Finding
+		for _, s := range sev {
+			out = append(out, analyzer.Finding{Severity: s})
+		}
+		return out
+	}
+	tests := []struct {
+		findings []analyzer.Finding
+		min      analyzer.Severity
+		want     int
+	}{
+		{nil, analyzer.SeverityWarning, exitOK},
+		{f(analyzer.SeverityInfo), analyzer.SeverityWarning, exitOK},
+		{f(analyzer.SeverityInfo), analyzer.SeverityInfo, exitWarning},
+		{f(analyzer.SeverityInfo, analyzer.SeverityWarning), analyzer.SeverityWarning, exitWarning},
+		{f(analyzer.SeverityWarning, analyzer.SeverityCritical), analyzer.SeverityWarning, exitCritical},
+		{f(analyzer.SeverityWarning), analyzer.SeverityCritical, exitOK},
+		{f(analyzer.SeverityCritical), analyzer.SeverityCritical, exitCritical},
+	}
+	for _, tc := range tests {
+		if got := exitCodeFor(tc.findings, tc.min); got != tc.want {
+			t.Errorf("exitCodeFor(%v, %s) = %d, want %d", tc.findings, tc.min, got, tc.want)
+		}
+	}
+}
+
+func newTestApp(d *daemonFlags) *kingpin.Application {
+	app := kingpin.New("partmon", "test")
+	app.DefaultEnvars()
+	app.Terminate(nil)
+	d.register(app.Command("run", "run"))
+	return app
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/collector"
+)
+
+func historyWithPoint(t *testing.T) *analyzer.History {
+	t.Helper()
+	h := analyzer.NewHistory(analyzer.HistoryLimits{})
+	h.Record(&collector.Snapshot{
+		Taken: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC),
+		Nodes: []collector.Node{{HostID: "h1", Address: "10.0.0.1", DC: "dc1", Tokens: []int64{0}, Targeted: true}},
+		Schema: collector.Schema{Keyspaces: []collector.Keyspace{{Name: "shop", Replication: map[string]string{"class": "SimpleStrategy", "replication_factor": "1"},
+			Tables: []collector.Table{{Keyspace: "shop", Name: "orders"}}}}},
+		PerNode: map[string]*collector.NodeData{"h1": {HostID: "h1", Address: "10.0.0.1", Tables: map[string]*collector.TableStats{
+			"shop.orders": {Keyspace: "shop", Table: "orders", MaxPartitionBytes: 5 << 20}}}},
+		Sources: []collector.SourceStatus{{Source: "table_metrics", Node: "10.0.0.1", State: collector.StateOK}},
+	})
+	if len(h.Sizes) == 0 {
+		t.Fatal("history recorded nothing; the test needs one point")
+	}
+	return h
+}
+
+func TestStateRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	h := historyWithPoint(t)
+	if err := saveState(path, h); err != nil {
+		t.Fatal(err)
+	}
+	got := loadState(path, analyzer.HistoryLimits{}, zap.NewNop())
+	if len(got.Sizes) != len(h.Sizes) {
+		t.Fatalf("restored %d size series, saved %d", len(got.Sizes), len(h.Sizes))
+	}
+	for k, pts := range h.Sizes {
+		if len(got.Sizes[k]) != len(pts) || got.Sizes[k][0] != pts[0] {
+			t.Errorf("series %s: got %v, want %v", k, got.Sizes[k], pts)
+		}
+	}
+	// The write is atomic: no temporary file is left beside the state.
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Errorf("files left in the state dir: %v", entries)
+	}
+}
+
+func TestStateBadFilesAreSetAside(t *testing.T) {
+	tests := []struct {
+		name, content, reason string
+	}{
+		{"corrupt", `{"format":"partmon-state","version":1,"history":{`, "decoding"},
+		{"foreign", `{"hello":"world"}`, "not a partmon state file"},
+		{"future version", `{"format":"partmon-state","version":99,"history":{}}`, "version 99"},
+		{"binary", "\x00\x01\x02", "decoding"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeFile(t, "state.json", tc.content)
+			core, logs := observer.New(zap.WarnLevel)
+			h := loadState(path, analyzer.HistoryLimits{}, zap.New(core))
+			if h == nil || len(h.Sizes) != 0 {
+				t.Fatalf("want a fresh empty history, got %+v", h)
+			}
+			if _, err := os.Stat(path); !os.IsNotExist(err) {
+				t.Errorf("bad state file left in place: %v", err)
+			}
+			aside, _ := filepath.Glob(path + ".bad-*")
+			if len(aside) != 1 {
+				t.Fatalf("bad state file not moved aside: %v", aside)
+			}
+			if data, _ := os.ReadFile(aside[0]); string(data) != tc.content {
+				t.Errorf("moved-aside file changed: %q", data)
+			}
+			if logs.Len() != 1 || !strings.Contains(logs.All()[0].ContextMap()["error"].(string), tc.reason) {
+				t.Errorf("want one warning mentioning %q, got %v", tc.reason, logs.All())
+			}
+		})
+	}
+}
+
+func TestStateMissingFileStartsEmpty(t *testing.T) {
+	core, logs := observer.New(zap.InfoLevel)
+	h := loadState(filepath.Join(t.TempDir(), "none.json"), analyzer.HistoryLimits{}, zap.New(core))
+	if h == nil || len(h.Sizes) != 0 || logs.Len() != 0 {
+		t.Errorf("missing state: history %+v, logs %v", h, logs.All())
+	}
+}
+
+func TestSaveStateFailsCleanlyInMissingDir(t *testing.T) {
+	err := saveState(filepath.Join(t.TempDir(), "no", "such", "dir", "state.json"), historyWithPoint(t))
+	if err == nil {
+		t.Fatal("want an error for a missing directory")
+	}
+}
