@@ -1,0 +1,130 @@
+package analyzer
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// timeBucket is a period a time-series partition can be split by.
+type timeBucket struct {
+	name    string
+	seconds float64
+}
+
+// timeBuckets from the coarsest: the advice picks the coarsest that fits,
+// because every bucket is one more partition for a reader to visit.
+var timeBuckets = []timeBucket{
+	{"year", 365 * 86400},
+	{"month", 30 * 86400},
+	{"week", 7 * 86400},
+	{"day", 86400},
+	{"hour", 3600},
+	{"minute", 60},
+}
+
+// chooseTimeBucket is the coarsest bucket whose partition, growing at
+// bytesPerSecond, stays at or under target; ok is false when even a minute
+// is too much (or nothing grows).
+func chooseTimeBucket(bytesPerSecond, target float64) (b timeBucket, size float64, ok bool) {
+	if !(bytesPerSecond > 0) {
+		return timeBucket{}, 0, false
+	}
+	for _, b := range timeBuckets {
+		if s := bytesPerSecond * b.seconds; s <= target {
+			return b, s, true
+		}
+	}
+	return timeBucket{}, 0, false
+}
+
+// bucketTarget is the partition size the advice aims for: half the warning
+// size, headroom for growth that varies.
+func (a *analysis) bucketTarget() float64 { return float64(a.th.PartitionWarningBytes) / 2 }
+
+// splitCount is how many parts bring size under target (at least 2).
+func splitCount(size, target float64) int {
+	if !(target > 0) {
+		return 2
+	}
+	return max(2, int(math.Ceil(size/target)))
+}
+
+// timeClustering returns the table's first time-typed clustering column.
+func timeClustering(t *tableView) (string, bool) {
+	if t.schema == nil {
+		return "", false
+	}
+	for _, c := range clusteringColumns(t.schema) {
+		if isTimeType(c.Type) {
+			return c.Name, true
+		}
+	}
+	return "", false
+}
+
+// hasBucket reports whether the partition key already holds a bucket or shard.
+func hasBucket(t *tableView) bool {
+	if t.schema == nil {
+		return false
+	}
+	for _, c := range partitionKey(t.schema) {
+		if isBucketColumn(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// growthRate is how fast the largest partition fills, bytes per second:
+// measured by the history fit, else implied by the TTL (a partition that
+// keeps its TTL's worth of data grew by size ÷ TTL); how says which.
+func growthRate(t *tableView, size float64) (rate float64, how string) {
+	if t.growth.ok {
+		return t.growth.slope, fmt.Sprintf("measured growth %s/day over %s", formatBytes(t.growth.slope*86400), formatSeconds(t.growth.window))
+	}
+	if t.schema != nil && t.schema.DefaultTTLSeconds > 0 && size > 0 {
+		ttl := float64(t.schema.DefaultTTLSeconds)
+		return size / ttl, fmt.Sprintf("assuming the partition holds its %s TTL of data", formatSeconds(ttl))
+	}
+	return 0, ""
+}
+
+// splitAdvice says how to bring a partition of size bytes under the target:
+// a time bucket sized from the growth rate for time series, else a number
+// of shards.
+func (a *analysis) splitAdvice(t *tableView, size float64) string {
+	target := a.bucketTarget()
+	keyCols := "the partition key"
+	if t.schema != nil {
+		var names []string
+		for _, c := range partitionKey(t.schema) {
+			names = append(names, c.Name)
+		}
+		if len(names) > 0 {
+			keyCols = "the partition key (" + strings.Join(names, ", ") + ")"
+		}
+	}
+	if col, ok := timeClustering(t); ok && !hasBucket(t) {
+		rate, how := growthRate(t, size)
+		if b, per, ok := chooseTimeBucket(rate, target); ok {
+			if per < size {
+				return fmt.Sprintf("add a %s bucket of %s to %s: largest partition %s → ~%s (%s)",
+					b.name, col, keyCols, formatBytes(size), formatBytes(per), how)
+			}
+			return fmt.Sprintf("add a %s bucket of %s to %s: each bucket then holds ~%s instead of growing without bound (largest partition now %s; %s)",
+				b.name, col, keyCols, formatBytes(per), formatBytes(size), how)
+		}
+		if rate > 0 {
+			n := splitCount(rate*60, target)
+			return fmt.Sprintf("even a minute bucket of %s would hold %s (%s): add a minute bucket and %d shards to %s",
+				col, formatBytes(rate*60), how, n, keyCols)
+		}
+		n := splitCount(size, target)
+		return fmt.Sprintf("add a time bucket of %s to %s, sized so one bucket holds under %s (the largest partition, %s, needs about %d buckets over its time span; growth is not measured yet)",
+			col, keyCols, formatBytes(target), formatBytes(size), n)
+	}
+	n := splitCount(size, target)
+	return fmt.Sprintf("add a shard column (0..%d, e.g. a hash of a clustering value mod %d) to %s: %s → ~%s per partition; reads of the whole key then query %d partitions",
+		n-1, n, keyCols, formatBytes(size), formatBytes(size/float64(n)), n)
+}

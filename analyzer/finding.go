@@ -1,0 +1,90 @@
+package analyzer
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"sort"
+	"strings"
+)
+
+// Units of Finding.Value and Finding.Threshold.
+const (
+	UnitBytes      = "bytes"
+	UnitRows       = "rows"
+	UnitRatio      = "ratio"
+	UnitSeconds    = "seconds"
+	UnitTombstones = "tombstones"
+	UnitPartitions = "partitions"
+	UnitOpsPerSec  = "operations_per_second"
+)
+
+// findingID hashes what identifies a problem, never its value, so the same
+// problem keeps its ID from one cycle to the next.
+func findingID(f *Finding) string {
+	h := sha256.New()
+	for _, part := range []string{f.Kind, f.Cluster, f.DC, f.Node, f.Keyspace, f.Table, f.PartitionKey} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// severityFor grades value against a warning and a critical level
+// (both inclusive); higher is worse.
+func severityFor(value, warning, critical float64) Severity {
+	switch {
+	case value >= critical:
+		return SeverityCritical
+	case value >= warning:
+		return SeverityWarning
+	}
+	return SeverityNone
+}
+
+// thresholdFor is the level a severity was reached at.
+func thresholdFor(sev Severity, warning, critical float64) float64 {
+	if sev == SeverityCritical {
+		return critical
+	}
+	return warning
+}
+
+// sortFindings orders the most severe first, then by identity, so reports
+// and tests are deterministic.
+func sortFindings(fs []Finding) {
+	sort.Slice(fs, func(i, j int) bool {
+		a, b := &fs[i], &fs[j]
+		switch {
+		case a.Severity != b.Severity:
+			return a.Severity > b.Severity
+		case a.Kind != b.Kind:
+			return a.Kind < b.Kind
+		case a.Keyspace != b.Keyspace:
+			return a.Keyspace < b.Keyspace
+		case a.Table != b.Table:
+			return a.Table < b.Table
+		case a.DC != b.DC:
+			return a.DC < b.DC
+		case a.Node != b.Node:
+			return a.Node < b.Node
+		case a.PartitionKey != b.PartitionKey:
+			return a.PartitionKey < b.PartitionKey
+		}
+		return a.ID < b.ID
+	})
+}
+
+// joinSources lists source names once each, in order.
+func joinSources(names ...string) string {
+	var out []string
+	seen := map[string]bool{}
+	for _, n := range names {
+		for _, part := range strings.Split(n, ",") {
+			if part != "" && !seen[part] {
+				seen[part] = true
+				out = append(out, part)
+			}
+		}
+	}
+	return strings.Join(out, ",")
+}

@@ -1,0 +1,320 @@
+package analyzer
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/partmon/partmon/collector"
+)
+
+// HistoryVersion is the format of a serialized History. A state file of
+// another version is refused, not guessed at.
+const HistoryVersion = 1
+
+// sizeKeepAlive: an unchanged largest-partition size is recorded again only
+// after this long. Estimates refresh every few minutes, so most cycles repeat
+// the last value; storing the changes (and a point now and then) keeps step
+// functions as steps and the series small.
+const sizeKeepAlive = 10 * time.Minute
+
+// HistoryLimits bound a History.
+type HistoryLimits struct {
+	// MaxPoints per largest-partition series; older points are thinned
+	// so that spacing grows with age (recent growth stays visible).
+	MaxPoints int `yaml:"max_points" json:"max_points"`
+	// MaxAge drops older points, and series of tables gone for that long.
+	MaxAge time.Duration `yaml:"max_age" json:"max_age"`
+	// TrafficWindow is the window of the traffic rates (hot_token_range).
+	TrafficWindow time.Duration `yaml:"traffic_window" json:"traffic_window"`
+}
+
+// DefaultHistoryLimits keep two weeks of size history in 96 points per table
+// and a 15-minute traffic window: about 3 KiB of JSON per table, plus about
+// 150 bytes per busy table per node (6 MB for 1,000 tables on 30 nodes).
+func DefaultHistoryLimits() HistoryLimits {
+	return HistoryLimits{MaxPoints: 96, MaxAge: 14 * 24 * time.Hour, TrafficWindow: 15 * time.Minute}
+}
+
+// Validate checks the limits.
+func (l HistoryLimits) Validate() error {
+	var errs []error
+	if l.MaxPoints < 8 || l.MaxPoints > 10000 {
+		errs = append(errs, fmt.Errorf("max_points must be in 8..10000, got %d", l.MaxPoints))
+	}
+	if l.MaxAge < time.Hour {
+		errs = append(errs, fmt.Errorf("max_age must be at least 1h, got %s", l.MaxAge))
+	}
+	if l.TrafficWindow < time.Minute {
+		errs = append(errs, fmt.Errorf("traffic_window must be at least 1m, got %s", l.TrafficWindow))
+	}
+	if l.MaxAge > 0 && l.TrafficWindow > l.MaxAge {
+		errs = append(errs, fmt.Errorf("traffic_window (%s) must not be longer than max_age (%s)", l.TrafficWindow, l.MaxAge))
+	}
+	return errors.Join(errs...)
+}
+
+// SizePoint is [unix seconds, largest partition bytes in the cluster].
+type SizePoint [2]int64
+
+// TrafficPoint is [unix seconds, local reads, local writes] (cumulative counters).
+type TrafficPoint [3]int64
+
+// History is what the analyzer remembers of earlier snapshots: the largest
+// partition of every table over time (for forecasts) and the traffic
+// counters of every (node, table) over the traffic window (for rates). It is
+// JSON-serializable and bounded by Limits. It is not safe for concurrent
+// use: record and analyze from one goroutine.
+type History struct {
+	Version int           `json:"version"`
+	Limits  HistoryLimits `json:"limits"`
+	// Sizes is keyed by collector.TableKey.
+	Sizes map[string][]SizePoint `json:"sizes"`
+	// Traffic is keyed by host ID, then collector.TableKey.
+	Traffic map[string]map[string][]TrafficPoint `json:"traffic"`
+}
+
+// NewHistory returns an empty history with the given limits (defaults for
+// zero fields).
+func NewHistory(l HistoryLimits) *History {
+	h := &History{Version: HistoryVersion, Limits: withDefaults(l)}
+	h.init()
+	return h
+}
+
+// DecodeHistory reads a serialized History and applies limits to it.
+func DecodeHistory(data []byte, l HistoryLimits) (*History, error) {
+	var h History
+	if err := json.Unmarshal(data, &h); err != nil {
+		return nil, fmt.Errorf("decoding history: %w", err)
+	}
+	if h.Version != HistoryVersion {
+		return nil, fmt.Errorf("history version %d is not supported (want %d)", h.Version, HistoryVersion)
+	}
+	h.Limits = withDefaults(l)
+	h.init()
+	h.prune(newestPoint(&h))
+	return &h, nil
+}
+
+func withDefaults(l HistoryLimits) HistoryLimits {
+	d := DefaultHistoryLimits()
+	if l.MaxPoints == 0 {
+		l.MaxPoints = d.MaxPoints
+	}
+	if l.MaxAge == 0 {
+		l.MaxAge = d.MaxAge
+	}
+	if l.TrafficWindow == 0 {
+		l.TrafficWindow = d.TrafficWindow
+	}
+	return l
+}
+
+func (h *History) init() {
+	if h.Version == 0 {
+		h.Version = HistoryVersion
+	}
+	if h.Limits == (HistoryLimits{}) {
+		h.Limits = DefaultHistoryLimits()
+	}
+	if h.Sizes == nil {
+		h.Sizes = map[string][]SizePoint{}
+	}
+	if h.Traffic == nil {
+		h.Traffic = map[string]map[string][]TrafficPoint{}
+	}
+}
+
+// Record adds what s measured. Recording the same snapshot twice, or an older
+// one, changes nothing. Nodes whose traffic counters were not read this
+// cycle add no traffic points: their counters are from an earlier read.
+func (h *History) Record(s *collector.Snapshot) {
+	if h == nil || s == nil || s.Taken.IsZero() {
+		return
+	}
+	h.init()
+	now := s.Taken.Unix()
+	system := systemKeyspaces(s)
+	for key, max := range clusterMaxPartition(s, system) {
+		h.Sizes[key] = h.appendSize(h.Sizes[key], SizePoint{now, max}, now)
+	}
+	stale := staleTraffic(s)
+	for hostID, nd := range s.PerNode {
+		if nd == nil || stale[hostID] {
+			continue
+		}
+		for key, ts := range nd.Tables {
+			if ts == nil || system[ts.Keyspace] || (ts.LocalReads.Count == 0 && ts.LocalWrites.Count == 0) {
+				continue
+			}
+			byTable := h.Traffic[hostID]
+			if byTable == nil {
+				byTable = map[string][]TrafficPoint{}
+				h.Traffic[hostID] = byTable
+			}
+			byTable[key] = h.appendTraffic(byTable[key], TrafficPoint{now, ts.LocalReads.Count, ts.LocalWrites.Count})
+		}
+	}
+	h.prune(now)
+}
+
+func (h *History) appendSize(pts []SizePoint, p SizePoint, now int64) []SizePoint {
+	if n := len(pts); n > 0 {
+		last := pts[n-1]
+		switch {
+		case p[0] <= last[0]:
+			return pts // same or older snapshot
+		case p[1] == last[1] && p[0]-last[0] < int64(sizeKeepAlive/time.Second):
+			return pts
+		}
+	}
+	pts = append(pts, p)
+	for len(pts) > h.Limits.MaxPoints {
+		pts = thinOnce(pts, now)
+	}
+	return pts
+}
+
+// thinOnce removes the interior point whose removal leaves the smallest gap
+// relative to the age of that gap, so spacing grows with age.
+func thinOnce(pts []SizePoint, now int64) []SizePoint {
+	best, bestCost := -1, 0.0
+	for i := 1; i < len(pts)-1; i++ {
+		age := float64(now - pts[i-1][0])
+		if age <= 0 {
+			age = 1
+		}
+		cost := float64(pts[i+1][0]-pts[i-1][0]) / age
+		if best < 0 || cost < bestCost {
+			best, bestCost = i, cost
+		}
+	}
+	if best < 0 {
+		return pts[1:]
+	}
+	return append(pts[:best], pts[best+1:]...)
+}
+
+func (h *History) appendTraffic(pts []TrafficPoint, p TrafficPoint) []TrafficPoint {
+	minGap := int64(h.Limits.TrafficWindow / 4 / time.Second)
+	if n := len(pts); n > 0 {
+		last := pts[n-1]
+		switch {
+		case p[0] <= last[0]:
+			return pts
+		case p[1] < last[1] || p[2] < last[2]:
+			pts = pts[:0] // the node restarted: earlier counts do not continue
+		case p[1] == last[1] && p[2] == last[2] && p[0]-last[0] < minGap:
+			// Unchanged: the source may not have been read again; the older
+			// point dates the value better.
+			return pts
+		}
+	}
+	pts = append(pts, p)
+	if n := len(pts); n >= 3 && pts[n-2][0]-pts[n-3][0] < minGap {
+		pts = append(pts[:n-2], pts[n-1])
+	}
+	// Keep one point at or before the window's start as the rate's base.
+	start := p[0] - int64(h.Limits.TrafficWindow/time.Second)
+	for len(pts) >= 2 && pts[1][0] <= start {
+		pts = pts[1:]
+	}
+	return pts
+}
+
+// prune drops points older than MaxAge and series that ended long ago.
+func (h *History) prune(now int64) {
+	oldest := now - int64(h.Limits.MaxAge/time.Second)
+	for key, pts := range h.Sizes {
+		i := 0
+		for i < len(pts) && pts[i][0] < oldest {
+			i++
+		}
+		if i == len(pts) {
+			delete(h.Sizes, key)
+			continue
+		}
+		pts = pts[i:]
+		for len(pts) > h.Limits.MaxPoints {
+			pts = thinOnce(pts, now)
+		}
+		h.Sizes[key] = pts
+	}
+	trafficOldest := now - 2*int64(h.Limits.TrafficWindow/time.Second)
+	for host, byTable := range h.Traffic {
+		for key, pts := range byTable {
+			if len(pts) == 0 || pts[len(pts)-1][0] < trafficOldest {
+				delete(byTable, key)
+			}
+		}
+		if len(byTable) == 0 {
+			delete(h.Traffic, host)
+		}
+	}
+}
+
+func newestPoint(h *History) int64 {
+	var newest int64
+	for _, pts := range h.Sizes {
+		if n := len(pts); n > 0 && pts[n-1][0] > newest {
+			newest = pts[n-1][0]
+		}
+	}
+	for _, byTable := range h.Traffic {
+		for _, pts := range byTable {
+			if n := len(pts); n > 0 && pts[n-1][0] > newest {
+				newest = pts[n-1][0]
+			}
+		}
+	}
+	return newest
+}
+
+// sizeSeries is a table's largest-partition series up to (not including)
+// time before.
+func (h *History) sizeSeries(key string, before int64) []SizePoint {
+	if h == nil {
+		return nil
+	}
+	pts := h.Sizes[key]
+	n := len(pts)
+	for n > 0 && pts[n-1][0] >= before {
+		n--
+	}
+	return pts[:n]
+}
+
+// trafficBase is the oldest traffic point of (host, table) before time
+// before: the start of the rate window.
+func (h *History) trafficBase(hostID, key string, before int64) (TrafficPoint, bool) {
+	if h == nil {
+		return TrafficPoint{}, false
+	}
+	pts := h.Traffic[hostID][key]
+	if len(pts) == 0 || pts[0][0] >= before {
+		return TrafficPoint{}, false
+	}
+	return pts[0], true
+}
+
+// clusterMaxPartition is, per table, the largest max_partition_size any
+// node reports; tables with no size at all are left out.
+func clusterMaxPartition(s *collector.Snapshot, system map[string]bool) map[string]int64 {
+	out := map[string]int64{}
+	for _, nd := range s.PerNode {
+		if nd == nil {
+			continue
+		}
+		for key, ts := range nd.Tables {
+			if ts == nil || system[ts.Keyspace] || ts.MaxPartitionBytes <= 0 {
+				continue
+			}
+			if ts.MaxPartitionBytes > out[key] {
+				out[key] = ts.MaxPartitionBytes
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,550 @@
+package analyzer
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+	"sort"
+
+	"github.com/partmon/partmon/collector"
+)
+
+// Ownership is computed the way nodetool computes "Owns" (Cassandra 4.0-5.0,
+// research/cql_sources.md §2.3): Murmur3Partitioner.describeOwnership gives
+// every token the share of the ring in (predecessor, token], rounded to six
+// decimals; StorageService sums those shares per node, over the node's own
+// tokens (raw) or over every range it replicates (effective).
+//
+// nodetool keeps each share as a Java float and sums floats; partmon keeps
+// the same rounded shares in float64, which differs by less than 1e-6.
+
+// ringUnits is the ring size describeOwnership divides by: Long.MAX_VALUE -
+// (Long.MIN_VALUE + 1) = 2^64 - 2. Gaps are taken modulo it too.
+const ringUnits uint64 = math.MaxUint64 - 1
+
+// shareScale is 10^(describeOwnership's BigDecimal scale).
+const shareScale = 1_000_000
+
+// errNoTokens is returned for a ring without a single token.
+var errNoTokens = errors.New("no node has tokens: the ring is empty")
+
+// TokenRing is the sorted token ring of a snapshot's nodes with every
+// token's nodetool share. Build it once per snapshot with NewTokenRing when
+// computing several keyspaces: sorting 256k vnodes is a good part of the
+// cost. It is read-only after construction and safe for concurrent use.
+type TokenRing struct {
+	tokens []int64
+	owner  []int32 // index into nodes
+	share  []float64
+	nodes  []collector.Node
+	// hasTokens[i] is true when nodes[i] owns at least one token: nodes
+	// without tokens are not ring members for the replication strategies.
+	hasTokens []bool
+}
+
+// NewTokenRing builds the ring. Duplicate tokens or host IDs and nodes
+// without a host ID are errors (Cassandra would not form such a ring, so the
+// snapshot is inconsistent); so is a ring without tokens.
+func NewTokenRing(nodes []collector.Node) (*TokenRing, error) {
+	return buildTokenRing(nodes)
+}
+
+// RawOwnership is nodetool status without a keyspace when effective
+// ownership is unavailable (StorageService.getOwnershipWithPort): each node's
+// share of the token ring, with no replication. Keyed by host ID; a node
+// without tokens owns 0. The values add up to 1 (up to rounding).
+func RawOwnership(nodes []collector.Node) (map[string]float64, error) {
+	ring, err := buildTokenRing(nodes)
+	if err != nil {
+		return nil, err
+	}
+	return ring.Raw(), nil
+}
+
+// Raw is RawOwnership of the ring's nodes.
+func (ring *TokenRing) Raw() map[string]float64 {
+	owns := make([]float64, len(ring.nodes))
+	for i, s := range ring.share {
+		owns[ring.owner[i]] += s
+	}
+	return ring.byHostID(owns)
+}
+
+// EffectiveOwnership is "Owns (effective)" of nodetool status <keyspace>:
+// the share of the keyspace's data each node holds a replica of (full and
+// transient replicas alike, as Cassandra counts them). Within a datacenter
+// the values add up to min(RF, nodes). Keyed by host ID; nodes that hold no
+// replica (no tokens, or a DC the keyspace does not replicate to) get 0.
+func EffectiveOwnership(nodes []collector.Node, r Replication) (map[string]float64, error) {
+	ring, err := buildTokenRing(nodes)
+	if err != nil {
+		return nil, err
+	}
+	return ring.Effective(r)
+}
+
+// Effective is EffectiveOwnership of the ring's nodes.
+func (ring *TokenRing) Effective(r Replication) (map[string]float64, error) {
+	owns := make([]float64, len(ring.nodes))
+	switch r.Class {
+	case StrategySimple:
+		ring.simpleOwnership(r.Factor.All, owns)
+	case StrategyNetworkTopology:
+		ring.networkTopologyOwnership(r.DCs, owns)
+	case StrategyEverywhere:
+		total := ring.totalShare()
+		for i := range owns {
+			if ring.hasTokens[i] {
+				owns[i] = total
+			}
+		}
+	case StrategyLocal:
+		return nil, errors.New("ownership of a LocalStrategy keyspace is meaningless: every node keeps its own data")
+	case "":
+		return nil, errors.New("replication has no class")
+	default:
+		return nil, fmt.Errorf("replication class %q is not supported", r.Class)
+	}
+	return ring.byHostID(owns), nil
+}
+
+// OwnershipSkew is each node's ownership ÷ its fair share: 1 is fair, 1.2
+// owns 20 % more than its share. The fair share in a datacenter is
+// min(RF_dc, N_dc) ÷ N_dc, N_dc being the DC's nodes with tokens: RF is capped
+// because a DC of N nodes holds at most N copies, and that is exactly what its
+// effective ownerships add up to. SimpleStrategy ignores datacenters, so its
+// fair share is min(RF, N) ÷ N over the whole ring. For raw ownership (pass
+// the zero Replication) RF is 1 over the whole ring: fair = 1 ÷ N. With
+// EverywhereStrategy the fair share is 1.
+//
+// Nodes whose DC receives no replicas, and nodes missing from owns, are left
+// out; so is everything for a class without a fair share (LocalStrategy,
+// unknown classes).
+func OwnershipSkew(nodes []collector.Node, owns map[string]float64, r Replication) map[string]float64 {
+	ringNodes := 0
+	perDC := make(map[string]int)
+	for _, n := range nodes {
+		if len(n.Tokens) > 0 {
+			ringNodes++
+			perDC[n.DC]++
+		}
+	}
+	fairShare := func(n collector.Node) float64 {
+		switch r.Class {
+		case "":
+			if ringNodes == 0 {
+				return 0
+			}
+			return 1 / float64(ringNodes)
+		case StrategySimple:
+			if ringNodes == 0 {
+				return 0
+			}
+			return float64(min(r.Factor.All, ringNodes)) / float64(ringNodes)
+		case StrategyNetworkTopology:
+			inDC := perDC[n.DC]
+			if inDC == 0 {
+				return 0
+			}
+			return float64(min(r.DCs[n.DC].All, inDC)) / float64(inDC)
+		case StrategyEverywhere:
+			return 1
+		}
+		return 0
+	}
+	skew := make(map[string]float64, len(nodes))
+	for _, n := range nodes {
+		o, ok := owns[n.HostID]
+		fair := fairShare(n)
+		if !ok || fair <= 0 {
+			continue
+		}
+		skew[n.HostID] = o / fair
+	}
+	return skew
+}
+
+// ownedToken is a token with the index of its node.
+type ownedToken struct {
+	token int64
+	owner int32
+}
+
+// sortOwnedTokens sorts by token with an LSD radix sort of eight byte-wide
+// digits: for 256k vnodes several times faster than a comparison sort (and
+// than wider digits, whose buckets no longer fit the cache), which matters
+// as the ring is built for every keyspace. It may return the scratch
+// buffer rather than its argument.
+func sortOwnedTokens(a []ownedToken) []ownedToken {
+	if len(a) < 256 {
+		slices.SortFunc(a, func(x, y ownedToken) int { return cmp.Compare(x.token, y.token) })
+		return a
+	}
+	// Flipping the sign bit orders signed tokens as unsigned keys.
+	key := func(t int64) uint64 { return uint64(t) ^ 1<<63 }
+	buf := make([]ownedToken, len(a))
+	var count [256]int
+	for shift := uint(0); shift < 64; shift += 8 {
+		clear(count[:])
+		for _, ot := range a {
+			count[key(ot.token)>>shift&0xff]++
+		}
+		sum := 0
+		for d, c := range count {
+			count[d] = sum
+			sum += c
+		}
+		for _, ot := range a {
+			d := key(ot.token) >> shift & 0xff
+			buf[count[d]] = ot
+			count[d]++
+		}
+		a, buf = buf, a
+	}
+	return a
+}
+
+// buildTokenRing sorts every node's tokens into one ring and computes the
+// shares.
+func buildTokenRing(nodes []collector.Node) (*TokenRing, error) {
+	if len(nodes) > math.MaxInt32 {
+		return nil, fmt.Errorf("%d nodes is more than the ring can index", len(nodes))
+	}
+	total := 0
+	seenHosts := make(map[string]int, len(nodes))
+	for i, n := range nodes {
+		if n.HostID == "" {
+			return nil, fmt.Errorf("node %q has no host ID", n.Address)
+		}
+		if j, dup := seenHosts[n.HostID]; dup {
+			return nil, fmt.Errorf("host ID %s appears twice (nodes %q and %q)", n.HostID, nodes[j].Address, n.Address)
+		}
+		seenHosts[n.HostID] = i
+		total += len(n.Tokens)
+	}
+	if total == 0 {
+		return nil, errNoTokens
+	}
+	all := make([]ownedToken, 0, total)
+	for i, n := range nodes {
+		for _, t := range n.Tokens {
+			all = append(all, ownedToken{token: t, owner: int32(i)})
+		}
+	}
+	all = sortOwnedTokens(all)
+	ring := &TokenRing{
+		tokens:    make([]int64, total),
+		owner:     make([]int32, total),
+		nodes:     nodes,
+		hasTokens: make([]bool, len(nodes)),
+	}
+	for i, ot := range all {
+		if i > 0 && ot.token == all[i-1].token {
+			return nil, fmt.Errorf("token %d is claimed twice (by %q and %q)", ot.token, nodes[all[i-1].owner].Address, nodes[ot.owner].Address)
+		}
+		ring.tokens[i] = ot.token
+		ring.owner[i] = ot.owner
+		ring.hasTokens[ot.owner] = true
+	}
+	ring.share = describeOwnership(ring.tokens)
+	return ring, nil
+}
+
+// describeOwnership is Murmur3Partitioner.describeOwnership over sorted,
+// distinct tokens: share(t_i) = ((t_i - t_{i-1} + R) mod R) / R rounded to six
+// decimals HALF_EVEN, t_0 measured from the last token; a lone token owns 1.
+func describeOwnership(sorted []int64) []float64 {
+	shares := make([]float64, len(sorted))
+	if len(sorted) == 1 {
+		shares[0] = 1
+		return shares
+	}
+	for i := 1; i < len(sorted); i++ {
+		// The true gap is in [1, 2^64-1]: exact as a wrapping uint64 difference.
+		gap := uint64(sorted[i]) - uint64(sorted[i-1])
+		if gap >= ringUnits {
+			gap -= ringUnits // Java's BigInteger mod R, for gaps of 2^64-2 and 2^64-1
+		}
+		shares[i] = roundedShare(gap)
+	}
+	// The first token's gap is t_0 - t_last + R, a value in [-1, 2^64-3];
+	// the wrapping difference below is that value + 2.
+	wrapped := uint64(sorted[0]) - uint64(sorted[len(sorted)-1])
+	var gap uint64
+	if wrapped >= 2 {
+		gap = wrapped - 2
+	} else {
+		gap = ringUnits - 1 // -1 mod R
+	}
+	shares[0] = roundedShare(gap)
+	return shares
+}
+
+// roundedShare is gap/R rounded HALF_EVEN to six decimals, gap < R. With
+// R = 2·(2^63-1) and 2^63-1 odd and prime to 5, a tie cannot occur, but the
+// rule costs nothing.
+func roundedShare(gap uint64) float64 {
+	hi, lo := bits.Mul64(gap, shareScale)
+	q, rem := bits.Div64(hi, lo, ringUnits) // hi < shareScale < R: no overflow
+	if half := ringUnits - rem; rem > half || (rem == half && q%2 == 1) {
+		q++
+	}
+	return float64(q) / shareScale
+}
+
+func (ring *TokenRing) totalShare() float64 {
+	total := 0.0
+	for _, s := range ring.share {
+		total += s
+	}
+	return total
+}
+
+func (ring *TokenRing) byHostID(owns []float64) map[string]float64 {
+	out := make(map[string]float64, len(owns))
+	for i, o := range owns {
+		out[ring.nodes[i].HostID] = o
+	}
+	return out
+}
+
+// simpleOwnership is SimpleStrategy: the replicas of (pred(t), t] are the
+// first rf distinct nodes met walking clockwise from t.
+func (ring *TokenRing) simpleOwnership(rf int, owns []float64) {
+	members := 0
+	for _, has := range ring.hasTokens {
+		if has {
+			members++
+		}
+	}
+	if rf <= 0 {
+		return
+	}
+	if rf >= members {
+		// Every node replicates every range: skip walks that would each
+		// have to find all nodes.
+		total := ring.totalShare()
+		for i, has := range ring.hasTokens {
+			if has {
+				owns[i] = total
+			}
+		}
+		return
+	}
+	n := len(ring.tokens)
+	// chosenIn[node] == walk marks the nodes already taken by this walk,
+	// so no set is cleared between walks. A walk skips only tokens of nodes
+	// it has chosen: at most rf × tokens-per-node steps.
+	chosenIn := make([]int, len(ring.nodes))
+	chosen := make([]int32, 0, rf)
+	for start := range n {
+		walk := start + 1
+		chosen = chosen[:0]
+		for q, steps := start, 0; len(chosen) < rf && steps < n; steps++ {
+			node := ring.owner[q]
+			if chosenIn[node] != walk {
+				chosenIn[node] = walk
+				chosen = append(chosen, node)
+			}
+			if q++; q == n {
+				q = 0
+			}
+		}
+		for _, node := range chosen {
+			owns[node] += ring.share[start]
+		}
+	}
+}
+
+// networkTopologyOwnership is NetworkTopologyStrategy. Cassandra walks the
+// whole ring from each token, filling every DC at once; a DC's choice depends
+// only on its own nodes in ring order (racks are keyed by (dc, rack)), so
+// each DC is computed alone on its own sub-ring. All ring tokens whose walk
+// meets the same DC token first get the same replicas in that DC, so each
+// sub-ring position is walked once, weighted by the shares of those tokens.
+func (ring *TokenRing) networkTopologyOwnership(dcs map[string]ReplicationFactor, owns []float64) {
+	// Number the DCs that get replicas, and each one's racks.
+	dcIndex := make(map[string]int, len(dcs))
+	var dcNames []string
+	for dc, rf := range dcs {
+		if rf.All > 0 {
+			dcNames = append(dcNames, dc)
+		}
+	}
+	sort.Strings(dcNames)
+	for i, dc := range dcNames {
+		dcIndex[dc] = i
+	}
+	subRings := make([]*dcRing, len(dcNames))
+	for i := range subRings {
+		subRings[i] = &dcRing{}
+	}
+	nodeDC := make([]int, len(ring.nodes)) // -1: no replicas in the node's DC
+	nodeRack := make([]int32, len(ring.nodes))
+	rackIndex := make(map[[2]string]int32)
+	var rackTokens [][]int // per DC, per rack: token count, to size rackPos
+	for range subRings {
+		rackTokens = append(rackTokens, nil)
+	}
+	for i, n := range ring.nodes {
+		d, ok := dcIndex[n.DC]
+		if !ok || !ring.hasTokens[i] {
+			nodeDC[i] = -1
+			continue
+		}
+		nodeDC[i] = d
+		sub := subRings[d]
+		sub.members++
+		r, seen := rackIndex[[2]string{n.DC, n.Rack}]
+		if !seen {
+			r = int32(len(rackTokens[d]))
+			rackIndex[[2]string{n.DC, n.Rack}] = r
+			rackTokens[d] = append(rackTokens[d], 0)
+		}
+		nodeRack[i] = r
+		rackTokens[d][r] += len(n.Tokens)
+	}
+	for d, sub := range subRings {
+		total := 0
+		sub.rackPos = make([][]int32, len(rackTokens[d]))
+		for r, count := range rackTokens[d] {
+			sub.rackPos[r] = make([]int32, 0, count)
+			total += count
+		}
+		sub.node = make([]int32, 0, total)
+		sub.rack = make([]int32, 0, total)
+		sub.weight = make([]float64, 0, total)
+	}
+	// A ring token's walk meets first, in each DC, the DC token at or after
+	// it: pending[d] collects the shares of ring tokens until the next DC
+	// token; what is left after the last one wraps to the first.
+	pending := make([]float64, len(subRings))
+	for i, owner := range ring.owner {
+		for d := range pending {
+			pending[d] += ring.share[i]
+		}
+		d := nodeDC[owner]
+		if d < 0 {
+			continue
+		}
+		sub := subRings[d]
+		r := nodeRack[owner]
+		sub.rackPos[r] = append(sub.rackPos[r], int32(len(sub.node)))
+		sub.node = append(sub.node, owner)
+		sub.rack = append(sub.rack, r)
+		sub.weight = append(sub.weight, pending[d])
+		pending[d] = 0
+	}
+	for d, sub := range subRings {
+		if len(sub.node) == 0 {
+			continue // a DC in the map with no nodes
+		}
+		sub.weight[0] += pending[d]
+		ring.dcOwnership(sub, dcs[dcNames[d]].All, owns)
+	}
+}
+
+// dcRing is one datacenter's sub-ring: its tokens in ring order.
+type dcRing struct {
+	node []int32 // owner, an index into the nodes slice
+	rack []int32 // rack index within the DC
+	// weight is the sum of the shares of the ring tokens whose walk meets
+	// this DC token first in the DC.
+	weight []float64
+	// rackPos[r] are the sub-ring positions of rack r, ascending.
+	rackPos [][]int32
+	members int
+}
+
+// linearRackSearch is how many tokens a walk looks at one by one for an
+// unseen rack before it asks every unseen rack for its next position.
+const linearRackSearch = 64
+
+// dcOwnership adds one DC's effective ownership to owns, following
+// NetworkTopologyStrategy.DatacenterEndpoints: rfLeft = min(rf, nodes in
+// DC), acceptableRackRepeats = rf - racks in DC; a node from an unseen rack
+// is always taken, one from a seen rack only while repeats are left.
+func (ring *TokenRing) dcOwnership(d *dcRing, rf int, owns []float64) {
+	m := len(d.node)
+	racks := len(d.rackPos)
+	needed := min(rf, d.members)
+	if needed == d.members {
+		// Every node of the DC replicates every range.
+		total := ring.totalShare()
+		for _, node := range d.node {
+			owns[node] = total
+		}
+		return
+	}
+	chosenIn := make([]int, len(ring.nodes))
+	rackSeenIn := make([]int, racks)
+	chosen := make([]int32, 0, needed)
+	for start := range m {
+		walk := start + 1
+		chosen = chosen[:0]
+		left, repeats := needed, rf-racks
+		for q, steps := start, 0; left > 0 && steps < m; {
+			if repeats <= 0 {
+				// Only a node from an unseen rack can be taken now.
+				dist, ok := d.nextUnseenRack(q, m-steps, rackSeenIn, walk)
+				if !ok {
+					break
+				}
+				q, steps = (q+dist)%m, steps+dist
+			}
+			node, rack := d.node[q], d.rack[q]
+			if chosenIn[node] != walk {
+				if rackSeenIn[rack] == walk {
+					repeats--
+				}
+				rackSeenIn[rack] = walk
+				chosenIn[node] = walk
+				chosen = append(chosen, node)
+				left--
+			}
+			if q++; q == m {
+				q = 0
+			}
+			steps++
+		}
+		for _, node := range chosen {
+			owns[node] += d.weight[start]
+		}
+	}
+}
+
+// nextUnseenRack is the distance from q to the first sub-ring position
+// whose rack was not seen in this walk, if it is below limit. It scans a few
+// positions, then asks each unseen rack for its next position, so a rack
+// with few tokens costs a binary search rather than a lap of the ring.
+func (d *dcRing) nextUnseenRack(q, limit int, rackSeenIn []int, walk int) (int, bool) {
+	m := len(d.node)
+	scan := min(limit, linearRackSearch)
+	for dist := range scan {
+		p := q + dist
+		if p >= m {
+			p -= m
+		}
+		if rackSeenIn[d.rack[p]] != walk {
+			return dist, true
+		}
+	}
+	best := limit
+	for r, positions := range d.rackPos {
+		if rackSeenIn[r] == walk {
+			continue
+		}
+		k := sort.Search(len(positions), func(k int) bool { return int(positions[k]) >= q })
+		var dist int
+		if k < len(positions) {
+			dist = int(positions[k]) - q
+		} else {
+			dist = int(positions[0]) + m - q
+		}
+		best = min(best, dist)
+	}
+	return best, best < limit
+}

@@ -1,0 +1,38 @@
+package analyzer
+
+import "fmt"
+
+// rulePartitionGrowthForecast: the time until a table's largest partition
+// crosses the critical size, from a robust fit of its history. None when it
+// does not grow (or the history is too short), and none once it has crossed
+// (oversized_partition then speaks).
+func rulePartitionGrowthForecast(a *analysis) []Finding {
+	var out []Finding
+	crit := float64(a.th.PartitionCriticalBytes)
+	warnSecs, critSecs := a.th.ForecastWarning.Seconds(), a.th.ForecastCritical.Seconds()
+	for _, t := range a.tables {
+		secs := t.growth.secondsTo(crit)
+		if !t.growth.ok || secs <= 0 {
+			continue
+		}
+		var sev Severity
+		var horizon float64
+		switch {
+		case secs <= critSecs:
+			sev, horizon = SeverityCritical, critSecs
+		case secs <= warnSecs:
+			sev, horizon = SeverityWarning, warnSecs
+		default:
+			continue
+		}
+		f := a.newFinding(KindPartitionGrowthForecast, sev, nil, t.keyspace, t.name)
+		f.Value, f.Threshold, f.Unit = secs, horizon, UnitSeconds
+		f.Source = joinSources(a.sizeSource(), "history")
+		f.Summary = fmt.Sprintf("largest partition of %s is %s and grows %s/day (robust fit of %d points over %s): it crosses %s in %s",
+			t.key, formatBytes(t.growth.current), formatBytes(t.growth.slope*86400), t.growth.points,
+			formatSeconds(t.growth.window), formatBytes(crit), formatSeconds(secs))
+		f.Advice = "before then: " + a.splitAdvice(t, t.growth.current)
+		out = append(out, f)
+	}
+	return out
+}

@@ -1,0 +1,294 @@
+package analyzer
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/partmon/partmon/collector"
+)
+
+func TestRuleTombstoneHeavy(t *testing.T) {
+	cases := []struct {
+		name          string
+		p99T, p99L    float64
+		count         int64
+		ttl           int
+		keyTombstones int64
+		want          []scope
+		wantSev       Severity
+		wantUnit      string
+		wantValue     float64
+		inText        []string
+	}{
+		{name: "no reads", p99T: 5000, count: 0},
+		{name: "few tombstones, high ratio: not judged", p99T: 99, p99L: 1, count: 10},
+		{name: "ratio just under", p99T: 199, p99L: 801, count: 10},
+		{name: "ratio at warning", p99T: 200, p99L: 800, count: 10,
+			want: []scope{{KindTombstoneHeavy, "ks", "q", "10.0.0.1", ""}}, wantSev: SeverityWarning, wantUnit: UnitRatio, wantValue: 0.2,
+			inText: []string{"scan 200 tombstones at p99", "tombstone ratio 0.20 (of the two p99s", "gc_grace_seconds = 864,000 (10.0 d)",
+				"SizeTieredCompactionStrategy, set unchecked_tombstone_compaction: true"}},
+		{name: "count at warning, ratio low", p99T: 1000, p99L: 100_000, count: 10,
+			want: []scope{{KindTombstoneHeavy, "ks", "q", "10.0.0.1", ""}}, wantSev: SeverityWarning, wantUnit: UnitTombstones, wantValue: 1000},
+		{name: "queue pattern, critical", p99T: 12_000, p99L: 3, count: 10, ttl: 86400,
+			want: []scope{{KindTombstoneHeavy, "ks", "q", "10.0.0.1", ""}}, wantSev: SeverityCritical, wantUnit: UnitTombstones, wantValue: 12000,
+			inText: []string{"queue pattern", "TimeWindowCompactionStrategy with 72 min windows (~TTL/20)"}},
+		{name: "a top tombstone partition on its own", count: 0, keyTombstones: 5000,
+			want:    []scope{{KindTombstoneHeavy, "ks", "q", "", "jobs"}},
+			wantSev: SeverityWarning, wantUnit: UnitTombstones, wantValue: 5000, inText: []string{"partition jobs of ks.q holds 5,000 tombstones (reported by 10.0.0.1)"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tb := table("q", pk("queue", "text", 0), ck("id", "int", 0, "asc"))
+			tb.DefaultTTLSeconds = c.ttl
+			b := newSnap().ring("dc1", 1).keyspace("ks", simple("1"), tb)
+			b.stats("h01", "ks", "q", collector.TableStats{
+				TombstonesPerRead: collector.Distribution{Count: c.count, P50: c.p99T / 2, P99: c.p99T, Max: c.p99T * 2},
+				RowsPerRead:       collector.Distribution{Count: c.count, P99: c.p99L},
+			})
+			if c.keyTombstones > 0 {
+				b.nodeData("h01").TopPartitions = []collector.TopPartition{{Keyspace: "ks", Table: "q", Type: "TOMBSTONES", Key: "jobs", Value: c.keyTombstones}}
+			}
+			fs := ruleTombstoneHeavy(analysisOf(t, b.s))
+			got := scopes(fs)
+			if len(got) != len(c.want) {
+				t.Fatalf("got %v, want %v: %+v", got, c.want, fs)
+			}
+			for i := range got {
+				f := fs[i]
+				if got[i] != c.want[i] || f.Severity != c.wantSev || f.Unit != c.wantUnit || math.Abs(f.Value-c.wantValue) > 1e-9 {
+					t.Fatalf("got %v %v %g %s, want %v %v %g %s", got[i], f.Severity, f.Value, f.Unit, c.want[i], c.wantSev, c.wantValue, c.wantUnit)
+				}
+			}
+			for _, s := range c.inText {
+				if len(fs) == 0 || !strings.Contains(fs[0].Summary+" | "+fs[0].Advice, s) {
+					t.Errorf("missing %q in %+v", s, fs)
+				}
+			}
+		})
+	}
+}
+
+func TestRuleOwnershipSkew(t *testing.T) {
+	q := uint64(1) << 62 // a quarter of the ring
+	min := int64(math.MinInt64)
+	third := int64(math.MaxInt64 / 3)
+	// Node 1 at 0 follows the node at MaxInt64: its range is half the ring;
+	// the other three share the other half.
+	halfToFirst := []int64{0, third, 2 * third, math.MaxInt64}
+	cases := []struct {
+		name    string
+		tokens  []int64
+		repl    map[string]string
+		vnodes  bool
+		want    []scope
+		wantSev []Severity
+		inText  []string
+	}{
+		{name: "even ring", tokens: evenTokens(4), repl: simple("1")},
+		// Node 1's range is half the ring: 0.5 ÷ 0.25 = 2×.
+		{name: "one node owns half", repl: simple("1"), tokens: halfToFirst,
+			want:    []scope{{KindOwnershipSkew, "ks", "", "10.0.0.1", ""}},
+			wantSev: []Severity{SeverityCritical},
+			inText:  []string{"10.0.0.1 owns 50 % of ks (effective) in the ring for a fair 25 % (RF 1 over 4 nodes): 2.00×", "move 10.0.0.1 to token", "nodetool cleanup"}},
+		{name: "RF 4 of 4: everyone owns everything", repl: simple("4"), tokens: halfToFirst},
+		// Nodes 1 and 3 own half each, node 2 almost nothing.
+		{name: "vnodes advice", repl: nts("dc1", "1"), vnodes: true,
+			want:    []scope{{KindOwnershipSkew, "ks", "", "10.0.0.1", ""}, {KindOwnershipSkew, "ks", "", "10.0.0.3", ""}},
+			wantSev: []Severity{SeverityCritical, SeverityCritical},
+			inText:  []string{"allocate_tokens_for_local_replication_factor: 1"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := newSnap()
+			if c.vnodes {
+				b.node("h01", "10.0.0.1", "dc1", "r1", min+int64(q), min+int64(3*q))
+				b.node("h02", "10.0.0.2", "dc1", "r1", min+int64(q)+10, min+int64(3*q)+10)
+				b.node("h03", "10.0.0.3", "dc1", "r1", min+int64(2*q), min+int64(4*q-1))
+			} else {
+				for i, tok := range c.tokens {
+					b.node(hostID(i+1), addr(i+1), "dc1", "r1", tok)
+				}
+			}
+			b.keyspace("ks", c.repl)
+			fs := ruleOwnershipSkew(analysisOf(t, b.s))
+			got := scopes(fs)
+			if len(got) != len(c.want) {
+				t.Fatalf("got %v, want %v: %+v", got, c.want, fs)
+			}
+			for i := range got {
+				if got[i] != c.want[i] || fs[i].Severity != c.wantSev[i] {
+					t.Fatalf("got %v %v, want %v %v", got[i], fs[i].Severity, c.want[i], c.wantSev[i])
+				}
+			}
+			for _, s := range c.inText {
+				if len(fs) == 0 || !strings.Contains(fs[0].Summary+" | "+fs[0].Advice, s) {
+					t.Errorf("missing %q in %+v", s, fs)
+				}
+			}
+		})
+	}
+}
+
+func TestBalancedTokens(t *testing.T) {
+	q := uint64(1) << 62
+	min := int64(math.MinInt64)
+	cases := []struct {
+		name   string
+		tokens []int64
+	}{
+		{"already even stays put", evenTokens(4)},
+		{"one node off", []int64{min + int64(q/2), min + int64(q+q/2), min + int64(2*q+q/2) + 12345, min + int64(3*q+q/2)}},
+		{"crowded", []int64{-30, -20, -10, 0, 10}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := balancedTokens(c.tokens)
+			n := len(got)
+			step := float64(math.MaxUint64 / uint64(n))
+			for i := range got {
+				gap := float64(uint64(got[(i+1)%n] - got[i]))
+				if math.Abs(gap-step) > 2 {
+					t.Fatalf("gap %d = %g, want %g", i, gap, step)
+				}
+			}
+			moved := 0
+			for i := range got {
+				if got[i] != c.tokens[i] {
+					moved++
+				}
+			}
+			if c.name == "already even stays put" && moved != 0 {
+				t.Fatalf("an even ring moved %d nodes: %v", moved, got)
+			}
+			if c.name == "one node off" && moved != 1 {
+				t.Fatalf("moved %d nodes, want only the odd one: %v", moved, got)
+			}
+		})
+	}
+}
+
+func TestRuleLoadSkew(t *testing.T) {
+	cases := []struct {
+		name    string
+		loads   []float64 // by node, 0 = unknown
+		gossip  bool      // loads come from node 1's gossip only
+		want    []scope
+		wantSev Severity
+		inText  []string
+	}{
+		{name: "even", loads: []float64{100, 100, 100}},
+		{name: "just under", loads: []float64{119, 90.5, 90.5}},
+		{name: "at warning", loads: []float64{120, 90, 90}, want: []scope{{KindLoadSkew, "", "", "10.0.0.1", ""}}, wantSev: SeverityWarning,
+			inText: []string{"1.20× the dc1 mean of 100 GiB", "token ownership does not explain it"}},
+		{name: "sidecar: loads from gossip", gossip: true, loads: []float64{200, 50, 50}, want: []scope{{KindLoadSkew, "", "", "10.0.0.1", ""}}, wantSev: SeverityCritical},
+		{name: "only one load known", loads: []float64{500, 0, 0}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := newSnap().ring("dc1", 3).keyspace("ks", simple("1"))
+			for i, l := range c.loads {
+				if c.gossip {
+					nd := b.nodeData("h01")
+					if nd.GossipLoad == nil {
+						nd.GossipLoad = map[string]float64{}
+					}
+					nd.GossipLoad[addr(i+1)] = l * gib
+				} else if l > 0 {
+					b.nodeData(hostID(i + 1)).LoadBytes = l * gib
+				}
+			}
+			fs := ruleLoadSkew(analysisOf(t, b.s))
+			got := scopes(fs)
+			if len(got) != len(c.want) {
+				t.Fatalf("got %v, want %v: %+v", got, c.want, fs)
+			}
+			for i := range got {
+				if got[i] != c.want[i] || fs[i].Severity != c.wantSev {
+					t.Fatalf("got %v %v, want %v %v", got[i], fs[i].Severity, c.want[i], c.wantSev)
+				}
+			}
+			for _, s := range c.inText {
+				if len(fs) == 0 || !strings.Contains(fs[0].Summary+" | "+fs[0].Advice, s) {
+					t.Errorf("missing %q in %+v", s, fs)
+				}
+			}
+		})
+	}
+}
+
+func TestRuleStaleData(t *testing.T) {
+	after := DefaultThresholds().StaleAfter
+	status := func(src string, state collector.SourceState, age time.Duration) collector.SourceStatus {
+		st := collector.SourceStatus{Source: src, Node: "10.0.0.1", State: state, Taken: t0}
+		if age >= 0 {
+			st.LastSuccess = t0.Add(-age)
+		}
+		return st
+	}
+	ok, failed := collector.StateOK, collector.StateError
+	cases := []struct {
+		name      string
+		sources   []collector.SourceStatus
+		wantSev   Severity
+		wantValue float64
+		wantAge   float64 // NodeSummary.DataAgeSeconds
+		inText    []string
+	}{
+		{name: "fresh", sources: []collector.SourceStatus{status("a", ok, time.Minute)}, wantAge: 60},
+		{name: "a slow schedule is not stale", sources: []collector.SourceStatus{status("a", ok, time.Minute), status("settings", ok, 30*time.Minute)},
+			wantAge: 1800},
+		{name: "failing, data still young", sources: []collector.SourceStatus{status("a", ok, 0), status("b", failed, after)},
+			wantSev: SeverityInfo, wantValue: after.Seconds(), wantAge: after.Seconds(), inText: []string{"failing now: b", "their data is 15 min old"}},
+		{name: "failing, data too old", sources: []collector.SourceStatus{status("a", ok, 0), status("b", failed, after+time.Second)},
+			wantSev: SeverityWarning, wantValue: (after + time.Second).Seconds(), wantAge: (after + time.Second).Seconds()},
+		{name: "never read", sources: []collector.SourceStatus{status("a", failed, -1)},
+			wantSev: SeverityCritical, wantValue: -1, inText: []string{"never read: a"}},
+		{name: "unsupported is not stale", sources: []collector.SourceStatus{
+			{Source: "top_partitions", Node: "10.0.0.1", State: collector.StateUnsupported, Taken: t0}}},
+		{name: "cluster sources do not make a node stale", sources: []collector.SourceStatus{
+			{Source: "schema", State: collector.StateError, Taken: t0}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := newSnap().ring("dc1", 2).sources(c.sources...)
+			a := analysisOf(t, b.s)
+			fs := ruleStaleData(a)
+			nodes := a.nodeSummaries()
+			if nodes[0].DataAgeSeconds != c.wantAge || nodes[1].Stale {
+				t.Fatalf("node summaries: %+v", nodes)
+			}
+			if c.wantSev == SeverityNone {
+				if len(fs) != 0 || nodes[0].Stale {
+					t.Fatalf("want none, got %+v (stale %v)", fs, nodes[0].Stale)
+				}
+				return
+			}
+			if len(fs) != 1 || fs[0].Severity != c.wantSev || fs[0].Value != c.wantValue || fs[0].Node != "10.0.0.1" || fs[0].Unit != UnitSeconds {
+				t.Fatalf("got %+v, want %v %g", fs, c.wantSev, c.wantValue)
+			}
+			if !nodes[0].Stale {
+				t.Fatalf("NodeSummary.Stale not set: %+v", nodes[0])
+			}
+			for _, s := range c.inText {
+				if !strings.Contains(fs[0].Summary, s) {
+					t.Errorf("missing %q in %q", s, fs[0].Summary)
+				}
+			}
+		})
+	}
+}
+
+func TestFailedTrafficSourcesHideRates(t *testing.T) {
+	s := trafficSnap(simple("1"), []float64{200, 50, 50}, []float64{0, 0, 0})
+	s.Sources = append(s.Sources, collector.SourceStatus{Source: "local_read_latency", Node: "10.0.0.1", State: collector.StateError,
+		Taken: t0, LastSuccess: t0.Add(-time.Hour)})
+	if fs := ruleHotTokenRange(analysisOf(t, s)); len(fs) != 0 {
+		t.Fatalf("rates of a node whose counters were not read must not count: %+v", fs)
+	}
+	s.Sources[0].Source = "scylla_top_partitions" // another source failing does not matter
+	if fs := ruleHotTokenRange(analysisOf(t, s)); len(fs) != 1 {
+		t.Fatalf("want the hot range back, got %+v", fs)
+	}
+}

@@ -1,0 +1,76 @@
+package analyzer
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// ruleHotPartition: a sampled key whose share of its table's sampled
+// operations on a replica reaches the hot-key thresholds. The share uses
+// count − error, the space-saving sampler's guaranteed count. A key is not
+// hot when the table has so few partitions that its share is no more than
+// HotRangeRatioWarning × its fair 1/partitions, nor when its own rate is
+// under the traffic floor. One finding per key, cluster-wide: the summary
+// names the replica where it was hottest.
+func ruleHotPartition(a *analysis) []Finding {
+	var out []Finding
+	for _, t := range a.tables {
+		for _, hk := range a.hot[t.key] {
+			sev := severityFor(hk.share, a.th.HotKeyShareWarning, a.th.HotKeyShareCritical)
+			if sev == SeverityNone {
+				continue
+			}
+			rate := -1.0
+			if hk.window > 0 {
+				rate = float64(hk.count) / hk.window
+			}
+			if rate >= 0 && rate < a.th.TrafficFloorOpsPerSecond {
+				continue
+			}
+			if rate < 0 && float64(hk.count) < 60*a.th.TrafficFloorOpsPerSecond {
+				continue // no window: a minute's worth of operations at the floor
+			}
+			if t.partitions > 0 && hk.share <= a.th.HotRangeRatioWarning/t.partitions {
+				continue
+			}
+			f := a.newFinding(KindHotPartition, sev, nil, t.keyspace, t.name)
+			f.PartitionKey = hk.key
+			f.Value, f.Threshold, f.Unit = hk.share, thresholdFor(sev, a.th.HotKeyShareWarning, a.th.HotKeyShareCritical), UnitRatio
+			f.Source = hk.source
+			op := hk.op + "s"
+			f.Summary = fmt.Sprintf("key %s takes %s of %s's sampled %s on %s (%s ± %s of %s operations, %s)",
+				hk.key, formatPercent(hk.share), t.key, op, hk.node.Address,
+				formatCount(float64(hk.count)), formatCount(float64(hk.errorBound)), formatCount(hk.total), hk.totalFrom)
+			if rate >= 0 {
+				f.Summary += fmt.Sprintf(" over %s: %s", formatSeconds(hk.window), formatRate(rate))
+			}
+			if len(hk.nodes) > 1 {
+				f.Summary += "; sampled on " + strings.Join(hk.nodes, ", ")
+			}
+			f.Advice = a.hotKeyAdvice(hk)
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// hotKeyAdvice: b suffix buckets bring the key's share on each replica set
+// from s to s ÷ b; b = ⌈s × N⌉ makes it at most 1/N of the table's
+// operations, a fair share of one node among the N of its DC.
+func (a *analysis) hotKeyAdvice(hk *hotKey) string {
+	n := 0
+	for _, m := range a.s.Nodes {
+		if m.DC == hk.node.DC && len(m.Tokens) > 0 {
+			n++
+		}
+	}
+	n = max(n, 1)
+	b := max(2, int(math.Ceil(hk.share*float64(n))))
+	advice := fmt.Sprintf("spread key %s over %d suffix buckets (%s#0 … %s#%d; writes pick one by a hash of the clustering key or at random, reads query all %d): each then carries ~%s of the table's %s, a fair share of one of the %d nodes",
+		hk.key, b, hk.key, hk.key, b-1, b, formatPercent(hk.share/float64(b)), hk.op+"s", n)
+	if hk.op == "read" {
+		advice += "; for a read-mostly key a cache in front of the database avoids the fan-out"
+	}
+	return advice
+}

@@ -1,0 +1,63 @@
+package analyzer
+
+import (
+	"fmt"
+
+	"github.com/partmon/partmon/collector"
+)
+
+// ruleSecondaryIndexHighCardinality: a secondary index on a column that
+// looks (nearly) unique: uuid, timeuuid or timestamp types, or id-like
+// names. A legacy index (Cassandra 2i, ScyllaDB local index) answers a
+// lookup by asking every token range, to return a row or two: warning.
+// SAI/SASI and other custom indexes cope better: info. ScyllaDB's default
+// global indexes are tables keyed by the indexed value, built for exactly
+// this, so they are left alone. Collection indexes are not judged.
+func ruleSecondaryIndexHighCardinality(a *analysis) []Finding {
+	var out []Finding
+	for _, t := range a.tables {
+		if t.schema == nil {
+			continue
+		}
+		for _, ix := range t.schema.Indexes {
+			col, wrapper, scyllaLocal := indexTarget(ix)
+			if a.s.Engine == collector.EngineScyllaDB && !scyllaLocal {
+				continue
+			}
+			if col == "" || (wrapper != "" && wrapper != "values") {
+				continue
+			}
+			c, ok := columnByName(t.schema, col)
+			if !ok || isCollectionType(c.Type) {
+				continue
+			}
+			high, why := looksHighCardinality(c)
+			if !high {
+				continue
+			}
+			sev, kind := SeverityWarning, "legacy secondary index"
+			if scyllaLocal {
+				kind = "ScyllaDB local secondary index"
+			}
+			if custom, class := isCustomIndex(ix); custom {
+				sev, kind = SeverityInfo, "custom index "+class
+			}
+			f := a.newFinding(KindSecondaryIndexHighCard, sev, nil, t.keyspace, t.name)
+			f.Value, f.Threshold, f.Unit = t.partitions, 0, UnitPartitions
+			f.Source = "system_schema.indexes,system_schema.columns"
+			f.Summary = fmt.Sprintf("index %s (%s) on %s(%s) covers a column that looks unique (%s)", ix.Name, kind, t.key, col, why)
+			if t.partitions > 0 {
+				f.Summary += fmt.Sprintf("; the table has ~%s partitions", formatCount(t.partitions))
+			}
+			if sev == SeverityWarning {
+				f.Advice = fmt.Sprintf("a lookup WHERE %s = ? without the partition key visits every token range (all %d nodes) to return a row or two: keep a lookup table keyed by %s (PRIMARY KEY (%s)) written with the base table, or an SAI index on Cassandra 5.0",
+					col, a.ringLen, col, col)
+			} else {
+				f.Advice = fmt.Sprintf("%s handles high cardinality, but a query on %s alone still asks every replica set; restrict it by partition key where the access pattern allows, or keep a lookup table keyed by %s",
+					kind, col, col)
+			}
+			out = append(out, f)
+		}
+	}
+	return out
+}

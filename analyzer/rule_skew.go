@@ -1,0 +1,104 @@
+package analyzer
+
+import (
+	"fmt"
+
+	"github.com/partmon/partmon/collector"
+)
+
+const topologySource = "system.local,system.peers,system_schema.keyspaces"
+
+// ruleOwnershipSkew: per node per keyspace, effective ownership ÷ its fair
+// share (RF_dc ÷ N_dc), as nodetool status <keyspace> computes it.
+func ruleOwnershipSkew(a *analysis) []Finding {
+	var out []Finding
+	for _, ks := range a.keyspaces {
+		if ks.skew == nil {
+			continue
+		}
+		for i := range a.s.Nodes {
+			n := &a.s.Nodes[i]
+			skew, ok := ks.skew[n.HostID]
+			if !ok {
+				continue
+			}
+			sev := severityFor(skew, a.th.OwnershipSkewWarning, a.th.OwnershipSkewCritical)
+			if sev == SeverityNone {
+				continue
+			}
+			f := a.newFinding(KindOwnershipSkew, sev, n, ks.ks.Name, "")
+			f.Value, f.Threshold, f.Unit = skew, thresholdFor(sev, a.th.OwnershipSkewWarning, a.th.OwnershipSkewCritical), UnitRatio
+			f.Source = topologySource
+			where, nodes := a.groupOf(ks, n)
+			rf := ks.repl.FactorIn(n.DC)
+			if ks.repl.Class == StrategyEverywhere {
+				rf = nodes
+			}
+			f.Summary = fmt.Sprintf("%s owns %s of %s (effective) in %s for a fair %s (RF %d over %d nodes): %.2f×",
+				n.Address, formatPercent(ks.owns[n.HostID]), ks.ks.Name, where, formatPercent(ks.owns[n.HostID]/skew), rf, nodes, skew)
+			f.Advice = a.ownershipAdvice(ks, n)
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// groupOf names a node's placement group and counts its nodes with tokens.
+func (a *analysis) groupOf(ks *keyspaceView, n *collector.Node) (string, int) {
+	g := placementGroup(ks.repl, n)
+	count := 0
+	for _, m := range a.s.Nodes {
+		if len(m.Tokens) > 0 && placementGroup(ks.repl, &m) == g {
+			count++
+		}
+	}
+	if g == "" {
+		return "the ring", count
+	}
+	return g, count
+}
+
+// ruleLoadSkew: per node, load ÷ the mean load of its DC; the advice says
+// whether token ownership explains it.
+func ruleLoadSkew(a *analysis) []Finding {
+	var out []Finding
+	loads, skews := a.loadSkews()
+	for i := range a.s.Nodes {
+		n := &a.s.Nodes[i]
+		skew, ok := skews[n.HostID]
+		if !ok {
+			continue
+		}
+		sev := severityFor(skew, a.th.LoadSkewWarning, a.th.LoadSkewCritical)
+		if sev == SeverityNone {
+			continue
+		}
+		f := a.newFinding(KindLoadSkew, sev, n, "", "")
+		f.Value, f.Threshold, f.Unit = skew, thresholdFor(sev, a.th.LoadSkewWarning, a.th.LoadSkewCritical), UnitRatio
+		f.Source = "node load (gossip_info.load / disk_usage)"
+		mean := loads[n.HostID] / skew
+		f.Summary = fmt.Sprintf("%s holds %s, %.2f× the %s mean of %s", n.Address, formatBytes(loads[n.HostID]), skew, n.DC, formatBytes(mean))
+		own, ownKS := a.maxOwnershipSkew(n)
+		switch {
+		case ownKS != "" && own >= 1+(skew-1)*0.75:
+			f.Advice = fmt.Sprintf("token ownership explains it (%s's ownership skew in %s is %.2f×): even out the tokens (see ownership_skew)", n.Address, ownKS, own)
+		case ownKS != "":
+			f.Advice = fmt.Sprintf("token ownership does not explain it (ownership skew at most %.2f×, in %s): look for large partitions on %s, compactions behind (disk usage counts obsolete sstables not yet deleted), snapshots, or data not cleaned up after adding nodes (nodetool cleanup)", own, ownKS, n.Address)
+		default:
+			f.Advice = fmt.Sprintf("ownership unknown; look for large partitions on %s, compactions behind, snapshots, or data left after adding nodes (nodetool cleanup)", n.Address)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// maxOwnershipSkew is the node's largest ownership skew over the keyspaces.
+func (a *analysis) maxOwnershipSkew(n *collector.Node) (float64, string) {
+	best, name := 0.0, ""
+	for _, ks := range a.keyspaces {
+		if s, ok := ks.skew[n.HostID]; ok && s > best {
+			best, name = s, ks.ks.Name
+		}
+	}
+	return best, name
+}

@@ -1,0 +1,35 @@
+package analyzer
+
+import "fmt"
+
+// ruleAscendingTimeOrder: a table whose first clustering column is a time
+// type in ascending order. Time series are mostly read newest first, which
+// is then a reversed read: slower in Cassandra (index blocks read backwards)
+// and, in ScyllaDB before native reversed reads, buffered in memory. Info
+// only, and only for tables with data: the schema cannot say how the table
+// is read.
+func ruleAscendingTimeOrder(a *analysis) []Finding {
+	var out []Finding
+	for _, t := range a.tables {
+		if t.schema == nil {
+			continue
+		}
+		cc := clusteringColumns(t.schema)
+		if len(cc) == 0 || !isTimeType(cc[0].Type) || cc[0].ClusteringOrder != "asc" {
+			continue
+		}
+		size := largestKnown(t)
+		if size <= 0 && t.partitions <= 0 {
+			continue
+		}
+		f := a.newFinding(KindAscendingTimeOrder, SeverityInfo, nil, t.keyspace, t.name)
+		f.Value, f.Threshold, f.Unit = size, 0, UnitBytes
+		f.Source = "system_schema.columns"
+		f.Summary = fmt.Sprintf("%s clusters by %s (%s) ascending: reading the newest rows first is a reversed read of partitions up to %s",
+			t.key, cc[0].Name, cc[0].Type, formatBytes(size))
+		f.Advice = fmt.Sprintf("if the application reads the latest rows first (ORDER BY %s DESC, LIMIT n), recreate the table WITH CLUSTERING ORDER BY (%s DESC) and copy the data; if it reads oldest first, nothing to do",
+			cc[0].Name, cc[0].Name)
+		out = append(out, f)
+	}
+	return out
+}

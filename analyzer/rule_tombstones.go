@@ -1,0 +1,152 @@
+package analyzer
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/partmon/partmon/collector"
+)
+
+// perReadSource names the per-read histograms.
+func (a *analysis) perReadSource() string {
+	if a.s.Engine == collector.EngineScyllaDB {
+		return "rest:tombstone_scanned_histogram,rest:live_scanned_histogram"
+	}
+	return "system_views.tombstones_per_read,system_views.rows_per_read"
+}
+
+// tombstoneRatio is p99 tombstones ÷ (p99 tombstones + p99 live rows). The
+// histograms are separate, so this is a ratio of two tails, not the p99 of
+// a per-read ratio; ok is false below minPerRead tombstones, where the ratio
+// says nothing about cost.
+func tombstoneRatio(ts *collector.TableStats, minPerRead float64) (float64, bool) {
+	t, l := ts.TombstonesPerRead.P99, ts.RowsPerRead.P99
+	if t <= 0 || t < minPerRead {
+		return 0, false
+	}
+	return t / (t + max(l, 0)), true
+}
+
+// ruleTombstoneHeavy: per table per node, tombstones scanned per read
+// (p99) and the tombstone ratio; per key, the partitions that
+// top_partitions (TOMBSTONES) or large_partitions (dead rows + range
+// tombstones) list with at least the per-read warning level.
+func ruleTombstoneHeavy(a *analysis) []Finding {
+	var out []Finding
+	th := a.th
+	for _, t := range a.tables {
+		for _, tn := range t.nodes {
+			st := tn.stats
+			if st.TombstonesPerRead.Count == 0 {
+				continue // no reads: nothing scanned
+			}
+			p99 := st.TombstonesPerRead.P99
+			countSev := severityFor(p99, th.TombstonesPerReadWarning, th.TombstonesPerReadCritical)
+			ratio, ratioOK := tombstoneRatio(st, th.TombstoneRatioMinPerRead)
+			ratioSev := SeverityNone
+			if ratioOK {
+				ratioSev = severityFor(ratio, th.TombstoneRatioWarning, th.TombstoneRatioCritical)
+			}
+			if countSev == SeverityNone && ratioSev == SeverityNone {
+				continue
+			}
+			f := a.newFinding(KindTombstoneHeavy, max(countSev, ratioSev), tn.node, t.keyspace, t.name)
+			if countSev >= ratioSev {
+				f.Value, f.Threshold, f.Unit = p99, thresholdFor(countSev, th.TombstonesPerReadWarning, th.TombstonesPerReadCritical), UnitTombstones
+			} else {
+				f.Value, f.Threshold, f.Unit = ratio, thresholdFor(ratioSev, th.TombstoneRatioWarning, th.TombstoneRatioCritical), UnitRatio
+			}
+			f.Source = a.perReadSource()
+			f.Summary = fmt.Sprintf("reads of %s on %s scan %s tombstones at p99 (max %s) for %s live rows at p99",
+				t.key, tn.node.Address, formatCount(p99), formatCount(st.TombstonesPerRead.Max), formatCount(st.RowsPerRead.P99))
+			if ratioOK {
+				f.Summary += fmt.Sprintf(": tombstone ratio %.2f (of the two p99s, not a per-read ratio)", ratio)
+			}
+			if worst := worstTombstoneKeys(a.keys[t.key], 3); worst != "" {
+				f.Summary += "; most tombstones: " + worst
+			}
+			f.Advice = tombstoneAdvice(t, p99, ratio)
+			out = append(out, f)
+		}
+		for _, e := range a.keys[t.key] {
+			v := float64(e.Tombstones)
+			sev := severityFor(v, th.TombstonesPerReadWarning, th.TombstonesPerReadCritical)
+			if sev == SeverityNone {
+				continue
+			}
+			f := a.newFinding(KindTombstoneHeavy, sev, nil, t.keyspace, t.name)
+			f.PartitionKey = e.Key
+			f.Value, f.Threshold, f.Unit = v, thresholdFor(sev, th.TombstonesPerReadWarning, th.TombstonesPerReadCritical), UnitTombstones
+			f.Source = keyListSources(e.Source)
+			f.Summary = fmt.Sprintf("partition %s of %s holds %s tombstones (reported by %s)", e.Key, t.key, formatCount(v), strings.Join(e.Nodes, ", "))
+			if e.Rows > 0 {
+				f.Summary += fmt.Sprintf(" among %s rows", formatCount(float64(e.Rows)))
+			}
+			f.Advice = "a full read of this partition scans every one of them until compaction purges them; " + tombstoneAdvice(t, v, 0)
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// keyListSources keeps the sources that count tombstones.
+func keyListSources(src string) string {
+	var keep []string
+	for _, s := range strings.Split(src, ",") {
+		if s == srcTopPartitions || s == srcLargePartitions {
+			keep = append(keep, s)
+		}
+	}
+	return strings.Join(keep, ",")
+}
+
+func worstTombstoneKeys(es []*PartitionEntry, n int) string {
+	var with []*PartitionEntry
+	for _, e := range es {
+		if e.Tombstones > 0 {
+			with = append(with, e)
+		}
+	}
+	sort.Slice(with, func(i, j int) bool {
+		if with[i].Tombstones != with[j].Tombstones {
+			return with[i].Tombstones > with[j].Tombstones
+		}
+		return with[i].Key < with[j].Key
+	})
+	var parts []string
+	for i := 0; i < len(with) && i < n; i++ {
+		parts = append(parts, fmt.Sprintf("%s (%s)", with[i].Key, formatCount(float64(with[i].Tombstones))))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// tombstoneAdvice turns the table's gc_grace, TTL and compaction settings
+// into the steps that purge tombstones sooner and scan fewer of them.
+func tombstoneAdvice(t *tableView, perRead, ratio float64) string {
+	var steps []string
+	if ratio >= 0.9 {
+		steps = append(steps, "reads scan mostly deleted rows (a queue pattern): read from the last consumed clustering key (WHERE id > last) instead of from the start, or delete whole partitions or time buckets instead of single rows")
+	}
+	if t.schema == nil {
+		return strings.Join(append(steps, "tombstones are purged after gc_grace_seconds by a compaction that includes every sstable of the partition"), "; ")
+	}
+	s := t.schema
+	gc := float64(s.GCGraceSeconds)
+	steps = append(steps, fmt.Sprintf("tombstones become purgeable after gc_grace_seconds = %s (%s); if repairs finish more often, lower it to the repair interval (e.g. 3 d = 259200)",
+		formatCount(gc), formatSeconds(gc)))
+	class := s.Compaction["class"]
+	short := class[strings.LastIndexByte(class, '.')+1:]
+	if ttl := float64(s.DefaultTTLSeconds); ttl > 0 {
+		if !strings.Contains(short, "TimeWindow") {
+			window := max(3600, ttl/20)
+			steps = append(steps, fmt.Sprintf("rows expire after default_time_to_live = %s: TimeWindowCompactionStrategy with %s windows (~TTL/20) drops whole expired sstables", formatSeconds(ttl), formatSeconds(window)))
+		}
+	} else if short != "" {
+		steps = append(steps, fmt.Sprintf("with %s, set unchecked_tombstone_compaction: true and tombstone_threshold: 0.2 so single-sstable compactions purge them", short))
+	}
+	if perRead > 0 {
+		steps = append(steps, fmt.Sprintf("each such read scans %s tombstones; tombstone_warn_threshold is 1,000 and reads fail at tombstone_failure_threshold 100,000", formatCount(perRead)))
+	}
+	return strings.Join(steps, "; ")
+}

@@ -1,0 +1,226 @@
+package analyzer
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/partmon/partmon/collector"
+)
+
+func TestRuleWidePartition(t *testing.T) {
+	cases := []struct {
+		name      string
+		keyedRows int64
+		p99Rows   float64
+		p50Rows   float64
+		max, mean int64
+		scans     int64
+		wantSev   Severity
+		wantKey   string
+		inText    []string
+	}{
+		{name: "under", keyedRows: 99_999, p99Rows: 50_000},
+		{name: "keyed at warning", keyedRows: 100_000, wantSev: SeverityWarning, wantKey: "k",
+			inText: []string{"partition k of ks.t on 10.0.0.1 has 100,000 rows", "2 buckets bring 100,000 rows to ~50,000"}},
+		{name: "keyed at critical", keyedRows: 1_000_000, wantSev: SeverityCritical, wantKey: "k"},
+		{name: "Cassandra: rows per read bound, no key", p99Rows: 150_000, scans: 7, wantSev: SeverityWarning,
+			inText: []string{"scan 150,000 live rows at p99", "at least that many rows", "range scans, 7 so far"}},
+		// 100 rows of ~10 KiB per 1 MiB partition: 2 GiB hold ~200,000 rows.
+		{name: "Cassandra: rows implied by size", p50Rows: 100, p99Rows: 100, max: 2 * gib, mean: 1 * mib, wantSev: SeverityWarning,
+			inText: []string{"estimated 204,800 rows: up to 2.0 GiB at ~10 KiB per row (mean partition 1.0 MiB ÷ 100 live rows per read at p50)"}},
+		{name: "estimate alone is capped at warning", p50Rows: 100, p99Rows: 100, max: 20 * gib, mean: 1 * mib, wantSev: SeverityWarning},
+		{name: "no estimate with range scans", p50Rows: 100, p99Rows: 100, max: 2 * gib, mean: 1 * mib, scans: 1},
+		{name: "just under by estimate", p50Rows: 100, p99Rows: 100, max: 999 * mib, mean: 1 * mib},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := newSnap().ring("dc1", 1).keyspace("ks", simple("1"), table("t", pk("id", "text", 0), ck("c", "int", 0, "asc")))
+			b.stats("h01", "ks", "t", collector.TableStats{
+				MaxPartitionBytes: c.max, MeanPartitionBytes: c.mean,
+				RowsPerRead: collector.Distribution{Count: 10, P50: c.p50Rows, P99: c.p99Rows, Max: c.p99Rows},
+				LocalScans:  collector.Ops{Count: c.scans},
+			})
+			if c.keyedRows > 0 {
+				b.nodeData("h01").LargePartitions = []collector.LargePartition{{Keyspace: "ks", Table: "t", Key: "k", Rows: c.keyedRows, SizeBytes: 2 * mib}}
+			}
+			fs := ruleWidePartition(analysisOf(t, b.s))
+			if c.wantSev == SeverityNone {
+				if len(fs) != 0 {
+					t.Fatalf("want none, got %+v", fs)
+				}
+				return
+			}
+			if len(fs) != 1 || fs[0].Severity != c.wantSev || fs[0].PartitionKey != c.wantKey || fs[0].Unit != UnitRows {
+				t.Fatalf("got %+v", fs)
+			}
+			for _, s := range c.inText {
+				if !strings.Contains(fs[0].Summary+" | "+fs[0].Advice, s) {
+					t.Errorf("missing %q in %q | %q", s, fs[0].Summary, fs[0].Advice)
+				}
+			}
+		})
+	}
+}
+
+func TestRuleHotPartition(t *testing.T) {
+	cases := []struct {
+		name       string
+		count, err int64
+		total      int64
+		window     float64
+		readRate   float64 // of the table on the node, for samplers without a total
+		partitions int64
+		others     []int64 // counts of other sampled keys
+		wantSev    Severity
+		wantShare  float64
+		inText     []string
+	}{
+		{name: "just under warning", count: 249, total: 1000, window: 10},
+		{name: "at warning", count: 250, total: 1000, window: 10, wantSev: SeverityWarning, wantShare: 0.25,
+			inText: []string{"key hot takes 25 % of ks.t's sampled reads on 10.0.0.1", "250 ± 0 of 1,000 operations, sampler total", "25.0 ops/s",
+				"spread key hot over 2 suffix buckets"}},
+		{name: "error bound counts against the key", count: 260, err: 20, total: 1000, window: 10},
+		{name: "critical", count: 900, total: 1000, window: 10, wantSev: SeverityCritical, wantShare: 0.9,
+			inText: []string{"over 3 suffix buckets", "~30 % of the table's reads"}},
+		{name: "idle table: under the traffic floor", count: 9, total: 10, window: 10},
+		// One partition on this node of three ⇒ ~3 in the ring: a fair key share is 1/3.
+		{name: "few partitions: a big share is fair", count: 500, total: 1000, window: 10, partitions: 1},
+		{name: "enough partitions", count: 700, total: 1000, window: 10, partitions: 1, wantSev: SeverityCritical, wantShare: 0.7},
+		{name: "no sampler total: table rate × window", count: 300, window: 10, readRate: 100, wantSev: SeverityWarning, wantShare: 0.3,
+			inText: []string{"table rate × window"}},
+		{name: "no total, no rate: sum of sampled keys", count: 300, window: 10, others: []int64{100, 100},
+			wantSev: SeverityCritical, wantShare: 0.6, inText: []string{"sum of sampled keys"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := newSnap().ring("dc1", 3).keyspace("ks", simple("1"), table("t", pk("k", "text", 0)))
+			b.stats("h01", "ks", "t", collector.TableStats{PartitionsEstimate: c.partitions,
+				LocalReads: collector.Ops{Count: 1e6, Rate: c.readRate}})
+			hp := []collector.HotPartition{{Keyspace: "ks", Table: "t", Key: "hot", Op: "read", Count: c.count, Error: c.err,
+				Total: c.total, Window: c.window, Source: "rest"}}
+			for i, o := range c.others {
+				hp = append(hp, collector.HotPartition{Keyspace: "ks", Table: "t", Key: "other" + itoa(i), Op: "read", Count: o, Window: c.window, Source: "rest"})
+			}
+			b.nodeData("h01").HotPartitions = hp
+			if c.readRate == 0 {
+				b.s.PerNode["h01"].Tables["ks.t"].LocalReads.Rate = -1
+			}
+			fs := ruleHotPartition(analysisOf(t, b.s))
+			if c.wantSev == SeverityNone {
+				if len(fs) != 0 {
+					t.Fatalf("want none, got %+v", fs)
+				}
+				return
+			}
+			if len(fs) != 1 {
+				t.Fatalf("want one finding, got %+v", fs)
+			}
+			f := fs[0]
+			if f.Severity != c.wantSev || math.Abs(f.Value-c.wantShare) > 1e-9 || f.PartitionKey != "hot" || f.Unit != UnitRatio || f.Node != "" {
+				t.Fatalf("got %v share %g key %q node %q, want %v %g", f.Severity, f.Value, f.PartitionKey, f.Node, c.wantSev, c.wantShare)
+			}
+			for _, s := range c.inText {
+				if !strings.Contains(f.Summary+" | "+f.Advice, s) {
+					t.Errorf("missing %q in %q | %q", s, f.Summary, f.Advice)
+				}
+			}
+		})
+	}
+}
+
+// trafficSnap: three nodes of dc1 with evenly spaced tokens; keyspace ks
+// with the given replication; table t with each node's reads and writes
+// per second (as the collector's Rate).
+func trafficSnap(repl map[string]string, reads, writes []float64) *collector.Snapshot {
+	b := newSnap().ring("dc1", len(reads)).keyspace("ks", repl, table("t", pk("k", "text", 0)))
+	for i := range reads {
+		b.stats(hostID(i+1), "ks", "t", collector.TableStats{
+			LocalReads:  collector.Ops{Count: 1e6, Rate: reads[i]},
+			LocalWrites: collector.Ops{Count: 1e6, Rate: writes[i]},
+		})
+	}
+	return b.s
+}
+
+func TestRuleHotTokenRange(t *testing.T) {
+	cases := []struct {
+		name          string
+		repl          map[string]string
+		reads, writes []float64
+		want          []scope
+		wantSev       Severity
+		wantValue     float64
+		wantThreshold float64
+		inText        []string
+	}{
+		{name: "balanced", repl: simple("1"), reads: []float64{100, 100, 100}, writes: []float64{10, 10, 10}},
+		{name: "RF 1: just under twice the fair share", repl: simple("1"), reads: []float64{199, 50.5, 50.5}, writes: []float64{0, 0, 0}},
+		{name: "RF 1: twice the fair share", repl: simple("1"), reads: []float64{200, 50, 50}, writes: []float64{0, 0, 0},
+			want: []scope{{KindHotTokenRange, "ks", "t", "10.0.0.1", ""}}, wantSev: SeverityWarning, wantValue: 2, wantThreshold: 2,
+			inText: []string{"10.0.0.1 serves 67 % of ks.t's local reads in the ring (200 ops/s of 300 ops/s) for a 33 % share", "nodetool -h 10.0.0.1 toppartitions ks t"}},
+		{name: "idle table under the floor", repl: simple("1"), reads: []float64{0.6, 0.1, 0.1}, writes: []float64{0, 0, 0}},
+		{name: "a replica without a rate: no share", repl: simple("1"), reads: []float64{300, -1, 10}, writes: []float64{0, 0, 0}},
+		// RF 2 on 3 nodes: a hot key's writes reach 1.5× on its two replicas
+		// at most, so the warning level drops to 1.25.
+		{name: "RF 2 writes: hot replica set", repl: simple("2"), reads: []float64{0, 0, 0}, writes: []float64{100, 100, 2},
+			want:    []scope{{KindHotTokenRange, "ks", "t", "10.0.0.1", ""}, {KindHotTokenRange, "ks", "t", "10.0.0.2", ""}},
+			wantSev: SeverityWarning, wantThreshold: 1.25, inText: []string{"replica set 10.0.0.2"}},
+		{name: "RF 3 on 3 nodes: every node holds everything", repl: simple("3"), reads: []float64{1000, 1, 1}, writes: []float64{5, 5, 5}},
+		{name: "critical", repl: nts("dc1", "1"), reads: []float64{1, 1, 1, 1, 1, 1, 1, 1, 100, 1}, writes: make([]float64, 10),
+			want: []scope{{KindHotTokenRange, "ks", "t", "10.0.0.9", ""}}, wantSev: SeverityCritical, wantThreshold: 4,
+			inText: []string{"in dc1"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fs := ruleHotTokenRange(analysisOf(t, trafficSnap(c.repl, c.reads, c.writes)))
+			got := scopes(fs)
+			if len(got) != len(c.want) {
+				t.Fatalf("got %v, want %v\n%+v", got, c.want, fs)
+			}
+			for i := range got {
+				if got[i] != c.want[i] {
+					t.Fatalf("got %v, want %v", got, c.want)
+				}
+				f := fs[i]
+				// Ownership shares are rounded to 6 decimals, as nodetool does.
+				if f.Severity != c.wantSev || math.Abs(f.Threshold-c.wantThreshold) > 1e-5 || f.Unit != UnitRatio {
+					t.Fatalf("got %v threshold %g, want %v %g", f.Severity, f.Threshold, c.wantSev, c.wantThreshold)
+				}
+				if c.wantValue > 0 && math.Abs(f.Value-c.wantValue) > 1e-3 {
+					t.Fatalf("value %g, want %g", f.Value, c.wantValue)
+				}
+			}
+			for _, s := range c.inText {
+				if len(fs) == 0 || !strings.Contains(fs[0].Summary+" | "+fs[0].Advice, s) {
+					t.Errorf("missing %q in %+v", s, fs)
+				}
+			}
+		})
+	}
+}
+
+func TestRatesFromHistoryWindow(t *testing.T) {
+	// Counters 15 minutes apart: the rate is their delta over the window,
+	// whatever the collector's one-interval rate says.
+	s := trafficSnap(simple("1"), []float64{999, 999, 999}, []float64{0, 0, 0})
+	h := NewHistory(HistoryLimits{TrafficWindow: 15 * time.Minute})
+	before := trafficSnap(simple("1"), []float64{0, 0, 0}, []float64{0, 0, 0})
+	before.Taken = t0.Add(-15 * time.Minute)
+	for i, host := range []string{"h01", "h02", "h03"} {
+		before.PerNode[host].Tables["ks.t"].LocalReads.Count = 1e6 - int64(900*(3-i)*100)
+	}
+	h.Record(before)
+	h.Record(s) // recording the analyzed snapshot first changes nothing
+	a := analysisWith(t, s, h, DefaultThresholds())
+	for i, tn := range a.tables[0].nodes {
+		want := float64(900*(3-i)*100) / 900
+		if math.Abs(tn.readRate-want) > 1e-9 {
+			t.Errorf("%s: rate %g, want %g", tn.node.Address, tn.readRate, want)
+		}
+	}
+	if got := a.tables[0].readRate; math.Abs(got-600) > 1e-9 {
+		t.Errorf("table read rate %g, want 600", got)
+	}
+}

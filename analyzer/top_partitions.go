@@ -1,0 +1,254 @@
+package analyzer
+
+import (
+	"sort"
+
+	"github.com/partmon/partmon/collector"
+)
+
+// Source names of the key lists, as PartitionEntry.Source and Finding.Source give them.
+const (
+	srcTopPartitions   = "system.top_partitions"
+	srcLargePartitions = "system.large_partitions"
+	srcLargeRows       = "system.large_rows"
+	srcLargeCells      = "system.large_cells"
+	srcSampler         = "toppartitions"
+)
+
+// hotKey is one sampled key at its hottest: the node and operation where it
+// took the largest share of its table's sampled operations.
+type hotKey struct {
+	key        string
+	op         string
+	node       *collector.Node
+	count      int64
+	errorBound int64
+	total      float64 // the share's denominator: sampled operations on the table
+	totalFrom  string  // where total came from
+	window     float64 // seconds
+	share      float64 // (count − error) ÷ total: a lower bound
+	nodes      []string
+	source     string
+}
+
+// keyIndex merges every key that node-local sources name.
+type keyIndex struct {
+	a       *analysis
+	entries map[[2]string]*PartitionEntry // (table key, partition key)
+	hot     map[[2]string]*hotKey
+}
+
+// buildKeys merges top_partitions, large_partitions/rows/cells and sampled
+// hot keys per (table, key), and notes on each (node, table) the largest and
+// widest key that node names.
+func (a *analysis) buildKeys() {
+	ki := &keyIndex{a: a, entries: map[[2]string]*PartitionEntry{}, hot: map[[2]string]*hotKey{}}
+	nodesOf := map[[2]string]*tableNode{} // (host ID, table key)
+	for _, t := range a.tables {
+		for _, tn := range t.nodes {
+			nodesOf[[2]string{tn.node.HostID, t.key}] = tn
+		}
+	}
+	system := a.system
+	for _, hostID := range sortedKeys(a.s.PerNode) {
+		nd := a.s.PerNode[hostID]
+		if nd == nil {
+			continue
+		}
+		addr := nd.Address
+		if n := a.byHost[hostID]; n != nil {
+			addr = n.Address
+		}
+		tnOf := func(keyspace, table string) *tableNode {
+			return nodesOf[[2]string{hostID, collector.TableKey(keyspace, table)}]
+		}
+		for _, p := range nd.TopPartitions {
+			if system[p.Keyspace] {
+				continue
+			}
+			e := ki.entry(p.Keyspace, p.Table, p.Key, addr, srcTopPartitions)
+			switch p.Type {
+			case "SIZES":
+				e.SizeBytes = max(e.SizeBytes, p.Value)
+				noteLargest(a, tnOf(p.Keyspace, p.Table), p.Key, p.Value, srcTopPartitions)
+			case "TOMBSTONES":
+				e.Tombstones = max(e.Tombstones, p.Value)
+			}
+		}
+		for _, p := range nd.LargePartitions {
+			if system[p.Keyspace] {
+				continue
+			}
+			e := ki.entry(p.Keyspace, p.Table, p.Key, addr, srcLargePartitions)
+			e.SizeBytes = max(e.SizeBytes, p.SizeBytes)
+			e.Rows = max(e.Rows, p.Rows)
+			e.Tombstones = max(e.Tombstones, p.DeadRows+p.RangeTombstones)
+			tn := tnOf(p.Keyspace, p.Table)
+			noteLargest(a, tn, p.Key, p.SizeBytes, srcLargePartitions)
+			if tn != nil && p.Rows > tn.widestRows {
+				tn.widestKey, tn.widestRows = p.Key, p.Rows
+			}
+		}
+		// A large row or cell bounds its partition's size from below.
+		for _, r := range nd.LargeRows {
+			if !system[r.Keyspace] {
+				e := ki.entry(r.Keyspace, r.Table, r.Key, addr, srcLargeRows)
+				e.SizeBytes = max(e.SizeBytes, r.SizeBytes)
+			}
+		}
+		for _, c := range nd.LargeCells {
+			if !system[c.Keyspace] {
+				e := ki.entry(c.Keyspace, c.Table, c.Key, addr, srcLargeCells)
+				e.SizeBytes = max(e.SizeBytes, c.SizeBytes)
+			}
+		}
+		ki.addHot(nd, a.byHost[hostID], addr, tnOf)
+	}
+	for k, e := range ki.entries {
+		a.keys[k[0]] = append(a.keys[k[0]], e)
+	}
+	a.hot = map[string][]*hotKey{}
+	for k, h := range ki.hot {
+		h.nodes = ki.entries[k].Nodes
+		a.hot[k[0]] = append(a.hot[k[0]], h)
+	}
+	for _, hs := range a.hot {
+		sort.Slice(hs, func(i, j int) bool {
+			if hs[i].share != hs[j].share {
+				return hs[i].share > hs[j].share
+			}
+			return hs[i].key < hs[j].key
+		})
+	}
+}
+
+func noteLargest(a *analysis, tn *tableNode, key string, size int64, source string) {
+	if tn == nil {
+		return
+	}
+	if size >= a.th.PartitionWarningBytes {
+		tn.largeKeys++
+	}
+	if size > tn.largestKeyBytes || (size == tn.largestKeyBytes && key < tn.largestKey) {
+		tn.largestKey, tn.largestKeyBytes, tn.largestSource = key, size, source
+	}
+}
+
+func (ki *keyIndex) entry(keyspace, table, key, node, source string) *PartitionEntry {
+	id := [2]string{collector.TableKey(keyspace, table), key}
+	e := ki.entries[id]
+	if e == nil {
+		e = &PartitionEntry{Keyspace: keyspace, Table: table, Key: key}
+		ki.entries[id] = e
+	}
+	e.Nodes = addSorted(e.Nodes, node)
+	e.Source = joinSources(e.Source, source)
+	return e
+}
+
+// addHot turns one node's sampled keys into shares. The denominator is the
+// sampler's own total for the table; without one, the table's operation
+// rate over the sampling window; without that, the sum of the sampled keys'
+// counts (an upper bound of the share, said so in the finding).
+func (ki *keyIndex) addHot(nd *collector.NodeData, node *collector.Node, addr string, tnOf func(ks, t string) *tableNode) {
+	type group struct{ table, op string }
+	sums := map[group]int64{}
+	for _, hp := range nd.HotPartitions {
+		sums[group{collector.TableKey(hp.Keyspace, hp.Table), hp.Op}] += hp.Count
+	}
+	system := ki.a.system
+	for _, hp := range nd.HotPartitions {
+		if system[hp.Keyspace] || hp.Count <= 0 {
+			continue
+		}
+		total, from := float64(hp.Total), "sampler total"
+		if total <= 0 {
+			if tn := tnOf(hp.Keyspace, hp.Table); tn != nil && hp.Window > 0 {
+				r := tn.readRate
+				if hp.Op == "write" {
+					r = tn.writeRate
+				}
+				if r > 0 {
+					total, from = r*hp.Window, "table rate × window"
+				}
+			}
+		}
+		if total < float64(hp.Count) {
+			total, from = float64(sums[group{collector.TableKey(hp.Keyspace, hp.Table), hp.Op}]), "sum of sampled keys"
+		}
+		share := float64(hp.Count-hp.Error) / total
+		src := srcSampler
+		if hp.Source != "" {
+			src += ":" + hp.Source
+		}
+		e := ki.entry(hp.Keyspace, hp.Table, hp.Key, addr, src)
+		e.OpsShare = max(e.OpsShare, share)
+		id := [2]string{collector.TableKey(hp.Keyspace, hp.Table), hp.Key}
+		if cur := ki.hot[id]; cur == nil || share > cur.share {
+			n := node
+			if n == nil {
+				n = &collector.Node{Address: addr}
+			}
+			ki.hot[id] = &hotKey{
+				key: hp.Key, op: hp.Op, node: n, count: hp.Count, errorBound: hp.Error,
+				total: total, totalFrom: from, window: hp.Window, share: share, source: src,
+			}
+		}
+	}
+}
+
+// topPartitions is Report.TopPartitions: per table the TopK largest, the TopK
+// most tombstone-heavy and the TopK hottest keys, largest first.
+func (a *analysis) topPartitions() []PartitionEntry {
+	var out []PartitionEntry
+	for _, t := range a.tables {
+		es := a.keys[t.key]
+		keep := map[*PartitionEntry]bool{}
+		for _, metric := range []func(*PartitionEntry) float64{
+			func(e *PartitionEntry) float64 { return float64(e.SizeBytes) },
+			func(e *PartitionEntry) float64 { return float64(e.Tombstones) },
+			func(e *PartitionEntry) float64 { return e.OpsShare },
+		} {
+			sorted := append([]*PartitionEntry(nil), es...)
+			sort.Slice(sorted, func(i, j int) bool {
+				if mi, mj := metric(sorted[i]), metric(sorted[j]); mi != mj {
+					return mi > mj
+				}
+				return sorted[i].Key < sorted[j].Key
+			})
+			for i := 0; i < len(sorted) && i < a.th.TopK && metric(sorted[i]) > 0; i++ {
+				keep[sorted[i]] = true
+			}
+		}
+		start := len(out)
+		for e := range keep {
+			out = append(out, *e)
+		}
+		part := out[start:]
+		sort.Slice(part, func(i, j int) bool {
+			x, y := &part[i], &part[j]
+			switch {
+			case x.SizeBytes != y.SizeBytes:
+				return x.SizeBytes > y.SizeBytes
+			case x.Tombstones != y.Tombstones:
+				return x.Tombstones > y.Tombstones
+			case x.OpsShare != y.OpsShare:
+				return x.OpsShare > y.OpsShare
+			}
+			return x.Key < y.Key
+		})
+	}
+	return out
+}
+
+// addSorted inserts s into a sorted set.
+func addSorted(set []string, s string) []string {
+	i := sort.SearchStrings(set, s)
+	if i < len(set) && set[i] == s {
+		return set
+	}
+	set = append(set, "")
+	copy(set[i+1:], set[i:])
+	set[i] = s
+	return set
+}

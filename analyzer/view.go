@@ -1,0 +1,307 @@
+package analyzer
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/partmon/partmon/collector"
+)
+
+// analysis is a snapshot indexed for the rules: nodes by ID and address,
+// keyspaces with their ownership, tables with their per-node figures. It is
+// built once per Analyze; rules only read it.
+type analysis struct {
+	s   *collector.Snapshot
+	h   *History
+	th  Thresholds
+	now int64 // the snapshot's time, unix seconds
+
+	byHost  map[string]*collector.Node
+	ringLen int // nodes with tokens
+
+	// system: keyspaces the database owns; never judged.
+	system map[string]bool
+	// staleTraffic: host IDs whose traffic counters were not read this cycle.
+	staleTraffic map[string]bool
+
+	raw       map[string]float64 // raw token ownership by host ID
+	keyspaces []*keyspaceView    // non-system, by name
+	ksByName  map[string]*keyspaceView
+	tables    []*tableView // non-system, by keyspace then table
+	// keys merges every key the node-local sources name, per table key.
+	keys map[string][]*PartitionEntry
+	// hot holds the sampled keys per table key, hottest first.
+	hot map[string][]*hotKey
+
+	notes []string
+}
+
+// keyspaceView is a keyspace with its parsed replication and ownership.
+type keyspaceView struct {
+	ks   *collector.Keyspace
+	repl Replication
+	// owns and skew are effective ownership and ownership ÷ fair share by
+	// host ID; nil when the replication could not be used.
+	owns map[string]float64
+	skew map[string]float64
+}
+
+// tableView is one table with its figures on every node that reported it.
+type tableView struct {
+	keyspace, name, key string
+	ks                  *keyspaceView // nil when the keyspace is not in the schema
+	schema              *collector.Table
+	nodes               []*tableNode // by node address
+
+	maxBytes   int64   // largest max_partition_size of any node
+	meanBytes  float64 // partition-weighted mean over nodes
+	partitions float64 // cluster estimate (see estimatePartitions)
+	readRate   float64 // Σ known local read rates, ops/s
+	writeRate  float64
+	growth     growthFit
+}
+
+// tableNode is one table on one node.
+type tableNode struct {
+	node      *collector.Node
+	stats     *collector.TableStats
+	readRate  float64 // ops/s over the traffic window; -1 unknown
+	writeRate float64
+	readSkew  float64 // share ÷ fair share by ownership; 0 unknown
+	writeSkew float64
+	// Traffic shares within the node's placement group (DC), set with the skews.
+	owns, groupOwns       float64 // effective ownership; Σ over the group
+	readShare, writeShare float64
+	groupRead, groupWrite float64 // the group's ops/s
+	// The largest and widest keys this node's sources name for the table.
+	largestKey      string
+	largestKeyBytes int64
+	largestSource   string
+	largeKeys       int // keys at or above the partition warning size
+	widestKey       string
+	widestRows      int64
+}
+
+func newAnalysis(s *collector.Snapshot, h *History, th Thresholds) *analysis {
+	a := &analysis{
+		s: s, h: h, th: th, now: s.Taken.Unix(),
+		byHost:   make(map[string]*collector.Node, len(s.Nodes)),
+		system:   systemKeyspaces(s),
+		ksByName: map[string]*keyspaceView{},
+		keys:     map[string][]*PartitionEntry{},
+	}
+	for i := range s.Nodes {
+		n := &s.Nodes[i]
+		a.byHost[n.HostID] = n
+		if len(n.Tokens) > 0 {
+			a.ringLen++
+		}
+	}
+	a.staleTraffic = staleTraffic(s)
+	a.buildOwnership()
+	a.buildTables()
+	a.buildTraffic()
+	a.buildKeys()
+	a.buildGrowth()
+	return a
+}
+
+func (a *analysis) note(format string, args ...any) {
+	a.notes = append(a.notes, fmt.Sprintf(format, args...))
+}
+
+func (a *analysis) buildOwnership() {
+	if a.ringLen == 0 {
+		a.note("no node has tokens: ownership not computed")
+	} else if raw, err := RawOwnership(a.s.Nodes); err != nil {
+		a.note("raw ownership not computed: %v", err)
+	} else {
+		a.raw = raw
+	}
+	// Keyspaces with the same replication share their ownership: compute it once.
+	type owned struct {
+		owns, skew map[string]float64
+		err        error
+	}
+	cache := map[string]owned{}
+	for i := range a.s.Schema.Keyspaces {
+		ks := &a.s.Schema.Keyspaces[i]
+		if ks.System {
+			continue
+		}
+		v := &keyspaceView{ks: ks}
+		a.keyspaces = append(a.keyspaces, v)
+		a.ksByName[ks.Name] = v
+		r, err := ParseReplication(ks.Replication)
+		if err != nil {
+			a.note("keyspace %s: replication not understood, ownership skipped: %v", ks.Name, err)
+			continue
+		}
+		v.repl = r
+		if a.ringLen == 0 {
+			continue
+		}
+		sig := replicationSignature(ks.Replication)
+		o, ok := cache[sig]
+		if !ok {
+			o.owns, o.err = EffectiveOwnership(a.s.Nodes, r)
+			if o.err == nil {
+				o.skew = OwnershipSkew(a.s.Nodes, o.owns, r)
+			}
+			cache[sig] = o
+		}
+		if o.err != nil {
+			a.note("keyspace %s: ownership skipped: %v", ks.Name, o.err)
+			continue
+		}
+		v.owns, v.skew = o.owns, o.skew
+	}
+	sort.Slice(a.keyspaces, func(i, j int) bool { return a.keyspaces[i].ks.Name < a.keyspaces[j].ks.Name })
+}
+
+// buildTables joins the schema's tables with every node's table figures.
+func (a *analysis) buildTables() {
+	system := a.system
+	byKey := map[string]*tableView{}
+	get := func(keyspace, table string) *tableView {
+		key := collector.TableKey(keyspace, table)
+		if t, ok := byKey[key]; ok {
+			return t
+		}
+		t := &tableView{keyspace: keyspace, name: table, key: key, ks: a.ksByName[keyspace]}
+		byKey[key] = t
+		a.tables = append(a.tables, t)
+		return t
+	}
+	for _, ks := range a.keyspaces {
+		for i := range ks.ks.Tables {
+			t := get(ks.ks.Name, ks.ks.Tables[i].Name)
+			t.schema = &ks.ks.Tables[i]
+		}
+	}
+	for _, hostID := range sortedKeys(a.s.PerNode) {
+		nd := a.s.PerNode[hostID]
+		if nd == nil {
+			continue
+		}
+		node := a.byHost[hostID]
+		if node == nil {
+			// Data from a node the ring no longer names: keep its figures
+			// under its address, without DC or rack.
+			node = &collector.Node{HostID: hostID, Address: nd.Address}
+		}
+		for _, key := range sortedKeys(nd.Tables) {
+			ts := nd.Tables[key]
+			if ts == nil || system[ts.Keyspace] {
+				continue
+			}
+			t := get(ts.Keyspace, ts.Table)
+			t.nodes = append(t.nodes, &tableNode{node: node, stats: ts, readRate: -1, writeRate: -1})
+		}
+	}
+	sort.Slice(a.tables, func(i, j int) bool {
+		if a.tables[i].keyspace != a.tables[j].keyspace {
+			return a.tables[i].keyspace < a.tables[j].keyspace
+		}
+		return a.tables[i].name < a.tables[j].name
+	})
+	for _, t := range a.tables {
+		sort.Slice(t.nodes, func(i, j int) bool { return t.nodes[i].node.Address < t.nodes[j].node.Address })
+		var weighted, counted float64
+		for _, tn := range t.nodes {
+			t.maxBytes = max(t.maxBytes, tn.stats.MaxPartitionBytes)
+			if p := float64(tn.stats.PartitionsEstimate); p > 0 && tn.stats.MeanPartitionBytes > 0 {
+				weighted += p * float64(tn.stats.MeanPartitionBytes)
+				counted += p
+			}
+		}
+		if counted > 0 {
+			t.meanBytes = weighted / counted
+		}
+		t.partitions = a.estimatePartitions(t)
+	}
+}
+
+// estimatePartitions extrapolates the nodes' primary-range counts to the
+// whole ring: Σ counts ÷ Σ raw ownership of the nodes that reported. With
+// every node reporting that is the plain sum; a sidecar sees its own node.
+// Counts are per sstable (a partition in k sstables counts k times), so this
+// errs high, which keeps low-cardinality findings conservative.
+func (a *analysis) estimatePartitions(t *tableView) float64 {
+	var sum, owned float64
+	for _, tn := range t.nodes {
+		if tn.stats.PartitionsEstimate <= 0 {
+			continue
+		}
+		sum += float64(tn.stats.PartitionsEstimate)
+		owned += a.raw[tn.node.HostID]
+	}
+	if sum == 0 {
+		return 0
+	}
+	// Shares are rounded to 6 decimals: all nodes together may sum to 0.999999.
+	if owned > 0 && owned < 0.999 {
+		return sum / owned
+	}
+	return sum
+}
+
+// replicationSignature is a replication map in a canonical form.
+func replicationSignature(m map[string]string) string {
+	var b strings.Builder
+	for _, k := range sortedKeys(m) {
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(m[k])
+		b.WriteByte(';')
+	}
+	return b.String()
+}
+
+// placementGroup is the set of nodes that share a keyspace's replicas: the
+// DC for NetworkTopologyStrategy, the whole ring otherwise.
+func placementGroup(r Replication, n *collector.Node) string {
+	if r.Class == StrategyNetworkTopology {
+		return n.DC
+	}
+	return ""
+}
+
+// systemKeyspaces names the keyspaces the database owns: flagged in the
+// schema, or named like them when the schema does not list them.
+func systemKeyspaces(s *collector.Snapshot) map[string]bool {
+	out := map[string]bool{}
+	listed := map[string]bool{}
+	for _, ks := range s.Schema.Keyspaces {
+		listed[ks.Name] = true
+		if ks.System {
+			out[ks.Name] = true
+		}
+	}
+	for _, nd := range s.PerNode {
+		if nd == nil {
+			continue
+		}
+		for _, ts := range nd.Tables {
+			if ts != nil && !listed[ts.Keyspace] && looksSystem(ts.Keyspace) {
+				out[ts.Keyspace] = true
+			}
+		}
+	}
+	return out
+}
+
+func looksSystem(keyspace string) bool {
+	return strings.HasPrefix(keyspace, "system") || strings.HasPrefix(keyspace, "dse_") ||
+		keyspace == "dse" || strings.HasPrefix(keyspace, "solr_admin")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
