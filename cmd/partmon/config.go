@@ -24,7 +24,6 @@ type Config struct {
 	Collector    collector.Config    `yaml:"collector"`
 	Thresholds   analyzer.Thresholds `yaml:"thresholds"`
 	Analysis     AnalysisConfig      `yaml:"analysis"`
-	Exporter     ExporterConfig      `yaml:"exporter"`
 	Web          WebConfig           `yaml:"web"`
 	Alertmanager AlertmanagerConfig  `yaml:"alertmanager"`
 	State        StateConfig         `yaml:"state"`
@@ -37,12 +36,6 @@ type AnalysisConfig struct {
 	Schedule string `yaml:"schedule"`
 	// History bounds the history kept for growth forecasts and traffic windows.
 	History analyzer.HistoryLimits `yaml:"history"`
-}
-
-// ExporterConfig bounds what /metrics publishes.
-type ExporterConfig struct {
-	// TopK is how many partition keys per table get their own series.
-	TopK int `yaml:"top_k"`
 }
 
 // WebConfig is where the HTTP server listens.
@@ -78,7 +71,6 @@ func defaultConfig() Config {
 		Collector:    collector.Config{}, // zero values are the collector's defaults
 		Thresholds:   analyzer.DefaultThresholds(),
 		Analysis:     AnalysisConfig{Schedule: "@every 1m", History: analyzer.DefaultHistoryLimits()},
-		Exporter:     ExporterConfig{TopK: 10},
 		Web:          WebConfig{ListenAddresses: []string{":9808"}},
 		Alertmanager: AlertmanagerConfig{ResendInterval: time.Minute, Timeout: 10 * time.Second, MinSeverity: "warning"},
 		Log:          LogConfig{Level: "info", Format: "json"},
@@ -148,9 +140,6 @@ func (c *Config) validate(root *yaml.Node, name string) error {
 		add("analysis", fmt.Errorf("schedule %q: %w", c.Analysis.Schedule, err))
 	}
 	add("analysis", c.Analysis.History.Validate())
-	if c.Exporter.TopK < 0 || c.Exporter.TopK > 1000 {
-		add("exporter", fmt.Errorf("top_k %d is out of range 0..1000", c.Exporter.TopK))
-	}
 	if len(c.Web.ListenAddresses) == 0 {
 		add("web", errors.New("listen_addresses must name at least one address"))
 	}

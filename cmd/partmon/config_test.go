@@ -60,8 +60,8 @@ func TestParseConfigErrors(t *testing.T) {
 		},
 		{
 			name: "every error is reported, not just the first",
-			yaml: "collector:\n  hosts: [127.0.0.1]\nexporter:\n  top_k: -1\nalertmanager:\n  urls: [ftp://x]\n  min_severity: loud\n",
-			want: []string{"line 4", "top_k", "line 6", "ftp://x", "line 7", "loud"},
+			yaml: "collector:\n  hosts: [127.0.0.1]\nweb:\n  listen_addresses: [nowhere]\nalertmanager:\n  urls: [ftp://x]\n  min_severity: loud\n",
+			want: []string{"line 4", "nowhere", "line 6", "ftp://x", "line 7", "loud"},
 		},
 		{
 			name: "no hosts",
@@ -105,8 +105,6 @@ thresholds:
   partition_critical_bytes: 20000000
 analysis:
   schedule: "*/5 * * * *"
-exporter:
-  top_k: 3
 web:
   listen_addresses: ["127.0.0.1:9999"]
 alertmanager:
@@ -134,7 +132,7 @@ log:
 	if cfg.Alertmanager.ResendInterval != 30*time.Second || cfg.Alertmanager.Timeout != 10*time.Second {
 		t.Errorf("alertmanager durations: %+v", cfg.Alertmanager)
 	}
-	if cfg.Exporter.TopK != 3 || cfg.Web.ListenAddresses[0] != "127.0.0.1:9999" || cfg.State.File == "" {
+	if cfg.Web.ListenAddresses[0] != "127.0.0.1:9999" || cfg.State.File == "" {
 		t.Errorf("config not read: %+v", cfg)
 	}
 }
@@ -197,6 +195,8 @@ func TestCheckConfigCommand(t *testing.T) {
 		{[]string{"report", "--format", "yaml", "--hosts", "127.0.0.1"}, exitUsage, "", "unknown format"},
 		{[]string{"report", "--min-severity", "loud", "--hosts", "127.0.0.1"}, exitUsage, "", "min-severity"},
 		{[]string{"version"}, exitOK, "partmon, version", ""},
+		{[]string{"--help"}, exitOK, "", "usage: partmon"},
+		{[]string{"report", "--help"}, exitOK, "", "--min-severity"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -116,7 +116,7 @@ func runDaemon(ctx context.Context, cfg Config, log *zap.Logger) error {
 		cfg:       cfg,
 		log:       log,
 		collector: coll,
-		exporter:  exporter.New(exporter.Options{Cluster: cfg.Cluster, Mode: mode, TopK: cfg.Exporter.TopK}),
+		exporter:  exporter.New(exporter.Options{Cluster: cfg.Cluster, Mode: mode, TopK: cfg.Thresholds.TopK}),
 		history:   loadState(cfg.State.File, cfg.Analysis.History, log),
 	}
 	if len(cfg.Alertmanager.URLs) > 0 {

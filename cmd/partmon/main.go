@@ -126,6 +126,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "partmon: %v\n", err)
 		return exitUsage
 	}
+	// With Terminate(nil) kingpin prints help and returns; the default
+	// command must not then start.
+	if containsHelp(args) {
+		return exitOK
+	}
 	switch cmd {
 	case runCmd.FullCommand():
 		return daemon.run(stderr)
@@ -142,10 +147,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	case "version":
 		fmt.Fprintln(stdout, version.Print("partmon"))
-		return exitOK
-	}
-	// kingpin with Terminate(nil) returns "" after printing --help.
-	if cmd == "" && containsHelp(args) {
 		return exitOK
 	}
 	return exitUsage

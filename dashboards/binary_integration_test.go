@@ -1,0 +1,192 @@
+//go:build integration
+
+package dashboards
+
+// Holds the deployment files to the real partmon binary: every command-line
+// flag they pass exists, and every config file they ship passes
+// `partmon check-config`.
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+	buildDir  string
+)
+
+// buildPartmon builds the daemon once per test binary.
+func buildPartmon(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		buildDir, buildErr = os.MkdirTemp("", "partmon-deploy-test-")
+		if buildErr != nil {
+			return
+		}
+		builtBin = filepath.Join(buildDir, "partmon")
+		cmd := exec.Command("go", "build", "-o", builtBin, "./cmd/partmon")
+		cmd.Dir = repoRoot
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("building partmon: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtBin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
+var helpFlag = regexp.MustCompile(`--(?:\[no-\])?([a-z][a-z0-9.-]*)`)
+
+// runFlags lists the flags `partmon run --help` documents.
+func runFlags(t *testing.T, bin string) map[string]bool {
+	t.Helper()
+	out, _ := exec.Command(bin, "run", "--help").CombinedOutput() // help may exit non-zero
+	flags := map[string]bool{}
+	for _, m := range helpFlag.FindAllStringSubmatch(string(out), -1) {
+		flags[m[1]] = true
+	}
+	if !flags["config.file"] || !flags["web.listen-address"] {
+		t.Fatalf("could not read partmon's flags from its help:\n%s", out)
+	}
+	return flags
+}
+
+// deployArgs are the partmon command lines of the deployment files.
+func deployArgs(t *testing.T) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	out["docker-compose.yml"] = loadCompose(t).Services["partmon"].Command
+
+	objs := loadK8s(t)
+	var spec podSpecTemplate
+	sts := objs["StatefulSet/cassandra"]
+	if err := sts.Spec.Decode(&spec); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range spec.Template.Spec.Containers {
+		if c.Name == "partmon" {
+			out["deploy/kubernetes/cassandra-statefulset.yaml"] = c.Args
+		}
+	}
+
+	unit, err := os.ReadFile(filepath.Join(repoRoot, "deploy", "systemd", "partmon.service"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(unit), "\n") {
+		if rest, ok := strings.CutPrefix(line, "ExecStart="); ok {
+			out["deploy/systemd/partmon.service"] = strings.Fields(rest)[1:]
+		}
+	}
+	for f, args := range out {
+		if len(args) == 0 {
+			t.Errorf("%s: no partmon arguments found", f)
+		}
+	}
+	return out
+}
+
+func TestDeployFilesUseRealFlags(t *testing.T) {
+	bin := buildPartmon(t)
+	flags := runFlags(t, bin)
+	for file, args := range deployArgs(t) {
+		for i, a := range args {
+			if !strings.HasPrefix(a, "--") {
+				if i == 0 && a == "run" {
+					continue
+				}
+				if i > 0 && strings.HasPrefix(args[i-1], "--") && !strings.Contains(args[i-1], "=") {
+					continue // the value of "--flag value"
+				}
+				t.Errorf("%s: unexpected argument %q (want the run command and flags)", file, a)
+				continue
+			}
+			name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+			if !flags[name] {
+				t.Errorf("%s: partmon run has no flag --%s", file, name)
+			}
+		}
+	}
+}
+
+func TestDeployConfigsPassCheckConfig(t *testing.T) {
+	bin := buildPartmon(t)
+	check := func(name string, data []byte) {
+		path := filepath.Join(t.TempDir(), "partmon.yml")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(bin, "check-config", path).CombinedOutput()
+		if err != nil {
+			t.Errorf("partmon check-config %s: %v\n%s", name, err, out)
+		}
+	}
+
+	unitCfg, err := os.ReadFile(filepath.Join(repoRoot, "deploy", "systemd", "partmon.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("deploy/systemd/partmon.yml", unitCfg)
+
+	// The ConfigMap's file gets mode and hosts from the container args.
+	objs := loadK8s(t)
+	var spec podSpecTemplate
+	sts := objs["StatefulSet/cassandra"]
+	if err := sts.Spec.Decode(&spec); err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	for _, c := range spec.Template.Spec.Containers {
+		if c.Name == "partmon" {
+			args = c.Args
+		}
+	}
+	var cfg map[string]any
+	if err := yaml.Unmarshal([]byte(objs["ConfigMap/partmon-config"].Data["partmon.yml"]), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	coll, _ := cfg["collector"].(map[string]any)
+	if coll == nil {
+		coll = map[string]any{}
+		cfg["collector"] = coll
+	}
+	coll["mode"] = flagValue(args, "mode")
+	coll["hosts"] = strings.Split(flagValue(args, "hosts"), ",")
+	merged, err := yaml.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("ConfigMap partmon-config with the container args", merged)
+
+	// A broken file must fail, or the checks above prove nothing.
+	bad := bytes.Replace(unitCfg, []byte("listen_addresses"), []byte("listen_adresses"), 1)
+	path := filepath.Join(t.TempDir(), "bad.yml")
+	if err := os.WriteFile(path, bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(bin, "check-config", path).CombinedOutput(); err == nil {
+		t.Errorf("check-config accepted a misspelled key:\n%s", out)
+	}
+}

@@ -1,0 +1,338 @@
+package dashboards
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/common/model"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/internal/promexpr"
+)
+
+const (
+	rulesFile        = "../deploy/prometheus/partmon-alerts.yml"
+	rulesTestFile    = "../deploy/prometheus/partmon-alerts_test.yml"
+	alertmanagerFile = "../deploy/alertmanager/alertmanager.yml"
+	runbookDir       = "../docs/runbooks"
+	runbookBase      = "https://github.com/partmon/partmon/blob/main/docs/runbooks/"
+)
+
+// analyzerKinds reads every finding kind the analyzer declares (its Kind*
+// string constants), so a new kind without a runbook section fails here.
+func analyzerKinds(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(repoRoot, "analyzer", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, decl := range file.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, name := range vs.Names {
+					if !strings.HasPrefix(name.Name, "Kind") || i >= len(vs.Values) {
+						continue
+					}
+					if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						v, err := strconv.Unquote(lit.Value)
+						if err != nil {
+							t.Fatal(err)
+						}
+						kinds = append(kinds, v)
+					}
+				}
+			}
+		}
+	}
+	// The constants every partmon knows; reading the source must find them.
+	for _, k := range []string{analyzer.KindOversizedPartition, analyzer.KindStaleData} {
+		if !slices.Contains(kinds, k) {
+			t.Fatalf("read kinds %v from analyzer/ but not %s", kinds, k)
+		}
+	}
+	return kinds
+}
+
+func loadAlerts(t *testing.T) []promexpr.Rule {
+	t.Helper()
+	rules, err := RuleExpressions(rulesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var alerts []promexpr.Rule
+	for _, r := range rules {
+		if r.Alert != "" {
+			alerts = append(alerts, r)
+		}
+	}
+	if len(alerts) == 0 {
+		t.Fatal("no alerting rules found")
+	}
+	return alerts
+}
+
+func TestAlertRuleConventions(t *testing.T) {
+	for _, r := range loadAlerts(t) {
+		where := r.Alert + " (" + r.Labels["severity"] + ")"
+		if !slices.Contains([]string{"warning", "critical"}, r.Labels["severity"]) {
+			t.Errorf("%s: severity label must be warning or critical", where)
+		}
+		d, err := model.ParseDuration(r.For)
+		if err != nil || time.Duration(d) < time.Minute {
+			t.Errorf("%s: for %q must be at least 1m (one bad cycle is not an incident)", where, r.For)
+		}
+		for _, a := range []string{"summary", "description", "runbook_url"} {
+			if strings.TrimSpace(r.Annotations[a]) == "" {
+				t.Errorf("%s: annotation %s is missing", where, a)
+			}
+		}
+		if want := runbookBase + r.Alert + ".md"; r.Annotations["runbook_url"] != want {
+			t.Errorf("%s: runbook_url %q, want %q", where, r.Annotations["runbook_url"], want)
+		}
+		a, err := promexpr.Analyze(r.Expr)
+		if err != nil {
+			t.Errorf("%s: %v", where, err)
+			continue
+		}
+		for _, p := range checkExpr(t, a, "up") {
+			t.Errorf("%s: %s", where, p)
+		}
+		for _, s := range a.Selectors {
+			if s.Metric == "up" && s.Matcher("job") == nil {
+				t.Errorf("%s: up must be selected by job", where)
+			}
+		}
+		// Annotations may only use labels the alert can carry.
+		for _, l := range templateLabels(r.Annotations) {
+			if !alertCanCarry(t, a, r, l) {
+				t.Errorf("%s: annotations use $labels.%s, which the expression does not keep", where, l)
+			}
+		}
+	}
+}
+
+var labelRef = regexp.MustCompile(`\$labels\.([A-Za-z_][A-Za-z0-9_]*)`)
+
+func templateLabels(annotations map[string]string) []string {
+	var out []string
+	for _, v := range annotations {
+		for _, m := range labelRef.FindAllStringSubmatch(v, -1) {
+			out = append(out, m[1])
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// alertCanCarry says whether label l can be on the alert: a rule label, or
+// with an aggregation, one of the labels it keeps; without one, a label of
+// the metrics read or of the scrape target.
+func alertCanCarry(t *testing.T, a promexpr.Analysis, r promexpr.Rule, l string) bool {
+	if _, ok := r.Labels[l]; ok {
+		return true
+	}
+	if strings.Contains(r.Expr, " by (") {
+		return slices.Contains(a.GroupingLabels, l)
+	}
+	if slices.Contains(targetLabels, l) {
+		return true
+	}
+	for _, s := range a.Selectors {
+		if exporterLabels(t)[s.Metric][l] {
+			return true
+		}
+	}
+	return false
+}
+
+// promtool's unit-test file, the parts read here.
+type ruleTests struct {
+	RuleFiles []string `yaml:"rule_files"`
+	Tests     []struct {
+		Name          string `yaml:"name"`
+		AlertRuleTest []struct {
+			EvalTime  string `yaml:"eval_time"`
+			Alertname string `yaml:"alertname"`
+			ExpAlerts []struct {
+				ExpLabels      map[string]string `yaml:"exp_labels"`
+				ExpAnnotations map[string]string `yaml:"exp_annotations"`
+			} `yaml:"exp_alerts"`
+		} `yaml:"alert_rule_test"`
+	} `yaml:"tests"`
+}
+
+func TestEveryAlertIsTestedFiringAndNotFiring(t *testing.T) {
+	data, err := os.ReadFile(rulesTestFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rt ruleTests
+	if err := yaml.Unmarshal(data, &rt); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(rt.RuleFiles, filepath.Base(rulesFile)) {
+		t.Errorf("%s does not load %s", rulesTestFile, filepath.Base(rulesFile))
+	}
+	firing := map[string]bool{}    // alertname/severity seen in exp_alerts
+	silent := map[string]bool{}    // alertname with an empty exp_alerts
+	annotated := map[string]bool{} // alertname/severity whose annotations are checked
+	for _, tc := range rt.Tests {
+		for _, at := range tc.AlertRuleTest {
+			if len(at.ExpAlerts) == 0 {
+				silent[at.Alertname] = true
+			}
+			for _, e := range at.ExpAlerts {
+				key := at.Alertname + "/" + e.ExpLabels["severity"]
+				firing[key] = true
+				if e.ExpAnnotations["summary"] != "" && e.ExpAnnotations["description"] != "" && e.ExpAnnotations["runbook_url"] != "" {
+					annotated[key] = true
+				}
+			}
+		}
+	}
+	for _, r := range loadAlerts(t) {
+		key := r.Alert + "/" + r.Labels["severity"]
+		if !firing[key] {
+			t.Errorf("%s: no promtool test expects it to fire", key)
+		}
+		if !annotated[key] {
+			t.Errorf("%s: no promtool test checks its summary, description and runbook_url", key)
+		}
+		if !silent[r.Alert] {
+			t.Errorf("%s: no promtool test expects it not to fire", r.Alert)
+		}
+	}
+}
+
+func TestRunbooks(t *testing.T) {
+	alerts := map[string]bool{}
+	for _, r := range loadAlerts(t) {
+		alerts[r.Alert] = true
+	}
+	for name := range alerts {
+		data, err := os.ReadFile(filepath.Join(runbookDir, name+".md"))
+		if err != nil {
+			t.Errorf("runbook for %s: %v", name, err)
+			continue
+		}
+		text := string(data)
+		if !strings.HasPrefix(text, "# "+name) {
+			t.Errorf("runbook %s.md must start with the heading \"# %s\"", name, name)
+		}
+		for _, section := range []string{"## Meaning", "## How partmon measures it", "## What to check", "## What to change", "## When to silence"} {
+			if !strings.Contains(text, section) {
+				t.Errorf("runbook %s.md has no section %q", name, section)
+			}
+		}
+	}
+	// No stale runbooks for alerts that no longer exist.
+	files, err := filepath.Glob(filepath.Join(runbookDir, "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".md")
+		if name != "README" && !alerts[name] {
+			t.Errorf("runbook %s has no alert", filepath.Base(f))
+		}
+	}
+	// partmon's pushed alerts link to PartmonAnalyzerFinding.md#<kind>.
+	data, err := os.ReadFile(filepath.Join(runbookDir, "PartmonAnalyzerFinding.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range analyzerKinds(t) {
+		if !regexp.MustCompile(`(?m)^### ` + k + `$`).Match(data) {
+			t.Errorf("PartmonAnalyzerFinding.md has no section \"### %s\" for pushed alerts to link to", k)
+		}
+	}
+}
+
+func TestRuleAlertNamesDoNotCollideWithPushedAlerts(t *testing.T) {
+	// The kinds partmon pushes unless configured otherwise; keyed findings
+	// are of these kinds too. A rule alert of the same name would merge with
+	// a pushed one in Alertmanager and mislead both runbook and inhibition.
+	pushed := map[string]string{}
+	for _, k := range exporter.DefaultAlertKinds {
+		pushed[exporter.AlertName(k)] = k
+	}
+	for _, r := range loadAlerts(t) {
+		if k, ok := pushed[r.Alert]; ok {
+			t.Errorf("rule alert %s has the name partmon gives its pushed %s alerts", r.Alert, k)
+		}
+	}
+}
+
+var alertnameMatcher = regexp.MustCompile(`alertname\s*(=~|=)\s*"([^"]*)"`)
+
+func TestAlertmanagerConfigNamesRealAlerts(t *testing.T) {
+	data, err := os.ReadFile(alertmanagerFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		InhibitRules []struct {
+			SourceMatchers []string `yaml:"source_matchers"`
+			TargetMatchers []string `yaml:"target_matchers"`
+			Equal          []string `yaml:"equal"`
+		} `yaml:"inhibit_rules"`
+	}
+	if err := yaml.Unmarshal(data, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{}
+	for _, r := range loadAlerts(t) {
+		known[r.Alert] = true
+	}
+	for _, k := range exporter.DefaultAlertKinds {
+		known[exporter.AlertName(k)] = true
+	}
+	if len(cfg.InhibitRules) == 0 {
+		t.Fatal("no inhibit rules read")
+	}
+	for i, ir := range cfg.InhibitRules {
+		if len(ir.Equal) == 0 {
+			t.Errorf("inhibit rule %d: no equal labels, it would mute across clusters", i)
+		}
+		for _, m := range append(slices.Clone(ir.SourceMatchers), ir.TargetMatchers...) {
+			sub := alertnameMatcher.FindStringSubmatch(m)
+			if sub == nil {
+				continue
+			}
+			names := []string{sub[2]}
+			if sub[1] == "=~" {
+				names = strings.Split(sub[2], "|")
+			}
+			for _, n := range names {
+				if !known[n] {
+					t.Errorf("inhibit rule %d names alert %s, which neither the rules nor partmon's pusher produce", i, n)
+				}
+			}
+		}
+	}
+}
