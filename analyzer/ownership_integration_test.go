@@ -36,13 +36,14 @@ func TestOwnershipMatchesNodetool(t *testing.T) {
 }
 
 // TestOwnershipMatchesNodetoolUnbalanced runs against a cluster started with
-// uneven tokens (and ideally two DCs), for example:
+// uneven tokens; racks r1, r1, r2 make NetworkTopologyStrategy differ from
+// SimpleStrategy, and --topology dc1:r1,dc2:r1,dc1:r2 tests two DCs instead:
 //
-//	deploy/local/cluster up --first-ip 127.0.0.4 --dir /tmp/pm-unbal --nodes 3 \
+//	deploy/local/cluster up --first-ip 127.0.0.7 --dir /tmp/pm-unbal --nodes 3 --heap 512M \
 //	  --tokens -9000000000000000000,-7000000000000000000,2000000000000000000 \
-//	  --topology dc1:r1,dc1:r1,dc2:r1
-//	PARTMON_TEST_UNBALANCED_HOSTS=127.0.0.4,127.0.0.5,127.0.0.6 PARTMON_TEST_UNBALANCED_DIR=/tmp/pm-unbal \
-//	  go test -tags integration -run Unbalanced ./analyzer
+//	  --topology dc1:r1,dc1:r1,dc1:r2
+//	PARTMON_TEST_UNBALANCED_HOSTS=127.0.0.7,127.0.0.8,127.0.0.9 PARTMON_TEST_UNBALANCED_DIR=/tmp/pm-unbal \
+//	  go test -tags integration -run TestOwnershipMatchesNodetoolUnbalanced ./analyzer
 //	deploy/local/cluster down --dir /tmp/pm-unbal
 func TestOwnershipMatchesNodetoolUnbalanced(t *testing.T) {
 	hosts := os.Getenv("PARTMON_TEST_UNBALANCED_HOSTS")
@@ -137,12 +138,8 @@ func checkOwnershipAgainstNodetool(t *testing.T, hosts []string) *ownershipFixtu
 			t.Fatalf("reading the replication of %s: %v", name, err)
 		}
 		ks := ownershipFixtureKeyspace{Name: name, Replication: replication}
-		if ks.Status, err = testcluster.Nodetool(ctx, node, "status", name); err != nil {
-			t.Fatal(err)
-		}
-		if ks.Ring, err = testcluster.Nodetool(ctx, node, "ring", name); err != nil {
-			t.Fatal(err)
-		}
+		ks.Status = ownNodetool(ctx, t, node, "status", name)
+		ks.Ring = ownNodetool(ctx, t, node, "ring", name)
 		fx.Keyspaces = append(fx.Keyspaces, ks)
 		d := compareWithNodetool(t, fx, ks)
 		worst.status, worst.ring = max(worst.status, d.status), max(worst.ring, d.ring)
@@ -165,6 +162,21 @@ func checkOwnershipAgainstNodetool(t *testing.T, hosts []string) *ownershipFixtu
 		t.Logf("recorded %s", path)
 	}
 	return fx
+}
+
+// ownNodetool runs nodetool, with one retry: a JMX connection refused by a
+// node busy with other tests' work is not what this test is about.
+func ownNodetool(ctx context.Context, t *testing.T, node int, args ...string) string {
+	t.Helper()
+	out, err := testcluster.Nodetool(ctx, node, args...)
+	if err != nil {
+		t.Logf("retrying after: %v", err)
+		time.Sleep(5 * time.Second)
+		if out, err = testcluster.Nodetool(ctx, node, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
 }
 
 func ownDescribeMap(m map[string]string) string {

@@ -46,4 +46,18 @@ step "load fixtures with planted problems"
 step "integration and end-to-end tests (real cluster, real Prometheus and Alertmanager)"
 go test -count=1 -tags integration -timeout 40m -p 1 ./...
 
+step "stop the balanced cluster"
+"$CLUSTER" down
+
+# Ownership against the real nodetool on an unbalanced ring with a repeated
+# rack, where SimpleStrategy and NetworkTopologyStrategy really differ.
+step "ownership on an unbalanced ring"
+UNBAL_DIR=$PWD/.cluster-unbalanced
+trap '"$CLUSTER" down --dir "$UNBAL_DIR" || true' EXIT
+"$CLUSTER" up --first-ip 127.0.0.4 --dir "$UNBAL_DIR" --nodes 3 --heap 512M \
+	--tokens=-9000000000000000000,-7000000000000000000,2000000000000000000 --topology dc1:r1,dc1:r1,dc1:r2
+PARTMON_TEST_UNBALANCED_HOSTS=127.0.0.4,127.0.0.5,127.0.0.6 PARTMON_TEST_UNBALANCED_DIR=$UNBAL_DIR \
+	go test -count=1 -tags integration -run TestOwnershipMatchesNodetoolUnbalanced -v ./analyzer/ 2>&1 | tail -20
+"$CLUSTER" down --dir "$UNBAL_DIR"
+
 step "done"
