@@ -80,8 +80,11 @@ func NodeIndex(host string) int {
 
 // Env reads Dir()/cluster.env, the KEY=VALUE file `cluster up` writes
 // (VERSION, DIR, NODES, HOSTS, JMX_PORTS, TOKENS, DCS, RACKS, AUTH, ...).
-func Env() (map[string]string, error) {
-	path := filepath.Join(Dir(), "cluster.env")
+func Env() (map[string]string, error) { return EnvAt(Dir()) }
+
+// EnvAt reads the cluster.env of the cluster whose state directory is dir.
+func EnvAt(dir string) (map[string]string, error) {
+	path := filepath.Join(dir, "cluster.env")
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading cluster env: %w", err)

@@ -80,3 +80,63 @@ func TestLoadTruthFind(t *testing.T) {
 		t.Error("LoadTruth of broken JSON: want an error")
 	}
 }
+
+func TestParseState(t *testing.T) {
+	tests := []struct {
+		line      string
+		wantState string
+		wantPID   int
+		wantErr   bool
+	}{
+		{line: "node1 127.0.0.4 running 1234\n", wantState: NodeRunning, wantPID: 1234},
+		{line: "node2 127.0.0.5 paused 99", wantState: NodePaused, wantPID: 99},
+		{line: "node3 127.0.0.6 stopped -", wantState: NodeStopped},
+		{line: "node3 127.0.0.6 sleeping 12", wantErr: true},
+		{line: "node3 127.0.0.6 running x", wantErr: true},
+		{line: "", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.line, func(t *testing.T) {
+			state, pid, err := parseState(tt.line)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("parseState(%q) error %v, want error %v", tt.line, err, tt.wantErr)
+			}
+			if state != tt.wantState || pid != tt.wantPID {
+				t.Errorf("parseState(%q) = %q, %d; want %q, %d", tt.line, state, pid, tt.wantState, tt.wantPID)
+			}
+		})
+	}
+}
+
+// The fault helpers refuse the shared dev cluster, by directory or by address.
+func TestNewFaultsRefusesSharedCluster(t *testing.T) {
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeEnv := func(hosts string) string {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "cluster.env"), []byte("HOSTS="+hosts+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	tests := []struct {
+		name    string
+		dir     string
+		wantErr bool
+	}{
+		{name: "own cluster", dir: writeEnv("127.0.0.4,127.0.0.5,127.0.0.6")},
+		{name: "shared directory", dir: filepath.Join(root, ".cluster"), wantErr: true},
+		{name: "shared address", dir: writeEnv("127.0.0.3,127.0.0.4"), wantErr: true},
+		{name: "no cluster", dir: t.TempDir(), wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := newFaults(tt.dir)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("newFaults(%s) = %+v, %v; want error %v", tt.dir, f, err, tt.wantErr)
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@
 //	fixtures grow --rows N
 //	fixtures truth
 //	fixtures drop
+//	fixtures top-partitions [--repair=true] [--persist=true]
 //	fixtures auth-replication   (run by `cluster up --auth`)
 package main
 
@@ -50,6 +51,12 @@ func main() {
 		err = truthCommand(ctx)
 	case "drop":
 		err = dropCommand(ctx)
+	case "top-partitions":
+		fs := flag.NewFlagSet("top-partitions", flag.ExitOnError)
+		repair := fs.Bool("repair", true, "run nodetool repair --full -pr of the fixture keyspaces on every node first")
+		persist := fs.Bool("persist", true, "save the nodes' top partitions now (cluster save-top-partitions)")
+		_ = fs.Parse(args)
+		err = topPartitionsCommand(ctx, *repair, *persist)
 	case "auth-replication":
 		err = authReplication(ctx)
 	default:
@@ -62,7 +69,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: fixtures load [--large-mib 110] [--hot-seconds 20] [--share 0.8] | hotkey --seconds S [--share 0.8] | grow --rows N | truth | drop")
+	fmt.Fprintln(os.Stderr, "usage: fixtures load [--large-mib 110] [--hot-seconds 20] [--share 0.8] | hotkey --seconds S [--share 0.8] | grow --rows N | truth | drop | top-partitions [--repair=false] [--persist=false]")
 	os.Exit(2)
 }
 
