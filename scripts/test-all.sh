@@ -42,6 +42,9 @@ trap cleanup EXIT
 
 step "load fixtures with planted problems"
 "$FIXTURES" load
+# Cassandra writes system.top_partitions only hourly: repair, then persist
+# through its own TopPartitionTracker.save (deploy/local/README.md).
+"$FIXTURES" top-partitions
 
 step "integration and end-to-end tests (real cluster, real Prometheus and Alertmanager)"
 go test -count=1 -tags integration -timeout 40m -p 1 ./...
