@@ -9,21 +9,20 @@ package dashboards
 // the file is changed.
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/partmon/partmon/internal/promtest"
 )
 
 // webhookSink records the alertnames/severities each receiver path was notified of.
@@ -100,45 +99,10 @@ func asList(v any) []any {
 }
 
 func TestAlertmanagerConfigOnRealAlertmanager(t *testing.T) {
-	bin, err := exec.LookPath("prometheus-alertmanager")
-	if err != nil {
-		if bin, err = exec.LookPath("alertmanager"); err != nil {
-			t.Fatal("prometheus-alertmanager is not on PATH (Debian package prometheus-alertmanager)")
-		}
-	}
 	sink := &webhookSink{seen: map[string][]string{}}
 	sinkSrv := httptest.NewServer(sink)
 	t.Cleanup(sinkSrv.Close)
-
-	dir := t.TempDir()
-	cfgPath := filepath.Join(dir, "alertmanager.yml")
-	if err := os.WriteFile(cfgPath, alertmanagerConfigForTest(t, sinkSrv.URL), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	listen := freePort(t)
-	var logs bytes.Buffer
-	cmd := exec.Command(bin, "--config.file="+cfgPath, "--storage.path="+filepath.Join(dir, "data"),
-		"--web.listen-address="+listen, "--cluster.listen-address=", "--log.level=warn")
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("alertmanager log:\n%s", logs.String())
-		}
-	})
-	base := "http://" + listen
-	waitFor(t, 30*time.Second, "Alertmanager ready", func() bool {
-		resp, err := http.Get(base + "/-/ready")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	})
+	am := promtest.StartAlertmanager(t, string(alertmanagerConfigForTest(t, sinkSrv.URL)), promtest.Options{})
 
 	table := map[string]string{"cluster": "c1", "dc": "dc1", "rack": "r1", "node": "10.0.0.1", "keyspace": "shop", "table": "orders"}
 	with := func(base map[string]string, kv ...string) map[string]string {
@@ -186,20 +150,14 @@ func TestAlertmanagerConfigOnRealAlertmanager(t *testing.T) {
 			"endsAt":   now.Add(10 * time.Minute).Format(time.RFC3339),
 		})
 	}
-	body, _ := json.Marshal(post)
-	resp, err := http.Post(base+"/api/v2/alerts", "application/json", bytes.NewReader(body))
-	if err != nil {
+	if err := am.Post(post); err != nil {
 		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("posting alerts: %s", resp.Status)
 	}
 
 	// Inhibition is evaluated when alerts are listed; give it a moment.
 	var states map[string]string
-	eventually(20*time.Second, func() bool {
-		states = alertStates(t, base)
+	promtest.Eventually(20*time.Second, func() bool {
+		states = alertStates(t, am)
 		for _, a := range alerts {
 			want := "active"
 			if a.suppressed {
@@ -222,7 +180,7 @@ func TestAlertmanagerConfigOnRealAlertmanager(t *testing.T) {
 	}
 
 	// Routing: critical alerts reach the pager, warnings the chat.
-	routed := eventually(30*time.Second, func() bool {
+	routed := promtest.Eventually(30*time.Second, func() bool {
 		return sink.got("/critical", "PartmonAbsent/critical") && sink.got("/warning", "PartmonLoadSkew/warning")
 	})
 	if !routed || sink.got("/warning", "PartmonAbsent/critical") || sink.got("/critical", "PartmonLoadSkew/warning") {
@@ -240,20 +198,10 @@ func key(labels map[string]string) string {
 	return strings.Join(parts, ",")
 }
 
-func alertStates(t *testing.T, base string) map[string]string {
+func alertStates(t *testing.T, am *promtest.Alertmanager) map[string]string {
 	t.Helper()
-	resp, err := http.Get(base + "/api/v2/alerts")
+	got, err := am.Alerts()
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var got []struct {
-		Labels map[string]string `json:"labels"`
-		Status struct {
-			State string `json:"state"`
-		} `json:"status"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]string{}
@@ -261,27 +209,4 @@ func alertStates(t *testing.T, base string) map[string]string {
 		out[key(a.Labels)] = a.Status.State
 	}
 	return out
-}
-
-func waitFor(t *testing.T, timeout time.Duration, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
-
-// eventually polls ok until it holds or timeout passes, and says which.
-func eventually(timeout time.Duration, ok func() bool) bool {
-	deadline := time.Now().Add(timeout)
-	for !ok() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	return true
 }

@@ -11,97 +11,29 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/partmon/partmon/internal/promexpr"
+	"github.com/partmon/partmon/internal/promtest"
 )
-
-type promServer struct {
-	base string
-}
-
-type apiResponse struct {
-	Status    string          `json:"status"`
-	Error     string          `json:"error"`
-	ErrorType string          `json:"errorType"`
-	Data      json.RawMessage `json:"data"`
-}
-
-func (p promServer) get(t *testing.T, path string, params url.Values) (apiResponse, error) {
-	t.Helper()
-	resp, err := http.Get(p.base + path + "?" + params.Encode())
-	if err != nil {
-		return apiResponse{}, err
-	}
-	defer resp.Body.Close()
-	var r apiResponse
-	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-		return apiResponse{}, fmt.Errorf("decoding %s: %w", path, err)
-	}
-	if r.Status != "success" {
-		return r, fmt.Errorf("%s: %s: %s", r.ErrorType, path, r.Error)
-	}
-	return r, nil
-}
-
-// query runs an instant query and returns the number of series or samples it gave.
-func (p promServer) query(t *testing.T, expr string) (int, error) {
-	t.Helper()
-	r, err := p.get(t, "/api/v1/query", url.Values{"query": {expr}})
-	if err != nil {
-		return 0, err
-	}
-	var data struct {
-		ResultType string          `json:"resultType"`
-		Result     json.RawMessage `json:"result"`
-	}
-	if err := json.Unmarshal(r.Data, &data); err != nil {
-		return 0, err
-	}
-	if data.ResultType == "scalar" {
-		return 1, nil
-	}
-	var series []json.RawMessage
-	if err := json.Unmarshal(data.Result, &series); err != nil {
-		return 0, err
-	}
-	return len(series), nil
-}
-
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
 
 // startPrometheus runs Prometheus scraping the golden exposition with the
 // alerting rules loaded, and waits until it has a few scrapes.
-func startPrometheus(t *testing.T, cluster string, exposition []byte) promServer {
+func startPrometheus(t *testing.T, cluster string, exposition []byte) *promtest.Prometheus {
 	t.Helper()
-	bin, err := exec.LookPath("prometheus")
-	if err != nil {
-		t.Fatal("prometheus is not on PATH (Debian package prometheus; .ci/run installs it)")
-	}
 	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 		_, _ = w.Write(exposition)
 	}))
 	t.Cleanup(target.Close)
 
-	dir := t.TempDir()
 	rules, err := filepath.Abs(rulesFile)
 	if err != nil {
 		t.Fatal(err)
@@ -117,38 +49,13 @@ scrape_configs:
       - targets: [%q]
         labels: {cluster: %q}
 `, rules, strings.TrimPrefix(target.URL, "http://"), cluster)
-	cfgPath := filepath.Join(dir, "prometheus.yml")
-	if err := os.WriteFile(cfgPath, []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	listen := freePort(t)
-	var logs bytes.Buffer
-	cmd := exec.Command(bin, "--config.file="+cfgPath, "--storage.tsdb.path="+filepath.Join(dir, "data"),
-		"--web.listen-address="+listen, "--log.level=warn")
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("prometheus log:\n%s", logs.String())
-		}
+	p := promtest.StartPrometheus(t, config, promtest.Options{})
+	// Three scrapes: enough for rate() over the 1m window used below.
+	promtest.WaitFor(t, 60*time.Second, "three scrapes of the golden exposition", func() bool {
+		n, err := p.Query(`count_over_time(partmon_up[1m]) >= 3`)
+		return err == nil && n == 1
 	})
-
-	p := promServer{base: "http://" + listen}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		// Three scrapes: enough for rate() over the 1m window used below.
-		if n, err := p.query(t, `count_over_time(partmon_up[1m]) >= 3`); err == nil && n == 1 {
-			return p
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Prometheus at %s did not collect three scrapes of the golden exposition in 60s", p.base)
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
+	return p
 }
 
 func TestQueriesOnRealPrometheus(t *testing.T) {
@@ -178,7 +85,7 @@ func TestQueriesOnRealPrometheus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n, err := p.query(t, expr)
+			n, err := p.Query(expr)
 			if err != nil {
 				t.Errorf("%s: %v", q, err)
 				continue
@@ -199,7 +106,7 @@ func TestQueriesOnRealPrometheus(t *testing.T) {
 				for _, m := range s.Matchers {
 					parts = append(parts, m.String())
 				}
-				if c, err := p.query(t, "count({"+strings.Join(parts, ", ")+"})"); err != nil || c == 0 {
+				if c, err := p.Query("count({" + strings.Join(parts, ", ") + "})"); err != nil || c == 0 {
 					allPresent = false
 				}
 			}
@@ -221,7 +128,7 @@ func TestQueriesOnRealPrometheus(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				r, err := p.get(t, "/api/v1/label/"+m[2]+"/values", url.Values{"match[]": {sel}})
+				r, err := p.Get("/api/v1/label/"+m[2]+"/values", url.Values{"match[]": {sel}})
 				if err != nil {
 					t.Errorf("%s: $%s: %v", d.File, v.Name, err)
 					continue
@@ -240,7 +147,7 @@ func TestQueriesOnRealPrometheus(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, r := range rules {
-			if _, err := p.query(t, r.Expr); err != nil {
+			if _, err := p.Query(r.Expr); err != nil {
 				t.Errorf("%s: %v", r.Name(), err)
 			}
 		}
@@ -248,7 +155,7 @@ func TestQueriesOnRealPrometheus(t *testing.T) {
 		// must have been evaluated without error (e.g. no many-to-many match).
 		deadline := time.Now().Add(30 * time.Second)
 		for {
-			health, err := ruleHealth(t, p)
+			health, err := ruleHealth(p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -273,34 +180,18 @@ func TestQueriesOnRealPrometheus(t *testing.T) {
 }
 
 // ruleHealth maps "group/alert/severity" to the health Prometheus reports.
-func ruleHealth(t *testing.T, p promServer) (map[string]string, error) {
-	r, err := p.get(t, "/api/v1/rules", nil)
+func ruleHealth(p *promtest.Prometheus) (map[string]string, error) {
+	rules, err := p.Rules()
 	if err != nil {
 		return nil, err
 	}
-	var data struct {
-		Groups []struct {
-			Name  string `json:"name"`
-			Rules []struct {
-				Name      string            `json:"name"`
-				Health    string            `json:"health"`
-				LastError string            `json:"lastError"`
-				Labels    map[string]string `json:"labels"`
-			} `json:"rules"`
-		} `json:"groups"`
-	}
-	if err := json.Unmarshal(r.Data, &data); err != nil {
-		return nil, err
-	}
 	out := map[string]string{}
-	for _, g := range data.Groups {
-		for _, rule := range g.Rules {
-			h := rule.Health
-			if rule.LastError != "" {
-				h += ": " + rule.LastError
-			}
-			out[g.Name+"/"+rule.Name+"/"+rule.Labels["severity"]] = h
+	for _, rule := range rules {
+		h := rule.Health
+		if rule.LastError != "" {
+			h += ": " + rule.LastError
 		}
+		out[rule.Group+"/"+rule.Name+"/"+rule.Labels["severity"]] = h
 	}
 	return out, nil
 }

@@ -166,15 +166,15 @@ func collectFindings(m emitter, r *analyzer.Report, cluster string, speaks func(
 			counts[kindSev{k, s}] = 0
 		}
 	}
-	var keyless []analyzer.Finding
+	// Every finding has a value series; a partition key is not a label, so
+	// findings naming keys fold into their scope's series (the worst wins).
+	var scoped []analyzer.Finding
 	for _, f := range r.Findings {
 		if !speaksForFinding(f, speaks) {
 			continue
 		}
 		counts[kindSev{f.Kind, f.Severity}]++
-		if f.PartitionKey == "" {
-			keyless = append(keyless, f)
-		}
+		scoped = append(scoped, f)
 	}
 	for ks, n := range counts {
 		m.emit(findingsCount, float64(n), cluster, ks.kind, ks.sev.String())
@@ -182,14 +182,14 @@ func collectFindings(m emitter, r *analyzer.Report, cluster string, speaks func(
 
 	// Two findings with the same labels would be duplicate series: the most
 	// severe, then the largest value, speaks for the scope.
-	sort.SliceStable(keyless, func(i, j int) bool {
-		if keyless[i].Severity != keyless[j].Severity {
-			return keyless[i].Severity > keyless[j].Severity
+	sort.SliceStable(scoped, func(i, j int) bool {
+		if scoped[i].Severity != scoped[j].Severity {
+			return scoped[i].Severity > scoped[j].Severity
 		}
-		return keyless[i].Value > keyless[j].Value
+		return scoped[i].Value > scoped[j].Value
 	})
-	seen := make(map[[8]string]bool, len(keyless))
-	for _, f := range keyless {
+	seen := make(map[[8]string]bool, len(scoped))
+	for _, f := range scoped {
 		l := [8]string{cluster, f.DC, f.Rack, f.Node, f.Keyspace, f.Table, f.Kind, f.Severity.String()}
 		if seen[l] {
 			continue

@@ -72,7 +72,7 @@ var (
 	nodeDataAge       = gauge("node_data_age_seconds", "Age of the oldest node-local data held for the node, in seconds", nodeLabels)
 
 	findingsCount    = gauge("findings", "Number of active findings by kind and severity", []string{"cluster", "kind", "severity"})
-	findingValue     = gauge("finding_value", "Measured value of a finding without partition key, in the finding's unit", findingLabels)
+	findingValue     = gauge("finding_value", "Measured value of a finding, in the finding's unit; findings naming partition keys fold into their table's series, the most severe and largest value first", findingLabels)
 	findingThreshold = gauge("finding_threshold", "Threshold the finding's value was compared with, in the finding's unit", findingLabels)
 
 	collectorSuccess     = gauge("collector_success", "1 when the collector's last attempt on the node succeeded, 0 when it failed", collectorLabels)

@@ -1,0 +1,378 @@
+//go:build integration
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/internal/promtest"
+	"github.com/partmon/partmon/internal/testcluster"
+)
+
+// alertmanagerConfig routes everything to the test's webhook sink, resolved
+// notifications included, with no grouping delay worth the name. It has no
+// inhibit rules (deploy/alertmanager/alertmanager.yml's are checked in
+// dashboards/alertmanager_integration_test.go), so every alert stays active.
+func alertmanagerConfig(sinkURL string) string {
+	return fmt.Sprintf(`route:
+  receiver: sink
+  group_by: [alertname, cluster, keyspace, table, node]
+  group_wait: 1s
+  group_interval: 1s
+  repeat_interval: 1h
+receivers:
+  - name: sink
+    webhook_configs:
+      - url: %q
+        send_resolved: true
+`, sinkURL+"/notify")
+}
+
+// notified is one alert of one webhook notification.
+type notified struct {
+	Status string            `json:"status"` // firing or resolved
+	Labels map[string]string `json:"labels"`
+	EndsAt time.Time         `json:"endsAt"`
+}
+
+// webhookSink records every alert Alertmanager notifies it of.
+type webhookSink struct {
+	mu   sync.Mutex
+	seen []notified
+}
+
+func newWebhookSink() *webhookSink { return &webhookSink{} }
+
+func (s *webhookSink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var msg struct {
+		Alerts []notified `json:"alerts"`
+	}
+	body, _ := io.ReadAll(r.Body)
+	if err := json.Unmarshal(body, &msg); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seen = append(s.seen, msg.Alerts...)
+}
+
+// resolved returns the resolved notifications whose labels include want.
+func (s *webhookSink) resolved(want map[string]string) []notified {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []notified
+	for _, n := range s.seen {
+		if n.Status == "resolved" && hasLabels(n.Labels, want) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func hasLabels(labels, want map[string]string) bool {
+	for k, v := range want {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func matching(alerts []promtest.Alert, want map[string]string) []promtest.Alert {
+	var out []promtest.Alert
+	for _, a := range alerts {
+		if hasLabels(a.Labels, want) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// checkRuleAlert: Prometheus's PartmonPartitionTooLarge (critical) fires for
+// the planted oversized partition on every replica and reaches Alertmanager
+// with the labels the routing and inhibit rules use.
+func checkRuleAlert(t *testing.T, e *env) {
+	var want []map[string]string
+	for _, p := range problems(t, e.truth, analyzer.KindOversizedPartition) {
+		for _, node := range p.Nodes {
+			want = append(want, map[string]string{"alertname": "PartmonPartitionTooLarge", "severity": "critical",
+				"cluster": e.cluster, "keyspace": p.Keyspace, "table": p.Table, "node": node})
+		}
+	}
+	var alerts []promtest.Alert
+	var err error
+	ok := promtest.Eventually(90*time.Second, func() bool {
+		if alerts, err = e.am.Alerts(); err != nil {
+			return false
+		}
+		for _, w := range want {
+			if len(matching(alerts, w)) == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	if err != nil {
+		t.Fatalf("listing Alertmanager's alerts: %v", err)
+	}
+	for _, w := range want {
+		got := matching(alerts, w)
+		if len(got) == 0 {
+			t.Errorf("no alert %v in Alertmanager after 90 s; it has: %s", w, describe(matching(alerts, map[string]string{"alertname": w["alertname"]})))
+			continue
+		}
+		for _, a := range got {
+			if a.Labels["dc"] == "" || a.Labels["rack"] == "" {
+				t.Errorf("alert %v has no dc or rack label: %v", w, a.Labels)
+			}
+			if !strings.HasPrefix(a.GeneratorURL, e.prom.URL) {
+				t.Errorf("alert %v has generatorURL %q, want one of the test's Prometheus %s", w, a.GeneratorURL, e.prom.URL)
+			}
+			if a.Annotations["runbook_url"] == "" || !strings.Contains(a.Annotations["summary"], w["keyspace"]+"."+w["table"]) {
+				t.Errorf("alert %v: annotations %v lack the runbook or the table", w, a.Annotations)
+			}
+		}
+	}
+	if ok {
+		t.Logf("%d PartmonPartitionTooLarge critical alerts from Prometheus in Alertmanager", len(want))
+	}
+}
+
+// findingsResponse is the body of partmon's /api/v1/findings.
+type findingsResponse struct {
+	Cluster  string             `json:"cluster"`
+	Findings []analyzer.Finding `json:"findings"`
+}
+
+func fetchFindings(base string) (findingsResponse, error) {
+	var out findingsResponse
+	client := &http.Client{Timeout: 10 * time.Second}
+	resp, err := client.Get(base + "/api/v1/findings")
+	if err != nil {
+		return out, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return out, fmt.Errorf("GET /api/v1/findings: %s", resp.Status)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return out, fmt.Errorf("decoding /api/v1/findings: %w", err)
+	}
+	return out, nil
+}
+
+// pushed reports whether partmon pushes f (exporter.AlertPusher's rule with
+// the default min_severity): warning or worse, and a key or a DefaultAlertKinds kind.
+func pushed(f analyzer.Finding) bool {
+	return f.Severity >= analyzer.SeverityWarning && (f.PartitionKey != "" || slices.Contains(exporter.DefaultAlertKinds, f.Kind))
+}
+
+// checkPushedAlerts: every finding partmon pushes is in Alertmanager under
+// exporter.AlertName(kind) with the finding's labels, its partition key and
+// advice in annotations; and the planted problems it must find are among them.
+func checkPushedAlerts(t *testing.T, e *env) {
+	var required []map[string]string
+	need := func(kind, keyspace, table string, nodes []string) {
+		for _, n := range nodes {
+			required = append(required, map[string]string{"alertname": exporter.AlertName(kind),
+				"cluster": e.cluster, "keyspace": keyspace, "table": table, "node": n})
+		}
+	}
+	for _, kind := range []string{analyzer.KindOversizedPartition, analyzer.KindTombstoneHeavy} {
+		for _, p := range problems(t, e.truth, kind) {
+			need(kind, p.Keyspace, p.Table, p.Nodes)
+		}
+	}
+	need(analyzer.KindOversizedPartition, e2eKeyspace, e2eTable, testcluster.Hosts()) // RF 3 on 3 nodes
+
+	var problemsFound []string
+	var count, keyed int
+	promtest.Eventually(90*time.Second, func() bool {
+		problemsFound, count, keyed = comparePushed(e, required)
+		return len(problemsFound) == 0
+	})
+	for _, p := range problemsFound {
+		t.Error(p)
+	}
+	if len(problemsFound) == 0 {
+		t.Logf("%d pushed alerts in Alertmanager match partmon's findings, %d of them with a partition key (%d required by truth.json and pm_e2e)",
+			count, keyed, len(required))
+	}
+}
+
+// comparePushed returns what is wrong now, how many pushed findings it
+// compared, and how many of them name a partition key.
+func comparePushed(e *env, required []map[string]string) (bad []string, n, keyed int) {
+	alerts, err := e.am.Alerts()
+	if err != nil {
+		return []string{fmt.Sprintf("listing Alertmanager's alerts: %v", err)}, 0, 0
+	}
+	fr, err := fetchFindings(e.partmon)
+	if err != nil {
+		return []string{err.Error()}, 0, 0
+	}
+	if fr.Cluster != e.cluster {
+		bad = append(bad, fmt.Sprintf("partmon reports cluster %q, the cluster is %q", fr.Cluster, e.cluster))
+	}
+	for _, f := range fr.Findings {
+		if !pushed(f) {
+			continue
+		}
+		n++
+		if f.PartitionKey != "" {
+			keyed++
+		}
+		name := exporter.AlertName(f.Kind)
+		got := matching(alerts, map[string]string{"alertname": name, "finding_id": f.ID})
+		if len(got) != 1 {
+			bad = append(bad, fmt.Sprintf("finding %s (%s %s on %s %s.%s key %q): %d alerts %s in Alertmanager, want 1",
+				f.ID, f.Severity, f.Kind, f.Node, f.Keyspace, f.Table, f.PartitionKey, len(got), name))
+			continue
+		}
+		a := got[0]
+		wantLabels := map[string]string{"severity": f.Severity.String(), "cluster": e.cluster, "dc": f.DC,
+			"node": f.Node, "keyspace": f.Keyspace, "table": f.Table}
+		for k, v := range wantLabels {
+			if a.Labels[k] != v {
+				bad = append(bad, fmt.Sprintf("alert %s for finding %s: label %s=%q, want %q", name, f.ID, k, a.Labels[k], v))
+			}
+		}
+		wantAnn := map[string]string{"summary": f.Summary, "description": f.Advice, "partition_key": f.PartitionKey}
+		if f.Advice == "" {
+			wantAnn["description"] = f.Summary
+		}
+		for k, v := range wantAnn {
+			if a.Annotations[k] != v {
+				bad = append(bad, fmt.Sprintf("alert %s for finding %s: annotation %s=%q, want %q", name, f.ID, k, a.Annotations[k], v))
+			}
+		}
+		if a.Status.State != "active" {
+			bad = append(bad, fmt.Sprintf("alert %s for finding %s is %s, want active", name, f.ID, a.Status.State))
+		}
+	}
+	for _, r := range required {
+		got := matching(alerts, r)
+		if len(got) == 0 {
+			bad = append(bad, fmt.Sprintf("no pushed alert %v in Alertmanager; partmon's findings of that kind: %s",
+				r, describeFindings(fr.Findings, r)))
+		}
+		for _, a := range got {
+			if a.Labels["dc"] == "" || a.Annotations["description"] == "" {
+				bad = append(bad, fmt.Sprintf("pushed alert %v has no dc label or no advice: %v %v", r, a.Labels, a.Annotations))
+			}
+		}
+	}
+	return bad, n, keyed
+}
+
+// checkResolution: partmon resolves its pushed alert once the problem is
+// gone. pm_e2e's oversized-partition alerts are active; DROP KEYSPACE takes
+// the partition away; Alertmanager must stop listing the alerts and notify
+// their resolution well before the endsAt partmon gave them.
+func checkResolution(ctx context.Context, t *testing.T, e *env, s *gocql.Session) {
+	hosts := testcluster.Hosts()
+	selector := map[string]string{"alertname": exporter.AlertName(analyzer.KindOversizedPartition), "keyspace": e2eKeyspace}
+	alerts, err := e.am.Alerts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := matching(alerts, selector)
+	var nodes []string
+	for _, a := range before {
+		nodes = append(nodes, a.Labels["node"])
+		// Alertmanager ends an alert by itself at endsAt (3 × partmon's
+		// resend interval, 1m by default): later than the bound below, so
+		// only partmon's resolve can end it in time.
+		if until := time.Until(a.EndsAt); until < 2*time.Minute {
+			t.Errorf("pushed alert %v ends in %s by itself; the test cannot tell a resolve from expiry", a.Labels, until)
+		}
+	}
+	sort.Strings(nodes)
+	want := slices.Sorted(slices.Values(hosts))
+	if !slices.Equal(nodes, want) {
+		t.Fatalf("before the drop, pushed %s alerts for %s are on nodes %v, want %v", selector["alertname"], e2eKeyspace, nodes, want)
+	}
+
+	dropped := time.Now()
+	if err := s.Query("DROP KEYSPACE " + e2eKeyspace).WithContext(ctx).Exec(); err != nil {
+		t.Fatalf("dropping %s: %v", e2eKeyspace, err)
+	}
+	const bound = 90 * time.Second
+	var still []promtest.Alert
+	gone := promtest.Eventually(bound, func() bool {
+		alerts, err := e.am.Alerts()
+		if err != nil {
+			return false
+		}
+		still = matching(alerts, selector)
+		return len(still) == 0
+	})
+	if !gone {
+		t.Fatalf("%d pushed alerts for %s still active %s after DROP KEYSPACE: %s", len(still), e2eKeyspace, bound, describe(still))
+	}
+	resolvedAfter := time.Since(dropped)
+	for _, node := range hosts {
+		sel := map[string]string{"alertname": selector["alertname"], "keyspace": e2eKeyspace, "node": node}
+		var got []notified
+		promtest.Eventually(15*time.Second, func() bool {
+			got = e.sink.resolved(sel)
+			return len(got) > 0
+		})
+		if len(got) == 0 {
+			t.Errorf("Alertmanager sent no resolved notification for %v", sel)
+			continue
+		}
+		if end := got[len(got)-1].EndsAt; end.Before(dropped) || end.After(time.Now()) {
+			t.Errorf("resolved %v with endsAt %s, want between the drop (%s) and now", sel, end, dropped)
+		}
+	}
+	fr, err := fetchFindings(e.partmon)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fr.Findings {
+		if f.Keyspace == e2eKeyspace {
+			t.Errorf("partmon still reports %s %s.%s on %s after the drop", f.Kind, f.Keyspace, f.Table, f.Node)
+		}
+	}
+	t.Logf("pushed alerts for %s resolved in Alertmanager %s after DROP KEYSPACE", e2eKeyspace, resolvedAfter.Round(100*time.Millisecond))
+}
+
+func describe(alerts []promtest.Alert) string {
+	if len(alerts) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, a := range alerts {
+		parts = append(parts, fmt.Sprintf("%v (%s, ends %s)", a.Labels, a.Status.State, a.EndsAt.Format(time.RFC3339)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func describeFindings(fs []analyzer.Finding, want map[string]string) string {
+	var parts []string
+	for _, f := range fs {
+		if exporter.AlertName(f.Kind) == want["alertname"] {
+			parts = append(parts, fmt.Sprintf("%s %s.%s on %q (%s)", f.Kind, f.Keyspace, f.Table, f.Node, f.Severity))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, "; ")
+}
