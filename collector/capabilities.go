@@ -1,0 +1,147 @@
+package collector
+
+import (
+	"context"
+	"fmt"
+)
+
+// Capabilities are what one node's schema offers, probed once per session:
+// sources gate on the tables that exist, never on version strings alone.
+type Capabilities struct {
+	Engine         Engine
+	HostID         string
+	ReleaseVersion string // system.local release_version (ScyllaDB always says 3.0.8)
+	Version        string // the real version: release_version, or ScyllaDB's system.versions
+	// SystemTables are the tables of the "system" keyspace (system_schema.tables).
+	SystemTables map[string]bool
+	// VirtualColumns are the tables of "system_views" and their columns
+	// (Cassandra 4.0+, system_virtual_schema.columns).
+	VirtualColumns map[string]map[string]bool
+	// LargeDataColumns are the columns of ScyllaDB's system.large_partitions,
+	// large_rows and large_cells, by table (6.0 added columns).
+	LargeDataColumns map[string]map[string]bool
+}
+
+// scyllaReleaseVersion is what ScyllaDB reports in system.local.release_version
+// whatever its real version (scylladb version.hh: version::current()).
+const scyllaReleaseVersion = "3.0.8"
+
+// probeCapabilities reads system.local and the schema tables of one node
+// (research cql_sources.md §9: release_version 3.0.8 or system.large_partitions
+// mean ScyllaDB; system_virtual_schema exists on Cassandra 4.0+ only).
+func probeCapabilities(ctx context.Context, q Querier) (*Capabilities, error) {
+	c := &Capabilities{SystemTables: map[string]bool{}, VirtualColumns: map[string]map[string]bool{}}
+	addr := q.Address()
+
+	n, err := selectAll(ctx, q, "SELECT host_id, release_version FROM system.local WHERE key = 'local'", nil, func(r Row) error {
+		var err error
+		if c.HostID, err = r.String("host_id"); err != nil {
+			return err
+		}
+		c.ReleaseVersion, err = r.String("release_version")
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("probing system.local on %s: %w", addr, err)
+	}
+	if n != 1 {
+		return nil, fmt.Errorf("probing system.local on %s: want 1 row, got %d", addr, n)
+	}
+	c.Version = c.ReleaseVersion
+
+	_, err = selectAll(ctx, q, "SELECT table_name FROM system_schema.tables WHERE keyspace_name = 'system'", nil, func(r Row) error {
+		t, err := r.String("table_name")
+		c.SystemTables[t] = true
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("probing system_schema.tables on %s: %w", addr, err)
+	}
+
+	if c.ReleaseVersion == scyllaReleaseVersion || c.SystemTables["large_partitions"] {
+		c.Engine = EngineScyllaDB
+		return c, probeScylla(ctx, q, c)
+	}
+	c.Engine = EngineCassandra
+	_, err = selectAll(ctx, q, "SELECT table_name, column_name FROM system_virtual_schema.columns WHERE keyspace_name = 'system_views'", nil, func(r Row) error {
+		t, err := r.String("table_name")
+		if err != nil {
+			return err
+		}
+		col, err := r.String("column_name")
+		if c.VirtualColumns[t] == nil {
+			c.VirtualColumns[t] = map[string]bool{}
+		}
+		c.VirtualColumns[t][col] = true
+		return err
+	})
+	if err != nil {
+		if isServerError(err) {
+			// Cassandra before 4.0 has no virtual tables: the system_views sources say unsupported.
+			return c, nil
+		}
+		return nil, fmt.Errorf("probing system_virtual_schema.columns on %s: %w", addr, err)
+	}
+	return c, nil
+}
+
+func probeScylla(ctx context.Context, q Querier, c *Capabilities) error {
+	addr := q.Address()
+	if c.SystemTables["versions"] {
+		_, err := selectAll(ctx, q, "SELECT version FROM system.versions", nil, func(r Row) error {
+			v, err := r.String("version")
+			c.Version = v
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("probing system.versions on %s: %w", addr, err)
+		}
+	}
+	c.LargeDataColumns = map[string]map[string]bool{}
+	for _, t := range largeDataTables {
+		if c.SystemTables[t] {
+			c.LargeDataColumns[t] = map[string]bool{}
+		}
+	}
+	if len(c.LargeDataColumns) == 0 {
+		return nil
+	}
+	_, err := selectAll(ctx, q, "SELECT table_name, column_name FROM system_schema.columns WHERE keyspace_name = 'system'", nil, func(r Row) error {
+		t, err := r.String("table_name")
+		if err != nil {
+			return err
+		}
+		col, err := r.String("column_name")
+		if cols, ok := c.LargeDataColumns[t]; ok {
+			cols[col] = true
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("probing system.large_* columns on %s: %w", addr, err)
+	}
+	return nil
+}
+
+// needVirtual returns ErrUnsupported unless system_views.<table> exists.
+func (c *Capabilities) needVirtual(table, since string) error {
+	if c.Engine == EngineScyllaDB {
+		return fmt.Errorf("%w: system_views.%s is Cassandra-only", ErrUnsupported, table)
+	}
+	if c.VirtualColumns[table] == nil {
+		return fmt.Errorf("%w: system_views.%s does not exist on this node (Cassandra %s+)", ErrUnsupported, table, since)
+	}
+	return nil
+}
+
+// column returns the first of names that system_views.<table> has: column
+// names changed between versions (Cassandra 5.0 says p99th_ms where the
+// research notes for 4.x say 99th_ms), so sources ask rather than assume.
+func (c *Capabilities) column(table string, names ...string) (string, error) {
+	for _, n := range names {
+		if c.VirtualColumns[table][n] {
+			return n, nil
+		}
+	}
+	return "", fmt.Errorf("system_views.%s has none of the columns %v", table, names)
+}

@@ -1,0 +1,452 @@
+package collector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/gocql/gocql"
+	"go.uber.org/zap"
+)
+
+// Collector reads every enabled source from the cluster and keeps the latest
+// good result of each (source, node) pair, from which Snapshot builds an
+// immutable Snapshot at any time.
+//
+// Each node has one long-lived session pinned to it and at most one query in
+// flight; nodes are read in parallel, each source run has its own timeout,
+// and a node that keeps failing is backed off, so one node's failure or
+// slowness never holds up the others. A node that is down at start is simply
+// retried later.
+type Collector struct {
+	cfg  Config
+	log  *zap.Logger
+	regs []registration
+	eff  map[string]effectiveSource
+	now  func() time.Time
+
+	ctx    context.Context // ends at Close; bounds scheduled runs
+	cancel context.CancelFunc
+
+	observer gocql.QueryObserver // nil unless WithQueryObserver
+
+	mu      sync.Mutex
+	conns   map[string]*nodeConn // by node address
+	results map[resultKey]*result
+}
+
+type resultKey struct{ source, node string } // node "" for cluster-scope sources
+
+type result struct {
+	status SourceStatus
+	out    *Output // last good output; nil before the first success or when unsupported
+	hostID string
+}
+
+// New validates cfg and returns a Collector. It does not connect: sessions
+// are created on first use and re-created after failures, so a cluster that
+// is down at start is not an error here.
+func New(cfg Config, log *zap.Logger, opts ...Option) (*Collector, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.WithDefaults()
+	if err := cfg.resolvePassword(); err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = zap.NewNop()
+	}
+	c := &Collector{
+		cfg:     cfg,
+		log:     log,
+		eff:     map[string]effectiveSource{},
+		now:     time.Now,
+		conns:   map[string]*nodeConn{},
+		results: map[resultKey]*result{},
+	}
+	c.regs = registry(cfg, newSourceDeps(cfg))
+	for _, r := range c.regs {
+		c.eff[r.src.Name()] = cfg.sourceSettings(r)
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	return c, nil
+}
+
+// Close stops scheduled runs and closes every session.
+func (c *Collector) Close() {
+	c.cancel()
+	c.mu.Lock()
+	conns := make([]*nodeConn, 0, len(c.conns))
+	for _, n := range c.conns {
+		conns = append(conns, n)
+	}
+	c.mu.Unlock()
+	for _, n := range conns {
+		n.close()
+	}
+}
+
+// CollectAll runs every enabled source once: the cluster-scope sources first
+// (the ring and schema decide which nodes to read and which tables to
+// sample), then every node-scope source on every targeted node, nodes in
+// parallel. The error joins every source failure; the data that was read is
+// kept regardless, and Snapshot shows it.
+func (c *Collector) CollectAll(ctx context.Context) error {
+	var errs []error
+	for _, r := range c.regs {
+		if r.src.Scope() == ClusterScope && c.eff[r.src.Name()].enabled {
+			errs = append(errs, c.runCluster(ctx, r))
+		}
+	}
+	var nodeRegs []registration
+	for _, r := range c.regs {
+		if r.src.Scope() == NodeScope && c.eff[r.src.Name()].enabled {
+			nodeRegs = append(nodeRegs, r)
+		}
+	}
+	errs = append(errs, c.onEveryTarget(ctx, nodeRegs)...)
+	return errors.Join(errs...)
+}
+
+// CollectSource runs one source: once for the cluster, or on every targeted
+// node. It is what each source's cron entry calls.
+func (c *Collector) CollectSource(ctx context.Context, name string) error {
+	for _, r := range c.regs {
+		if r.src.Name() != name {
+			continue
+		}
+		if !c.eff[name].enabled {
+			return fmt.Errorf("source %q is disabled", name)
+		}
+		if r.src.Scope() == ClusterScope {
+			return c.runCluster(ctx, r)
+		}
+		return errors.Join(c.onEveryTarget(ctx, []registration{r})...)
+	}
+	return fmt.Errorf("unknown source %q", name)
+}
+
+// onEveryTarget runs regs in order on each targeted node, nodes in parallel.
+func (c *Collector) onEveryTarget(ctx context.Context, regs []registration) []error {
+	if len(regs) == 0 {
+		return nil
+	}
+	targets, err := c.targets(ctx)
+	if err != nil {
+		return []error{err}
+	}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	for _, t := range targets {
+		wg.Go(func() {
+			for _, r := range regs {
+				if ctx.Err() != nil {
+					return
+				}
+				if err := c.runNode(ctx, r, t); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return errs
+}
+
+// target is a node partmon reads node-local sources from.
+type target struct {
+	conn *nodeConn
+	own  bool // the first configured host
+}
+
+// targets resolves the nodes to read: the first host in sidecar mode; in
+// cluster mode every node of the last ring read (the configured hosts until
+// the ring is known). Results of nodes no longer targeted are dropped.
+func (c *Collector) targets(ctx context.Context) ([]target, error) {
+	own, ownPort, err := c.resolveHost(ctx, c.cfg.Hosts[0])
+	if err != nil && c.cfg.Mode == ModeSidecar {
+		return nil, fmt.Errorf("resolving own node %q: %w", c.cfg.Hosts[0], err)
+	}
+	var out []target
+	seen := map[string]bool{}
+	add := func(addr string, port int) {
+		if !seen[addr] {
+			seen[addr] = true
+			out = append(out, target{conn: c.conn(addr, port), own: addr == own})
+		}
+	}
+	switch {
+	case c.cfg.Mode == ModeSidecar:
+		add(own, ownPort)
+	case len(c.ring()) > 0:
+		ports := c.configuredPorts(ctx)
+		for _, n := range c.ring() {
+			port, ok := ports[n.Address]
+			if !ok {
+				port = c.cfg.Port
+			}
+			add(n.Address, port)
+		}
+	default:
+		for _, h := range c.cfg.Hosts {
+			addr, port, err := c.resolveHost(ctx, h)
+			if err != nil {
+				c.log.Warn("cannot resolve host", zap.String("node", h), zap.Error(err))
+				continue
+			}
+			add(addr, port)
+		}
+	}
+	c.mu.Lock()
+	for k := range c.results {
+		if k.node != "" && !seen[k.node] {
+			delete(c.results, k)
+		}
+	}
+	c.mu.Unlock()
+	return out, nil
+}
+
+func (c *Collector) configuredPorts(ctx context.Context) map[string]int {
+	ports := map[string]int{}
+	for _, h := range c.cfg.Hosts {
+		if addr, port, err := c.resolveHost(ctx, h); err == nil {
+			ports[addr] = port
+		}
+	}
+	return ports
+}
+
+// clusterCandidates are the nodes a cluster-scope source may be read from,
+// in order of preference: the configured hosts (the own node first), then
+// the ring's nodes in the local DC, then the rest.
+func (c *Collector) clusterCandidates(ctx context.Context) []target {
+	var out []target
+	seen := map[string]bool{}
+	add := func(addr string, port int, own bool) {
+		if !seen[addr] {
+			seen[addr] = true
+			out = append(out, target{conn: c.conn(addr, port), own: own})
+		}
+	}
+	for i, h := range c.cfg.Hosts {
+		addr, port, err := c.resolveHost(ctx, h)
+		if err != nil {
+			continue
+		}
+		add(addr, port, i == 0)
+	}
+	if c.cfg.Mode == ModeCluster {
+		ring := c.ring()
+		sort.SliceStable(ring, func(i, j int) bool {
+			return ring[i].DC == c.cfg.LocalDC && ring[j].DC != c.cfg.LocalDC
+		})
+		for _, n := range ring {
+			add(n.Address, c.cfg.Port, false)
+		}
+	}
+	return out
+}
+
+// resolveHost turns a configured host into an IP and port. The CQL session
+// is keyed by IP (the ring names nodes by IP), so a name must resolve.
+func (c *Collector) resolveHost(ctx context.Context, h string) (string, int, error) {
+	host, port, err := splitHost(h, c.cfg.Port)
+	if err != nil {
+		return "", 0, err
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		return ip.String(), port, nil
+	}
+	ips, err := net.DefaultResolver.LookupIP(ctx, "ip", host)
+	if err != nil {
+		return "", 0, err
+	}
+	if len(ips) == 0 {
+		return "", 0, fmt.Errorf("%s resolves to no address", host)
+	}
+	for _, ip := range ips {
+		if ip.To4() != nil {
+			return ip.String(), port, nil
+		}
+	}
+	return ips[0].String(), port, nil
+}
+
+func (c *Collector) conn(addr string, port int) *nodeConn {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, ok := c.conns[addr]
+	if !ok {
+		n = newNodeConn(addr, port, &c.cfg, c.log)
+		n.observer = c.observer
+		c.conns[addr] = n
+	}
+	return n
+}
+
+// ring is the last good topology's node list (a copy).
+func (c *Collector) ring() []Node {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	res, ok := c.results[resultKey{source: "topology"}]
+	if !ok || res.out == nil {
+		return nil
+	}
+	return append([]Node(nil), res.out.Cluster.Nodes...)
+}
+
+// ringFreshFor bounds the age of the ring handed to cluster-scope sources:
+// the schema source trusts its schema versions instead of asking the node,
+// which may delay noticing a schema change by at most this much.
+const ringFreshFor = 30 * time.Second
+
+// freshRing is ring() if the topology was read within ringFreshFor, else nil.
+func (c *Collector) freshRing() []Node {
+	c.mu.Lock()
+	res, ok := c.results[resultKey{source: "topology"}]
+	fresh := ok && res.out != nil && c.now().Sub(res.status.LastSuccess) <= ringFreshFor
+	c.mu.Unlock()
+	if !fresh {
+		return nil
+	}
+	return c.ring()
+}
+
+// schema is the last good schema, nil before one was read.
+func (c *Collector) schema() *Schema {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	res, ok := c.results[resultKey{source: "schema"}]
+	if !ok || res.out == nil {
+		return nil
+	}
+	s := res.out.Cluster.Schema
+	return &s
+}
+
+// runCluster reads a cluster-scope source from the first candidate node
+// that answers it.
+func (c *Collector) runCluster(ctx context.Context, r registration) error {
+	name := r.src.Name()
+	eff := c.eff[name]
+	start := c.now()
+	var (
+		errs []error
+		rows int
+		out  *Output
+	)
+	for _, t := range c.clusterCandidates(ctx) {
+		if ctx.Err() != nil {
+			break
+		}
+		o, n, err := c.collectOn(ctx, r, eff.timeout, t)
+		rows = n
+		if err == nil {
+			out, errs = o, nil
+			break
+		}
+		errs = append(errs, err)
+		if errors.Is(err, ErrUnsupported) {
+			break
+		}
+	}
+	err := errors.Join(errs...)
+	if out == nil && err == nil {
+		err = errors.New("no host to read from")
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+	}
+	c.record(name, "", "", out, rows, err, start)
+	if errors.Is(err, ErrUnsupported) {
+		return nil
+	}
+	return err
+}
+
+// runNode reads a node-scope source from one node.
+func (c *Collector) runNode(ctx context.Context, r registration, t target) error {
+	start := c.now()
+	out, rows, err := c.collectOn(ctx, r, c.eff[r.src.Name()].timeout, t)
+	hostID := ""
+	if out != nil {
+		out.Node.Address = t.conn.addr
+		hostID = out.Node.HostID
+	}
+	c.record(r.src.Name(), t.conn.addr, hostID, out, rows, err, start)
+	if errors.Is(err, ErrUnsupported) {
+		return nil // a status, not a failure
+	}
+	return err
+}
+
+// collectOn runs one source on one node under the source's timeout.
+func (c *Collector) collectOn(ctx context.Context, r registration, timeout time.Duration, t target) (*Output, int, error) {
+	sctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	q, err := t.conn.querier(sctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := newOutput(t.conn.addr)
+	out.Node.HostID = q.caps.HostID
+	in := Input{Q: q, Caps: q.caps, Address: t.conn.addr, Own: t.own, Schema: c.schema()}
+	if r.src.Scope() == ClusterScope {
+		in.Ring = c.freshRing()
+	}
+	rows, err := r.src.Collect(sctx, in, out)
+	if err != nil {
+		if sctx.Err() != nil && ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("%w (source timeout %s)", err, timeout)
+		}
+		return nil, rows, err
+	}
+	return out, rows, nil
+}
+
+// record stores the outcome of one run and logs failures once, here.
+func (c *Collector) record(source, node, hostID string, out *Output, rows int, err error, start time.Time) {
+	dur := c.now().Sub(start)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := resultKey{source: source, node: node}
+	res, ok := c.results[k]
+	if !ok {
+		res = &result{}
+		c.results[k] = res
+	}
+	st := &res.status
+	st.Source, st.Node, st.Taken, st.Duration, st.Rows = source, node, start, dur, rows
+	fields := []zap.Field{zap.String("collector", source), zap.String("node", node), zap.Duration("duration", dur)}
+	switch {
+	case err == nil:
+		st.State, st.Error, st.LastSuccess = StateOK, "", start
+		res.out, res.hostID = out, hostID
+	case errors.Is(err, ErrUnsupported):
+		st.State, st.Error = StateUnsupported, err.Error()
+		res.out = nil
+		c.log.Debug("source unsupported", append(fields, zap.Error(err))...)
+	default:
+		st.State, st.Error = StateError, err.Error()
+		// res.out keeps the last good data; LastSuccess says how old it is.
+		if errors.Is(err, errBackoff) {
+			c.log.Debug("source skipped", append(fields, zap.Error(err))...)
+		} else {
+			c.log.Warn("source failed", append(fields, zap.Error(err))...)
+		}
+	}
+}

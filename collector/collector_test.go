@@ -1,0 +1,194 @@
+package collector
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+func newTestCollector(t *testing.T, cfg Config) *Collector {
+	t.Helper()
+	c, err := New(cfg, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+func nodeOut(addr, hostID string, fill func(*NodeData)) *Output {
+	o := newOutput(addr)
+	o.Node.HostID = hostID
+	fill(o.Node)
+	return o
+}
+
+func TestSnapshotKeepsLastGoodData(t *testing.T) {
+	c := newTestCollector(t, Config{Hosts: []string{"10.0.0.1"}})
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+	topo := newOutput("")
+	topo.Cluster.Cluster, topo.Cluster.Engine = "prod", EngineCassandra
+	topo.Cluster.Nodes = []Node{{HostID: "h1", Address: "10.0.0.1", Tokens: []int64{1}}, {HostID: "h2", Address: "10.0.0.2", Tokens: []int64{2}}}
+	c.record("topology", "", "", topo, 2, nil, t0)
+	c.record("max_partition_size", "10.0.0.1", "h1", nodeOut("10.0.0.1", "h1", func(d *NodeData) {
+		d.table("ks", "t").MaxPartitionBytes = 5 << 20
+	}), 1, nil, t0)
+	c.record("disk_usage", "10.0.0.1", "h1", nodeOut("10.0.0.1", "h1", func(d *NodeData) {
+		d.table("ks", "t").DiskUsageBytes = 7 << 20
+		d.LoadBytes = 9 << 20
+	}), 1, nil, t0)
+	c.record("gossip_info", "10.0.0.1", "h1", nodeOut("10.0.0.1", "h1", func(d *NodeData) {
+		d.LoadBytes = 8 << 20
+		d.GossipLoad = map[string]float64{"10.0.0.1": 8 << 20}
+	}), 1, nil, t0)
+	c.record("local_read_latency", "10.0.0.1", "h1", nodeOut("10.0.0.1", "h1", func(d *NodeData) {
+		d.table("ks", "t").LocalReads = Ops{Count: 0, Rate: 0} // a real zero, read twice
+	}), 1, nil, t0)
+
+	// A later failure keeps the data and says so.
+	t1 := t0.Add(time.Minute)
+	c.record("max_partition_size", "10.0.0.1", "", nil, 0, errors.New("reading system_views.max_partition_size on 10.0.0.1: timeout"), t1)
+	c.record("top_partitions", "10.0.0.1", "h1", nil, 0, errors.New("unsupported: no"), t1)
+	c.record("thread_pools", "10.0.0.1", "h1", nil, 0, errUnsupportedFor("thread_pools"), t1)
+
+	s := c.Snapshot()
+	nd := s.PerNode["h1"]
+	if nd == nil || nd.Address != "10.0.0.1" {
+		t.Fatalf("per node %+v", s.PerNode)
+	}
+	ts := nd.Tables["ks.t"]
+	if ts.MaxPartitionBytes != 5<<20 || ts.DiskUsageBytes != 7<<20 {
+		t.Errorf("table %+v: the failed source's last good value must stay", ts)
+	}
+	if ts.LocalReads.Rate != 0 || ts.LocalWrites.Rate != -1 || ts.LocalScans.Rate != -1 {
+		t.Errorf("rates %+v %+v: a real zero stays 0, never-read ops are -1", ts.LocalReads, ts.LocalWrites)
+	}
+	if nd.LoadBytes != 8<<20 {
+		t.Errorf("load %g: gossip load must beat the disk usage sum", nd.LoadBytes)
+	}
+	if s.Taken != t1 || s.Cluster != "prod" || len(s.Nodes) != 2 || !s.Nodes[0].Targeted || s.Nodes[1].Targeted {
+		t.Errorf("snapshot taken %v cluster %q nodes %+v", s.Taken, s.Cluster, s.Nodes)
+	}
+	st := findStatus(t, s, "max_partition_size", "10.0.0.1")
+	if st.State != StateError || !st.LastSuccess.Equal(t0) || !st.Taken.Equal(t1) || !strings.Contains(st.Error, "timeout") {
+		t.Errorf("status %+v", st)
+	}
+	if st := findStatus(t, s, "thread_pools", "10.0.0.1"); st.State != StateUnsupported {
+		t.Errorf("thread_pools status %+v", st)
+	}
+	if st := findStatus(t, s, "nodetool_sampler", ""); st.State != StateDisabled {
+		t.Errorf("nodetool_sampler status %+v", st)
+	}
+
+	// The snapshot is a copy: changing it changes nothing in the collector.
+	ts.MaxPartitionBytes = 1
+	s.Nodes[0].Tokens[0] = 99
+	nd.GossipLoad["10.0.0.1"] = 0
+	s2 := c.Snapshot()
+	if s2.PerNode["h1"].Tables["ks.t"].MaxPartitionBytes != 5<<20 || s2.Nodes[0].Tokens[0] != 1 || s2.PerNode["h1"].GossipLoad["10.0.0.1"] != 8<<20 {
+		t.Error("a snapshot shares memory with the collector")
+	}
+}
+
+func errUnsupportedFor(what string) error {
+	return errors.Join(ErrUnsupported, errors.New(what))
+}
+
+func findStatus(t *testing.T, s *Snapshot, source, node string) SourceStatus {
+	t.Helper()
+	for _, st := range s.Sources {
+		if st.Source == source && st.Node == node {
+			return st
+		}
+	}
+	t.Fatalf("no status for %s on %q", source, node)
+	return SourceStatus{}
+}
+
+// closedPort is a loopback port nothing listens on.
+func closedPort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	return port
+}
+
+func TestUnreachableNodeIsAnErrorAndBacksOff(t *testing.T) {
+	port := closedPort(t)
+	c := newTestCollector(t, Config{Hosts: []string{"127.0.0.1:" + strconv.Itoa(port)}, ConnectTimeout: time.Second, RetryBackoff: time.Hour, MaxRetryBackoff: time.Hour})
+	ctx := context.Background()
+
+	err := c.CollectAll(ctx)
+	if err == nil {
+		t.Fatal("want an error from an unreachable node")
+	}
+	s := c.Snapshot()
+	st := findStatus(t, s, "topology", "")
+	if st.State != StateError || !strings.Contains(st.Error, "connecting to 127.0.0.1") {
+		t.Errorf("topology status %+v", st)
+	}
+	if len(s.PerNode) != 0 {
+		t.Errorf("no node data expected, got %v", s.PerNode)
+	}
+	for _, st := range s.Sources {
+		if st.State == StateOK {
+			t.Errorf("%s on %q is ok on an unreachable node", st.Source, st.Node)
+		}
+	}
+	// The next run does not hammer the node: it backs off.
+	err = c.CollectSource(ctx, "disk_usage")
+	if !errors.Is(err, errBackoff) {
+		t.Fatalf("want a backoff error, got %v", err)
+	}
+	if st := findStatus(t, c.Snapshot(), "disk_usage", "127.0.0.1"); !strings.Contains(st.Error, "next attempt in") {
+		t.Errorf("status %+v", st)
+	}
+}
+
+func TestCollectSourceNames(t *testing.T) {
+	c := newTestCollector(t, Config{Hosts: []string{"10.0.0.1"}})
+	if err := c.CollectSource(context.Background(), "nope"); err == nil || err.Error() != `unknown source "nope"` {
+		t.Errorf("got %v", err)
+	}
+	if err := c.CollectSource(context.Background(), "nodetool_sampler"); err == nil || err.Error() != `source "nodetool_sampler" is disabled` {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestBackoffGrowsAndResets(t *testing.T) {
+	cfg := Config{RetryBackoff: time.Second, MaxRetryBackoff: 10 * time.Second}
+	n := newNodeConn("10.0.0.1", 9042, &cfg, zap.NewNop())
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	n.now = func() time.Time { return now }
+	ctx := context.Background()
+	for i, want := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 10 * time.Second, 10 * time.Second} {
+		n.failed(ctx, errors.New("refused"))
+		if got := n.retryAt.Sub(now); got != want {
+			t.Errorf("failure %d: backoff %s, want %s", i+1, got, want)
+		}
+	}
+	if err := n.backoffErr(); !errors.Is(err, errBackoff) || !strings.Contains(err.Error(), "failed 6 times in a row") {
+		t.Errorf("got %v", err)
+	}
+	n.succeeded()
+	if err := n.backoffErr(); err != nil {
+		t.Errorf("after a success: %v", err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	n.failed(cancelled, errors.New("context canceled"))
+	if n.failures != 0 {
+		t.Error("a run cancelled by partmon itself must not count against the node")
+	}
+}

@@ -1,0 +1,298 @@
+package collector
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gocql/gocql"
+	"github.com/robfig/cron/v3"
+)
+
+// Config is the collector part of partmon's YAML configuration (under
+// "collector:"). Zero values mean "use the default" (see WithDefaults).
+type Config struct {
+	// Hosts are CQL contact points: IPs or names, optionally host:port. In
+	// sidecar mode the first one is the node partmon speaks for.
+	Hosts []string `yaml:"hosts"`
+	// Mode is "sidecar" (read node-local sources from the first host only)
+	// or "cluster" (from every node of the ring).
+	Mode         string    `yaml:"mode"`
+	Port         int       `yaml:"port"`
+	Username     string    `yaml:"username"`
+	Password     string    `yaml:"password"`
+	PasswordFile string    `yaml:"password_file"`
+	TLS          TLSConfig `yaml:"tls"`
+	// ConnectTimeout bounds connecting to one node; QueryTimeout one query.
+	ConnectTimeout time.Duration `yaml:"connect_timeout"`
+	QueryTimeout   time.Duration `yaml:"query_timeout"`
+	// PageSize is the rows per page of every query (100..5000).
+	PageSize int `yaml:"page_size"`
+	// LocalDC is preferred for cluster-wide reads, with LOCAL_ONE consistency.
+	LocalDC string `yaml:"local_dc"`
+	// ProtoVersion is the CQL native protocol version: 3 or 4, 0 to negotiate.
+	ProtoVersion int `yaml:"proto_version"`
+	// RetryBackoff is the wait after a node's first failure, doubled on each
+	// further failure up to MaxRetryBackoff.
+	RetryBackoff    time.Duration `yaml:"retry_backoff"`
+	MaxRetryBackoff time.Duration `yaml:"max_retry_backoff"`
+	// Sources configures sources by name (see SourceNames); unset fields keep
+	// the source's defaults.
+	Sources         map[string]SourceConfig `yaml:"sources"`
+	NodetoolSampler NodetoolSamplerConfig   `yaml:"nodetool_sampler"`
+	ScyllaREST      ScyllaRESTConfig        `yaml:"scylla_rest"`
+
+	password string // resolved from Password or PasswordFile by New
+}
+
+// TLSConfig is client TLS towards the CQL port.
+type TLSConfig struct {
+	Enabled            bool   `yaml:"enabled"`
+	CAFile             string `yaml:"ca_file"`
+	CertFile           string `yaml:"cert_file"`
+	KeyFile            string `yaml:"key_file"`
+	ServerName         string `yaml:"server_name"`
+	InsecureSkipVerify bool   `yaml:"insecure_skip_verify"`
+}
+
+// SourceConfig overrides one source's defaults.
+type SourceConfig struct {
+	Enabled *bool `yaml:"enabled"`
+	// Schedule is a standard 5-field cron spec or a descriptor ("@every 1m").
+	Schedule string `yaml:"schedule"`
+	// Timeout bounds one run of the source on one node.
+	Timeout time.Duration `yaml:"timeout"`
+}
+
+// ScyllaRESTConfig locates ScyllaDB's REST API on each node.
+type ScyllaRESTConfig struct {
+	Port   int    `yaml:"port"`
+	Scheme string `yaml:"scheme"`
+	// SampleDuration is the toppartitions sampling window; ListSize the keys kept per table and operation.
+	SampleDuration time.Duration `yaml:"sample_duration"`
+	ListSize       int           `yaml:"list_size"`
+}
+
+const (
+	ModeSidecar = "sidecar"
+	ModeCluster = "cluster"
+
+	minPageSize = 100 // below 100 the round trips dominate (gocql doc)
+	maxPageSize = 5000
+)
+
+// WithDefaults returns c with every unset field at its default.
+func (c Config) WithDefaults() Config {
+	if c.Mode == "" {
+		c.Mode = ModeSidecar
+	}
+	if c.Port == 0 {
+		c.Port = 9042
+	}
+	if c.ConnectTimeout == 0 {
+		c.ConnectTimeout = 5 * time.Second
+	}
+	if c.QueryTimeout == 0 {
+		c.QueryTimeout = 10 * time.Second
+	}
+	if c.PageSize == 0 {
+		c.PageSize = 1000
+	}
+	if c.RetryBackoff == 0 {
+		c.RetryBackoff = 5 * time.Second
+	}
+	if c.MaxRetryBackoff == 0 {
+		c.MaxRetryBackoff = 5 * time.Minute
+	}
+	if c.ScyllaREST.Port == 0 {
+		c.ScyllaREST.Port = 10000
+	}
+	if c.ScyllaREST.Scheme == "" {
+		c.ScyllaREST.Scheme = "http"
+	}
+	if c.ScyllaREST.SampleDuration == 0 {
+		c.ScyllaREST.SampleDuration = 10 * time.Second
+	}
+	if c.ScyllaREST.ListSize == 0 {
+		c.ScyllaREST.ListSize = 10
+	}
+	return c
+}
+
+// Validate checks c (zero values count as defaults) and returns every
+// problem found, one per line.
+func (c Config) Validate() error {
+	c = c.WithDefaults()
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+
+	if len(c.Hosts) == 0 {
+		bad("collector.hosts: at least one host is required")
+	}
+	for i, h := range c.Hosts {
+		if _, _, err := splitHost(h, c.Port); err != nil {
+			bad("collector.hosts[%d]: %v", i, err)
+		}
+	}
+	if c.Mode != ModeSidecar && c.Mode != ModeCluster {
+		bad("collector.mode: must be %q or %q, got %q", ModeSidecar, ModeCluster, c.Mode)
+	}
+	if c.Port < 1 || c.Port > 65535 {
+		bad("collector.port: must be between 1 and 65535, got %d", c.Port)
+	}
+	if c.Password != "" && c.PasswordFile != "" {
+		bad("collector.password and collector.password_file are mutually exclusive")
+	}
+	if (c.Password != "" || c.PasswordFile != "") && c.Username == "" {
+		bad("collector.username: required when a password is set")
+	}
+	if (c.TLS.CertFile == "") != (c.TLS.KeyFile == "") {
+		bad("collector.tls.cert_file and collector.tls.key_file must be set together")
+	}
+	if !c.TLS.Enabled && (c.TLS.CAFile != "" || c.TLS.CertFile != "" || c.TLS.ServerName != "") {
+		bad("collector.tls: files or server_name are set but collector.tls.enabled is false")
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"connect_timeout", c.ConnectTimeout}, {"query_timeout", c.QueryTimeout}, {"retry_backoff", c.RetryBackoff}, {"max_retry_backoff", c.MaxRetryBackoff}} {
+		if d.v < 0 {
+			bad("collector.%s: must not be negative, got %s", d.name, d.v)
+		}
+	}
+	if c.MaxRetryBackoff < c.RetryBackoff {
+		bad("collector.max_retry_backoff: must be at least collector.retry_backoff (%s), got %s", c.RetryBackoff, c.MaxRetryBackoff)
+	}
+	if c.PageSize < minPageSize || c.PageSize > maxPageSize {
+		bad("collector.page_size: must be between %d and %d, got %d", minPageSize, maxPageSize, c.PageSize)
+	}
+	if c.ProtoVersion != 0 && c.ProtoVersion != 3 && c.ProtoVersion != 4 {
+		bad("collector.proto_version: must be 3 or 4 (0 negotiates), got %d", c.ProtoVersion)
+	}
+	if c.ScyllaREST.Port < 1 || c.ScyllaREST.Port > 65535 {
+		bad("collector.scylla_rest.port: must be between 1 and 65535, got %d", c.ScyllaREST.Port)
+	}
+	if c.ScyllaREST.Scheme != "http" && c.ScyllaREST.Scheme != "https" {
+		bad("collector.scylla_rest.scheme: must be \"http\" or \"https\", got %q", c.ScyllaREST.Scheme)
+	}
+	if c.ScyllaREST.SampleDuration < time.Millisecond {
+		bad("collector.scylla_rest.sample_duration: must be at least 1ms, got %s", c.ScyllaREST.SampleDuration)
+	}
+	if c.ScyllaREST.ListSize < 1 {
+		bad("collector.scylla_rest.list_size: must be positive, got %d", c.ScyllaREST.ListSize)
+	}
+	errs = append(errs, c.validateSources()...)
+	errs = append(errs, c.validateNodetool()...)
+	return errors.Join(errs...)
+}
+
+func (c Config) validateSources() []error {
+	var errs []error
+	known := map[string]registration{}
+	for _, r := range registry(c, nil) {
+		known[r.src.Name()] = r
+	}
+	names := make([]string, 0, len(c.Sources))
+	for name := range c.Sources {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		sc := c.Sources[name]
+		reg, ok := known[name]
+		if !ok {
+			errs = append(errs, fmt.Errorf("collector.sources: unknown source %q (known: %s)", name, strings.Join(SourceNames(), ", ")))
+			continue
+		}
+		if sc.Schedule != "" {
+			if _, err := cron.ParseStandard(sc.Schedule); err != nil {
+				errs = append(errs, fmt.Errorf("collector.sources.%s.schedule: %q: %v", name, sc.Schedule, err))
+			}
+		}
+		if sc.Timeout < 0 {
+			errs = append(errs, fmt.Errorf("collector.sources.%s.timeout: must not be negative, got %s", name, sc.Timeout))
+		}
+		eff := c.sourceSettings(reg)
+		if name == "scylla_top_partitions" && eff.enabled && eff.timeout <= c.ScyllaREST.SampleDuration {
+			errs = append(errs, fmt.Errorf("collector.sources.%s.timeout: must be longer than collector.scylla_rest.sample_duration (%s), got %s",
+				name, c.ScyllaREST.SampleDuration, eff.timeout))
+		}
+	}
+	return errs
+}
+
+// effectiveSource is a source's configuration after defaults.
+type effectiveSource struct {
+	enabled  bool
+	schedule string
+	timeout  time.Duration
+}
+
+func (c Config) sourceSettings(r registration) effectiveSource {
+	e := effectiveSource{enabled: r.enabled, schedule: r.schedule, timeout: r.timeout}
+	sc, ok := c.Sources[r.src.Name()]
+	if !ok {
+		return e
+	}
+	if sc.Enabled != nil {
+		e.enabled = *sc.Enabled
+	}
+	if sc.Schedule != "" {
+		e.schedule = sc.Schedule
+	}
+	if sc.Timeout > 0 {
+		e.timeout = sc.Timeout
+	}
+	return e
+}
+
+// splitHost parses "host" or "host:port" (IPv6 in brackets with a port).
+func splitHost(h string, defaultPort int) (string, int, error) {
+	if strings.TrimSpace(h) == "" {
+		return "", 0, errors.New("empty host")
+	}
+	if ip := net.ParseIP(h); ip != nil {
+		return ip.String(), defaultPort, nil
+	}
+	host, portStr, err := net.SplitHostPort(h)
+	if err != nil {
+		if strings.Contains(h, ":") {
+			return "", 0, fmt.Errorf("%q is not a host or host:port", h)
+		}
+		return h, defaultPort, nil
+	}
+	port, err := strconv.Atoi(portStr)
+	if err != nil || port < 1 || port > 65535 {
+		return "", 0, fmt.Errorf("%q: port must be between 1 and 65535", h)
+	}
+	if host == "" {
+		return "", 0, fmt.Errorf("%q has no host", h)
+	}
+	return host, port, nil
+}
+
+// resolvePassword reads PasswordFile (trailing newline trimmed) if set.
+func (c *Config) resolvePassword() error {
+	c.password = c.Password
+	if c.PasswordFile == "" {
+		return nil
+	}
+	b, err := os.ReadFile(c.PasswordFile)
+	if err != nil {
+		return fmt.Errorf("reading collector.password_file: %w", err)
+	}
+	c.password = strings.TrimRight(string(b), "\r\n")
+	return nil
+}
+
+func (c *Config) consistency() gocql.Consistency {
+	if c.LocalDC != "" {
+		return gocql.LocalOne
+	}
+	return gocql.One
+}

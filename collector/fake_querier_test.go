@@ -1,0 +1,151 @@
+package collector
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// fakeQuerier answers statements from a table of canned rows, like sqlmock:
+// an unexpected statement is an error, and expectationsMet checks that every
+// canned statement was asked. It is the row-level boundary of the sources;
+// their happy paths also run against the real cluster (integration tests).
+type fakeQuerier struct {
+	addr    string
+	answers map[string]fakeAnswer
+	asked   []string
+}
+
+type fakeAnswer struct {
+	rows []Row
+	err  error
+}
+
+func newFake(addr string) *fakeQuerier {
+	return &fakeQuerier{addr: addr, answers: map[string]fakeAnswer{}}
+}
+
+// on registers the rows (or error) of a statement.
+func (f *fakeQuerier) on(stmt string, rows ...Row) *fakeQuerier {
+	f.answers[stmt] = fakeAnswer{rows: rows}
+	return f
+}
+
+func (f *fakeQuerier) fail(stmt string, err error) *fakeQuerier {
+	f.answers[stmt] = fakeAnswer{err: err}
+	return f
+}
+
+func (f *fakeQuerier) Address() string { return f.addr }
+
+func (f *fakeQuerier) Select(_ context.Context, stmt string, _ []any, each func(Row) error) error {
+	f.asked = append(f.asked, stmt)
+	a, ok := f.answers[stmt]
+	if !ok {
+		return fmt.Errorf("fake: unexpected statement %q", stmt)
+	}
+	if a.err != nil {
+		return a.err
+	}
+	for _, r := range a.rows {
+		if err := each(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *fakeQuerier) expectationsMet(t *testing.T) {
+	t.Helper()
+	for stmt := range f.answers {
+		if !slices.Contains(f.asked, stmt) {
+			t.Errorf("statement never asked: %s", stmt)
+		}
+	}
+}
+
+// cassandra50Caps are the capabilities the probe finds on Cassandra 5.0.8
+// (checked against the real cluster by the integration tests).
+func cassandra50Caps() *Capabilities {
+	vc := map[string]map[string]bool{}
+	for _, t := range []string{"max_partition_size", "max_sstable_size", "disk_usage"} {
+		vc[t] = set("keyspace_name", "table_name", "mebibytes")
+	}
+	for _, t := range []string{"local_read_latency", "local_write_latency", "local_scan_latency"} {
+		vc[t] = set("keyspace_name", "table_name", "count", "p50th_ms", "p99th_ms", "max_ms", "per_second")
+	}
+	for _, t := range []string{"tombstones_per_read", "rows_per_read"} {
+		vc[t] = set("keyspace_name", "table_name", "count", "p50th", "p99th", "max")
+	}
+	vc["thread_pools"] = set("name", "active_tasks", "active_tasks_limit", "pending_tasks", "completed_tasks", "blocked_tasks", "blocked_tasks_all_time")
+	vc["gossip_info"] = set("address", "port", "host_id", "load")
+	vc["settings"] = set("name", "value")
+	return &Capabilities{
+		Engine: EngineCassandra, HostID: "11111111-1111-1111-1111-111111111111",
+		ReleaseVersion: "5.0.8", Version: "5.0.8",
+		SystemTables:   set("local", "peers", "peers_v2", "size_estimates", "table_estimates", "top_partitions"),
+		VirtualColumns: vc,
+	}
+}
+
+// cassandra40Caps has the 4.0 shapes: no gossip_info or top_partitions, and
+// the latency percentiles named "99th_ms" as research cql_sources.md §5.2
+// quotes TableMetricTables.java at 4.0.14 (7bf6734957).
+func cassandra40Caps() *Capabilities {
+	c := cassandra50Caps()
+	delete(c.VirtualColumns, "gossip_info")
+	delete(c.VirtualColumns, "max_sstable_size")
+	delete(c.SystemTables, "top_partitions")
+	for _, t := range []string{"local_read_latency", "local_write_latency", "local_scan_latency"} {
+		c.VirtualColumns[t] = set("keyspace_name", "table_name", "count", "50th_ms", "99th_ms", "max_ms", "per_second")
+	}
+	for _, t := range []string{"tombstones_per_read", "rows_per_read"} {
+		c.VirtualColumns[t] = set("keyspace_name", "table_name", "count", "50th", "99th", "max")
+	}
+	c.ReleaseVersion, c.Version = "4.0.14", "4.0.14"
+	return c
+}
+
+// scyllaCaps are ScyllaDB's: release_version 3.0.8, no system_views, the
+// large_* tables (columns per version, research cql_sources.md §8.1).
+func scyllaCaps(largePartitionCols ...string) *Capabilities {
+	return &Capabilities{
+		Engine: EngineScyllaDB, HostID: "22222222-2222-2222-2222-222222222222",
+		ReleaseVersion: "3.0.8", Version: "2025.1.14-0.20250101.abcdef",
+		SystemTables:   set("local", "peers", "size_estimates", "large_partitions", "large_rows", "large_cells", "config", "versions"),
+		VirtualColumns: map[string]map[string]bool{},
+		LargeDataColumns: map[string]map[string]bool{
+			"large_partitions": set(largePartitionCols...),
+			"large_rows":       set("keyspace_name", "table_name", "sstable_name", "row_size", "partition_key", "clustering_key", "compaction_time"),
+			"large_cells":      set("keyspace_name", "table_name", "sstable_name", "cell_size", "partition_key", "clustering_key", "column_name", "compaction_time", "collection_elements"),
+		},
+	}
+}
+
+func set(items ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, i := range items {
+		m[i] = true
+	}
+	return m
+}
+
+// run collects src from f with caps and returns its output.
+func run(t *testing.T, src Source, f *fakeQuerier, caps *Capabilities) (*Output, int, error) {
+	t.Helper()
+	out := newOutput(f.addr)
+	rows, err := src.Collect(context.Background(), Input{Q: f, Caps: caps, Address: f.addr}, out)
+	return out, rows, err
+}
+
+func wantErr(t *testing.T, err error, substr string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("want an error containing %q, got nil", substr)
+	}
+	if !strings.Contains(err.Error(), substr) {
+		t.Fatalf("want an error containing %q, got %q", substr, err)
+	}
+}

@@ -1,0 +1,583 @@
+//go:build integration
+
+package collector
+
+import (
+	"context"
+	"math"
+	"net"
+	"reflect"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+	"github.com/partmon/partmon/internal/testcluster"
+)
+
+// cassandra50NodeSources are the node-scope sources Cassandra 5.0 supports.
+var cassandra50NodeSources = []string{
+	"size_estimates", "max_partition_size", "max_sstable_size", "disk_usage",
+	"local_read_latency", "local_write_latency", "local_scan_latency",
+	"tombstones_per_read", "rows_per_read", "thread_pools", "gossip_info", "settings", "top_partitions",
+}
+
+// perTableSources have one row per table of the node.
+var perTableSources = []string{
+	"max_partition_size", "max_sstable_size", "disk_usage", "local_read_latency",
+	"local_write_latency", "local_scan_latency", "tombstones_per_read", "rows_per_read",
+}
+
+// fixtureTables are the keyspace.table names the fixtures planted.
+func fixtureTables(t *testing.T, truth *testcluster.Truth, s *Snapshot) []string {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, p := range truth.Problems {
+		if p.Table != "" {
+			seen[TableKey(p.Keyspace, p.Table)] = true
+		}
+	}
+	for _, ks := range s.Schema.Keyspaces {
+		if slices.Contains(truth.CleanKeyspaces, ks.Name) {
+			for _, tb := range ks.Tables {
+				seen[TableKey(ks.Name, tb.Name)] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for k := range seen {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	if len(out) < 5 {
+		t.Fatalf("only %d fixture tables: %v", len(out), out)
+	}
+	return out
+}
+
+func TestIntegrationEverySourceOnEveryNode(t *testing.T) {
+	truth := waitForCluster(t)
+	hosts := testcluster.Hosts()
+	c := newIntegrationCollector(t, integrationConfig(ModeCluster, hosts...))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := c.CollectAll(ctx); err != nil {
+		t.Fatalf("cycle: %v", err)
+	}
+	s := c.Snapshot()
+	if s.Engine != EngineCassandra || !strings.HasPrefix(s.Version, "5.0") || !strings.HasSuffix(s.Partitioner, "Murmur3Partitioner") || s.Cluster == "" {
+		t.Errorf("cluster %q engine %q version %q partitioner %q", s.Cluster, s.Engine, s.Version, s.Partitioner)
+	}
+	if len(s.Nodes) != len(hosts) || len(s.PerNode) != len(hosts) {
+		t.Fatalf("%d ring nodes, %d read, want %d", len(s.Nodes), len(s.PerNode), len(hosts))
+	}
+	tables := fixtureTables(t, truth, s)
+
+	for _, host := range hosts {
+		hostID := hostIDOf(t, s, host)
+		t.Run(host, func(t *testing.T) {
+			for _, name := range append([]string{"topology", "schema"}, cassandra50NodeSources...) {
+				node := host
+				if name == "topology" || name == "schema" {
+					node = ""
+				}
+				st, err := statusOf(s, name, node)
+				if err != nil || st.State != StateOK {
+					t.Errorf("%s: %+v %v", name, st, err)
+					continue
+				}
+				if st.Rows == 0 && name != "top_partitions" {
+					t.Errorf("%s on %s returned no rows", name, host)
+				}
+			}
+
+			// Each per-table source, run directly on this node, lists every fixture table.
+			n := c.conn(host, c.cfg.Port)
+			q, err := n.querier(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if q.caps.HostID != hostID {
+				t.Fatalf("the session for %s answers as host %s, the ring says %s", host, q.caps.HostID, hostID)
+			}
+			for _, name := range append([]string{"size_estimates"}, perTableSources...) {
+				out := newOutput(host)
+				if _, err := registryByName(t, name).Collect(ctx, Input{Q: q, Caps: q.caps, Address: host}, out); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				for _, tb := range tables {
+					if _, ok := out.Node.Tables[tb]; !ok {
+						t.Errorf("%s on %s has no row for %s", name, host, tb)
+					}
+				}
+			}
+
+			nd := s.PerNode[hostID]
+			if nd == nil || nd.Address != host {
+				t.Fatalf("per-node data of %s: %+v", host, nd)
+			}
+			if nd.LoadBytes <= 0 || len(nd.GossipLoad) != len(hosts) || len(nd.ThreadPools) == 0 || nd.Settings["top_partitions_enabled"] == "" {
+				t.Errorf("load %g gossip %v pools %d settings %v", nd.LoadBytes, nd.GossipLoad, len(nd.ThreadPools), nd.Settings)
+			}
+			if nd.GossipLoad[host] != nd.LoadBytes {
+				t.Errorf("own load %g, gossip says %g", nd.LoadBytes, nd.GossipLoad[host])
+			}
+		})
+	}
+
+	// Each node's figures are its own: the RF=1 hot key's replica did the
+	// most local operations on the hot table, which only its own
+	// local_*_latency rows can show.
+	for _, p := range truth.Find("hot_partition") {
+		if len(p.Nodes) != 1 {
+			continue
+		}
+		key := TableKey(p.Keyspace, p.Table)
+		var busiest string
+		var most int64 = -1
+		for _, nd := range s.PerNode {
+			if ops := nd.Tables[key].LocalReads.Count + nd.Tables[key].LocalWrites.Count; ops > most {
+				busiest, most = nd.Address, ops
+			}
+		}
+		if busiest != p.Nodes[0] {
+			t.Errorf("%s: most local operations on %s, the hot key's only replica is %s", key, busiest, p.Nodes[0])
+		}
+	}
+
+	// Tokens agree with nodetool ring.
+	ring := nodetoolRing(t, hosts[0])
+	for _, n := range s.Nodes {
+		want := append([]int64(nil), ring[n.Address]...)
+		slices.Sort(want)
+		if !reflect.DeepEqual(n.Tokens, want) {
+			t.Errorf("%s tokens %v, nodetool ring says %v", n.Address, n.Tokens, want)
+		}
+	}
+}
+
+// TestIntegrationAgreesWithNodetool compares partmon's figures with the real
+// `nodetool tablestats -F json` of the same node. Counters are bracketed:
+// partmon reads them right before and right after nodetool (a JVM start, a
+// few seconds), so before ≤ nodetool ≤ after must hold exactly even while
+// traffic goes on; sizes must match exactly under the MiB ceiling the
+// virtual tables apply (ceil(bytes / 2^20)).
+func TestIntegrationAgreesWithNodetool(t *testing.T) {
+	truth := waitForCluster(t)
+	hosts := testcluster.Hosts()
+	c := newIntegrationCollector(t, integrationConfig(ModeCluster, hosts...))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	if err := c.CollectAll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkedTop := 0
+	defer func() { t.Logf("%d system.top_partitions entries compared with nodetool", checkedTop) }()
+	keys := map[string]bool{}
+	for _, p := range truth.Problems {
+		if p.Table != "" {
+			keys[TableKey(p.Keyspace, p.Table)] = true
+		}
+	}
+	for _, host := range hosts {
+		for key := range keys {
+			ks, tbl, _ := strings.Cut(key, ".")
+			t.Run(host+"/"+key, func(t *testing.T) {
+				for _, src := range []string{"local_read_latency", "local_write_latency", "max_partition_size", "disk_usage", "tombstones_per_read"} {
+					if err := c.CollectSource(ctx, src); err != nil {
+						t.Fatal(err)
+					}
+				}
+				before := *c.Snapshot().PerNode[hostIDOf(t, c.Snapshot(), host)].Tables[key]
+				nt := nodetoolTablestats(t, host, ks, tbl)
+				for _, src := range []string{"local_read_latency", "local_write_latency", "max_partition_size", "disk_usage", "tombstones_per_read"} {
+					if err := c.CollectSource(ctx, src); err != nil {
+						t.Fatal(err)
+					}
+				}
+				after := *c.Snapshot().PerNode[hostIDOf(t, c.Snapshot(), host)].Tables[key]
+
+				if nt.LocalReadCount < before.LocalReads.Count || nt.LocalReadCount > after.LocalReads.Count {
+					t.Errorf("local reads: nodetool %d outside partmon's [%d, %d]", nt.LocalReadCount, before.LocalReads.Count, after.LocalReads.Count)
+				}
+				if nt.LocalWriteCount < before.LocalWrites.Count || nt.LocalWriteCount > after.LocalWrites.Count {
+					t.Errorf("local writes: nodetool %d outside partmon's [%d, %d]", nt.LocalWriteCount, before.LocalWrites.Count, after.LocalWrites.Count)
+				}
+				wantMax := ceilMiB(nt.MaxPartitionBytes)
+				if before.MaxPartitionBytes != wantMax && after.MaxPartitionBytes != wantMax {
+					t.Errorf("max partition: nodetool %d bytes (MiB ceiling %d), partmon %d / %d", nt.MaxPartitionBytes, wantMax, before.MaxPartitionBytes, after.MaxPartitionBytes)
+				}
+				used, err := strconv.ParseInt(nt.SpaceUsedTotal, 10, 64)
+				if err != nil {
+					t.Fatalf("space_used_total %q: %v", nt.SpaceUsedTotal, err)
+				}
+				if wantDisk := ceilMiB(used); before.DiskUsageBytes != wantDisk && after.DiskUsageBytes != wantDisk {
+					t.Errorf("disk usage: nodetool %d bytes (MiB ceiling %d), partmon %d / %d", used, wantDisk, before.DiskUsageBytes, after.DiskUsageBytes)
+				}
+				// Same decaying histogram; its max only changes with new reads.
+				if got := int64(after.TombstonesPerRead.Max); nt.MaxTombstonesPerSlice != got && int64(before.TombstonesPerRead.Max) != nt.MaxTombstonesPerSlice {
+					t.Errorf("max tombstones per read: nodetool %d, partmon %d / %g", nt.MaxTombstonesPerSlice, got, before.TombstonesPerRead.Max)
+				}
+				// system.top_partitions is the tracker's state as last saved
+				// (every 60 min); with no repair since, it equals the live map.
+				s := c.Snapshot()
+				for _, tp := range s.PerNode[hostIDOf(t, s, host)].TopPartitions {
+					if tp.Keyspace != ks || tp.Table != tbl {
+						continue
+					}
+					live := nt.TopTombstonePartitions[tp.Key].String()
+					if tp.Type == "SIZES" {
+						live = nt.TopSizePartitions[tp.Key]
+					}
+					if live != strconv.FormatInt(tp.Value, 10) {
+						t.Errorf("top partition %s %q: system.top_partitions %d, nodetool (live tracker) %q", tp.Type, tp.Key, tp.Value, live)
+					}
+					checkedTop++
+				}
+			})
+		}
+	}
+}
+
+func ceilMiB(b int64) int64 { return (b + 1<<20 - 1) >> 20 << 20 }
+
+// TestIntegrationLatencyUnit calibrates the *_ms columns against nodetool on
+// every run: on Cassandra 4.1+ they hold seconds (see latencyMillisToSeconds).
+// It reads the tombstone-heavy partition a few times first so the table has
+// read latencies of several milliseconds on every node.
+func TestIntegrationLatencyUnit(t *testing.T) {
+	truth := waitForCluster(t)
+	heavy := truth.Find("tombstone_heavy")
+	if len(heavy) == 0 {
+		t.Fatal("the fixtures planted no tombstone-heavy partition")
+	}
+	p := heavy[0]
+	hosts := testcluster.Hosts()
+	pk := ""
+	c := newIntegrationCollector(t, integrationConfig(ModeCluster, hosts...))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	for _, src := range []string{"topology", "schema"} {
+		if err := c.CollectSource(ctx, src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ks := range c.Snapshot().Schema.Keyspaces {
+		for _, tb := range ks.Tables {
+			if ks.Name == p.Keyspace && tb.Name == p.Table {
+				pk = tb.Columns[0].Name
+			}
+		}
+	}
+	for _, host := range hosts {
+		s := testcluster.Session(t, host)
+		for range 20 {
+			if err := s.Query("SELECT * FROM "+p.Keyspace+"."+p.Table+" WHERE "+pk+" = ?", p.Key).Consistency(gocql.One).Exec(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, host := range hosts {
+		before := c.readP99(t, ctx, host, p.Keyspace, p.Table)
+		nodetoolMicros := nodetoolReadP99(t, host, p.Keyspace, p.Table)
+		after := c.readP99(t, ctx, host, p.Keyspace, p.Table)
+		want := nodetoolMicros / 1e6
+		// The virtual table rounds to 3 decimals: ±0.5 ms.
+		if math.Abs(before-want) > 0.0005 && math.Abs(after-want) > 0.0005 {
+			t.Errorf("%s: partmon p99 %gs / %gs, nodetool tablehistograms %g µs", host, before, after, nodetoolMicros)
+		}
+		if want < 0.001 {
+			t.Errorf("%s: p99 read latency %g µs is too small to tell a 1000× unit error from rounding", host, nodetoolMicros)
+		}
+		t.Logf("%s: p99 read latency of %s.%s: partmon %gs, nodetool %g µs", host, p.Keyspace, p.Table, after, nodetoolMicros)
+	}
+}
+
+func (c *Collector) readP99(t *testing.T, ctx context.Context, host, ks, tbl string) float64 {
+	t.Helper()
+	if err := c.CollectSource(ctx, "local_read_latency"); err != nil {
+		t.Fatal(err)
+	}
+	s := c.Snapshot()
+	return s.PerNode[hostIDOf(t, s, host)].Tables[TableKey(ks, tbl)].LocalReads.P99Seconds
+}
+
+// TestIntegrationSidecarReadsOnlyItsNode: a sidecar speaks for the first
+// host only and opens no session to any other node.
+func TestIntegrationSidecarReadsOnlyItsNode(t *testing.T) {
+	waitForCluster(t)
+	hosts := testcluster.Hosts()
+	for i, own := range hosts {
+		t.Run(own, func(t *testing.T) {
+			others := slices.Delete(slices.Clone(hosts), i, i+1)
+			c := newIntegrationCollector(t, integrationConfig(ModeSidecar, append([]string{own}, others...)...))
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			if err := c.CollectAll(ctx); err != nil {
+				t.Fatal(err)
+			}
+			s := c.Snapshot()
+			if len(s.PerNode) != 1 || s.PerNode[hostIDOf(t, s, own)] == nil {
+				t.Fatalf("per node %v, want only %s", s.PerNode, own)
+			}
+			for _, st := range s.Sources {
+				if st.Node != "" && st.Node != own {
+					t.Errorf("status for another node: %+v", st)
+				}
+			}
+			for _, n := range s.Nodes {
+				if n.Targeted != (n.Address == own) {
+					t.Errorf("%s targeted=%v", n.Address, n.Targeted)
+				}
+			}
+			c.mu.Lock()
+			for addr, n := range c.conns {
+				if addr != own && n.queries.Load() > 0 {
+					t.Errorf("sidecar of %s sent %d queries to %s", own, n.queries.Load(), addr)
+				}
+			}
+			c.mu.Unlock()
+		})
+	}
+}
+
+// TestIntegrationNodeDisappears puts the third node behind a TCP proxy on
+// its own loopback address and stops the proxy: for partmon the node is gone
+// (refused connections, broken session) while the shared cluster is untouched.
+// That node's sources fail alone; the other nodes keep answering; when the
+// proxy comes back, the node is read again after its backoff.
+func TestIntegrationNodeDisappears(t *testing.T) {
+	waitForCluster(t)
+	hosts := testcluster.Hosts()
+	if len(hosts) < 3 {
+		t.Skip("needs three nodes")
+	}
+	victim := hosts[2]
+	port := freeLoopbackPort(t, victim)
+	proxy := newTCPProxy(t, net.JoinHostPort(victim, strconv.Itoa(port)), net.JoinHostPort(victim, "9042"))
+	proxy.start()
+
+	cfg := integrationConfig(ModeCluster, hosts[0], hosts[1], net.JoinHostPort(victim, strconv.Itoa(port)))
+	cfg.RetryBackoff, cfg.MaxRetryBackoff = 200*time.Millisecond, time.Second
+	cfg.ConnectTimeout, cfg.QueryTimeout = 2*time.Second, 5*time.Second
+	c := newIntegrationCollector(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if err := c.CollectAll(ctx); err != nil {
+		t.Fatalf("all nodes up: %v", err)
+	}
+	first := c.Snapshot()
+	victimID := hostIDOf(t, first, victim)
+	if first.PerNode[victimID] == nil {
+		t.Fatal("the proxied node was not read")
+	}
+
+	proxy.stop()
+	err := c.CollectAll(ctx)
+	if err == nil {
+		t.Fatal("want an error for the stopped node")
+	}
+	s := c.Snapshot()
+	for _, name := range cassandra50NodeSources {
+		for _, h := range hosts {
+			st, serr := statusOf(s, name, h)
+			if serr != nil {
+				t.Fatal(serr)
+			}
+			switch {
+			case h == victim && st.State != StateError:
+				t.Errorf("%s on the stopped node: %+v", name, st)
+			case h != victim && st.State != StateOK:
+				t.Errorf("%s on %s: %+v", name, h, st)
+			case h != victim && !st.Taken.After(statusMust(t, first, name, h).Taken):
+				t.Errorf("%s on %s was not read again", name, h)
+			}
+			if h == victim && !st.LastSuccess.Equal(statusMust(t, first, name, h).LastSuccess) {
+				t.Errorf("%s: the last success of the stopped node must stay", name)
+			}
+		}
+	}
+	if s.PerNode[victimID] == nil || len(s.PerNode[victimID].Tables) == 0 {
+		t.Error("the stopped node's last good data must stay in the snapshot")
+	}
+
+	proxy.start()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		time.Sleep(time.Second) // past the backoff
+		if err := c.CollectAll(ctx); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the node did not come back: %v", err)
+		}
+	}
+	if st := statusMust(t, c.Snapshot(), "disk_usage", victim); st.State != StateOK {
+		t.Errorf("after the node came back: %+v", st)
+	}
+}
+
+func statusMust(t *testing.T, s *Snapshot, source, node string) SourceStatus {
+	t.Helper()
+	st, err := statusOf(s, source, node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// TestIntegrationUnreachableAtStart: a sidecar whose node does not answer
+// yet (nothing on the port) starts anyway and reads the node once it appears.
+func TestIntegrationUnreachableAtStart(t *testing.T) {
+	waitForCluster(t)
+	host := testcluster.Hosts()[0]
+	port := freeLoopbackPort(t, host)
+	cfg := integrationConfig(ModeSidecar, net.JoinHostPort(host, strconv.Itoa(port)))
+	cfg.RetryBackoff, cfg.MaxRetryBackoff = 100*time.Millisecond, 500*time.Millisecond
+	c := newIntegrationCollector(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := c.CollectAll(ctx); err == nil {
+		t.Fatal("nothing listens yet: want an error")
+	}
+	newTCPProxy(t, net.JoinHostPort(host, strconv.Itoa(port)), net.JoinHostPort(host, "9042")).start()
+	time.Sleep(time.Second)
+	if err := c.CollectAll(ctx); err != nil {
+		t.Fatalf("once the node answers: %v", err)
+	}
+	if s := c.Snapshot(); len(s.PerNode) != 1 || len(s.Nodes) != len(testcluster.Hosts()) {
+		t.Errorf("per node %d, ring %d", len(s.PerNode), len(s.Nodes))
+	}
+}
+
+// TestIntegrationQueriesPerCycle measures what one cycle costs the cluster.
+func TestIntegrationQueriesPerCycle(t *testing.T) {
+	waitForCluster(t)
+	hosts := testcluster.Hosts()
+	c := newIntegrationCollector(t, integrationConfig(ModeCluster, hosts...))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := c.CollectAll(ctx); err != nil { // connects and probes
+		t.Fatal(err)
+	}
+	base := map[string]int64{}
+	c.mu.Lock()
+	for addr, n := range c.conns {
+		base[addr] = n.queries.Load()
+	}
+	c.mu.Unlock()
+	start := time.Now()
+	if err := c.CollectAll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	elapsed := time.Since(start)
+	s := c.Snapshot()
+	cqlNodeSources := 0
+	for _, name := range cassandra50NodeSources {
+		if c.eff[name].enabled {
+			cqlNodeSources++
+		}
+	}
+	var total int64
+	c.mu.Lock()
+	for addr, n := range c.conns {
+		q := n.queries.Load() - base[addr]
+		total += q
+		// One statement per node source, plus topology (2) and schema (4) on one node.
+		if q < int64(cqlNodeSources) || q > int64(cqlNodeSources)+6 {
+			t.Errorf("%s: %d statements in a cycle, want %d..%d", addr, q, cqlNodeSources, cqlNodeSources+6)
+		}
+		t.Logf("%s: %d statements", addr, q)
+	}
+	c.mu.Unlock()
+	tables := 0
+	for _, nd := range s.PerNode {
+		tables = max(tables, len(nd.Tables))
+	}
+	t.Logf("cycle of %d nodes, %d tables per node: %d statements, %s", len(s.PerNode), tables, total, elapsed.Round(time.Millisecond))
+}
+
+func BenchmarkIntegrationCollectAll(b *testing.B) {
+	hosts := testcluster.Hosts()
+	c, err := New(integrationConfig(ModeCluster, hosts...), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	if err := c.CollectAll(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if err := c.CollectAll(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestIntegrationNodetoolSampler wires the nodetool sampler into a sidecar on
+// the hot key's replica and reads the key hot while it samples.
+func TestIntegrationNodetoolSampler(t *testing.T) {
+	truth := waitForCluster(t)
+	hot := truth.Find("hot_partition")
+	if len(hot) == 0 || len(hot[0].Nodes) != 1 {
+		t.Fatal("the fixtures planted no single-replica hot key")
+	}
+	p := hot[0]
+	host := p.Nodes[0]
+	root, err := testcluster.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := integrationConfig(ModeSidecar, host)
+	cfg.NodetoolSampler = NodetoolSamplerConfig{
+		Command:  []string{root + "/deploy/local/cluster", "nodetool", "--dir", testcluster.Dir(), strconv.Itoa(testcluster.NodeIndex(host))},
+		Duration: 2 * time.Second, Parallel: 2, Samplers: []string{"READS"},
+	}
+	c := newIntegrationCollector(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if err := c.CollectSource(ctx, "schema"); err != nil {
+		t.Fatal(err)
+	}
+	s := testcluster.Session(t, host)
+	var pk string
+	for _, ks := range c.Snapshot().Schema.Keyspaces {
+		for _, tb := range ks.Tables {
+			if ks.Name == p.Keyspace && tb.Name == p.Table {
+				pk = tb.Columns[0].Name
+			}
+		}
+	}
+	trafficCtx, stopTraffic := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for trafficCtx.Err() == nil {
+			_ = s.Query("SELECT "+pk+" FROM "+p.Keyspace+"."+p.Table+" WHERE "+pk+" = ?", p.Key).
+				WithContext(trafficCtx).Consistency(gocql.One).Exec()
+		}
+	}()
+	err = c.CollectSource(ctx, "nodetool_sampler")
+	stopTraffic()
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := c.Snapshot()
+	var top *HotPartition
+	for _, nd := range snap.PerNode {
+		for i, h := range nd.HotPartitions {
+			if h.Keyspace == p.Keyspace && h.Table == p.Table && h.Op == "read" && (top == nil || h.Count > top.Count) {
+				top = &nd.HotPartitions[i]
+			}
+		}
+	}
+	if top == nil || top.Key != p.Key || top.Source != "nodetool" || top.Count == 0 {
+		t.Fatalf("hottest sampled read of %s.%s: %+v, want key %q", p.Keyspace, p.Table, top, p.Key)
+	}
+	t.Logf("nodetool sampler: %q read %d times in %gs", top.Key, top.Count, top.Window)
+}

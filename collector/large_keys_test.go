@@ -1,0 +1,127 @@
+package collector
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+)
+
+func TestTopPartitions(t *testing.T) {
+	when := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	row := func(top any) Row {
+		return Row{"keyspace_name": "pm_tomb", "table_name": "queue", "top_type": "TOMBSTONES", "top": top, "last_update": when}
+	}
+	t.Run("list of (key, value) tuples", func(t *testing.T) {
+		f := newFake("n1").on(topPartitionsQuery, row([][]any{{"jobs", int64(19995)}, {"other", int64(6000)}}), row(nil))
+		out, rows, err := run(t, topPartitionsSource{}, f, cassandra50Caps())
+		if err != nil || rows != 2 {
+			t.Fatalf("rows %d err %v", rows, err)
+		}
+		want := []TopPartition{
+			{Keyspace: "pm_tomb", Table: "queue", Type: "TOMBSTONES", Key: "jobs", Value: 19995, LastUpdate: when},
+			{Keyspace: "pm_tomb", Table: "queue", Type: "TOMBSTONES", Key: "other", Value: 6000, LastUpdate: when},
+		}
+		if !reflect.DeepEqual(out.Node.TopPartitions, want) {
+			t.Errorf("got %+v", out.Node.TopPartitions)
+		}
+	})
+	for _, tc := range []struct {
+		name string
+		top  any
+		want string
+	}{
+		{"tuple of three", [][]any{{"k", int64(1), int64(2)}}, `column "top" element 0: want 2 tuple fields, got 3`},
+		{"value not a bigint", [][]any{{"k", "12"}}, `column "top" element 0: want a bigint value, got string`},
+		{"key not text", [][]any{{int64(1), int64(2)}}, `column "top" element 0: want a text key, got int64`},
+		{"not a list", "jobs=19995", `column "top": want a list of (text, bigint) tuples, got string`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := run(t, topPartitionsSource{}, newFake("n1").on(topPartitionsQuery, row(tc.top)), cassandra50Caps())
+			wantErr(t, err, "reading system.top_partitions on n1: row 1: "+tc.want)
+		})
+	}
+	t.Run("4.0 has no top_partitions", func(t *testing.T) {
+		_, _, err := run(t, topPartitionsSource{}, newFake("n1"), cassandra40Caps())
+		if !errors.Is(err, ErrUnsupported) {
+			t.Fatalf("want ErrUnsupported, got %v", err)
+		}
+	})
+}
+
+// The ScyllaDB large_* shapes come from scylladb/scylladb db/system_keyspace.cc
+// as research/cql_sources.md §8.1 quotes them: large_partitions has
+// range_tombstones (98bec4e02a) and dead_rows (b06af5b2b9) from scylla-6.0.0
+// on, and not at scylla-5.2.19.
+func TestScyllaLargePartitions(t *testing.T) {
+	base := []string{"keyspace_name", "table_name", "sstable_name", "partition_size", "partition_key", "rows", "compaction_time"}
+	written := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
+	row52 := Row{"keyspace_name": "ks", "table_name": "t", "sstable_name": "me-3g8a-big-Data.db", "partition_size": int64(1500 << 20),
+		"partition_key": "big", "rows": int64(120000), "compaction_time": written}
+	tests := []struct {
+		name string
+		cols []string
+		stmt string
+		row  Row
+		want LargePartition
+	}{
+		{"scylla-5.2 columns", base,
+			"SELECT keyspace_name, table_name, sstable_name, partition_size, partition_key, rows, compaction_time FROM system.large_partitions",
+			row52, LargePartition{Keyspace: "ks", Table: "t", SSTable: "me-3g8a-big-Data.db", SizeBytes: 1500 << 20, Key: "big", Rows: 120000, CompactionTime: written}},
+		{"scylla-6.0 columns", append(append([]string{}, base...), "range_tombstones", "dead_rows"),
+			"SELECT keyspace_name, table_name, sstable_name, partition_size, partition_key, rows, compaction_time, range_tombstones, dead_rows FROM system.large_partitions",
+			row52.with("range_tombstones", int64(3)).with("dead_rows", int64(40000)),
+			LargePartition{Keyspace: "ks", Table: "t", SSTable: "me-3g8a-big-Data.db", SizeBytes: 1500 << 20, Key: "big", Rows: 120000, CompactionTime: written, RangeTombstones: 3, DeadRows: 40000}},
+		{"6.0 columns still null before the cluster feature is enabled", append(append([]string{}, base...), "range_tombstones", "dead_rows"),
+			"SELECT keyspace_name, table_name, sstable_name, partition_size, partition_key, rows, compaction_time, range_tombstones, dead_rows FROM system.large_partitions",
+			row52.with("range_tombstones", nil).with("dead_rows", nil),
+			LargePartition{Keyspace: "ks", Table: "t", SSTable: "me-3g8a-big-Data.db", SizeBytes: 1500 << 20, Key: "big", Rows: 120000, CompactionTime: written}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake("n1").on(tc.stmt, tc.row)
+			out, _, err := run(t, newLargePartitionsSource(), f, scyllaCaps(tc.cols...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.expectationsMet(t)
+			if len(out.Node.LargePartitions) != 1 || out.Node.LargePartitions[0] != tc.want {
+				t.Errorf("got %+v\nwant %+v", out.Node.LargePartitions, tc.want)
+			}
+		})
+	}
+	stmt := tests[0].stmt
+	_, _, err := run(t, newLargePartitionsSource(), newFake("n1").on(stmt, row52.with("partition_size", "1.5 GB")), scyllaCaps(base...))
+	wantErr(t, err, `reading system.large_partitions on n1: row 1: column "partition_size": want an integer, got string`)
+	_, _, err = run(t, newLargePartitionsSource(), newFake("n1"), cassandra50Caps())
+	if !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("Cassandra: want ErrUnsupported, got %v", err)
+	}
+}
+
+func TestScyllaLargeRowsAndCells(t *testing.T) {
+	caps := scyllaCaps("keyspace_name")
+	rows := newFake("n1").on("SELECT keyspace_name, table_name, sstable_name, row_size, partition_key, clustering_key FROM system.large_rows",
+		Row{"keyspace_name": "ks", "table_name": "t", "sstable_name": "s1", "row_size": int64(11 << 20), "partition_key": "p", "clustering_key": "c1"},
+		Row{"keyspace_name": "ks", "table_name": "t", "sstable_name": "s1", "row_size": int64(20 << 20), "partition_key": "p", "clustering_key": "c2"},
+	)
+	out, _, err := run(t, newLargeRowsSource(), rows, caps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Node.LargeRows) != 2 || out.Node.LargeRows[0].ClusteringKey != "c2" {
+		t.Errorf("want biggest first, got %+v", out.Node.LargeRows)
+	}
+	cells := newFake("n1").on("SELECT keyspace_name, table_name, sstable_name, cell_size, partition_key, clustering_key, column_name, collection_elements FROM system.large_cells",
+		Row{"keyspace_name": "ks", "table_name": "t", "sstable_name": "s1", "cell_size": int64(2 << 20), "partition_key": "p", "clustering_key": "c",
+			"column_name": "tags", "collection_elements": int64(12000)},
+	)
+	out, _, err = run(t, newLargeCellsSource(), cells, caps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := LargeCell{Keyspace: "ks", Table: "t", SSTable: "s1", SizeBytes: 2 << 20, Key: "p", ClusteringKey: "c", Column: "tags", CollectionElements: 12000}
+	if len(out.Node.LargeCells) != 1 || out.Node.LargeCells[0] != want {
+		t.Errorf("got %+v", out.Node.LargeCells)
+	}
+}

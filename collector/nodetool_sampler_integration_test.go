@@ -1,0 +1,187 @@
+//go:build integration
+
+package collector
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/partmon/partmon/internal/testcluster"
+)
+
+const (
+	hotTrafficSeconds = 40
+	hotSampleWindow   = 15 * time.Second
+	// dominanceTolerance allows for the sample window catching a slightly
+	// different mix than the whole traffic run the truth measured.
+	dominanceTolerance = 0.05
+)
+
+// TestNodetoolSamplerFindsHotKey drives hot-key traffic on the real cluster
+// and samples, with the real nodetool, the node that owns the hot key and
+// one that does not, at the same time.
+func TestNodetoolSamplerFindsHotKey(t *testing.T) {
+	truth, err := testcluster.LoadTruth()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hots := truth.Find("hot_partition")
+	if len(hots) != 1 || len(hots[0].Nodes) != 1 {
+		t.Fatalf("truth has %d hot_partition problems (%+v), want one with one replica", len(hots), hots)
+	}
+	planted := hots[0]
+	owner := testcluster.NodeIndex(planted.Nodes[0])
+	other := 0
+	for i, h := range testcluster.Hosts() {
+		if i+1 != owner && h != "" {
+			other = i + 1
+			break
+		}
+	}
+	if owner == 0 || other == 0 {
+		t.Fatalf("hot key replica %s is not one of %v, or no other node", planted.Nodes[0], testcluster.Hosts())
+	}
+	root, err := testcluster.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	traffic, trafficOut := startHotTraffic(ctx, t, root)
+	nodetool := func(n int) []string {
+		return []string{filepath.Join(root, "deploy", "local", "cluster"), "nodetool", "--dir", testcluster.Dir(), strconv.Itoa(n)}
+	}
+	table := []string{planted.Keyspace + "." + planted.Table}
+
+	// Wait until the traffic reaches the owner: short samples until the hot key shows.
+	probe := NodetoolSamplerConfig{Command: nodetool(owner), Duration: 2 * time.Second, TopK: 1, Samplers: []string{"READS"}}
+	for started := false; !started; {
+		if ctx.Err() != nil {
+			t.Fatalf("hot key never sampled on node %d before the deadline", owner)
+		}
+		hot, err := RunNodetoolSampler(ctx, probe, table)
+		if err != nil {
+			t.Fatalf("probe sample: %v", err)
+		}
+		started = len(hot) > 0 && hot[0].Key == planted.Key
+	}
+
+	cfg := NodetoolSamplerConfig{Duration: hotSampleWindow, Capacity: 256, TopK: 255, Samplers: []string{"READS", "WRITES"}}
+	var wg sync.WaitGroup
+	results := map[int][]HotPartition{}
+	errs := map[int]error{}
+	var mu sync.Mutex
+	for _, n := range []int{owner, other} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := cfg
+			c.Command = nodetool(n)
+			start := time.Now()
+			hot, err := RunNodetoolSampler(ctx, c, table)
+			t.Logf("node %d: profileload of %s took %s for a %s window, %d entries", n, table[0], time.Since(start).Round(10*time.Millisecond), hotSampleWindow, len(hot))
+			mu.Lock()
+			results[n], errs[n] = hot, err
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	for n, err := range errs {
+		if err != nil {
+			t.Fatalf("sampling node %d: %v", n, err)
+		}
+	}
+
+	// The truth is rewritten by the traffic run with the share it measured.
+	if err := traffic.Wait(); err != nil {
+		t.Fatalf("hot-key traffic: %v: %s", err, trafficOut)
+	}
+	t.Logf("traffic: %s", bytes.TrimSpace(trafficOut.Bytes()))
+	truth, err = testcluster.LoadTruth()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hotShare, ownerShare := truthShare(t, truth, "hot_partition"), truthShare(t, truth, "hot_token_range")
+	// Of the operations reaching the owner (ownerShare of all), the hot key's are hotShare of all.
+	wantDominance := hotShare / ownerShare
+
+	for _, op := range []string{"read", "write"} {
+		top := topOf(results[owner], op)
+		if len(top) == 0 || top[0].Key != planted.Key {
+			t.Fatalf("node %d %s: top key %+v, want %q", owner, op, first(top), planted.Key)
+		}
+		got := float64(top[0].Count) / float64(top[0].Total)
+		t.Logf("node %d %s: %q %d of %d sampled (%.3f), expected dominance %.3f (hot share %.3f, owner share %.3f)",
+			owner, op, planted.Key, top[0].Count, top[0].Total, got, wantDominance, hotShare, ownerShare)
+		if math.Abs(got-wantDominance) > dominanceTolerance {
+			t.Errorf("node %d %s: hot key dominance %.3f, want %.3f ± %.2f", owner, op, got, wantDominance, dominanceTolerance)
+		}
+		if top[0].Window != hotSampleWindow.Seconds() || top[0].Source != "nodetool" {
+			t.Errorf("window %v source %q", top[0].Window, top[0].Source)
+		}
+		for _, h := range topOf(results[other], op) {
+			if h.Key == planted.Key {
+				t.Errorf("node %d does not own %q but sampled it %d times", other, planted.Key, h.Count)
+			}
+		}
+	}
+}
+
+// startHotTraffic runs `deploy/local/fixtures hotkey` in its own process
+// group, killed with the group if the test ends first.
+func startHotTraffic(ctx context.Context, t *testing.T, root string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, filepath.Join(root, "deploy", "local", "fixtures"),
+		"--dir", testcluster.Dir(), "hotkey", "--seconds", strconv.Itoa(hotTrafficSeconds))
+	cmd.Dir = root
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting hot-key traffic: %v", err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			_ = cmd.Wait()
+		}
+	})
+	return cmd, &out
+}
+
+func truthShare(t *testing.T, truth *testcluster.Truth, kind string) float64 {
+	t.Helper()
+	ps := truth.Find(kind)
+	if len(ps) != 1 || ps[0].ExpectedShare <= 0 || ps[0].ExpectedShare > 1 {
+		t.Fatalf("truth %s: %+v, want one problem with a share in (0, 1]", kind, ps)
+	}
+	return ps[0].ExpectedShare
+}
+
+func topOf(hot []HotPartition, op string) []HotPartition {
+	var out []HotPartition
+	for _, h := range hot {
+		if h.Op == op {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+func first(hot []HotPartition) *HotPartition {
+	if len(hot) == 0 {
+		return nil
+	}
+	return &hot[0]
+}

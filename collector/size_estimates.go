@@ -1,0 +1,103 @@
+package collector
+
+import (
+	"context"
+	"fmt"
+)
+
+// sizeEstimatesSource reads the node's partition count and mean partition
+// size per table from system.table_estimates (Cassandra 4.0+), or
+// system.size_estimates (ScyllaDB, where it is computed at read time, and
+// Cassandra before 4.0).
+//
+// Of table_estimates' two range types it keeps 'primary': the ranges this
+// node is the first replica of under the keyspace's replication strategy.
+// Every range has exactly one primary replica in the whole cluster, so the
+// per-node counts add up to the table's partition count across nodes and
+// DCs, and a node that holds no replica of a keyspace reports nothing for
+// it. 'local_primary' ignores the keyspace's replication (a DC without the
+// keyspace would still report ranges) and sums to one copy per DC.
+type sizeEstimatesSource struct{}
+
+func (sizeEstimatesSource) Name() string { return "size_estimates" }
+func (sizeEstimatesSource) Scope() Scope { return NodeScope }
+
+const (
+	// No range_type restriction in CQL: that would need ALLOW FILTERING; the
+	// table is small (tables × own ranges × 2) and read whole, page by page.
+	tableEstimatesQuery = "SELECT keyspace_name, table_name, range_type, mean_partition_size, partitions_count FROM system.table_estimates"
+	sizeEstimatesQuery  = "SELECT keyspace_name, table_name, mean_partition_size, partitions_count FROM system.size_estimates"
+)
+
+func (sizeEstimatesSource) mergeTable(dst, src *TableStats) {
+	dst.MeanPartitionBytes, dst.PartitionsEstimate = src.MeanPartitionBytes, src.PartitionsEstimate
+}
+
+func (sizeEstimatesSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
+	stmt, table := tableEstimatesQuery, "system.table_estimates"
+	if in.Caps.Engine == EngineScyllaDB || !in.Caps.SystemTables["table_estimates"] {
+		stmt, table = sizeEstimatesQuery, "system.size_estimates"
+		if !in.Caps.SystemTables["size_estimates"] {
+			return 0, fmt.Errorf("%w: neither system.table_estimates nor system.size_estimates exists", ErrUnsupported)
+		}
+	}
+	type acc struct {
+		bytes float64 // Σ mean×count; float so huge tables cannot overflow
+		count int64
+	}
+	sums := map[string]*acc{}
+	var order []string
+	n, err := selectAll(ctx, in.Q, stmt, nil, func(r Row) error {
+		if _, ok := r["range_type"]; ok {
+			rt, err := r.String("range_type")
+			if err != nil {
+				return err
+			}
+			if rt != "primary" {
+				return nil
+			}
+		}
+		ks, err := r.String("keyspace_name")
+		if err != nil {
+			return err
+		}
+		tbl, err := r.String("table_name")
+		if err != nil {
+			return err
+		}
+		mean, err := r.Int64("mean_partition_size")
+		if err != nil {
+			return err
+		}
+		count, err := r.Int64("partitions_count")
+		if err != nil {
+			return err
+		}
+		if mean < 0 || count < 0 {
+			return fmt.Errorf("%s.%s: negative estimate (mean %d, count %d)", ks, tbl, mean, count)
+		}
+		k := TableKey(ks, tbl)
+		a, ok := sums[k]
+		if !ok {
+			a = &acc{}
+			sums[k] = a
+			order = append(order, ks, tbl)
+		}
+		a.bytes += float64(mean) * float64(count)
+		a.count += count
+		return nil
+	})
+	if err != nil {
+		return n, fmt.Errorf("reading %s on %s: %w", table, in.Address, err)
+	}
+	for i := 0; i < len(order); i += 2 {
+		ts := out.Node.table(order[i], order[i+1])
+		a := sums[TableKey(order[i], order[i+1])]
+		ts.PartitionsEstimate = a.count
+		if a.count > 0 {
+			// Partition-count-weighted mean over the node's primary ranges.
+			ts.MeanPartitionBytes = int64(a.bytes / float64(a.count))
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,196 @@
+package collector
+
+import (
+	"maps"
+	"sort"
+)
+
+// Snapshot merges the latest good output of every source into a new
+// Snapshot. It shares no memory with the collector or with earlier
+// snapshots, so callers may keep it as long as they like. Its Taken is the
+// start of the most recent source run; each status says when its own data
+// was last read (LastSuccess) and last attempted (Taken).
+func (c *Collector) Snapshot() *Snapshot {
+	targets := c.targetAddresses()
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	snap := &Snapshot{PerNode: map[string]*NodeData{}}
+	order := map[string]int{}
+	sources := map[string]Source{}
+	for i, r := range c.regs {
+		order[r.src.Name()] = i
+		sources[r.src.Name()] = r.src
+	}
+	keys := make([]resultKey, 0, len(c.results))
+	for k := range c.results {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if oi, oj := order[keys[i].source], order[keys[j].source]; oi != oj {
+			return oi < oj
+		}
+		return keys[i].node < keys[j].node
+	})
+
+	for _, k := range keys {
+		res := c.results[k]
+		snap.Sources = append(snap.Sources, res.status)
+		if res.status.Taken.After(snap.Taken) {
+			snap.Taken = res.status.Taken
+		}
+		if res.out == nil {
+			continue
+		}
+		if k.node == "" {
+			mergeCluster(snap, res.out.Cluster)
+			continue
+		}
+		if res.hostID == "" {
+			continue
+		}
+		nd, ok := snap.PerNode[res.hostID]
+		if !ok {
+			nd = &NodeData{HostID: res.hostID, Address: k.node, Tables: map[string]*TableStats{}}
+			snap.PerNode[res.hostID] = nd
+		}
+		mergeNode(nd, res.out.Node, sources[k.source])
+	}
+	for _, r := range c.regs {
+		if !c.eff[r.src.Name()].enabled {
+			snap.Sources = append(snap.Sources, SourceStatus{Source: r.src.Name(), State: StateDisabled})
+		}
+	}
+	for i := range snap.Nodes {
+		snap.Nodes[i].Targeted = targets[snap.Nodes[i].Address]
+	}
+	return snap
+}
+
+// targetAddresses are the nodes this collector speaks for, without
+// resolving names again: the addresses it has read node sources from.
+func (c *Collector) targetAddresses() map[string]bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[string]bool{}
+	for k := range c.results {
+		if k.node != "" {
+			out[k.node] = true
+		}
+	}
+	return out
+}
+
+func mergeCluster(dst, src *Snapshot) {
+	if src.Cluster != "" {
+		dst.Cluster = src.Cluster
+	}
+	if src.Engine != EngineUnknown {
+		dst.Engine = src.Engine
+	}
+	if src.Version != "" {
+		dst.Version = src.Version
+	}
+	if src.Partitioner != "" {
+		dst.Partitioner = src.Partitioner
+	}
+	if src.Nodes != nil {
+		dst.Nodes = make([]Node, len(src.Nodes))
+		for i, n := range src.Nodes {
+			n.Tokens = append([]int64(nil), n.Tokens...)
+			dst.Nodes[i] = n
+		}
+	}
+	if src.Schema.Keyspaces != nil {
+		dst.Schema = cloneSchema(src.Schema)
+	}
+}
+
+func cloneSchema(s Schema) Schema {
+	out := Schema{Keyspaces: make([]Keyspace, len(s.Keyspaces))}
+	for i, ks := range s.Keyspaces {
+		ks.Replication = maps.Clone(ks.Replication)
+		tables := make([]Table, len(ks.Tables))
+		for j, t := range ks.Tables {
+			t.Columns = append([]Column(nil), t.Columns...)
+			t.Compaction = maps.Clone(t.Compaction)
+			indexes := make([]Index, len(t.Indexes))
+			for x, ix := range t.Indexes {
+				ix.Options = maps.Clone(ix.Options)
+				indexes[x] = ix
+			}
+			if t.Indexes == nil {
+				indexes = nil
+			}
+			t.Indexes = indexes
+			tables[j] = t
+		}
+		ks.Tables = tables
+		out.Keyspaces[i] = ks
+	}
+	return out
+}
+
+// tableMerger is implemented by sources that own TableStats fields: they
+// copy their fields whatever the value, so a real zero is kept.
+type tableMerger interface {
+	mergeTable(dst, src *TableStats)
+}
+
+// mergeNode copies what one source read into dst. Sources own disjoint
+// fields; those that do not say which copy their non-zero ones. LoadBytes is
+// the one field two sources set (disk usage, then gossip load, which wins).
+func mergeNode(dst, src *NodeData, from Source) {
+	for _, ts := range src.Tables {
+		d := dst.Tables[TableKey(ts.Keyspace, ts.Table)]
+		if d == nil {
+			d = &TableStats{Keyspace: ts.Keyspace, Table: ts.Table}
+			// Rates are unknown (-1) until a latency source says otherwise.
+			d.LocalReads.Rate, d.LocalWrites.Rate, d.LocalScans.Rate = -1, -1, -1
+			dst.Tables[TableKey(ts.Keyspace, ts.Table)] = d
+		}
+		if m, ok := from.(tableMerger); ok {
+			m.mergeTable(d, ts)
+		} else {
+			mergeTable(d, ts)
+		}
+	}
+	dst.TopPartitions = append(dst.TopPartitions, src.TopPartitions...)
+	dst.LargePartitions = append(dst.LargePartitions, src.LargePartitions...)
+	dst.LargeRows = append(dst.LargeRows, src.LargeRows...)
+	dst.LargeCells = append(dst.LargeCells, src.LargeCells...)
+	dst.HotPartitions = append(dst.HotPartitions, src.HotPartitions...)
+	dst.ThreadPools = append(dst.ThreadPools, src.ThreadPools...)
+	if src.LoadBytes != 0 {
+		dst.LoadBytes = src.LoadBytes
+	}
+	if src.GossipLoad != nil {
+		dst.GossipLoad = maps.Clone(src.GossipLoad)
+	}
+	if src.Settings != nil {
+		dst.Settings = maps.Clone(src.Settings)
+	}
+}
+
+func mergeTable(dst, src *TableStats) {
+	setIf := func(d *int64, s int64) {
+		if s != 0 {
+			*d = s
+		}
+	}
+	setIf(&dst.MaxPartitionBytes, src.MaxPartitionBytes)
+	setIf(&dst.MeanPartitionBytes, src.MeanPartitionBytes)
+	setIf(&dst.PartitionsEstimate, src.PartitionsEstimate)
+	setIf(&dst.DiskUsageBytes, src.DiskUsageBytes)
+	setIf(&dst.MaxSSTableBytes, src.MaxSSTableBytes)
+	for _, p := range []struct{ d, s *Ops }{{&dst.LocalReads, &src.LocalReads}, {&dst.LocalWrites, &src.LocalWrites}, {&dst.LocalScans, &src.LocalScans}} {
+		if *p.s != (Ops{}) {
+			*p.d = *p.s
+		}
+	}
+	for _, p := range []struct{ d, s *Distribution }{{&dst.TombstonesPerRead, &src.TombstonesPerRead}, {&dst.RowsPerRead, &src.RowsPerRead}} {
+		if *p.s != (Distribution{}) {
+			*p.d = *p.s
+		}
+	}
+}

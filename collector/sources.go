@@ -1,0 +1,89 @@
+package collector
+
+import (
+	"time"
+)
+
+// registration is one source with its defaults; users override them per
+// source under collector.sources.<name>.
+type registration struct {
+	src      Source
+	enabled  bool
+	schedule string
+	timeout  time.Duration
+}
+
+// sourceDeps is the state some sources keep between runs.
+type sourceDeps struct {
+	rates  *rateTracker
+	now    func() time.Time
+	rest   *restClients
+	schema *schemaVersionCache
+}
+
+func newSourceDeps(cfg Config) *sourceDeps {
+	return &sourceDeps{rates: newRateTracker(), now: time.Now, rest: newRESTClients(cfg.ScyllaREST), schema: &schemaVersionCache{}}
+}
+
+// registry is the one list of every source partmon knows, in the order they
+// run within a cycle and merge into a snapshot (cluster sources first; a
+// later source's non-zero value wins, so gossip load beats Σ disk usage).
+func registry(cfg Config, d *sourceDeps) []registration {
+	cfg = cfg.WithDefaults()
+	if d == nil {
+		d = newSourceDeps(cfg)
+	}
+	const (
+		often  = "@every 1m"
+		medium = "@every 5m"
+		rarely = "@every 10m"
+		hourly = "@every 30m"
+	)
+	ms := latencyMillisToSeconds
+	return []registration{
+		{src: topologySource{}, enabled: true, schedule: medium, timeout: 30 * time.Second},
+		{src: schemaSource{cache: d.schema}, enabled: true, schedule: medium, timeout: 30 * time.Second},
+
+		{src: sizeEstimatesSource{}, enabled: true, schedule: medium, timeout: time.Minute},
+		{src: mebibytesSource{name: "max_partition_size", since: "4.0",
+			field: func(ts *TableStats) *int64 { return &ts.MaxPartitionBytes }}, enabled: true, schedule: often, timeout: 30 * time.Second},
+		{src: mebibytesSource{name: "max_sstable_size", since: "5.0",
+			field: func(ts *TableStats) *int64 { return &ts.MaxSSTableBytes }}, enabled: true, schedule: often, timeout: 30 * time.Second},
+		{src: mebibytesSource{name: "disk_usage", since: "4.0", sumToLoad: true,
+			field: func(ts *TableStats) *int64 { return &ts.DiskUsageBytes }}, enabled: true, schedule: often, timeout: 30 * time.Second},
+		{src: latencySource{name: "local_read_latency", rates: d.rates, now: d.now, msToSeconds: ms,
+			field: func(ts *TableStats) *Ops { return &ts.LocalReads }}, enabled: true, schedule: often, timeout: 30 * time.Second},
+		{src: latencySource{name: "local_write_latency", rates: d.rates, now: d.now, msToSeconds: ms,
+			field: func(ts *TableStats) *Ops { return &ts.LocalWrites }}, enabled: true, schedule: often, timeout: 30 * time.Second},
+		{src: latencySource{name: "local_scan_latency", rates: d.rates, now: d.now, msToSeconds: ms,
+			field: func(ts *TableStats) *Ops { return &ts.LocalScans }}, enabled: true, schedule: often, timeout: 30 * time.Second},
+		{src: distributionSource{name: "tombstones_per_read",
+			field: func(ts *TableStats) *Distribution { return &ts.TombstonesPerRead }}, enabled: true, schedule: often, timeout: 30 * time.Second},
+		{src: distributionSource{name: "rows_per_read",
+			field: func(ts *TableStats) *Distribution { return &ts.RowsPerRead }}, enabled: true, schedule: often, timeout: 30 * time.Second},
+		{src: threadPoolsSource{}, enabled: true, schedule: often, timeout: 30 * time.Second},
+		{src: gossipInfoSource{}, enabled: true, schedule: often, timeout: 30 * time.Second},
+		{src: settingsSource{}, enabled: true, schedule: hourly, timeout: 30 * time.Second},
+		{src: topPartitionsSource{}, enabled: true, schedule: rarely, timeout: 30 * time.Second},
+
+		{src: newLargePartitionsSource(), enabled: true, schedule: rarely, timeout: time.Minute},
+		{src: newLargeRowsSource(), enabled: true, schedule: rarely, timeout: time.Minute},
+		{src: newLargeCellsSource(), enabled: true, schedule: rarely, timeout: time.Minute},
+		{src: restSizeHistogramSource{rest: d.rest}, enabled: true, schedule: medium, timeout: time.Minute},
+		{src: restTopPartitionsSource{rest: d.rest}, enabled: true, schedule: medium,
+			timeout: cfg.ScyllaREST.SampleDuration + 30*time.Second},
+
+		{src: nodetoolSource{cfg: cfg.NodetoolSampler}, enabled: cfg.NodetoolSampler.configured(), schedule: rarely,
+			timeout: cfg.NodetoolSampler.runTimeout()},
+	}
+}
+
+// SourceNames lists every source name, in registry order.
+func SourceNames() []string {
+	regs := registry(Config{}, nil)
+	out := make([]string, len(regs))
+	for i, r := range regs {
+		out[i] = r.src.Name()
+	}
+	return out
+}
