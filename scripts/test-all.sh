@@ -57,9 +57,9 @@ step "stop the balanced cluster"
 step "ownership on an unbalanced ring"
 UNBAL_DIR=$PWD/.cluster-unbalanced
 trap '"$CLUSTER" down --dir "$UNBAL_DIR" || true' EXIT
-"$CLUSTER" up --first-ip 127.0.0.4 --dir "$UNBAL_DIR" --nodes 3 --heap 512M \
+"$CLUSTER" up --first-ip 127.0.0.10 --dir "$UNBAL_DIR" --nodes 3 --heap 512M \
 	--tokens=-9000000000000000000,-7000000000000000000,2000000000000000000 --topology dc1:r1,dc1:r1,dc1:r2
-PARTMON_TEST_UNBALANCED_HOSTS=127.0.0.4,127.0.0.5,127.0.0.6 PARTMON_TEST_UNBALANCED_DIR=$UNBAL_DIR \
+PARTMON_TEST_UNBALANCED_HOSTS=127.0.0.10,127.0.0.11,127.0.0.12 PARTMON_TEST_UNBALANCED_DIR=$UNBAL_DIR \
 	go test -count=1 -tags integration -run TestOwnershipMatchesNodetoolUnbalanced -v ./analyzer/ 2>&1 | tail -20
 "$CLUSTER" down --dir "$UNBAL_DIR"
 
