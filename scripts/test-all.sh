@@ -9,6 +9,8 @@ FIXTURES=deploy/local/fixtures
 export PARTMON_CLUSTER_DIR=${PARTMON_CLUSTER_DIR:-$PWD/.cluster}
 export PARTMON_TEST_HOSTS=${PARTMON_TEST_HOSTS:-127.0.0.1,127.0.0.2,127.0.0.3}
 mkdir -p test-artifacts
+GOLOG=test-artifacts/go-test.log
+: >"$GOLOG"
 
 step_start=$(date +%s)
 step() {
@@ -26,7 +28,7 @@ step "lint (gofmt, go vet)"
 make --no-print-directory lint
 
 step "unit tests"
-go test -count=1 ./...
+go test -count=1 ./... 2>&1 | tee -a "$GOLOG"
 
 step "alert rules (promtool)"
 promtool check rules deploy/prometheus/partmon-alerts.yml
@@ -47,7 +49,7 @@ step "load fixtures with planted problems"
 "$FIXTURES" top-partitions
 
 step "integration and end-to-end tests (real cluster, real Prometheus and Alertmanager)"
-go test -count=1 -tags integration -timeout 40m -p 1 ./...
+go test -count=1 -tags integration -timeout 40m -p 1 ./... 2>&1 | tee -a "$GOLOG"
 
 step "stop the balanced cluster"
 "$CLUSTER" down
@@ -60,7 +62,9 @@ trap '"$CLUSTER" down --dir "$UNBAL_DIR" || true' EXIT
 "$CLUSTER" up --first-ip 127.0.0.10 --dir "$UNBAL_DIR" --nodes 3 --heap 512M \
 	--tokens=-9000000000000000000,-7000000000000000000,2000000000000000000 --topology dc1:r1,dc1:r1,dc1:r2
 PARTMON_TEST_UNBALANCED_HOSTS=127.0.0.10,127.0.0.11,127.0.0.12 PARTMON_TEST_UNBALANCED_DIR=$UNBAL_DIR \
-	go test -count=1 -tags integration -run TestOwnershipMatchesNodetoolUnbalanced -v ./analyzer/ 2>&1 | tail -20
+	go test -count=1 -tags integration -run TestOwnershipMatchesNodetoolUnbalanced -v ./analyzer/ 2>&1 | tee -a "$GOLOG" | tail -20
 "$CLUSTER" down --dir "$UNBAL_DIR"
 
 step "done"
+# One closing line for whoever reads the end of the log: packages passed and failed.
+echo "summary: $(grep -c '^ok ' "$GOLOG") passed, $(grep -c '^FAIL' "$GOLOG") failed"
