@@ -64,6 +64,7 @@ trap '"$CLUSTER" down --dir "$UNBAL_DIR" || true' EXIT
 PARTMON_TEST_UNBALANCED_HOSTS=127.0.0.10,127.0.0.11,127.0.0.12 PARTMON_TEST_UNBALANCED_DIR=$UNBAL_DIR \
 	go test -count=1 -tags integration -run TestOwnershipMatchesNodetoolUnbalanced -v ./analyzer/ 2>&1 | tee -a "$GOLOG" | tail -20
 "$CLUSTER" down --dir "$UNBAL_DIR"
+trap - EXIT
 
 step "done"
 # One closing line for whoever reads the end of the log: packages passed and failed.
