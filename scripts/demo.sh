@@ -8,7 +8,7 @@ CLUSTER=deploy/local/cluster
 FIXTURES=deploy/local/fixtures
 export PARTMON_CLUSTER_DIR=${PARTMON_CLUSTER_DIR:-$PWD/.cluster}
 
-# An unbalanced ring plants token-ownership skew: node 1 owns half of the ring.
+# An unbalanced ring plants token-ownership skew: node 2 (token 0) owns half of the ring.
 TOKENS=${DEMO_TOKENS:--9223372036854775808,0,4611686018427387904}
 
 "$CLUSTER" up --nodes 3 --tokens "$TOKENS"
