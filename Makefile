@@ -6,7 +6,7 @@ LDFLAGS   := -X github.com/prometheus/common/version.Version=$(VERSION) -X githu
 CLUSTER   := deploy/local/cluster
 FIXTURES  := deploy/local/fixtures
 
-.PHONY: all build test unit integration lint demo demo-down bench clean
+.PHONY: all build test unit integration lint demo demo-down bench faults clean
 
 all: build
 
@@ -36,6 +36,12 @@ demo-down:
 
 bench: build
 	scripts/bench.sh
+
+## faults: the reliability suite (docs/operations.md) — node kill/pause/restart,
+## partmon restart and SIGTERM, a soak, a read-only role and TLS — on a 3-node
+## cluster with --auth --tls of its own on 127.0.0.4-6, started and stopped here.
+faults:
+	scripts/faults.sh
 
 clean:
 	rm -rf bin

@@ -29,11 +29,12 @@ type metricDesc struct {
 	name      string
 	desc      *prometheus.Desc
 	valueType prometheus.ValueType
+	labels    []string
 }
 
 func newMetricDesc(name, help string, t prometheus.ValueType, labels []string) *metricDesc {
 	fq := prometheus.BuildFQName(namespace, "", name)
-	return &metricDesc{name: fq, desc: prometheus.NewDesc(fq, help, labels, nil), valueType: t}
+	return &metricDesc{name: fq, desc: prometheus.NewDesc(fq, help, labels, nil), valueType: t, labels: labels}
 }
 
 func gauge(name, help string, labels []string) *metricDesc {

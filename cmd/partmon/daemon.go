@@ -23,6 +23,12 @@ import (
 // SIGTERM before its context is cancelled and partmon exits anyway.
 const shutdownGrace = 10 * time.Second
 
+// sessionCloseGrace bounds closing the CQL sessions at exit: the driver can
+// take seconds to close a session to a node that does not answer (its
+// control connection finishes a reconnect attempt first), and an exit must
+// not wait for that.
+const sessionCloseGrace = 3 * time.Second
+
 type daemonFlags struct {
 	common
 	listen          []string
@@ -110,7 +116,8 @@ func runDaemon(ctx context.Context, cfg Config, log *zap.Logger) error {
 	if err != nil {
 		return fmt.Errorf("starting collector: %w", err)
 	}
-	defer coll.Close()
+	closeCollector := sync.OnceFunc(func() { closeWithin(coll.Close, sessionCloseGrace, log) })
+	defer closeCollector()
 
 	d := &daemon{
 		cfg:       cfg,
@@ -193,18 +200,35 @@ func runDaemon(ctx context.Context, cfg Config, log *zap.Logger) error {
 		}
 	}
 
-	// Ordered shutdown: stop scheduling, let running jobs finish (bounded),
-	// save the history, then close sessions (deferred).
+	// Ordered shutdown, bounded by shutdownGrace + sessionCloseGrace + 1 s:
+	// stop scheduling and let running jobs finish until the grace ends;
+	// then cancel what still runs and close the sessions (Close cancels the
+	// collector's runs first), let the workers end, save the history.
+	start := time.Now()
+	deadline := start.Add(shutdownGrace)
 	stopped := sched.Stop()
 	select {
 	case <-stopped.Done():
-	case <-time.After(shutdownGrace):
+	case <-time.After(time.Until(deadline)):
 		log.Warn("cycle still running at shutdown; cancelling it", zap.Duration("grace", shutdownGrace))
 	}
 	cancelCycles()
-	waitTimeout(&workers, shutdownGrace)
+	closeCollector()
+	waitTimeout(&workers, max(time.Until(deadline), time.Second))
 	d.saveState()
+	log.Info("partmon stopped", zap.Duration("duration", time.Since(start)))
 	return nil
+}
+
+// closeWithin runs closeFn and waits for it at most bound.
+func closeWithin(closeFn func(), bound time.Duration, log *zap.Logger) {
+	done := make(chan struct{})
+	go func() { closeFn(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(bound):
+		log.Warn("CQL sessions still closing; exiting without waiting", zap.Duration("grace", bound))
+	}
 }
 
 // analyze turns the collector's latest snapshot into a report and publishes it.

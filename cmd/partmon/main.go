@@ -93,6 +93,7 @@ func (c *common) load() (Config, error) {
 		if c.isSet("log.format") || c.configFile == "" {
 			cfg.Log.Format = c.logFormat
 		}
+		applyPasswordEnv(cfg)
 	})
 	return cfg, err
 }

@@ -30,8 +30,8 @@ func faultSession(f Faults, host string) (*gocql.Session, error) {
 	cfg.Consistency = gocql.One
 	cfg.HostFilter = gocql.WhiteListHostFilter(host)
 	cfg.DisableInitialHostLookup = true
-	if env, err := EnvAt(f.Dir); err == nil && env["AUTH"] == "true" {
-		cfg.Authenticator = gocql.PasswordAuthenticator{Username: "cassandra", Password: "cassandra"}
+	if env, err := EnvAt(f.Dir); err == nil {
+		ApplyEnv(cfg, env)
 	}
 	s, err := cfg.CreateSession()
 	if err != nil {

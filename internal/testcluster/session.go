@@ -8,18 +8,44 @@ import (
 	"github.com/gocql/gocql"
 )
 
+// Superuser is the default role of a cluster started with `cluster up --auth`.
+const (
+	SuperuserName     = "cassandra"
+	SuperuserPassword = "cassandra"
+)
+
 // NewClusterConfig is a gocql config for the local cluster (all hosts),
-// with the default superuser when the cluster was started with --auth.
+// with the default superuser when the cluster was started with --auth and
+// verified TLS when it was started with --tls.
 func NewClusterConfig(hosts ...string) *gocql.ClusterConfig {
+	env, _ := Env()
+	return ClusterConfigFor(env, hosts...)
+}
+
+// ClusterConfigFor is NewClusterConfig for the cluster whose cluster.env is env.
+func ClusterConfigFor(env map[string]string, hosts ...string) *gocql.ClusterConfig {
 	cfg := gocql.NewCluster(hosts...)
 	cfg.ProtoVersion = 4
 	cfg.Timeout = 20 * time.Second
 	cfg.ConnectTimeout = 10 * time.Second
 	cfg.Consistency = gocql.LocalQuorum
-	if env, err := Env(); err == nil && env["AUTH"] == "true" {
-		cfg.Authenticator = gocql.PasswordAuthenticator{Username: "cassandra", Password: "cassandra"}
-	}
+	ApplyEnv(cfg, env)
 	return cfg
+}
+
+// ApplyEnv sets the authenticator and TLS options that the cluster described
+// by env (its cluster.env) needs: the superuser with AUTH=true, the test CA
+// (and the client certificate with TLS_CLIENT_AUTH=true) with TLS=true.
+func ApplyEnv(cfg *gocql.ClusterConfig, env map[string]string) {
+	if env["AUTH"] == "true" {
+		cfg.Authenticator = gocql.PasswordAuthenticator{Username: SuperuserName, Password: SuperuserPassword}
+	}
+	if env["TLS"] == "true" {
+		cfg.SslOpts = &gocql.SslOptions{CaPath: env["TLS_CA"], EnableHostVerification: true}
+		if env["TLS_CLIENT_AUTH"] == "true" {
+			cfg.SslOpts.CertPath, cfg.SslOpts.KeyPath = env["TLS_CLIENT_CERT"], env["TLS_CLIENT_KEY"]
+		}
+	}
 }
 
 // NewSession opens a session whose control connection and pool stay on host

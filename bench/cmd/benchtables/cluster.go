@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/partmon/partmon/internal/testcluster"
+)
+
+// benchCluster is the real local cluster `deploy/local/cluster up` started
+// in dir: its node addresses, and nodetool through the same script.
+type benchCluster struct {
+	dir    string
+	script string // deploy/local/cluster
+	hosts  []string
+}
+
+func openCluster(dir string) (*benchCluster, error) {
+	env, err := testcluster.EnvAt(dir)
+	if err != nil {
+		return nil, fmt.Errorf("cluster in %s: %w (start it with deploy/local/cluster up --dir %s)", dir, err, dir)
+	}
+	if env["AUTH"] == "true" {
+		return nil, fmt.Errorf("cluster in %s runs with --auth; the benchmark wants one without", dir)
+	}
+	root, err := testcluster.RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	c := &benchCluster{dir: dir, script: filepath.Join(root, "deploy", "local", "cluster")}
+	for _, h := range strings.Split(env["HOSTS"], ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			c.hosts = append(c.hosts, h)
+		}
+	}
+	if len(c.hosts) == 0 {
+		return nil, fmt.Errorf("cluster in %s: cluster.env lists no HOSTS", dir)
+	}
+	return c, nil
+}
+
+// session is a gocql session over every node, for creating and loading the
+// benchmark tables (never used for measurements).
+func (c *benchCluster) session() (*gocql.Session, error) {
+	cc := gocql.NewCluster(c.hosts...)
+	cc.ProtoVersion = 4
+	cc.Timeout = 60 * time.Second
+	cc.ConnectTimeout = 20 * time.Second
+	cc.MaxWaitSchemaAgreement = 3 * time.Minute
+	cc.Consistency = gocql.All
+	cc.NumConns = 2
+	s, err := cc.CreateSession()
+	if err != nil {
+		return nil, fmt.Errorf("connecting to %v: %w", c.hosts, err)
+	}
+	return s, nil
+}
+
+// nodetool runs the real NodeTool against node n (1-based) through
+// `deploy/local/cluster nodetool`, the way a user on the box would, and
+// returns its stdout and wall time.
+func (c *benchCluster) nodetool(ctx context.Context, n int, args ...string) (string, time.Duration, error) {
+	full := append([]string{"nodetool", "--dir", c.dir, strconv.Itoa(n)}, args...)
+	cmd := exec.CommandContext(ctx, c.script, full...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	cmd.Env = os.Environ()
+	start := time.Now()
+	err := cmd.Run()
+	took := time.Since(start)
+	if err != nil {
+		return out.String(), took, fmt.Errorf("nodetool %s on node %d: %w: %s", strings.Join(args, " "), n, err, strings.TrimSpace(errOut.String()))
+	}
+	return out.String(), took, nil
+}

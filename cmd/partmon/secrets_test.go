@@ -1,0 +1,58 @@
+package main
+
+import (
+	"os"
+	"testing"
+)
+
+// TestPasswordFromEnvironment: PARTMON_COLLECTOR_PASSWORD overrides the
+// file's password or password_file (as flags override the file), and is
+// removed from the environment once read, so child processes never see it.
+func TestPasswordFromEnvironment(t *testing.T) {
+	tests := []struct {
+		name         string
+		file         string
+		env          *string
+		wantPassword string
+		wantFile     bool
+	}{
+		{name: "env over password_file", file: "collector:\n  hosts: [10.0.0.1]\n  username: partmon\n  password_file: /run/secret\n",
+			env: ptr("from-env"), wantPassword: "from-env"},
+		{name: "env over password", file: "collector:\n  hosts: [10.0.0.1]\n  username: partmon\n  password: from-file\n",
+			env: ptr("from-env"), wantPassword: "from-env"},
+		{name: "no env keeps password_file", file: "collector:\n  hosts: [10.0.0.1]\n  username: partmon\n  password_file: /run/secret\n",
+			wantFile: true},
+		{name: "empty env is ignored", file: "collector:\n  hosts: [10.0.0.1]\n  username: partmon\n  password: from-file\n",
+			env: ptr(""), wantPassword: "from-file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.env != nil {
+				t.Setenv(passwordEnv, *tt.env)
+			} else {
+				t.Setenv(passwordEnv, "") // registers the restore; then unset for the case
+				os.Unsetenv(passwordEnv)
+			}
+			var d daemonFlags
+			app := newTestApp(&d)
+			if _, err := app.Parse([]string{"run", "--config.file", writeFile(t, "c.yml", tt.file)}); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := d.config()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Collector.Password != tt.wantPassword {
+				t.Errorf("password = %q, want %q", cfg.Collector.Password, tt.wantPassword)
+			}
+			if got := cfg.Collector.PasswordFile != ""; got != tt.wantFile {
+				t.Errorf("password_file kept = %v, want %v", got, tt.wantFile)
+			}
+			if v, ok := os.LookupEnv(passwordEnv); ok {
+				t.Errorf("%s still in the environment (%q)", passwordEnv, v)
+			}
+		})
+	}
+}
+
+func ptr(s string) *string { return &s }

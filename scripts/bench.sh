@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# make bench: partmon against a real 3-node Cassandra at 10, 100 and 1,000
+# tables (bench/cmd/benchtables), then the Go benchmarks of the exposition,
+# the analysis and the ownership computation. Results: docs/benchmarks.md
+# explains them; this run writes its own to $OUT.
+#
+# It starts its own cluster in a dedicated directory on dedicated loopback
+# addresses (so it never touches a dev cluster on 127.0.0.1-3) and takes it
+# down on exit, however it exits. Settings (environment):
+#   PARTMON_BENCH_DIR       cluster state directory   (default ${TMPDIR:-/tmp}/partmon-bench)
+#   PARTMON_BENCH_FIRST_IP  first node address        (default 127.0.0.7; nodes .7 .8 .9)
+#   PARTMON_BENCH_HEAP      heap per node             (default 3G: ~1 MiB per table per node; the box needs ~11 GiB free)
+#   PARTMON_BENCH_TABLES    table counts              (default 10,100,1000)
+#   PARTMON_BENCH_RUNS      runs per figure (medians) (default 5)
+#   PARTMON_BENCH_OUT       where results go          (default $PARTMON_BENCH_DIR/results)
+#   PARTMON_BENCH_KEEP=true leave the cluster running (rerun with the same DIR to skip nothing but start-up)
+set -euo pipefail
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$REPO"
+CLUSTER=deploy/local/cluster
+DIR=$(realpath -m "${PARTMON_BENCH_DIR:-${TMPDIR:-/tmp}/partmon-bench}")
+FIRST_IP=${PARTMON_BENCH_FIRST_IP:-127.0.0.7}
+HEAP=${PARTMON_BENCH_HEAP:-3G}
+TABLES=${PARTMON_BENCH_TABLES:-10,100,1000}
+RUNS=${PARTMON_BENCH_RUNS:-5}
+OUT=$(realpath -m "${PARTMON_BENCH_OUT:-$DIR/results}")
+KEEP=${PARTMON_BENCH_KEEP:-false}
+
+say() { printf 'bench: %s\n' "$*" >&2; }
+
+cluster_up=false
+cleanup() {
+  local rc=$?
+  if $cluster_up && [[ $KEEP != true ]]; then
+    if ((rc != 0)); then # `cluster down` removes the node directories: keep their logs
+      for d in "$DIR"/node*/logs; do [[ -d $d ]] && mkdir -p "$OUT/logs" && cp -r "$d" "$OUT/logs/$(basename "$(dirname "$d")")"; done
+      say "node logs kept in $OUT/logs"
+    fi
+    say "taking the benchmark cluster in $DIR down"
+    "$CLUSTER" down --dir "$DIR" || true
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+[[ -x bin/partmon ]] || { say "bin/partmon missing: run make bench (it builds first)"; exit 1; }
+mkdir -p "$DIR/.bin" "$OUT"
+say "building the benchmark driver"
+go build -o "$DIR/.bin/benchtables" ./bench/cmd/benchtables
+
+say "machine: $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo), load $(cut -d' ' -f1-3 /proc/loadavg)"
+say "starting a 3-node cluster on $FIRST_IP.. in $DIR (heap $HEAP)"
+cluster_up=true
+"$CLUSTER" up --first-ip "$FIRST_IP" --dir "$DIR" --nodes 3 --heap "$HEAP"
+
+"$DIR/.bin/benchtables" --dir "$DIR" --partmon bin/partmon --tables "$TABLES" --runs "$RUNS" \
+  --json "$OUT/results.json" --markdown "$OUT/results.md" | tee "$OUT/benchtables.txt"
+
+# The Go benchmarks need no cluster: stop it first so that they run on a quieter machine.
+if [[ $KEEP != true ]]; then
+  "$CLUSTER" down --dir "$DIR"
+  cluster_up=false
+fi
+
+say "Go benchmarks (exposition, analysis, ownership)"
+go test -run '^$' -count "$RUNS" -benchtime 10x \
+  -bench 'BenchmarkExposition1000Tables3Nodes|BenchmarkAnalyze1000Tables30Nodes|BenchmarkEffectiveOwnership1000x256$' \
+  ./exporter ./analyzer | tee "$OUT/gobench.txt"
+
+# Ownership target: <= 1 s for 1,000 nodes x 256 vnodes (median of the runs; plain awk, no gawk needed).
+awk '/^BenchmarkEffectiveOwnership1000x256-/ { print $3 }' "$OUT/gobench.txt" | sort -n |
+  awk '{ v[NR] = $1 }
+       END {
+         if (NR == 0) { print "Target: effective ownership benchmark did not run"; exit 1 }
+         m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+         printf "Target: effective ownership, 1,000 nodes x 256 vnodes <= 1 s: %.3f s (median of %d) %s\n", m / 1e9, NR, (m <= 1e9 ? "met" : "MISSED")
+       }' | tee -a "$OUT/gobench.txt"
+say "results in $OUT (results.md, results.json, benchtables.txt, gobench.txt)"

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# make faults: partmon's reliability suite (reliability/, docs/operations.md) on a
+# 3-node Cassandra cluster of its own with PasswordAuthenticator and client TLS,
+# on 127.0.0.4-6 — never the shared dev cluster. Starts the cluster, runs the
+# suite with the real partmon binary (kill -9, SIGSTOP, restarts, SIGTERM, a
+# soak, a read-only role, TLS), and stops the cluster whatever happens.
+#   PARTMON_FAULT_CLUSTER_DIR  cluster directory (default <repo>/.cluster-faults)
+#   PARTMON_FAULT_FIRST_IP     first node address (default 127.0.0.4)
+#   PARTMON_SOAK_DURATION      soak length (default 3m)
+#   PARTMON_FAULTS_KEEP=1      leave the cluster running afterwards
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+CLUSTER=deploy/local/cluster
+export PARTMON_FAULT_CLUSTER_DIR=${PARTMON_FAULT_CLUSTER_DIR:-$PWD/.cluster-faults}
+FIRST_IP=${PARTMON_FAULT_FIRST_IP:-127.0.0.4}
+export PARTMON_TEST_ARTIFACTS=${PARTMON_TEST_ARTIFACTS:-$PWD/test-artifacts}
+mkdir -p "$PARTMON_TEST_ARTIFACTS"
+
+t0=$(date +%s)
+stop() {
+	if [[ ${PARTMON_FAULTS_KEEP:-} == 1 ]]; then
+		echo "== leaving the fault cluster running in $PARTMON_FAULT_CLUSTER_DIR"
+	else
+		echo "== stopping the fault cluster"
+		"$CLUSTER" down --dir "$PARTMON_FAULT_CLUSTER_DIR" || true
+	fi
+}
+trap stop EXIT
+
+echo "== start a 3-node cluster with --auth --auth-cache-refresh --tls on $FIRST_IP.. in $PARTMON_FAULT_CLUSTER_DIR"
+"$CLUSTER" up --first-ip "$FIRST_IP" --dir "$PARTMON_FAULT_CLUSTER_DIR" --nodes 3 --heap 512M --auth --auth-cache-refresh --tls
+
+echo "== reliability suite (real partmon binary, real faults)"
+set +e
+go test -count=1 -tags integration -timeout 25m -p 1 -v ./reliability/ 2>&1 |
+	tee "$PARTMON_TEST_ARTIFACTS/reliability.log" | grep --line-buffered -E '^(=== RUN|--- |PASS|FAIL|ok |    [a-z_]+_integration_test.go)'
+status=${PIPESTATUS[0]}
+set -e
+echo "== make faults took $(($(date +%s) - t0)) s"
+exit "$status"
