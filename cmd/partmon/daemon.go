@@ -74,14 +74,8 @@ func (d *daemonFlags) config() (Config, error) {
 }
 
 func (d *daemonFlags) run(stderr io.Writer) int {
-	cfg, err := d.config()
-	if err != nil {
-		fmt.Fprintf(stderr, "partmon: %v\n", err)
-		return exitUsage
-	}
-	log, err := newLogger(cfg.Log.Level, cfg.Log.Format)
-	if err != nil {
-		fmt.Fprintf(stderr, "partmon: %v\n", err)
+	cfg, log, ok := configAndLogger(d.config, stderr)
+	if !ok {
 		return exitUsage
 	}
 	defer func() { _ = log.Sync() }()

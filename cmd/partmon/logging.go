@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"go.uber.org/zap"
@@ -31,4 +32,20 @@ func newLogger(level, format string) (*zap.Logger, error) {
 	// Logs go to stderr so that `partmon report` and `partmon collect` keep stdout for their output.
 	core := zapcore.NewCore(enc, zapcore.Lock(os.Stderr), lvl)
 	return zap.New(core, zap.ErrorOutput(zapcore.Lock(os.Stderr))), nil
+}
+
+// configAndLogger loads the configuration and builds its logger, printing
+// any error for the user; ok is false when the command cannot start.
+func configAndLogger(load func() (Config, error), stderr io.Writer) (Config, *zap.Logger, bool) {
+	cfg, err := load()
+	if err != nil {
+		fmt.Fprintf(stderr, "partmon: %v\n", err)
+		return cfg, nil, false
+	}
+	log, err := newLogger(cfg.Log.Level, cfg.Log.Format)
+	if err != nil {
+		fmt.Fprintf(stderr, "partmon: %v\n", err)
+		return cfg, nil, false
+	}
+	return cfg, log, true
 }

@@ -46,14 +46,8 @@ func (r *reportFlags) run(stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "partmon: --min-severity: want info, warning or critical, got %q\n", r.minSeverity)
 		return exitUsage
 	}
-	cfg, err := r.load()
-	if err != nil {
-		fmt.Fprintf(stderr, "partmon: %v\n", err)
-		return exitUsage
-	}
-	log, err := newLogger(cfg.Log.Level, cfg.Log.Format)
-	if err != nil {
-		fmt.Fprintf(stderr, "partmon: %v\n", err)
+	cfg, log, ok := configAndLogger(r.load, stderr)
+	if !ok {
 		return exitUsage
 	}
 	stateFile := cfg.State.File
@@ -112,14 +106,8 @@ func (c *collectFlags) register(cmd *kingpin.CmdClause) {
 }
 
 func (c *collectFlags) run(stdout, stderr io.Writer) int {
-	cfg, err := c.load()
-	if err != nil {
-		fmt.Fprintf(stderr, "partmon: %v\n", err)
-		return exitUsage
-	}
-	log, err := newLogger(cfg.Log.Level, cfg.Log.Format)
-	if err != nil {
-		fmt.Fprintf(stderr, "partmon: %v\n", err)
+	cfg, log, ok := configAndLogger(c.load, stderr)
+	if !ok {
 		return exitUsage
 	}
 	snap, code := collectOnce(cfg, c.timeout, log, stderr)
