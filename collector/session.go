@@ -122,9 +122,11 @@ func (n *nodeConn) connect() (*gocql.Session, error) {
 	cc.DisableInitialHostLookup = true
 	cc.Events.DisableTopologyEvents = true
 	cc.Events.DisableSchemaEvents = true
+	cc.Events.DisableNodeStatusEvents = true
 	cc.NumConns = 1
 	cc.ProtoVersion = n.cfg.ProtoVersion
 	cc.ConnectTimeout = n.cfg.ConnectTimeout
+	cc.Dialer = setupDeadlineDialer{net.Dialer{Timeout: n.cfg.ConnectTimeout}}
 	cc.Timeout = n.cfg.QueryTimeout
 	cc.PageSize = n.cfg.PageSize
 	cc.Consistency = n.cfg.consistency()
@@ -170,7 +172,9 @@ func (n *nodeConn) failedLocked(ctx context.Context, err error) {
 	// A session that keeps failing is dropped so the next attempt starts
 	// from a fresh connection instead of waiting for the driver's reconnect.
 	if n.session != nil && n.failures >= 2 {
-		n.session.Close()
+		// Closed in the background: the driver can take seconds to close a
+		// session to a hung node, and mu must not be held that long.
+		go n.session.Close()
 		n.session = nil
 		n.caps = nil
 	}
@@ -192,12 +196,12 @@ func (n *nodeConn) succeeded() {
 
 func (n *nodeConn) close() {
 	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.session != nil {
-		n.session.Close()
-		n.session = nil
+	s := n.session
+	n.session, n.caps = nil, nil
+	n.mu.Unlock()
+	if s != nil {
+		s.Close() // outside mu: it can take seconds on a hung node
 	}
-	n.caps = nil
 }
 
 // nodeQuerier is the gocql Querier of one node.
@@ -305,4 +309,23 @@ func derefNullable(pp reflect.Value) any {
 func isServerError(err error) bool {
 	var re gocql.RequestError
 	return errors.As(err, &re)
+}
+
+// setupDeadlineDialer bounds a connection's whole set-up, TLS handshake
+// included, by the connect timeout: gocql v1.7 applies ConnectTimeout to the
+// TCP connect only, so a TLS handshake with a node that accepts connections
+// and never answers (paused, overloaded) would wait forever. gocql sets its
+// own read and write deadlines on every later read and write.
+type setupDeadlineDialer struct{ net.Dialer }
+
+func (d setupDeadlineDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	conn, err := d.Dialer.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	if err := conn.SetDeadline(time.Now().Add(d.Timeout)); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
 }
