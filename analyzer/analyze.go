@@ -1,8 +1,6 @@
 package analyzer
 
-import (
-	"github.com/partmon/partmon/collector"
-)
+import "github.com/partmon/partmon/model"
 
 // rule finds one kind of problem.
 type rule func(*analysis) []Finding
@@ -29,7 +27,7 @@ var rules = []rule{
 // or after; points at s's own time are not counted twice). Generated is the
 // snapshot's time; a caller that wants the wall clock sets it. Invalid
 // thresholds are replaced by the defaults, with a note.
-func Analyze(s *collector.Snapshot, h *History, th Thresholds) *Report {
+func Analyze(s *model.Snapshot, h *History, th Thresholds) *Report {
 	if s == nil {
 		return &Report{Notes: []string{"no snapshot to analyze"}}
 	}
@@ -53,7 +51,7 @@ func Analyze(s *collector.Snapshot, h *History, th Thresholds) *Report {
 		Tables:        a.tableSummaries(),
 		TableNodes:    a.tableNodes(),
 		TopPartitions: a.topPartitions(),
-		Sources:       append([]collector.SourceStatus(nil), s.Sources...),
+		Sources:       append([]model.SourceStatus(nil), s.Sources...),
 	}
 	for _, rl := range rules {
 		r.Findings = append(r.Findings, rl(a)...)

@@ -6,18 +6,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 // syntheticCluster builds a cluster of nodes (16 vnodes each, one DC, three
 // racks) with tables spread over keyspaces of 20 tables, every table
 // reported by every node, a few key lists and problems, and a history of
 // size points (two days, every 30 minutes) and traffic points.
-func syntheticCluster(nodes, tables int) (*collector.Snapshot, *History) {
+func syntheticCluster(nodes, tables int) (*model.Snapshot, *History) {
 	rng := rand.New(rand.NewSource(1))
-	s := &collector.Snapshot{
-		Taken: t0, Cluster: "bench", Engine: collector.EngineCassandra, Version: "5.0.8",
-		PerNode: map[string]*collector.NodeData{},
+	s := &model.Snapshot{
+		Taken: t0, Cluster: "bench", Engine: model.EngineCassandra, Version: "5.0.8",
+		PerNode: map[string]*model.NodeData{},
 	}
 	for i := 0; i < nodes; i++ {
 		toks := make([]int64, 16)
@@ -25,16 +25,16 @@ func syntheticCluster(nodes, tables int) (*collector.Snapshot, *History) {
 			toks[j] = rng.Int63() - rng.Int63()
 		}
 		sortInt64(toks)
-		s.Nodes = append(s.Nodes, collector.Node{HostID: fmt.Sprintf("host-%03d", i), Address: fmt.Sprintf("10.1.%d.%d", i/250, i%250+1),
+		s.Nodes = append(s.Nodes, model.Node{HostID: fmt.Sprintf("host-%03d", i), Address: fmt.Sprintf("10.1.%d.%d", i/250, i%250+1),
 			DC: "dc1", Rack: fmt.Sprintf("r%d", i%3), Tokens: toks, Targeted: true})
 	}
 	for k := 0; k*20 < tables; k++ {
-		ks := collector.Keyspace{Name: fmt.Sprintf("ks%03d", k), Replication: nts("dc1", "3")}
+		ks := model.Keyspace{Name: fmt.Sprintf("ks%03d", k), Replication: nts("dc1", "3")}
 		for j := 0; j < 20 && k*20+j < tables; j++ {
 			tb := table(fmt.Sprintf("t%02d", j), pk("id", "text", 0), ck("ts", "timestamp", 0, "desc"), col("v", "blob"), col("email", "text"))
 			tb.Keyspace = ks.Name
 			if j%10 == 0 {
-				tb.Indexes = []collector.Index{{Name: "ix", Kind: "COMPOSITES", Options: map[string]string{"target": "email"}}}
+				tb.Indexes = []model.Index{{Name: "ix", Kind: "COMPOSITES", Options: map[string]string{"target": "email"}}}
 			}
 			ks.Tables = append(ks.Tables, tb)
 		}
@@ -42,12 +42,12 @@ func syntheticCluster(nodes, tables int) (*collector.Snapshot, *History) {
 	}
 	h := NewHistory(HistoryLimits{})
 	for i, n := range s.Nodes {
-		nd := &collector.NodeData{HostID: n.HostID, Address: n.Address, Tables: map[string]*collector.TableStats{}, LoadBytes: float64(100+rng.Intn(40)) * gib}
+		nd := &model.NodeData{HostID: n.HostID, Address: n.Address, Tables: map[string]*model.TableStats{}, LoadBytes: float64(100+rng.Intn(40)) * gib}
 		s.PerNode[n.HostID] = nd
 		h.Traffic[n.HostID] = map[string][]TrafficPoint{}
 		for _, ks := range s.Schema.Keyspaces {
 			for ti, tb := range ks.Tables {
-				key := collector.TableKey(ks.Name, tb.Name)
+				key := model.TableKey(ks.Name, tb.Name)
 				maxSize := int64(1+rng.Intn(19)) * mib
 				switch {
 				case ti == 3 && i == 0:
@@ -60,27 +60,27 @@ func syntheticCluster(nodes, tables int) (*collector.Snapshot, *History) {
 					tombstones = 1500
 				}
 				reads := int64(1e6 + rng.Intn(1e5))
-				nd.Tables[key] = &collector.TableStats{
+				nd.Tables[key] = &model.TableStats{
 					Keyspace: ks.Name, Table: tb.Name, MaxPartitionBytes: maxSize, MeanPartitionBytes: 40 * kib,
 					PartitionsEstimate: int64(1000 + rng.Intn(1000)), DiskUsageBytes: 1 * gib,
-					LocalReads:        collector.Ops{Count: reads, Rate: -1, PerSecond: 100},
-					LocalWrites:       collector.Ops{Count: reads / 2, Rate: -1, PerSecond: 50},
-					TombstonesPerRead: collector.Distribution{Count: 1000, P50: 1, P99: tombstones, Max: 3000},
-					RowsPerRead:       collector.Distribution{Count: 1000, P50: 10, P99: 100, Max: 500},
+					LocalReads:        model.Ops{Count: reads, Rate: -1, PerSecond: 100},
+					LocalWrites:       model.Ops{Count: reads / 2, Rate: -1, PerSecond: 50},
+					TombstonesPerRead: model.Distribution{Count: 1000, P50: 1, P99: tombstones, Max: 3000},
+					RowsPerRead:       model.Distribution{Count: 1000, P50: 10, P99: 100, Max: 500},
 				}
 				h.Traffic[n.HostID][key] = []TrafficPoint{{t0.Unix() - 900, reads - 90000, reads/2 - 45000}}
 				if ti < 2 {
-					nd.TopPartitions = append(nd.TopPartitions, collector.TopPartition{Keyspace: ks.Name, Table: tb.Name, Type: "SIZES",
+					nd.TopPartitions = append(nd.TopPartitions, model.TopPartition{Keyspace: ks.Name, Table: tb.Name, Type: "SIZES",
 						Key: fmt.Sprintf("key-%d", rng.Intn(5)), Value: maxSize})
 				}
 			}
 		}
-		s.Sources = append(s.Sources, collector.SourceStatus{Source: "max_partition_size", Node: n.Address, State: collector.StateOK, Taken: t0, LastSuccess: t0})
+		s.Sources = append(s.Sources, model.SourceStatus{Source: "max_partition_size", Node: n.Address, State: model.StateOK, Taken: t0, LastSuccess: t0})
 	}
 	for _, ks := range s.Schema.Keyspaces {
 		for ti, tb := range ks.Tables {
 			growth := float64(ti%4) * 10 * mib / 86400 // 0 to 30 MiB a day
-			h.Sizes[collector.TableKey(ks.Name, tb.Name)] = series(t0.Unix(), 96, 1800, func(age float64) float64 {
+			h.Sizes[model.TableKey(ks.Name, tb.Name)] = series(t0.Unix(), 96, 1800, func(age float64) float64 {
 				return 20*mib - growth*age
 			})
 		}

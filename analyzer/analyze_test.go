@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 // plantedSnapshot mirrors deploy/local/fixturetool: three nodes, node 1
@@ -16,7 +16,7 @@ import (
 // pm_hot (RF 1) hammered on one key, pm_tomb read through tombstones,
 // pm_lowcard keyed by an order status, pm_ts an unbucketed series of 60 MiB
 // partitions, and pm_clean, which must stay silent.
-func plantedSnapshot(scale float64) *collector.Snapshot {
+func plantedSnapshot(scale float64) *model.Snapshot {
 	third := int64(math.MaxInt64 / 3)
 	b := newSnap().
 		node("h01", "10.0.0.1", "dc1", "r1", 0).
@@ -29,39 +29,39 @@ func plantedSnapshot(scale float64) *collector.Snapshot {
 			col("customer", "text"), col("amount", "int"))).
 		keyspace("pm_ts", nts("dc1", "3"), table("readings", pk("sensor_id", "text", 0), ck("ts", "timestamp", 0, "desc"), col("value", "double"))).
 		keyspace("pm_clean", nts("dc1", "3"), table("users_by_id", pk("user_id", "uuid", 0), col("name", "text"), col("email", "text")))
-	b.s.Schema.Keyspaces = append(b.s.Schema.Keyspaces, collector.Keyspace{Name: "system", System: true,
+	b.s.Schema.Keyspaces = append(b.s.Schema.Keyspaces, model.Keyspace{Name: "system", System: true,
 		Replication: map[string]string{"class": "org.apache.cassandra.locator.LocalStrategy"}})
-	ops := func(count int64, rate float64) collector.Ops { return collector.Ops{Count: count, Rate: rate} }
+	ops := func(count int64, rate float64) model.Ops { return model.Ops{Count: count, Rate: rate} }
 	for i, host := range []string{"h01", "h02", "h03"} {
 		nd := b.nodeData(host)
 		nd.LoadBytes = []float64{180, 100, 100}[i] * gib * scale
-		b.stats(host, "pm_big", "events", collector.TableStats{MaxPartitionBytes: 130 * mib, MeanPartitionBytes: 2 * mib, PartitionsEstimate: 300,
+		b.stats(host, "pm_big", "events", model.TableStats{MaxPartitionBytes: 130 * mib, MeanPartitionBytes: 2 * mib, PartitionsEstimate: 300,
 			LocalReads: ops(1000, 1*scale), LocalWrites: ops(5000, 5*scale)})
 		hotReads := []float64{0.5, 0.5, 0.5}
 		if i == 1 {
 			hotReads[i] = 400 * scale // the hot key lives on node 2 (RF 1)
 		}
-		b.stats(host, "pm_hot", "kv", collector.TableStats{MaxPartitionBytes: 1 * mib, MeanPartitionBytes: 200, PartitionsEstimate: 3000,
+		b.stats(host, "pm_hot", "kv", model.TableStats{MaxPartitionBytes: 1 * mib, MeanPartitionBytes: 200, PartitionsEstimate: 3000,
 			LocalReads: ops(1e6, hotReads[i]), LocalWrites: ops(10, 0)})
-		b.stats(host, "pm_tomb", "queue", collector.TableStats{MaxPartitionBytes: 2 * mib, MeanPartitionBytes: 1 * mib, PartitionsEstimate: 1,
-			TombstonesPerRead: collector.Distribution{Count: 500, P50: 4000, P99: 9000 * scale, Max: 9500 * scale},
-			RowsPerRead:       collector.Distribution{Count: 500, P50: 10, P99: 20, Max: 20}})
-		b.stats(host, "pm_lowcard", "orders_by_status", collector.TableStats{MaxPartitionBytes: 8 * mib, MeanPartitionBytes: 6 * mib, PartitionsEstimate: 1})
-		b.stats(host, "pm_ts", "readings", collector.TableStats{MaxPartitionBytes: 60 * mib, MeanPartitionBytes: 50 * mib, PartitionsEstimate: 3})
-		b.stats(host, "pm_clean", "users_by_id", collector.TableStats{MaxPartitionBytes: 1 * mib, MeanPartitionBytes: 120, PartitionsEstimate: 40000,
+		b.stats(host, "pm_tomb", "queue", model.TableStats{MaxPartitionBytes: 2 * mib, MeanPartitionBytes: 1 * mib, PartitionsEstimate: 1,
+			TombstonesPerRead: model.Distribution{Count: 500, P50: 4000, P99: 9000 * scale, Max: 9500 * scale},
+			RowsPerRead:       model.Distribution{Count: 500, P50: 10, P99: 20, Max: 20}})
+		b.stats(host, "pm_lowcard", "orders_by_status", model.TableStats{MaxPartitionBytes: 8 * mib, MeanPartitionBytes: 6 * mib, PartitionsEstimate: 1})
+		b.stats(host, "pm_ts", "readings", model.TableStats{MaxPartitionBytes: 60 * mib, MeanPartitionBytes: 50 * mib, PartitionsEstimate: 3})
+		b.stats(host, "pm_clean", "users_by_id", model.TableStats{MaxPartitionBytes: 1 * mib, MeanPartitionBytes: 120, PartitionsEstimate: 40000,
 			LocalReads: ops(1e5, 30*scale), LocalWrites: ops(1e5, 30*scale)})
-		b.stats(host, "system", "local", collector.TableStats{MaxPartitionBytes: 900 * mib})
-		nd.TopPartitions = []collector.TopPartition{
+		b.stats(host, "system", "local", model.TableStats{MaxPartitionBytes: 900 * mib})
+		nd.TopPartitions = []model.TopPartition{
 			{Keyspace: "pm_big", Table: "events", Type: "SIZES", Key: "big", Value: int64(120 * mib * scale)},
 			{Keyspace: "pm_tomb", Table: "queue", Type: "TOMBSTONES", Key: "jobs", Value: int64(9000 * scale)},
 		}
-		b.sources(collector.SourceStatus{Source: "max_partition_size", Node: addr(i + 1), State: collector.StateOK, Taken: b.s.Taken, LastSuccess: b.s.Taken})
+		b.sources(model.SourceStatus{Source: "max_partition_size", Node: addr(i + 1), State: model.StateOK, Taken: b.s.Taken, LastSuccess: b.s.Taken})
 	}
-	b.nodeData("h02").HotPartitions = []collector.HotPartition{
+	b.nodeData("h02").HotPartitions = []model.HotPartition{
 		{Keyspace: "pm_hot", Table: "kv", Key: "hot-key", Op: "read", Count: int64(3900 * scale), Error: 0, Total: int64(4000 * scale), Window: 10, Source: "nodetool"},
 		{Keyspace: "pm_hot", Table: "kv", Key: "k17", Op: "read", Count: 20, Total: int64(4000 * scale), Window: 10, Source: "nodetool"},
 	}
-	b.sources(collector.SourceStatus{Source: "schema", State: collector.StateOK, Taken: b.s.Taken, LastSuccess: b.s.Taken})
+	b.sources(model.SourceStatus{Source: "schema", State: model.StateOK, Taken: b.s.Taken, LastSuccess: b.s.Taken})
 	return b.s
 }
 
@@ -109,7 +109,7 @@ func TestAnalyzeFindsPlantedProblems(t *testing.T) {
 func TestAnalyzeReportFigures(t *testing.T) {
 	s := plantedSnapshot(1)
 	r := Analyze(s, nil, DefaultThresholds())
-	if r.Cluster != "test" || r.Engine != collector.EngineCassandra || !r.Taken.Equal(t0) || len(r.Sources) != len(s.Sources) {
+	if r.Cluster != "test" || r.Engine != model.EngineCassandra || !r.Taken.Equal(t0) || len(r.Sources) != len(s.Sources) {
 		t.Fatalf("header: %+v", r)
 	}
 	if len(r.Nodes) != 3 || r.Nodes[0].Tokens != 1 || len(r.Nodes[0].TokenValues) != 1 {
@@ -204,21 +204,21 @@ func TestAnalyzeFindingOrderAndIDs(t *testing.T) {
 func TestAnalyzeDegenerateInput(t *testing.T) {
 	cases := []struct {
 		name string
-		s    *collector.Snapshot
+		s    *model.Snapshot
 		th   Thresholds
 		note string
 	}{
 		{"nil snapshot", nil, DefaultThresholds(), "no snapshot to analyze"},
-		{"empty snapshot", &collector.Snapshot{Taken: t0}, DefaultThresholds(), "no node has tokens"},
+		{"empty snapshot", &model.Snapshot{Taken: t0}, DefaultThresholds(), "no node has tokens"},
 		{"bad thresholds", plantedSnapshot(1), Thresholds{}, "invalid thresholds, defaults used"},
-		{"unparsable replication", func() *collector.Snapshot {
+		{"unparsable replication", func() *model.Snapshot {
 			s := plantedSnapshot(1)
-			s.Schema.Keyspaces = append(s.Schema.Keyspaces, collector.Keyspace{Name: "odd", Replication: map[string]string{}})
+			s.Schema.Keyspaces = append(s.Schema.Keyspaces, model.Keyspace{Name: "odd", Replication: map[string]string{}})
 			return s
 		}(), DefaultThresholds(), "keyspace odd: replication not understood"},
-		{"stats of a node the ring lost", func() *collector.Snapshot {
+		{"stats of a node the ring lost", func() *model.Snapshot {
 			s := plantedSnapshot(1)
-			s.PerNode["gone"] = &collector.NodeData{HostID: "gone", Address: "10.0.0.9", Tables: map[string]*collector.TableStats{
+			s.PerNode["gone"] = &model.NodeData{HostID: "gone", Address: "10.0.0.9", Tables: map[string]*model.TableStats{
 				"pm_big.events": {Keyspace: "pm_big", Table: "events", MaxPartitionBytes: 500 * mib}}}
 			return s
 		}(), DefaultThresholds(), ""},
@@ -245,12 +245,12 @@ func TestAnalyzeDegenerateInput(t *testing.T) {
 func TestTopPartitionsBoundedPerTable(t *testing.T) {
 	b := newSnap().ring("dc1", 2).keyspace("ks", simple("2"), table("t", pk("k", "text", 0)))
 	for _, host := range []string{"h01", "h02"} {
-		b.stats(host, "ks", "t", collector.TableStats{})
+		b.stats(host, "ks", "t", model.TableStats{})
 		nd := b.nodeData(host)
 		for i := 0; i < 15; i++ {
 			nd.TopPartitions = append(nd.TopPartitions,
-				collector.TopPartition{Keyspace: "ks", Table: "t", Type: "SIZES", Key: "s" + itoa(i), Value: int64(i+1) * mib},
-				collector.TopPartition{Keyspace: "ks", Table: "t", Type: "TOMBSTONES", Key: "t" + itoa(i), Value: int64(i+1) * 1000})
+				model.TopPartition{Keyspace: "ks", Table: "t", Type: "SIZES", Key: "s" + itoa(i), Value: int64(i+1) * mib},
+				model.TopPartition{Keyspace: "ks", Table: "t", Type: "TOMBSTONES", Key: "t" + itoa(i), Value: int64(i+1) * 1000})
 		}
 	}
 	th := DefaultThresholds()
@@ -281,8 +281,8 @@ func TestSidecarView(t *testing.T) {
 	for i := range b.s.Nodes {
 		b.s.Nodes[i].Targeted = i == 0
 	}
-	b.stats("h01", "ks", "t", collector.TableStats{PartitionsEstimate: 250, MeanPartitionBytes: 1 * kib,
-		LocalReads: collector.Ops{Count: 1e6, Rate: 500}})
+	b.stats("h01", "ks", "t", model.TableStats{PartitionsEstimate: 250, MeanPartitionBytes: 1 * kib,
+		LocalReads: model.Ops{Count: 1e6, Rate: 500}})
 	a := analysisOf(t, b.s)
 	if got := a.tables[0].partitions; math.Abs(got-1000) > 0.01 {
 		t.Fatalf("extrapolated partitions %g, want 1000", got)

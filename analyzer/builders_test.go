@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 // Hand-built snapshots for the rule tests: a builder keeps each test's
@@ -13,13 +13,13 @@ import (
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-type snapBuilder struct{ s *collector.Snapshot }
+type snapBuilder struct{ s *model.Snapshot }
 
 func newSnap() *snapBuilder {
-	return &snapBuilder{s: &collector.Snapshot{
-		Taken: t0, Cluster: "test", Engine: collector.EngineCassandra, Version: "5.0.8",
+	return &snapBuilder{s: &model.Snapshot{
+		Taken: t0, Cluster: "test", Engine: model.EngineCassandra, Version: "5.0.8",
 		Partitioner: "org.apache.cassandra.dht.Murmur3Partitioner",
-		PerNode:     map[string]*collector.NodeData{},
+		PerNode:     map[string]*model.NodeData{},
 	}}
 }
 
@@ -59,18 +59,18 @@ func itoa(i int) string {
 }
 
 func (b *snapBuilder) node(host, address, dc, rack string, tokens ...int64) *snapBuilder {
-	b.s.Nodes = append(b.s.Nodes, collector.Node{
+	b.s.Nodes = append(b.s.Nodes, model.Node{
 		HostID: host, Address: address, DC: dc, Rack: rack, Tokens: tokens, Targeted: true,
 		ReleaseVersion: "5.0.8",
 	})
 	return b
 }
 
-func (b *snapBuilder) keyspace(name string, repl map[string]string, tables ...collector.Table) *snapBuilder {
+func (b *snapBuilder) keyspace(name string, repl map[string]string, tables ...model.Table) *snapBuilder {
 	for i := range tables {
 		tables[i].Keyspace = name
 	}
-	b.s.Schema.Keyspaces = append(b.s.Schema.Keyspaces, collector.Keyspace{Name: name, Replication: repl, Tables: tables})
+	b.s.Schema.Keyspaces = append(b.s.Schema.Keyspaces, model.Keyspace{Name: name, Replication: repl, Tables: tables})
 	return b
 }
 
@@ -86,25 +86,25 @@ func simple(rf string) map[string]string {
 	return map[string]string{"class": "org.apache.cassandra.locator.SimpleStrategy", "replication_factor": rf}
 }
 
-func table(name string, cols ...collector.Column) collector.Table {
-	return collector.Table{Name: name, Columns: cols, GCGraceSeconds: 864000,
+func table(name string, cols ...model.Column) model.Table {
+	return model.Table{Name: name, Columns: cols, GCGraceSeconds: 864000,
 		Compaction: map[string]string{"class": "org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy"}}
 }
 
-func pk(name, typ string, pos int) collector.Column {
-	return collector.Column{Name: name, Kind: kindPartitionKey, Position: pos, Type: typ, ClusteringOrder: "none"}
+func pk(name, typ string, pos int) model.Column {
+	return model.Column{Name: name, Kind: kindPartitionKey, Position: pos, Type: typ, ClusteringOrder: "none"}
 }
 
-func ck(name, typ string, pos int, order string) collector.Column {
-	return collector.Column{Name: name, Kind: kindClustering, Position: pos, Type: typ, ClusteringOrder: order}
+func ck(name, typ string, pos int, order string) model.Column {
+	return model.Column{Name: name, Kind: kindClustering, Position: pos, Type: typ, ClusteringOrder: order}
 }
 
-func col(name, typ string) collector.Column {
-	return collector.Column{Name: name, Kind: "regular", Position: -1, Type: typ, ClusteringOrder: "none"}
+func col(name, typ string) model.Column {
+	return model.Column{Name: name, Kind: "regular", Position: -1, Type: typ, ClusteringOrder: "none"}
 }
 
 // nodeData returns (creating) the node-local data of a host.
-func (b *snapBuilder) nodeData(host string) *collector.NodeData {
+func (b *snapBuilder) nodeData(host string) *model.NodeData {
 	nd := b.s.PerNode[host]
 	if nd == nil {
 		address := ""
@@ -113,36 +113,36 @@ func (b *snapBuilder) nodeData(host string) *collector.NodeData {
 				address = n.Address
 			}
 		}
-		nd = &collector.NodeData{HostID: host, Address: address, Tables: map[string]*collector.TableStats{}}
+		nd = &model.NodeData{HostID: host, Address: address, Tables: map[string]*model.TableStats{}}
 		b.s.PerNode[host] = nd
 	}
 	return nd
 }
 
 // stats sets one table's figures on one host; unknown rates default to -1.
-func (b *snapBuilder) stats(host, keyspace, tbl string, ts collector.TableStats) *snapBuilder {
+func (b *snapBuilder) stats(host, keyspace, tbl string, ts model.TableStats) *snapBuilder {
 	ts.Keyspace, ts.Table = keyspace, tbl
-	for _, o := range []*collector.Ops{&ts.LocalReads, &ts.LocalWrites, &ts.LocalScans} {
+	for _, o := range []*model.Ops{&ts.LocalReads, &ts.LocalWrites, &ts.LocalScans} {
 		if o.Rate == 0 && o.Count > 0 {
 			o.Rate = -1
 		}
 	}
-	b.nodeData(host).Tables[collector.TableKey(keyspace, tbl)] = &ts
+	b.nodeData(host).Tables[model.TableKey(keyspace, tbl)] = &ts
 	return b
 }
 
-func (b *snapBuilder) sources(st ...collector.SourceStatus) *snapBuilder {
+func (b *snapBuilder) sources(st ...model.SourceStatus) *snapBuilder {
 	b.s.Sources = append(b.s.Sources, st...)
 	return b
 }
 
 // analysisOf builds the rules' view with default thresholds and no history.
-func analysisOf(t *testing.T, s *collector.Snapshot) *analysis {
+func analysisOf(t *testing.T, s *model.Snapshot) *analysis {
 	t.Helper()
 	return analysisWith(t, s, nil, DefaultThresholds())
 }
 
-func analysisWith(t *testing.T, s *collector.Snapshot, h *History, th Thresholds) *analysis {
+func analysisWith(t *testing.T, s *model.Snapshot, h *History, th Thresholds) *analysis {
 	t.Helper()
 	if err := th.Validate(); err != nil {
 		t.Fatalf("test thresholds invalid: %v", err)

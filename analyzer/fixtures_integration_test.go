@@ -16,6 +16,7 @@ import (
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/internal/testcluster"
+	"github.com/partmon/partmon/model"
 )
 
 // keyedKinds are the kinds whose key a Cassandra source names: top_partitions
@@ -38,8 +39,8 @@ var nodeScopedKinds = map[string]bool{
 // over CQL. wide_partition needs a row count per partition: ScyllaDB's
 // large_partitions has one; Cassandra's system tables and virtual tables do
 // not (rows_per_read counts rows per read command, i.e. per page).
-var unmeasurable = map[collector.Engine]map[string]string{
-	collector.EngineCassandra: {
+var unmeasurable = map[model.Engine]map[string]string{
+	model.EngineCassandra: {
 		analyzer.KindWidePartition: "no per-partition row count over CQL on Cassandra 5.0",
 	},
 }
@@ -93,7 +94,7 @@ func TestFixturesFoundOnRealCluster(t *testing.T) {
 		}
 		snap := coll.Snapshot()
 		for _, s := range snap.Sources {
-			if s.State == collector.StateError {
+			if s.State == model.StateError {
 				t.Errorf("source %s on %q failed: %s", s.Source, s.Node, s.Error)
 			}
 		}

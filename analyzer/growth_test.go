@@ -6,7 +6,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 func TestTheilSen(t *testing.T) {
@@ -121,7 +121,7 @@ func TestRulePartitionGrowthForecast(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			b := newSnap().ring("dc1", 1).keyspace("ks", simple("1"), table("t", pk("id", "text", 0)))
-			b.stats("h01", "ks", "t", collector.TableStats{MaxPartitionBytes: c.current})
+			b.stats("h01", "ks", "t", model.TableStats{MaxPartitionBytes: c.current})
 			h := NewHistory(HistoryLimits{})
 			h.Sizes["ks.t"] = series(t0.Unix(), 48, 1800, func(age float64) float64 {
 				return float64(c.current) - c.growth*mib/day*age

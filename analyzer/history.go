@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 // HistoryVersion is the format of a serialized History. A state file of
@@ -69,9 +69,9 @@ type TrafficPoint [3]int64
 type History struct {
 	Version int           `json:"version"`
 	Limits  HistoryLimits `json:"limits"`
-	// Sizes is keyed by collector.TableKey.
+	// Sizes is keyed by model.TableKey.
 	Sizes map[string][]SizePoint `json:"sizes"`
-	// Traffic is keyed by host ID, then collector.TableKey.
+	// Traffic is keyed by host ID, then model.TableKey.
 	Traffic map[string]map[string][]TrafficPoint `json:"traffic"`
 }
 
@@ -130,7 +130,7 @@ func (h *History) init() {
 // Record adds what s measured. Recording the same snapshot twice, or an older
 // one, changes nothing. Nodes whose traffic counters were not read this
 // cycle add no traffic points: their counters are from an earlier read.
-func (h *History) Record(s *collector.Snapshot) {
+func (h *History) Record(s *model.Snapshot) {
 	if h == nil || s == nil || s.Taken.IsZero() {
 		return
 	}
@@ -301,7 +301,7 @@ func (h *History) trafficBase(hostID, key string, before int64) (TrafficPoint, b
 
 // clusterMaxPartition is, per table, the largest max_partition_size any
 // node reports; tables with no size at all are left out.
-func clusterMaxPartition(s *collector.Snapshot, system map[string]bool) map[string]int64 {
+func clusterMaxPartition(s *model.Snapshot, system map[string]bool) map[string]int64 {
 	out := map[string]int64{}
 	for _, nd := range s.PerNode {
 		if nd == nil {

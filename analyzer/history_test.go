@@ -6,17 +6,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 // sizeSnap is a one-node snapshot at t0+at with one table's max partition
 // size and traffic counters.
-func sizeSnap(at time.Duration, maxBytes, reads, writes int64) *collector.Snapshot {
+func sizeSnap(at time.Duration, maxBytes, reads, writes int64) *model.Snapshot {
 	b := newSnap().ring("dc1", 1).keyspace("ks", simple("1"), table("t", pk("id", "text", 0)))
-	b.stats("h01", "ks", "t", collector.TableStats{
+	b.stats("h01", "ks", "t", model.TableStats{
 		MaxPartitionBytes: maxBytes,
-		LocalReads:        collector.Ops{Count: reads},
-		LocalWrites:       collector.Ops{Count: writes},
+		LocalReads:        model.Ops{Count: reads},
+		LocalWrites:       model.Ops{Count: writes},
 	})
 	b.s.Taken = t0.Add(at)
 	return b.s
@@ -25,24 +25,24 @@ func sizeSnap(at time.Duration, maxBytes, reads, writes int64) *collector.Snapsh
 func TestHistoryRecordSizes(t *testing.T) {
 	cases := []struct {
 		name  string
-		snaps []*collector.Snapshot
+		snaps []*model.Snapshot
 		want  []SizePoint
 	}{
-		{"first point", []*collector.Snapshot{sizeSnap(0, 5*mib, 0, 0)},
+		{"first point", []*model.Snapshot{sizeSnap(0, 5*mib, 0, 0)},
 			[]SizePoint{{t0.Unix(), 5 * mib}}},
-		{"same snapshot twice is one point", []*collector.Snapshot{sizeSnap(0, 5*mib, 0, 0), sizeSnap(0, 6*mib, 0, 0)},
+		{"same snapshot twice is one point", []*model.Snapshot{sizeSnap(0, 5*mib, 0, 0), sizeSnap(0, 6*mib, 0, 0)},
 			[]SizePoint{{t0.Unix(), 5 * mib}}},
-		{"older snapshot ignored", []*collector.Snapshot{sizeSnap(time.Minute, 5*mib, 0, 0), sizeSnap(0, 6*mib, 0, 0)},
+		{"older snapshot ignored", []*model.Snapshot{sizeSnap(time.Minute, 5*mib, 0, 0), sizeSnap(0, 6*mib, 0, 0)},
 			[]SizePoint{{t0.Unix() + 60, 5 * mib}}},
-		{"unchanged value within keep-alive is not stored", []*collector.Snapshot{
+		{"unchanged value within keep-alive is not stored", []*model.Snapshot{
 			sizeSnap(0, 5*mib, 0, 0), sizeSnap(sizeKeepAlive-time.Second, 5*mib, 0, 0)},
 			[]SizePoint{{t0.Unix(), 5 * mib}}},
-		{"unchanged value at keep-alive is stored", []*collector.Snapshot{
+		{"unchanged value at keep-alive is stored", []*model.Snapshot{
 			sizeSnap(0, 5*mib, 0, 0), sizeSnap(sizeKeepAlive, 5*mib, 0, 0)},
 			[]SizePoint{{t0.Unix(), 5 * mib}, {t0.Add(sizeKeepAlive).Unix(), 5 * mib}}},
-		{"a change is stored at once", []*collector.Snapshot{sizeSnap(0, 5*mib, 0, 0), sizeSnap(time.Minute, 6*mib, 0, 0)},
+		{"a change is stored at once", []*model.Snapshot{sizeSnap(0, 5*mib, 0, 0), sizeSnap(time.Minute, 6*mib, 0, 0)},
 			[]SizePoint{{t0.Unix(), 5 * mib}, {t0.Unix() + 60, 6 * mib}}},
-		{"zero size is not a point", []*collector.Snapshot{sizeSnap(0, 0, 0, 0)}, nil},
+		{"zero size is not a point", []*model.Snapshot{sizeSnap(0, 0, 0, 0)}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -149,9 +149,9 @@ func TestHistoryTraffic(t *testing.T) {
 
 func TestHistorySkipsFailedNodesAndSystemTables(t *testing.T) {
 	s := sizeSnap(0, 5*mib, 100, 10)
-	s.PerNode["h01"].Tables["system.local"] = &collector.TableStats{Keyspace: "system", Table: "local",
-		MaxPartitionBytes: 9 * mib, LocalReads: collector.Ops{Count: 5}}
-	s.Sources = []collector.SourceStatus{{Source: "local_read_latency", Node: "10.0.0.1", State: collector.StateError, Taken: t0, LastSuccess: t0.Add(-time.Hour)}}
+	s.PerNode["h01"].Tables["system.local"] = &model.TableStats{Keyspace: "system", Table: "local",
+		MaxPartitionBytes: 9 * mib, LocalReads: model.Ops{Count: 5}}
+	s.Sources = []model.SourceStatus{{Source: "local_read_latency", Node: "10.0.0.1", State: model.StateError, Taken: t0, LastSuccess: t0.Add(-time.Hour)}}
 	h := NewHistory(HistoryLimits{})
 	h.Record(s)
 	if len(h.Traffic) != 0 {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 // nodeFreshness is what the source statuses say about one node's data.
@@ -25,10 +25,10 @@ func trafficSource(name string) bool { return strings.Contains(name, "latency") 
 // and disabled sources carry no data, so they cannot be stale. A source that
 // succeeded last time is current as far as its own schedule goes (some run
 // every 30 minutes), so only failures make data stale.
-func freshness(s *collector.Snapshot) map[string]*nodeFreshness {
+func freshness(s *model.Snapshot) map[string]*nodeFreshness {
 	out := map[string]*nodeFreshness{}
 	for _, st := range s.Sources {
-		if st.Node == "" || st.State == collector.StateUnsupported || st.State == collector.StateDisabled {
+		if st.Node == "" || st.State == model.StateUnsupported || st.State == model.StateDisabled {
 			continue
 		}
 		f := out[st.Node]
@@ -36,7 +36,7 @@ func freshness(s *collector.Snapshot) map[string]*nodeFreshness {
 			f = &nodeFreshness{}
 			out[st.Node] = f
 		}
-		failed := st.State == collector.StateError
+		failed := st.State == model.StateError
 		if failed {
 			f.failed = append(f.failed, st.Source)
 			f.trafficFailed = f.trafficFailed || trafficSource(st.Source)
@@ -80,7 +80,7 @@ func (f *nodeFreshness) isStale() bool {
 
 // staleTraffic are the host IDs whose traffic counters were not read this
 // cycle: their rates would describe an earlier read.
-func staleTraffic(s *collector.Snapshot) map[string]bool {
+func staleTraffic(s *model.Snapshot) map[string]bool {
 	fr := freshness(s)
 	out := map[string]bool{}
 	for _, n := range s.Nodes {
@@ -93,7 +93,7 @@ func staleTraffic(s *collector.Snapshot) map[string]bool {
 
 // nodeLoad is the node's own load figure, else what another node's gossip
 // says of it (Cassandra 4.1+ gossip_info); 0 when nobody knows.
-func (a *analysis) nodeLoad(n *collector.Node) float64 {
+func (a *analysis) nodeLoad(n *model.Node) float64 {
 	if nd := a.s.PerNode[n.HostID]; nd != nil && nd.LoadBytes > 0 {
 		return nd.LoadBytes
 	}

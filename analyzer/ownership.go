@@ -9,7 +9,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 // Ownership is computed the way nodetool computes "Owns" (Cassandra 4.0-5.0,
@@ -39,7 +39,7 @@ type TokenRing struct {
 	tokens []int64
 	owner  []int32 // index into nodes
 	share  []float64
-	nodes  []collector.Node
+	nodes  []model.Node
 	// hasTokens[i] is true when nodes[i] owns at least one token: nodes
 	// without tokens are not ring members for the replication strategies.
 	hasTokens []bool
@@ -48,7 +48,7 @@ type TokenRing struct {
 // NewTokenRing builds the ring. Duplicate tokens or host IDs and nodes
 // without a host ID are errors (Cassandra would not form such a ring, so the
 // snapshot is inconsistent); so is a ring without tokens.
-func NewTokenRing(nodes []collector.Node) (*TokenRing, error) {
+func NewTokenRing(nodes []model.Node) (*TokenRing, error) {
 	return buildTokenRing(nodes)
 }
 
@@ -56,7 +56,7 @@ func NewTokenRing(nodes []collector.Node) (*TokenRing, error) {
 // ownership is unavailable (StorageService.getOwnershipWithPort): each node's
 // share of the token ring, with no replication. Keyed by host ID; a node
 // without tokens owns 0. The values add up to 1 (up to rounding).
-func RawOwnership(nodes []collector.Node) (map[string]float64, error) {
+func RawOwnership(nodes []model.Node) (map[string]float64, error) {
 	ring, err := buildTokenRing(nodes)
 	if err != nil {
 		return nil, err
@@ -78,7 +78,7 @@ func (ring *TokenRing) Raw() map[string]float64 {
 // transient replicas alike, as Cassandra counts them). Within a datacenter
 // the values add up to min(RF, nodes). Keyed by host ID; nodes that hold no
 // replica (no tokens, or a DC the keyspace does not replicate to) get 0.
-func EffectiveOwnership(nodes []collector.Node, r Replication) (map[string]float64, error) {
+func EffectiveOwnership(nodes []model.Node, r Replication) (map[string]float64, error) {
 	ring, err := buildTokenRing(nodes)
 	if err != nil {
 		return nil, err
@@ -123,7 +123,7 @@ func (ring *TokenRing) Effective(r Replication) (map[string]float64, error) {
 // Nodes whose DC receives no replicas, and nodes missing from owns, are left
 // out; so is everything for a class without a fair share (LocalStrategy,
 // unknown classes).
-func OwnershipSkew(nodes []collector.Node, owns map[string]float64, r Replication) map[string]float64 {
+func OwnershipSkew(nodes []model.Node, owns map[string]float64, r Replication) map[string]float64 {
 	ringNodes := 0
 	perDC := make(map[string]int)
 	for _, n := range nodes {
@@ -132,7 +132,7 @@ func OwnershipSkew(nodes []collector.Node, owns map[string]float64, r Replicatio
 			perDC[n.DC]++
 		}
 	}
-	fairShare := func(n collector.Node) float64 {
+	fairShare := func(n model.Node) float64 {
 		switch r.Class {
 		case "":
 			if ringNodes == 0 {
@@ -209,7 +209,7 @@ func sortOwnedTokens(a []ownedToken) []ownedToken {
 
 // buildTokenRing sorts every node's tokens into one ring and computes the
 // shares.
-func buildTokenRing(nodes []collector.Node) (*TokenRing, error) {
+func buildTokenRing(nodes []model.Node) (*TokenRing, error) {
 	if len(nodes) > math.MaxInt32 {
 		return nil, fmt.Errorf("%d nodes is more than the ring can index", len(nodes))
 	}

@@ -4,11 +4,11 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 // 1,000 nodes × 256 vnodes = 256,000 tokens, 3 DCs of 3 racks each.
-func benchmarkRing() []collector.Node {
+func benchmarkRing() []model.Node {
 	return ownRandomRing(ownUniformRing("bench", 1000, 256, 3, 3), rand.New(rand.NewPCG(1, 2)))
 }
 

@@ -16,8 +16,8 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/internal/testcluster"
+	"github.com/partmon/partmon/model"
 )
 
 // These tests compare EffectiveOwnership with the real `nodetool status
@@ -207,7 +207,7 @@ func readOwnershipRing(s *gocql.Session) (*ownershipFixture, error) {
 	}
 	fx.Version = version
 	add := func(hostID gocql.UUID, address, endpoint, dc, rack string, tokens []string) error {
-		n := collector.Node{HostID: hostID.String(), Address: address, DC: dc, Rack: rack}
+		n := model.Node{HostID: hostID.String(), Address: address, DC: dc, Rack: rack}
 		for _, tk := range tokens {
 			v, err := strconv.ParseInt(tk, 10, 64)
 			if err != nil {
@@ -233,6 +233,6 @@ func readOwnershipRing(s *gocql.Session) (*ownershipFixture, error) {
 	if err := iter.Close(); err != nil {
 		return nil, fmt.Errorf("reading system.peers_v2: %w", err)
 	}
-	slices.SortFunc(fx.Nodes, func(a, b collector.Node) int { return strings.Compare(a.Address, b.Address) })
+	slices.SortFunc(fx.Nodes, func(a, b model.Node) int { return strings.Compare(a.Address, b.Address) })
 	return fx, nil
 }

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 // Hand-computed rings use eight tokens one eighth of the ring apart, so
@@ -26,8 +26,8 @@ import (
 func ownEighth(p int) int64 { return math.MinInt64 + 1 + int64(p)<<61 }
 
 // ringNode builds a node that owns the given eighths.
-func ownNode(id, dc, rack string, positions ...int) collector.Node {
-	n := collector.Node{HostID: id, Address: "10.0.0." + id, DC: dc, Rack: rack}
+func ownNode(id, dc, rack string, positions ...int) model.Node {
+	n := model.Node{HostID: id, Address: "10.0.0." + id, DC: dc, Rack: rack}
 	for _, p := range positions {
 		n.Tokens = append(n.Tokens, ownEighth(p))
 	}
@@ -64,14 +64,14 @@ func ownNTS(kv ...string) Replication {
 }
 
 // Ring positions 0..7 owned A A B C A B C C, one DC, one rack.
-var ownUnevenRing = []collector.Node{
+var ownUnevenRing = []model.Node{
 	ownNode("A", "dc1", "r1", 0, 1, 4),
 	ownNode("B", "dc1", "r1", 2, 5),
 	ownNode("C", "dc1", "r1", 3, 6, 7),
 }
 
 // Ring A B C D A B C D in one DC; A, B, C share rack r1, D is alone in r2.
-var ownLonelyRackRing = []collector.Node{
+var ownLonelyRackRing = []model.Node{
 	ownNode("A", "dc1", "r1", 0, 4),
 	ownNode("B", "dc1", "r1", 1, 5),
 	ownNode("C", "dc1", "r1", 2, 6),
@@ -79,7 +79,7 @@ var ownLonelyRackRing = []collector.Node{
 }
 
 // Ring A C B D E A C B: dc1 = A (r1), B (r2); dc2 = C, D, E all in rack r1.
-var ownTwoDCRing = []collector.Node{
+var ownTwoDCRing = []model.Node{
 	ownNode("A", "dc1", "r1", 0, 5),
 	ownNode("B", "dc1", "r2", 2, 7),
 	ownNode("C", "dc2", "r1", 1, 6),
@@ -90,7 +90,7 @@ var ownTwoDCRing = []collector.Node{
 func TestRawOwnership(t *testing.T) {
 	tests := []struct {
 		name  string
-		nodes []collector.Node
+		nodes []model.Node
 		want  map[string]float64
 	}{
 		{
@@ -100,14 +100,14 @@ func TestRawOwnership(t *testing.T) {
 		},
 		{
 			name:  "single token owns everything",
-			nodes: []collector.Node{ownNode("A", "dc1", "r1", 5)},
+			nodes: []model.Node{ownNode("A", "dc1", "r1", 5)},
 			want:  map[string]float64{"A": 1},
 		},
 		{
 			// Fractions of the ring from Long.MIN: A at 1/4, B at 1/2, C at 7/8.
 			// A's range (C, A] wraps past Long.MAX: 1/8 + 1/4.
 			name: "range wrapping around the end of the ring",
-			nodes: []collector.Node{
+			nodes: []model.Node{
 				{HostID: "A", DC: "dc1", Rack: "r1", Tokens: []int64{-1 << 62}},
 				{HostID: "B", DC: "dc1", Rack: "r1", Tokens: []int64{0}},
 				{HostID: "C", DC: "dc1", Rack: "r1", Tokens: []int64{3 << 61}},
@@ -119,7 +119,7 @@ func TestRawOwnership(t *testing.T) {
 			// Long.MIN to Long.MAX (2^64-1) becomes 1, and MIN's wrapped gap
 			// (-1) becomes R-1. nodetool shows exactly this.
 			name: "Java's modulo for the extreme tokens",
-			nodes: []collector.Node{
+			nodes: []model.Node{
 				{HostID: "MIN", DC: "dc1", Rack: "r1", Tokens: []int64{math.MinInt64}},
 				{HostID: "MAX", DC: "dc1", Rack: "r1", Tokens: []int64{math.MaxInt64}},
 			},
@@ -127,7 +127,7 @@ func TestRawOwnership(t *testing.T) {
 		},
 		{
 			name: "a node without tokens owns nothing",
-			nodes: []collector.Node{
+			nodes: []model.Node{
 				ownNode("A", "dc1", "r1", 0, 1, 2, 3),
 				ownNode("B", "dc1", "r1", 4, 5, 6, 7),
 				{HostID: "joining", DC: "dc1", Rack: "r1"},
@@ -136,7 +136,7 @@ func TestRawOwnership(t *testing.T) {
 		},
 		{
 			name: "tokens need not arrive sorted",
-			nodes: []collector.Node{
+			nodes: []model.Node{
 				{HostID: "A", DC: "dc1", Rack: "r1", Tokens: []int64{ownEighth(6), ownEighth(0), ownEighth(3)}},
 				{HostID: "B", DC: "dc1", Rack: "r1", Tokens: []int64{ownEighth(7), ownEighth(1), ownEighth(2), ownEighth(4), ownEighth(5)}},
 			},
@@ -157,7 +157,7 @@ func TestRawOwnership(t *testing.T) {
 func TestEffectiveOwnership(t *testing.T) {
 	tests := []struct {
 		name  string
-		nodes []collector.Node
+		nodes []model.Node
 		r     Replication
 		want  map[string]float64
 	}{
@@ -195,7 +195,7 @@ func TestEffectiveOwnership(t *testing.T) {
 		},
 		{
 			name: "simple ignores datacenters",
-			nodes: []collector.Node{
+			nodes: []model.Node{
 				ownNode("A", "dc1", "r1", 0, 2, 4, 6),
 				ownNode("B", "dc2", "r1", 1, 3),
 				ownNode("C", "dc2", "r1", 5, 7),
@@ -223,7 +223,7 @@ func TestEffectiveOwnership(t *testing.T) {
 			// rf 2, three racks: no repeats. Walks: p0 A, B refused (r1
 			// seen), C; p1 B C; p2 C D; p3 D A; twice round.
 			name: "nts more racks than rf",
-			nodes: []collector.Node{
+			nodes: []model.Node{
 				ownNode("A", "dc1", "r1", 0, 4),
 				ownNode("B", "dc1", "r1", 1, 5),
 				ownNode("C", "dc1", "r2", 2, 6),
@@ -267,13 +267,13 @@ func TestEffectiveOwnership(t *testing.T) {
 		},
 		{
 			name:  "nts single token",
-			nodes: []collector.Node{ownNode("A", "dc1", "r1", 3)},
+			nodes: []model.Node{ownNode("A", "dc1", "r1", 3)},
 			r:     ownNTS("dc1", "3"),
 			want:  map[string]float64{"A": 1},
 		},
 		{
 			name: "nts node without tokens is no ring member",
-			nodes: []collector.Node{
+			nodes: []model.Node{
 				ownNode("A", "dc1", "r1", 0, 1, 2, 3),
 				ownNode("B", "dc1", "r2", 4, 5, 6, 7),
 				{HostID: "joining", DC: "dc1", Rack: "r3"},
@@ -303,33 +303,33 @@ func TestEffectiveOwnership(t *testing.T) {
 func TestOwnershipErrors(t *testing.T) {
 	tests := []struct {
 		name    string
-		nodes   []collector.Node
+		nodes   []model.Node
 		r       Replication
 		mention string
 	}{
 		{"no nodes", nil, ownSimple("1"), "empty"},
-		{"no tokens", []collector.Node{{HostID: "A"}, {HostID: "B"}}, ownSimple("1"), "empty"},
+		{"no tokens", []model.Node{{HostID: "A"}, {HostID: "B"}}, ownSimple("1"), "empty"},
 		{
 			name:    "duplicate token across nodes",
-			nodes:   []collector.Node{ownNode("A", "dc1", "r1", 0, 2), ownNode("B", "dc1", "r1", 1, 2)},
+			nodes:   []model.Node{ownNode("A", "dc1", "r1", 0, 2), ownNode("B", "dc1", "r1", 1, 2)},
 			r:       ownSimple("1"),
 			mention: strconv.FormatInt(ownEighth(2), 10),
 		},
 		{
 			name:    "duplicate token within a node",
-			nodes:   []collector.Node{ownNode("A", "dc1", "r1", 0, 0)},
+			nodes:   []model.Node{ownNode("A", "dc1", "r1", 0, 0)},
 			r:       ownSimple("1"),
 			mention: "twice",
 		},
 		{
 			name:    "duplicate host id",
-			nodes:   []collector.Node{ownNode("A", "dc1", "r1", 0), ownNode("A", "dc1", "r1", 1)},
+			nodes:   []model.Node{ownNode("A", "dc1", "r1", 0), ownNode("A", "dc1", "r1", 1)},
 			r:       ownSimple("1"),
 			mention: "host ID A",
 		},
 		{
 			name:    "missing host id",
-			nodes:   []collector.Node{ownNode("", "dc1", "r1", 0)},
+			nodes:   []model.Node{ownNode("", "dc1", "r1", 0)},
 			r:       ownSimple("1"),
 			mention: "no host ID",
 		},
@@ -348,7 +348,7 @@ func TestOwnershipErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := RawOwnership([]collector.Node{ownNode("A", "dc1", "r1", 1, 1)}); err == nil {
+	if _, err := RawOwnership([]model.Node{ownNode("A", "dc1", "r1", 1, 1)}); err == nil {
 		t.Error("RawOwnership accepted a duplicate token")
 	}
 }
@@ -389,12 +389,12 @@ func TestRoundedShare(t *testing.T) {
 }
 
 func TestOwnershipSkew(t *testing.T) {
-	withJoining := append(slices.Clone(ownTwoDCRing), collector.Node{HostID: "joining", DC: "dc2", Rack: "r1"})
+	withJoining := append(slices.Clone(ownTwoDCRing), model.Node{HostID: "joining", DC: "dc2", Rack: "r1"})
 	tests := []struct {
 		name  string
-		nodes []collector.Node
+		nodes []model.Node
 		r     Replication
-		owns  func([]collector.Node) (map[string]float64, error)
+		owns  func([]model.Node) (map[string]float64, error)
 		want  map[string]float64
 	}{
 		{
@@ -453,7 +453,7 @@ func TestOwnershipSkew(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ownsOf := tt.owns
 			if ownsOf == nil {
-				ownsOf = func(nodes []collector.Node) (map[string]float64, error) { return EffectiveOwnership(nodes, tt.r) }
+				ownsOf = func(nodes []model.Node) (map[string]float64, error) { return EffectiveOwnership(nodes, tt.r) }
 			}
 			owns, err := ownsOf(tt.nodes)
 			if err != nil {
@@ -520,12 +520,12 @@ func oracleShares(sorted []int64) []float64 {
 
 type oracleToken struct {
 	token int64
-	node  collector.Node
+	node  model.Node
 }
 
 // ownOracle is the brute-force model of one ring.
 type ownOracle struct {
-	nodes  []collector.Node
+	nodes  []model.Node
 	ring   []oracleToken
 	shares []float64
 	// nodesIn and racksIn count each DC's ring members and their racks, as
@@ -533,7 +533,7 @@ type ownOracle struct {
 	nodesIn, racksIn map[string]int
 }
 
-func newOwnOracle(nodes []collector.Node) *ownOracle {
+func newOwnOracle(nodes []model.Node) *ownOracle {
 	o := &ownOracle{nodes: nodes, nodesIn: map[string]int{}, racksIn: map[string]int{}}
 	racks := map[[2]string]bool{}
 	for _, n := range nodes {
@@ -655,13 +655,13 @@ func ownUniformRing(name string, nodes, vnodes, dcs, racksPerDC int) ownRingSpec
 }
 
 // randomRing places the spec's tokens at random (distinct) positions.
-func ownRandomRing(spec ownRingSpec, rng *rand.Rand) []collector.Node {
+func ownRandomRing(spec ownRingSpec, rng *rand.Rand) []model.Node {
 	used := map[int64]bool{}
-	var nodes []collector.Node
+	var nodes []model.Node
 	for _, dc := range spec.dcs {
 		for r, rack := range dc.racks {
 			for range rack.nodes {
-				n := collector.Node{
+				n := model.Node{
 					HostID:  fmt.Sprintf("host-%04d", len(nodes)),
 					Address: fmt.Sprintf("10.%d.%d.%d", len(nodes)>>16, len(nodes)>>8&255, len(nodes)&255),
 					DC:      dc.name,
@@ -684,7 +684,7 @@ func ownRandomRing(spec ownRingSpec, rng *rand.Rand) []collector.Node {
 
 // clusteredRing gives node 0 a run of consecutive tokens, the layout that
 // makes walks skip many vnodes of a chosen node.
-func ownClusteredRing(rng *rand.Rand) []collector.Node {
+func ownClusteredRing(rng *rand.Rand) []model.Node {
 	nodes := ownRandomRing(ownUniformRing("base", 12, 8, 2, 2), rng)
 	base := int64(rng.Uint64() >> 1)
 	nodes[0].Tokens = nil
@@ -729,7 +729,7 @@ func TestEffectiveOwnershipMatchesBruteForce(t *testing.T) {
 	}
 	type ringCase struct {
 		name  string
-		nodes []collector.Node
+		nodes []model.Node
 	}
 	var rings []ringCase
 	for _, spec := range specs {
@@ -893,9 +893,9 @@ func nodetoolRingOwns(out string) (map[string]float64, error) {
 // ownershipFixture is one real cluster's ring and, per keyspace, what the
 // real nodetool printed for it.
 type ownershipFixture struct {
-	Comment string           `json:"comment"`
-	Version string           `json:"version"`
-	Nodes   []collector.Node `json:"nodes"`
+	Comment string       `json:"comment"`
+	Version string       `json:"version"`
+	Nodes   []model.Node `json:"nodes"`
 	// Endpoints maps host IDs to the internode address nodetool ring prints.
 	Endpoints map[string]string          `json:"endpoints"`
 	Keyspaces []ownershipFixtureKeyspace `json:"keyspaces"`

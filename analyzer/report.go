@@ -1,4 +1,4 @@
-// Package analyzer turns a collector.Snapshot (and a bounded history of
+// Package analyzer turns a model.Snapshot (and a bounded history of
 // earlier ones) into findings and figures. It does no I/O and knows nothing
 // of Prometheus: every function here is pure and unit-tested.
 package analyzer
@@ -6,7 +6,7 @@ package analyzer
 import (
 	"time"
 
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 // Severity orders findings. The zero value is SeverityNone.
@@ -63,11 +63,11 @@ type Finding struct {
 
 // Report is the analyzer's output for one snapshot.
 type Report struct {
-	Generated time.Time        `json:"generated"`
-	Taken     time.Time        `json:"taken"` // the snapshot's time
-	Cluster   string           `json:"cluster"`
-	Engine    collector.Engine `json:"engine"`
-	Version   string           `json:"version"`
+	Generated time.Time    `json:"generated"`
+	Taken     time.Time    `json:"taken"` // the snapshot's time
+	Cluster   string       `json:"cluster"`
+	Engine    model.Engine `json:"engine"`
+	Version   string       `json:"version"`
 
 	Nodes     []NodeSummary  `json:"nodes"`
 	Ownership []Ownership    `json:"ownership"`
@@ -79,7 +79,7 @@ type Report struct {
 	TopPartitions []PartitionEntry `json:"top_partitions"`
 	Findings      []Finding        `json:"findings"`
 	// Sources passes the collector's per-source status through, for self-metrics.
-	Sources []collector.SourceStatus `json:"sources"`
+	Sources []model.SourceStatus `json:"sources"`
 	// Notes say what the analysis had to skip and why (e.g. a keyspace whose
 	// replication it could not parse: no ownership figures for it).
 	Notes []string `json:"notes,omitempty"`
@@ -143,7 +143,7 @@ type TableNode struct {
 	Node     string `json:"node"`
 	DC       string `json:"dc"`
 	Rack     string `json:"rack"`
-	collector.TableStats
+	model.TableStats
 	// ReadShare and WriteShare are this node's share of the table's local
 	// operations over the analysis window ÷ its fair share by ownership; 0 when unknown.
 	ReadSkew  float64 `json:"read_skew"`

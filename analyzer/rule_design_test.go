@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 func TestRuleLowCardinalityKey(t *testing.T) {
@@ -13,7 +13,7 @@ func TestRuleLowCardinalityKey(t *testing.T) {
 	users := table("users", pk("user_id", "uuid", 0), col("email", "text"))
 	cases := []struct {
 		name       string
-		tbl        collector.Table
+		tbl        model.Table
 		partitions int64 // per node, 3 nodes
 		mean       int64
 		want       Severity
@@ -35,7 +35,7 @@ func TestRuleLowCardinalityKey(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			b := newSnap().ring("dc1", 3).keyspace("ks", simple("3"), c.tbl)
 			for i := 1; i <= 3; i++ {
-				b.stats(hostID(i), "ks", c.tbl.Name, collector.TableStats{PartitionsEstimate: c.partitions, MeanPartitionBytes: c.mean})
+				b.stats(hostID(i), "ks", c.tbl.Name, model.TableStats{PartitionsEstimate: c.partitions, MeanPartitionBytes: c.mean})
 			}
 			fs := ruleLowCardinalityKey(analysisOf(t, b.s))
 			if c.want == SeverityNone {
@@ -61,9 +61,9 @@ func TestLowCardinalityWarnsWhenPartitionsAreFewerThanNodes(t *testing.T) {
 	tb := table("by_region", pk("region", "text", 0), ck("id", "int", 0, "asc"))
 	b := newSnap().ring("dc1", 6).keyspace("ks", nts("dc1", "3"), tb)
 	// Two regions, 3 MiB each: fewer partitions than the six nodes.
-	b.stats("h01", "ks", "by_region", collector.TableStats{PartitionsEstimate: 1, MeanPartitionBytes: 3 * mib})
-	b.stats("h04", "ks", "by_region", collector.TableStats{PartitionsEstimate: 1, MeanPartitionBytes: 3 * mib})
-	b.stats("h02", "ks", "by_region", collector.TableStats{})
+	b.stats("h01", "ks", "by_region", model.TableStats{PartitionsEstimate: 1, MeanPartitionBytes: 3 * mib})
+	b.stats("h04", "ks", "by_region", model.TableStats{PartitionsEstimate: 1, MeanPartitionBytes: 3 * mib})
+	b.stats("h02", "ks", "by_region", model.TableStats{})
 	fs := ruleLowCardinalityKey(analysisOf(t, b.s))
 	if len(fs) != 1 || fs[0].Severity != SeverityWarning {
 		t.Fatalf("want one warning, got %+v", fs)
@@ -79,7 +79,7 @@ func TestRuleUnbucketedTimeSeries(t *testing.T) {
 	noTime := table("events", pk("id", "text", 0), ck("seq", "int", 0, "asc"))
 	cases := []struct {
 		name    string
-		tbl     collector.Table
+		tbl     model.Table
 		max     int64
 		growing bool
 		want    Severity
@@ -102,7 +102,7 @@ func TestRuleUnbucketedTimeSeries(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			b := newSnap().ring("dc1", 1).keyspace("ks", simple("1"), c.tbl)
-			b.stats("h01", "ks", c.tbl.Name, collector.TableStats{MaxPartitionBytes: c.max})
+			b.stats("h01", "ks", c.tbl.Name, model.TableStats{MaxPartitionBytes: c.max})
 			h := NewHistory(HistoryLimits{})
 			if c.growing {
 				// 1 MiB a day over two days.
@@ -128,19 +128,19 @@ func TestRuleUnbucketedTimeSeries(t *testing.T) {
 }
 
 func TestRuleSecondaryIndexHighCardinality(t *testing.T) {
-	base := func(ix ...collector.Index) collector.Table {
+	base := func(ix ...model.Index) model.Table {
 		tb := table("users", pk("user_id", "uuid", 0), col("email", "text"), col("country", "text"),
 			col("session", "timeuuid"), col("tags", "set<text>"))
 		tb.Indexes = ix
 		return tb
 	}
-	legacy := func(name, target string) collector.Index {
-		return collector.Index{Name: name, Kind: "COMPOSITES", Options: map[string]string{"target": target}}
+	legacy := func(name, target string) model.Index {
+		return model.Index{Name: name, Kind: "COMPOSITES", Options: map[string]string{"target": target}}
 	}
 	cases := []struct {
 		name   string
-		engine collector.Engine
-		ix     collector.Index
+		engine model.Engine
+		ix     model.Index
 		want   Severity
 		inText []string
 	}{
@@ -149,11 +149,11 @@ func TestRuleSecondaryIndexHighCardinality(t *testing.T) {
 		{name: "timeuuid type", ix: legacy("users_session", "values(session)"), want: SeverityWarning, inText: []string{"type timeuuid"}},
 		{name: "country is low cardinality", ix: legacy("users_country", "country")},
 		{name: "collection index not judged", ix: legacy("users_tags", "values(tags)")},
-		{name: "SAI: info", ix: collector.Index{Name: "users_email_sai", Kind: "CUSTOM",
+		{name: "SAI: info", ix: model.Index{Name: "users_email_sai", Kind: "CUSTOM",
 			Options: map[string]string{"target": "email", "class_name": "org.apache.cassandra.index.sai.StorageAttachedIndex"}},
 			want: SeverityInfo, inText: []string{"custom index StorageAttachedIndex"}},
-		{name: "ScyllaDB global index is built for this", engine: collector.EngineScyllaDB, ix: legacy("users_email", "email")},
-		{name: "ScyllaDB local index", engine: collector.EngineScyllaDB,
+		{name: "ScyllaDB global index is built for this", engine: model.EngineScyllaDB, ix: legacy("users_email", "email")},
+		{name: "ScyllaDB local index", engine: model.EngineScyllaDB,
 			ix: legacy("users_email_local", `{"pk":["user_id"],"ck":["email"]}`), want: SeverityWarning, inText: []string{"ScyllaDB local secondary index"}},
 	}
 	for _, c := range cases {
@@ -184,7 +184,7 @@ func TestRuleSecondaryIndexHighCardinality(t *testing.T) {
 func TestRuleAscendingTimeOrder(t *testing.T) {
 	cases := []struct {
 		name string
-		tbl  collector.Table
+		tbl  model.Table
 		max  int64
 		want bool
 	}{
@@ -196,7 +196,7 @@ func TestRuleAscendingTimeOrder(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			b := newSnap().ring("dc1", 1).keyspace("ks", simple("1"), c.tbl)
-			b.stats("h01", "ks", "r", collector.TableStats{MaxPartitionBytes: c.max})
+			b.stats("h01", "ks", "r", model.TableStats{MaxPartitionBytes: c.max})
 			fs := ruleAscendingTimeOrder(analysisOf(t, b.s))
 			if got := len(fs) == 1 && fs[0].Severity == SeverityInfo && fs[0].Kind == KindAscendingTimeOrder; got != c.want || len(fs) > 1 {
 				t.Fatalf("got %+v, want finding %v", fs, c.want)

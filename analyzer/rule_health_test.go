@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 func TestRuleTombstoneHeavy(t *testing.T) {
@@ -43,12 +43,12 @@ func TestRuleTombstoneHeavy(t *testing.T) {
 			tb := table("q", pk("queue", "text", 0), ck("id", "int", 0, "asc"))
 			tb.DefaultTTLSeconds = c.ttl
 			b := newSnap().ring("dc1", 1).keyspace("ks", simple("1"), tb)
-			b.stats("h01", "ks", "q", collector.TableStats{
-				TombstonesPerRead: collector.Distribution{Count: c.count, P50: c.p99T / 2, P99: c.p99T, Max: c.p99T * 2},
-				RowsPerRead:       collector.Distribution{Count: c.count, P99: c.p99L},
+			b.stats("h01", "ks", "q", model.TableStats{
+				TombstonesPerRead: model.Distribution{Count: c.count, P50: c.p99T / 2, P99: c.p99T, Max: c.p99T * 2},
+				RowsPerRead:       model.Distribution{Count: c.count, P99: c.p99L},
 			})
 			if c.keyTombstones > 0 {
-				b.nodeData("h01").TopPartitions = []collector.TopPartition{{Keyspace: "ks", Table: "q", Type: "TOMBSTONES", Key: "jobs", Value: c.keyTombstones}}
+				b.nodeData("h01").TopPartitions = []model.TopPartition{{Keyspace: "ks", Table: "q", Type: "TOMBSTONES", Key: "jobs", Value: c.keyTombstones}}
 			}
 			fs := ruleTombstoneHeavy(analysisOf(t, b.s))
 			got := scopes(fs)
@@ -220,35 +220,35 @@ func TestRuleLoadSkew(t *testing.T) {
 
 func TestRuleStaleData(t *testing.T) {
 	after := DefaultThresholds().StaleAfter
-	status := func(src string, state collector.SourceState, age time.Duration) collector.SourceStatus {
-		st := collector.SourceStatus{Source: src, Node: "10.0.0.1", State: state, Taken: t0}
+	status := func(src string, state model.SourceState, age time.Duration) model.SourceStatus {
+		st := model.SourceStatus{Source: src, Node: "10.0.0.1", State: state, Taken: t0}
 		if age >= 0 {
 			st.LastSuccess = t0.Add(-age)
 		}
 		return st
 	}
-	ok, failed := collector.StateOK, collector.StateError
+	ok, failed := model.StateOK, model.StateError
 	cases := []struct {
 		name      string
-		sources   []collector.SourceStatus
+		sources   []model.SourceStatus
 		wantSev   Severity
 		wantValue float64
 		wantAge   float64 // NodeSummary.DataAgeSeconds
 		inText    []string
 	}{
-		{name: "fresh", sources: []collector.SourceStatus{status("a", ok, time.Minute)}, wantAge: 60},
-		{name: "a slow schedule is not stale", sources: []collector.SourceStatus{status("a", ok, time.Minute), status("settings", ok, 30*time.Minute)},
+		{name: "fresh", sources: []model.SourceStatus{status("a", ok, time.Minute)}, wantAge: 60},
+		{name: "a slow schedule is not stale", sources: []model.SourceStatus{status("a", ok, time.Minute), status("settings", ok, 30*time.Minute)},
 			wantAge: 1800},
-		{name: "failing, data still young", sources: []collector.SourceStatus{status("a", ok, 0), status("b", failed, after)},
+		{name: "failing, data still young", sources: []model.SourceStatus{status("a", ok, 0), status("b", failed, after)},
 			wantSev: SeverityInfo, wantValue: after.Seconds(), wantAge: after.Seconds(), inText: []string{"failing now: b", "their data is 15 min old"}},
-		{name: "failing, data too old", sources: []collector.SourceStatus{status("a", ok, 0), status("b", failed, after+time.Second)},
+		{name: "failing, data too old", sources: []model.SourceStatus{status("a", ok, 0), status("b", failed, after+time.Second)},
 			wantSev: SeverityWarning, wantValue: (after + time.Second).Seconds(), wantAge: (after + time.Second).Seconds()},
-		{name: "never read", sources: []collector.SourceStatus{status("a", failed, -1)},
+		{name: "never read", sources: []model.SourceStatus{status("a", failed, -1)},
 			wantSev: SeverityCritical, wantValue: -1, inText: []string{"never read: a"}},
-		{name: "unsupported is not stale", sources: []collector.SourceStatus{
-			{Source: "top_partitions", Node: "10.0.0.1", State: collector.StateUnsupported, Taken: t0}}},
-		{name: "cluster sources do not make a node stale", sources: []collector.SourceStatus{
-			{Source: "schema", State: collector.StateError, Taken: t0}}},
+		{name: "unsupported is not stale", sources: []model.SourceStatus{
+			{Source: "top_partitions", Node: "10.0.0.1", State: model.StateUnsupported, Taken: t0}}},
+		{name: "cluster sources do not make a node stale", sources: []model.SourceStatus{
+			{Source: "schema", State: model.StateError, Taken: t0}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -282,7 +282,7 @@ func TestRuleStaleData(t *testing.T) {
 
 func TestFailedTrafficSourcesHideRates(t *testing.T) {
 	s := trafficSnap(simple("1"), []float64{200, 50, 50}, []float64{0, 0, 0})
-	s.Sources = append(s.Sources, collector.SourceStatus{Source: "local_read_latency", Node: "10.0.0.1", State: collector.StateError,
+	s.Sources = append(s.Sources, model.SourceStatus{Source: "local_read_latency", Node: "10.0.0.1", State: model.StateError,
 		Taken: t0, LastSuccess: t0.Add(-time.Hour)})
 	if fs := ruleHotTokenRange(analysisOf(t, s)); len(fs) != 0 {
 		t.Fatalf("rates of a node whose counters were not read must not count: %+v", fs)

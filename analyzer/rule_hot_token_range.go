@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 // trafficSource names the counters the rates come from.
 func (a *analysis) trafficSource() string {
-	if a.s.Engine == collector.EngineScyllaDB {
+	if a.s.Engine == model.EngineScyllaDB {
 		return "rest:column_family/metrics/read,rest:column_family/metrics/write"
 	}
 	return "system_views.local_read_latency,system_views.local_write_latency"
@@ -125,7 +125,7 @@ func (a *analysis) hotRangeAdvice(t *tableView, tn *tableNode, op string) string
 	advice := ""
 	if len(sampled) > 0 {
 		advice = "sampled hottest keys: " + strings.Join(sampled, ", ") + "; "
-	} else if a.s.Engine == collector.EngineScyllaDB {
+	} else if a.s.Engine == model.EngineScyllaDB {
 		advice = fmt.Sprintf("find the key: GET /storage_service/toppartitions/?table_filters=%s:%s&duration=10000 on %s; ", t.keyspace, t.name, tn.node.Address)
 	} else {
 		advice = fmt.Sprintf("find the key: nodetool -h %s toppartitions %s %s 10000 (or profileload); ", tn.node.Address, t.keyspace, t.name)

@@ -5,12 +5,12 @@ import (
 	"math"
 	"strings"
 
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 // estimateSource names the partition count and mean size estimates.
 func (a *analysis) estimateSource() string {
-	if a.s.Engine == collector.EngineScyllaDB {
+	if a.s.Engine == model.EngineScyllaDB {
 		return "system.size_estimates"
 	}
 	return "system.table_estimates"

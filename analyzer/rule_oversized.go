@@ -3,12 +3,12 @@ package analyzer
 import (
 	"fmt"
 
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 // sizeSource names where a node's max partition size comes from.
 func (a *analysis) sizeSource() string {
-	if a.s.Engine == collector.EngineScyllaDB {
+	if a.s.Engine == model.EngineScyllaDB {
 		return "rest:max_row_size"
 	}
 	return "system_views.max_partition_size"
@@ -33,7 +33,7 @@ func ruleOversizedPartition(a *analysis) []Finding {
 			f.Value, f.Threshold, f.Unit = size, thresholdFor(sev, warn, crit), UnitBytes
 			f.Source = a.sizeSource()
 			summary := fmt.Sprintf("largest partition of %s on %s is %s", t.key, tn.node.Address, formatBytes(size))
-			if tn.stats.MaxPartitionBytes > 0 && a.s.Engine != collector.EngineScyllaDB {
+			if tn.stats.MaxPartitionBytes > 0 && a.s.Engine != model.EngineScyllaDB {
 				summary = fmt.Sprintf("largest partition of %s on %s is up to %s (max_partition_size: a histogram bucket bound, per sstable)",
 					t.key, tn.node.Address, formatBytes(float64(tn.stats.MaxPartitionBytes)))
 			}
@@ -88,7 +88,7 @@ func (a *analysis) oversizedAdvice(t *tableView, tn *tableNode, size float64) st
 
 // newFinding fills the scope of a finding; node may be nil for table- and
 // cluster-wide findings.
-func (a *analysis) newFinding(kind string, sev Severity, node *collector.Node, keyspace, table string) Finding {
+func (a *analysis) newFinding(kind string, sev Severity, node *model.Node, keyspace, table string) Finding {
 	f := Finding{Kind: kind, Severity: sev, Cluster: a.s.Cluster, Keyspace: keyspace, Table: table}
 	if node != nil {
 		f.DC, f.Rack, f.Node = node.DC, node.Rack, node.Address

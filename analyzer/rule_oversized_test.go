@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 func TestRuleOversizedPartition(t *testing.T) {
@@ -15,11 +15,11 @@ func TestRuleOversizedPartition(t *testing.T) {
 	}
 	cases := []struct {
 		name   string
-		engine collector.Engine
+		engine model.Engine
 		max    int64
 		mean   int64
-		top    []collector.TopPartition
-		large  []collector.LargePartition
+		top    []model.TopPartition
+		large  []model.LargePartition
 		want   *want
 		inText []string // substrings of summary + advice
 	}{
@@ -29,7 +29,7 @@ func TestRuleOversizedPartition(t *testing.T) {
 			inText: []string{"up to 50 MiB", "uniformly big", "add a shard column (0..1"}},
 		{name: "at critical", max: 100 * mib, want: &want{SeverityCritical, 100 * testMiB, 100 * testMiB, ""}},
 		{name: "key named by top_partitions when it is itself large", max: 120 * mib, mean: 1 * mib,
-			top: []collector.TopPartition{
+			top: []model.TopPartition{
 				{Keyspace: "ks", Table: "t", Type: "SIZES", Key: "big", Value: 110 * mib},
 				{Keyspace: "ks", Table: "t", Type: "SIZES", Key: "mid", Value: 60 * mib},
 				{Keyspace: "ks", Table: "t", Type: "SIZES", Key: "small", Value: 2 * mib},
@@ -37,13 +37,13 @@ func TestRuleOversizedPartition(t *testing.T) {
 			want:   &want{SeverityCritical, 120 * testMiB, 100 * testMiB, "big"},
 			inText: []string{"key big measured 110 MiB", "2 keys at or over 50 MiB", "120× the mean: one outlier", "fix key big, not the whole model"}},
 		{name: "a small key is not blamed", max: 60 * mib,
-			top:  []collector.TopPartition{{Keyspace: "ks", Table: "t", Type: "SIZES", Key: "small", Value: 2 * mib}},
+			top:  []model.TopPartition{{Keyspace: "ks", Table: "t", Type: "SIZES", Key: "small", Value: 2 * mib}},
 			want: &want{SeverityWarning, 60 * testMiB, 50 * testMiB, ""}},
-		{name: "ScyllaDB without REST: the large_partitions key gives the size", engine: collector.EngineScyllaDB,
-			large: []collector.LargePartition{{Keyspace: "ks", Table: "t", SSTable: "me-1-big-Data.db", SizeBytes: 1100 * mib, Key: "k1", Rows: 10}},
+		{name: "ScyllaDB without REST: the large_partitions key gives the size", engine: model.EngineScyllaDB,
+			large: []model.LargePartition{{Keyspace: "ks", Table: "t", SSTable: "me-1-big-Data.db", SizeBytes: 1100 * mib, Key: "k1", Rows: 10}},
 			want:  &want{SeverityCritical, 1100 * testMiB, 100 * testMiB, "k1"}},
 		{name: "system tables are not judged", max: 0,
-			top: []collector.TopPartition{{Keyspace: "system", Table: "x", Type: "SIZES", Key: "k", Value: 500 * mib}}},
+			top: []model.TopPartition{{Keyspace: "system", Table: "x", Type: "SIZES", Key: "k", Value: 500 * mib}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -51,8 +51,8 @@ func TestRuleOversizedPartition(t *testing.T) {
 			if c.engine != "" {
 				b.s.Engine = c.engine
 			}
-			b.stats("h01", "ks", "t", collector.TableStats{MaxPartitionBytes: c.max, MeanPartitionBytes: c.mean, PartitionsEstimate: 100})
-			b.stats("h02", "ks", "t", collector.TableStats{MaxPartitionBytes: 1 * mib})
+			b.stats("h01", "ks", "t", model.TableStats{MaxPartitionBytes: c.max, MeanPartitionBytes: c.mean, PartitionsEstimate: 100})
+			b.stats("h02", "ks", "t", model.TableStats{MaxPartitionBytes: 1 * mib})
 			nd := b.nodeData("h01")
 			nd.TopPartitions, nd.LargePartitions = c.top, c.large
 			fs := ruleOversizedPartition(analysisOf(t, b.s))
@@ -83,7 +83,7 @@ func TestRuleOversizedPartition(t *testing.T) {
 func TestOversizedAdviceUsesMeasuredGrowth(t *testing.T) {
 	b := newSnap().ring("dc1", 1).keyspace("ks", simple("1"),
 		table("readings", pk("sensor_id", "text", 0), ck("ts", "timestamp", 0, "desc"), col("value", "double")))
-	b.stats("h01", "ks", "readings", collector.TableStats{MaxPartitionBytes: 480 * mib})
+	b.stats("h01", "ks", "readings", model.TableStats{MaxPartitionBytes: 480 * mib})
 	h := NewHistory(HistoryLimits{})
 	// 16 MiB a day for two days.
 	h.Sizes["ks.readings"] = series(t0.Unix(), 48, 3600, func(age float64) float64 { return 480*mib - 16*mib*age/86400 })

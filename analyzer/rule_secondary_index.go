@@ -3,7 +3,7 @@ package analyzer
 import (
 	"fmt"
 
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 // ruleSecondaryIndexHighCardinality: a secondary index on a column that
@@ -21,7 +21,7 @@ func ruleSecondaryIndexHighCardinality(a *analysis) []Finding {
 		}
 		for _, ix := range t.schema.Indexes {
 			col, wrapper, scyllaLocal := indexTarget(ix)
-			if a.s.Engine == collector.EngineScyllaDB && !scyllaLocal {
+			if a.s.Engine == model.EngineScyllaDB && !scyllaLocal {
 				continue
 			}
 			if col == "" || (wrapper != "" && wrapper != "values") {

@@ -3,7 +3,7 @@ package analyzer
 import (
 	"fmt"
 
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 const topologySource = "system.local,system.peers,system_schema.keyspaces"
@@ -44,7 +44,7 @@ func ruleOwnershipSkew(a *analysis) []Finding {
 }
 
 // groupOf names a node's placement group and counts its nodes with tokens.
-func (a *analysis) groupOf(ks *keyspaceView, n *collector.Node) (string, int) {
+func (a *analysis) groupOf(ks *keyspaceView, n *model.Node) (string, int) {
 	g := placementGroup(ks.repl, n)
 	count := 0
 	for _, m := range a.s.Nodes {
@@ -93,7 +93,7 @@ func ruleLoadSkew(a *analysis) []Finding {
 }
 
 // maxOwnershipSkew is the node's largest ownership skew over the keyspaces.
-func (a *analysis) maxOwnershipSkew(n *collector.Node) (float64, string) {
+func (a *analysis) maxOwnershipSkew(n *model.Node) (float64, string) {
 	best, name := 0.0, ""
 	for _, ks := range a.keyspaces {
 		if s, ok := ks.skew[n.HostID]; ok && s > best {

@@ -5,12 +5,12 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 // perReadSource names the per-read histograms.
 func (a *analysis) perReadSource() string {
-	if a.s.Engine == collector.EngineScyllaDB {
+	if a.s.Engine == model.EngineScyllaDB {
 		return "rest:tombstone_scanned_histogram,rest:live_scanned_histogram"
 	}
 	return "system_views.tombstones_per_read,system_views.rows_per_read"
@@ -20,7 +20,7 @@ func (a *analysis) perReadSource() string {
 // histograms are separate, so this is a ratio of two tails, not the p99 of
 // a per-read ratio; ok is false below minPerRead tombstones, where the ratio
 // says nothing about cost.
-func tombstoneRatio(ts *collector.TableStats, minPerRead float64) (float64, bool) {
+func tombstoneRatio(ts *model.TableStats, minPerRead float64) (float64, bool) {
 	t, l := ts.TombstonesPerRead.P99, ts.RowsPerRead.P99
 	if t <= 0 || t < minPerRead {
 		return 0, false

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 func TestRuleWidePartition(t *testing.T) {
@@ -37,13 +37,13 @@ func TestRuleWidePartition(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			b := newSnap().ring("dc1", 1).keyspace("ks", simple("1"), table("t", pk("id", "text", 0), ck("c", "int", 0, "asc")))
-			b.stats("h01", "ks", "t", collector.TableStats{
+			b.stats("h01", "ks", "t", model.TableStats{
 				MaxPartitionBytes: c.max, MeanPartitionBytes: c.mean,
-				RowsPerRead: collector.Distribution{Count: 10, P50: c.p50Rows, P99: c.p99Rows, Max: c.p99Rows},
-				LocalScans:  collector.Ops{Count: c.scans},
+				RowsPerRead: model.Distribution{Count: 10, P50: c.p50Rows, P99: c.p99Rows, Max: c.p99Rows},
+				LocalScans:  model.Ops{Count: c.scans},
 			})
 			if c.keyedRows > 0 {
-				b.nodeData("h01").LargePartitions = []collector.LargePartition{{Keyspace: "ks", Table: "t", Key: "k", Rows: c.keyedRows, SizeBytes: 2 * mib}}
+				b.nodeData("h01").LargePartitions = []model.LargePartition{{Keyspace: "ks", Table: "t", Key: "k", Rows: c.keyedRows, SizeBytes: 2 * mib}}
 			}
 			fs := ruleWidePartition(analysisOf(t, b.s))
 			if c.wantSev == SeverityNone {
@@ -96,12 +96,12 @@ func TestRuleHotPartition(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			b := newSnap().ring("dc1", 3).keyspace("ks", simple("1"), table("t", pk("k", "text", 0)))
-			b.stats("h01", "ks", "t", collector.TableStats{PartitionsEstimate: c.partitions,
-				LocalReads: collector.Ops{Count: 1e6, Rate: c.readRate}})
-			hp := []collector.HotPartition{{Keyspace: "ks", Table: "t", Key: "hot", Op: "read", Count: c.count, Error: c.err,
+			b.stats("h01", "ks", "t", model.TableStats{PartitionsEstimate: c.partitions,
+				LocalReads: model.Ops{Count: 1e6, Rate: c.readRate}})
+			hp := []model.HotPartition{{Keyspace: "ks", Table: "t", Key: "hot", Op: "read", Count: c.count, Error: c.err,
 				Total: c.total, Window: c.window, Source: "rest"}}
 			for i, o := range c.others {
-				hp = append(hp, collector.HotPartition{Keyspace: "ks", Table: "t", Key: "other" + itoa(i), Op: "read", Count: o, Window: c.window, Source: "rest"})
+				hp = append(hp, model.HotPartition{Keyspace: "ks", Table: "t", Key: "other" + itoa(i), Op: "read", Count: o, Window: c.window, Source: "rest"})
 			}
 			b.nodeData("h01").HotPartitions = hp
 			if c.readRate == 0 {
@@ -133,12 +133,12 @@ func TestRuleHotPartition(t *testing.T) {
 // trafficSnap: three nodes of dc1 with evenly spaced tokens; keyspace ks
 // with the given replication; table t with each node's reads and writes
 // per second (as the collector's Rate).
-func trafficSnap(repl map[string]string, reads, writes []float64) *collector.Snapshot {
+func trafficSnap(repl map[string]string, reads, writes []float64) *model.Snapshot {
 	b := newSnap().ring("dc1", len(reads)).keyspace("ks", repl, table("t", pk("k", "text", 0)))
 	for i := range reads {
-		b.stats(hostID(i+1), "ks", "t", collector.TableStats{
-			LocalReads:  collector.Ops{Count: 1e6, Rate: reads[i]},
-			LocalWrites: collector.Ops{Count: 1e6, Rate: writes[i]},
+		b.stats(hostID(i+1), "ks", "t", model.TableStats{
+			LocalReads:  model.Ops{Count: 1e6, Rate: reads[i]},
+			LocalWrites: model.Ops{Count: 1e6, Rate: writes[i]},
 		})
 	}
 	return b.s

@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 // Column kinds as system_schema.columns writes them.
@@ -14,17 +14,17 @@ const (
 )
 
 // partitionKey returns the partition key columns by position.
-func partitionKey(t *collector.Table) []collector.Column {
+func partitionKey(t *model.Table) []model.Column {
 	return columnsOfKind(t, kindPartitionKey)
 }
 
 // clusteringColumns returns the clustering columns by position.
-func clusteringColumns(t *collector.Table) []collector.Column {
+func clusteringColumns(t *model.Table) []model.Column {
 	return columnsOfKind(t, kindClustering)
 }
 
-func columnsOfKind(t *collector.Table, kind string) []collector.Column {
-	var out []collector.Column
+func columnsOfKind(t *model.Table, kind string) []model.Column {
+	var out []model.Column
 	for _, c := range t.Columns {
 		if c.Kind == kind {
 			out = append(out, c)
@@ -39,13 +39,13 @@ func columnsOfKind(t *collector.Table, kind string) []collector.Column {
 	return out
 }
 
-func columnByName(t *collector.Table, name string) (collector.Column, bool) {
+func columnByName(t *model.Table, name string) (model.Column, bool) {
 	for _, c := range t.Columns {
 		if c.Name == name {
 			return c, true
 		}
 	}
-	return collector.Column{}, false
+	return model.Column{}, false
 }
 
 // baseType strips frozen<> and lower-cases a CQL type.
@@ -90,7 +90,7 @@ var bucketName = regexp.MustCompile(`(^|_)(bucket|shard|partition|part|day|days|
 
 // isBucketColumn: a partition-key column that splits a series over time or
 // into shards: a time-typed column, or an integer/text column named like one.
-func isBucketColumn(c collector.Column) bool {
+func isBucketColumn(c model.Column) bool {
 	if isTimeType(c.Type) {
 		return true
 	}
@@ -104,7 +104,7 @@ func isBucketColumn(c collector.Column) bool {
 // Names of columns holding a few repeated values.
 var enumName = regexp.MustCompile(`(^|_)(status|state|type|kind|category|level|flag|enabled|active|gender|country|region|color|colour|priority|stage|mode|tier|env|environment)($|_)`)
 
-func looksEnumLike(c collector.Column) bool {
+func looksEnumLike(c model.Column) bool {
 	switch baseType(c.Type) {
 	case "text", "varchar", "ascii", "int", "smallint", "tinyint", "boolean":
 		return enumName.MatchString(strings.ToLower(c.Name))
@@ -118,7 +118,7 @@ var idName = regexp.MustCompile(`(^|_)(id|uuid|guid|email|token|hash|phone|sessi
 var scyllaLocalIndexTarget = regexp.MustCompile(`"ck"\s*:\s*\[\s*"([^"]+)"`)
 
 // looksHighCardinality: a regular column whose values are (nearly) unique.
-func looksHighCardinality(c collector.Column) (bool, string) {
+func looksHighCardinality(c model.Column) (bool, string) {
 	switch b := baseType(c.Type); b {
 	case "uuid", "timeuuid", "timestamp":
 		return true, "type " + b
@@ -133,7 +133,7 @@ func looksHighCardinality(c collector.Column) (bool, string) {
 // indexTarget reads the indexed column from index options: "col",
 // "values(col)", "keys(col)", "entries(col)", "full(col)"; ScyllaDB local
 // indexes write {"pk":[...],"ck":[...]} and partmon reads the ck column.
-func indexTarget(ix collector.Index) (column, wrapper string, scyllaLocal bool) {
+func indexTarget(ix model.Index) (column, wrapper string, scyllaLocal bool) {
 	target := strings.TrimSpace(ix.Options["target"])
 	if strings.HasPrefix(target, "{") {
 		m := scyllaLocalIndexTarget.FindStringSubmatch(target)
@@ -151,7 +151,7 @@ func indexTarget(ix collector.Index) (column, wrapper string, scyllaLocal bool) 
 
 // isCustomIndex tells SAI, SASI and other custom index classes apart from
 // the legacy 2i, and names the class.
-func isCustomIndex(ix collector.Index) (bool, string) {
+func isCustomIndex(ix model.Index) (bool, string) {
 	if !strings.EqualFold(ix.Kind, "CUSTOM") {
 		return false, ""
 	}

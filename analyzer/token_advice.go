@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 // balancedTokens spaces n single-token nodes evenly around the ring. tokens
@@ -53,8 +53,8 @@ func ringDistance(a, b int64) float64 {
 // ownershipAdvice says how to even out a node's ownership: with one token
 // per node, the balanced token layout of its group (moving this node, and
 // naming the others' targets); with vnodes, the token allocator.
-func (a *analysis) ownershipAdvice(ks *keyspaceView, n *collector.Node) string {
-	var group []*collector.Node
+func (a *analysis) ownershipAdvice(ks *keyspaceView, n *model.Node) string {
+	var group []*model.Node
 	for i := range a.s.Nodes {
 		m := &a.s.Nodes[i]
 		if len(m.Tokens) > 0 && placementGroup(ks.repl, m) == placementGroup(ks.repl, n) {

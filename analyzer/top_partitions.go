@@ -3,7 +3,7 @@ package analyzer
 import (
 	"sort"
 
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 // Source names of the key lists, as PartitionEntry.Source and Finding.Source give them.
@@ -20,7 +20,7 @@ const (
 type hotKey struct {
 	key        string
 	op         string
-	node       *collector.Node
+	node       *model.Node
 	count      int64
 	errorBound int64
 	total      float64 // the share's denominator: sampled operations on the table
@@ -60,7 +60,7 @@ func (a *analysis) buildKeys() {
 			addr = n.Address
 		}
 		tnOf := func(keyspace, table string) *tableNode {
-			return nodesOf[[2]string{hostID, collector.TableKey(keyspace, table)}]
+			return nodesOf[[2]string{hostID, model.TableKey(keyspace, table)}]
 		}
 		for _, p := range nd.TopPartitions {
 			if system[p.Keyspace] {
@@ -135,7 +135,7 @@ func noteLargest(a *analysis, tn *tableNode, key string, size int64, source stri
 }
 
 func (ki *keyIndex) entry(keyspace, table, key, node, source string) *PartitionEntry {
-	id := [2]string{collector.TableKey(keyspace, table), key}
+	id := [2]string{model.TableKey(keyspace, table), key}
 	e := ki.entries[id]
 	if e == nil {
 		e = &PartitionEntry{Keyspace: keyspace, Table: table, Key: key}
@@ -150,11 +150,11 @@ func (ki *keyIndex) entry(keyspace, table, key, node, source string) *PartitionE
 // sampler's own total for the table; without one, the table's operation
 // rate over the sampling window; without that, the sum of the sampled keys'
 // counts (an upper bound of the share, said so in the finding).
-func (ki *keyIndex) addHot(nd *collector.NodeData, node *collector.Node, addr string, tnOf func(ks, t string) *tableNode) {
+func (ki *keyIndex) addHot(nd *model.NodeData, node *model.Node, addr string, tnOf func(ks, t string) *tableNode) {
 	type group struct{ table, op string }
 	sums := map[group]int64{}
 	for _, hp := range nd.HotPartitions {
-		sums[group{collector.TableKey(hp.Keyspace, hp.Table), hp.Op}] += hp.Count
+		sums[group{model.TableKey(hp.Keyspace, hp.Table), hp.Op}] += hp.Count
 	}
 	system := ki.a.system
 	for _, hp := range nd.HotPartitions {
@@ -174,7 +174,7 @@ func (ki *keyIndex) addHot(nd *collector.NodeData, node *collector.Node, addr st
 			}
 		}
 		if total < float64(hp.Count) {
-			total, from = float64(sums[group{collector.TableKey(hp.Keyspace, hp.Table), hp.Op}]), "sum of sampled keys"
+			total, from = float64(sums[group{model.TableKey(hp.Keyspace, hp.Table), hp.Op}]), "sum of sampled keys"
 		}
 		share := float64(hp.Count-hp.Error) / total
 		src := srcSampler
@@ -183,11 +183,11 @@ func (ki *keyIndex) addHot(nd *collector.NodeData, node *collector.Node, addr st
 		}
 		e := ki.entry(hp.Keyspace, hp.Table, hp.Key, addr, src)
 		e.OpsShare = max(e.OpsShare, share)
-		id := [2]string{collector.TableKey(hp.Keyspace, hp.Table), hp.Key}
+		id := [2]string{model.TableKey(hp.Keyspace, hp.Table), hp.Key}
 		if cur := ki.hot[id]; cur == nil || share > cur.share {
 			n := node
 			if n == nil {
-				n = &collector.Node{Address: addr}
+				n = &model.Node{Address: addr}
 			}
 			ki.hot[id] = &hotKey{
 				key: hp.Key, op: hp.Op, node: n, count: hp.Count, errorBound: hp.Error,

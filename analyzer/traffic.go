@@ -3,7 +3,7 @@ package analyzer
 import (
 	"time"
 
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 // fullReplica: a node owning this much of a keyspace holds all of it, so
@@ -55,7 +55,7 @@ func (a *analysis) buildTraffic() {
 		if t.ks == nil || t.ks.owns == nil {
 			continue
 		}
-		groups := map[string][]*collector.Node{}
+		groups := map[string][]*model.Node{}
 		for i := range a.s.Nodes {
 			n := &a.s.Nodes[i]
 			if t.ks.owns[n.HostID] > 0 {
@@ -73,7 +73,7 @@ func (a *analysis) buildTraffic() {
 // groupSkews needs every replica of the group to report a rate: a share of
 // an incomplete total would be wrong. It leaves skews at 0 otherwise, and
 // when the group's traffic is under the floor.
-func (a *analysis) groupSkews(t *tableView, replicas []*collector.Node, byHost map[string]*tableNode, write bool) {
+func (a *analysis) groupSkews(t *tableView, replicas []*model.Node, byHost map[string]*tableNode, write bool) {
 	if len(replicas) < 2 {
 		return
 	}

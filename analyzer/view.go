@@ -5,19 +5,19 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 // analysis is a snapshot indexed for the rules: nodes by ID and address,
 // keyspaces with their ownership, tables with their per-node figures. It is
 // built once per Analyze; rules only read it.
 type analysis struct {
-	s   *collector.Snapshot
+	s   *model.Snapshot
 	h   *History
 	th  Thresholds
 	now int64 // the snapshot's time, unix seconds
 
-	byHost  map[string]*collector.Node
+	byHost  map[string]*model.Node
 	ringLen int // nodes with tokens
 
 	// system: keyspaces the database owns; never judged.
@@ -39,7 +39,7 @@ type analysis struct {
 
 // keyspaceView is a keyspace with its parsed replication and ownership.
 type keyspaceView struct {
-	ks   *collector.Keyspace
+	ks   *model.Keyspace
 	repl Replication
 	// owns and skew are effective ownership and ownership ÷ fair share by
 	// host ID; nil when the replication could not be used.
@@ -51,7 +51,7 @@ type keyspaceView struct {
 type tableView struct {
 	keyspace, name, key string
 	ks                  *keyspaceView // nil when the keyspace is not in the schema
-	schema              *collector.Table
+	schema              *model.Table
 	nodes               []*tableNode // by node address
 
 	maxBytes   int64   // largest max_partition_size of any node
@@ -64,8 +64,8 @@ type tableView struct {
 
 // tableNode is one table on one node.
 type tableNode struct {
-	node      *collector.Node
-	stats     *collector.TableStats
+	node      *model.Node
+	stats     *model.TableStats
 	readRate  float64 // ops/s over the traffic window; -1 unknown
 	writeRate float64
 	readSkew  float64 // share ÷ fair share by ownership; 0 unknown
@@ -83,10 +83,10 @@ type tableNode struct {
 	widestRows      int64
 }
 
-func newAnalysis(s *collector.Snapshot, h *History, th Thresholds) *analysis {
+func newAnalysis(s *model.Snapshot, h *History, th Thresholds) *analysis {
 	a := &analysis{
 		s: s, h: h, th: th, now: s.Taken.Unix(),
-		byHost:   make(map[string]*collector.Node, len(s.Nodes)),
+		byHost:   make(map[string]*model.Node, len(s.Nodes)),
 		system:   systemKeyspaces(s),
 		ksByName: map[string]*keyspaceView{},
 		keys:     map[string][]*PartitionEntry{},
@@ -165,7 +165,7 @@ func (a *analysis) buildTables() {
 	system := a.system
 	byKey := map[string]*tableView{}
 	get := func(keyspace, table string) *tableView {
-		key := collector.TableKey(keyspace, table)
+		key := model.TableKey(keyspace, table)
 		if t, ok := byKey[key]; ok {
 			return t
 		}
@@ -189,7 +189,7 @@ func (a *analysis) buildTables() {
 		if node == nil {
 			// Data from a node the ring no longer names: keep its figures
 			// under its address, without DC or rack.
-			node = &collector.Node{HostID: hostID, Address: nd.Address}
+			node = &model.Node{HostID: hostID, Address: nd.Address}
 		}
 		for _, key := range sortedKeys(nd.Tables) {
 			ts := nd.Tables[key]
@@ -261,7 +261,7 @@ func replicationSignature(m map[string]string) string {
 
 // placementGroup is the set of nodes that share a keyspace's replicas: the
 // DC for NetworkTopologyStrategy, the whole ring otherwise.
-func placementGroup(r Replication, n *collector.Node) string {
+func placementGroup(r Replication, n *model.Node) string {
 	if r.Class == StrategyNetworkTopology {
 		return n.DC
 	}
@@ -270,7 +270,7 @@ func placementGroup(r Replication, n *collector.Node) string {
 
 // systemKeyspaces names the keyspaces the database owns: flagged in the
 // schema, or named like them when the schema does not list them.
-func systemKeyspaces(s *collector.Snapshot) map[string]bool {
+func systemKeyspaces(s *model.Snapshot) map[string]bool {
 	out := map[string]bool{}
 	listed := map[string]bool{}
 	for _, ks := range s.Schema.Keyspaces {

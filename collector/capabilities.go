@@ -3,12 +3,13 @@ package collector
 import (
 	"context"
 	"fmt"
+	"github.com/partmon/partmon/model"
 )
 
 // Capabilities are what one node's schema offers, probed once per session:
 // sources gate on the tables that exist, never on version strings alone.
 type Capabilities struct {
-	Engine         Engine
+	Engine         model.Engine
 	HostID         string
 	ReleaseVersion string // system.local release_version (ScyllaDB always says 3.0.8)
 	Version        string // the real version: release_version, or ScyllaDB's system.versions
@@ -59,10 +60,10 @@ func probeCapabilities(ctx context.Context, q Querier) (*Capabilities, error) {
 	}
 
 	if c.ReleaseVersion == scyllaReleaseVersion || c.SystemTables["large_partitions"] {
-		c.Engine = EngineScyllaDB
+		c.Engine = model.EngineScyllaDB
 		return c, probeScylla(ctx, q, c)
 	}
-	c.Engine = EngineCassandra
+	c.Engine = model.EngineCassandra
 	_, err = selectAll(ctx, q, "SELECT table_name, column_name FROM system_virtual_schema.columns WHERE keyspace_name = 'system_views'", nil, func(r Row) error {
 		t, err := r.String("table_name")
 		if err != nil {
@@ -125,7 +126,7 @@ func probeScylla(ctx context.Context, q Querier, c *Capabilities) error {
 
 // needVirtual returns ErrUnsupported unless system_views.<table> exists.
 func (c *Capabilities) needVirtual(table, since string) error {
-	if c.Engine == EngineScyllaDB {
+	if c.Engine == model.EngineScyllaDB {
 		return fmt.Errorf("%w: system_views.%s is Cassandra-only", ErrUnsupported, table)
 	}
 	if c.VirtualColumns[table] == nil {

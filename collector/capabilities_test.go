@@ -3,6 +3,7 @@ package collector
 import (
 	"context"
 	"errors"
+	"github.com/partmon/partmon/model"
 	"slices"
 	"testing"
 )
@@ -43,7 +44,7 @@ func TestProbeCapabilities(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.expectationsMet(t)
-		if c.Engine != EngineCassandra || c.HostID != "h1" || c.Version != "5.0.8" || !c.SystemTables["top_partitions"] ||
+		if c.Engine != model.EngineCassandra || c.HostID != "h1" || c.Version != "5.0.8" || !c.SystemTables["top_partitions"] ||
 			!c.VirtualColumns["local_read_latency"]["p99th_ms"] || latencyMillisToSeconds(c) != 1 {
 			t.Errorf("caps %+v", c)
 		}
@@ -64,7 +65,7 @@ func TestProbeCapabilities(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.expectationsMet(t)
-		if c.Engine != EngineScyllaDB || c.Version != "6.0.0-0.20240601.abc" || !c.LargeDataColumns["large_partitions"]["dead_rows"] ||
+		if c.Engine != model.EngineScyllaDB || c.Version != "6.0.0-0.20240601.abc" || !c.LargeDataColumns["large_partitions"]["dead_rows"] ||
 			c.LargeDataColumns["large_rows"] != nil || len(c.VirtualColumns) != 0 {
 			t.Errorf("caps %+v", c)
 		}
@@ -78,7 +79,7 @@ func TestProbeCapabilities(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Engine != EngineCassandra || len(c.VirtualColumns) != 0 {
+		if c.Engine != model.EngineCassandra || len(c.VirtualColumns) != 0 {
 			t.Errorf("caps %+v", c)
 		}
 		_, _, err = run(t, registryByName(t, "disk_usage"), newFake("n1"), c)

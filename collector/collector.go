@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/partmon/partmon/model"
 	"net"
 	"sort"
 	"sync"
@@ -42,7 +43,7 @@ type Collector struct {
 type resultKey struct{ source, node string } // node "" for cluster-scope sources
 
 type result struct {
-	status SourceStatus
+	status model.SourceStatus
 	out    *Output // last good output; nil before the first success or when unsupported
 	hostID string
 }
@@ -299,14 +300,14 @@ func (c *Collector) conn(addr string, port int) *nodeConn {
 }
 
 // ring is the last good topology's node list (a copy).
-func (c *Collector) ring() []Node {
+func (c *Collector) ring() []model.Node {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	res, ok := c.results[resultKey{source: "topology"}]
 	if !ok || res.out == nil {
 		return nil
 	}
-	return append([]Node(nil), res.out.Cluster.Nodes...)
+	return append([]model.Node(nil), res.out.Cluster.Nodes...)
 }
 
 // ringFreshFor bounds the age of the ring handed to cluster-scope sources:
@@ -315,7 +316,7 @@ func (c *Collector) ring() []Node {
 const ringFreshFor = 30 * time.Second
 
 // freshRing is ring() if the topology was read within ringFreshFor, else nil.
-func (c *Collector) freshRing() []Node {
+func (c *Collector) freshRing() []model.Node {
 	c.mu.Lock()
 	res, ok := c.results[resultKey{source: "topology"}]
 	fresh := ok && res.out != nil && c.now().Sub(res.status.LastSuccess) <= ringFreshFor
@@ -327,7 +328,7 @@ func (c *Collector) freshRing() []Node {
 }
 
 // schema is the last good schema, nil before one was read.
-func (c *Collector) schema() *Schema {
+func (c *Collector) schema() *model.Schema {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	res, ok := c.results[resultKey{source: "schema"}]
@@ -434,14 +435,14 @@ func (c *Collector) record(source, node, hostID string, out *Output, rows int, e
 	fields := []zap.Field{zap.String("collector", source), zap.String("node", node), zap.Duration("duration", dur)}
 	switch {
 	case err == nil:
-		st.State, st.Error, st.LastSuccess = StateOK, "", start
+		st.State, st.Error, st.LastSuccess = model.StateOK, "", start
 		res.out, res.hostID = out, hostID
 	case errors.Is(err, ErrUnsupported):
-		st.State, st.Error = StateUnsupported, err.Error()
+		st.State, st.Error = model.StateUnsupported, err.Error()
 		res.out = nil
 		c.log.Debug("source unsupported", append(fields, zap.Error(err))...)
 	default:
-		st.State, st.Error = StateError, err.Error()
+		st.State, st.Error = model.StateError, err.Error()
 		// res.out keeps the last good data; LastSuccess says how old it is.
 		if errors.Is(err, errBackoff) {
 			c.log.Debug("source skipped", append(fields, zap.Error(err))...)

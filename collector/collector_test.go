@@ -3,6 +3,7 @@ package collector
 import (
 	"context"
 	"errors"
+	"github.com/partmon/partmon/model"
 	"net"
 	"strconv"
 	"strings"
@@ -22,7 +23,7 @@ func newTestCollector(t *testing.T, cfg Config) *Collector {
 	return c
 }
 
-func nodeOut(addr, hostID string, fill func(*NodeData)) *Output {
+func nodeOut(addr, hostID string, fill func(*model.NodeData)) *Output {
 	o := newOutput(addr)
 	o.Node.HostID = hostID
 	fill(o.Node)
@@ -34,22 +35,22 @@ func TestSnapshotKeepsLastGoodData(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 	topo := newOutput("")
-	topo.Cluster.Cluster, topo.Cluster.Engine = "prod", EngineCassandra
-	topo.Cluster.Nodes = []Node{{HostID: "h1", Address: "10.0.0.1", Tokens: []int64{1}}, {HostID: "h2", Address: "10.0.0.2", Tokens: []int64{2}}}
+	topo.Cluster.Cluster, topo.Cluster.Engine = "prod", model.EngineCassandra
+	topo.Cluster.Nodes = []model.Node{{HostID: "h1", Address: "10.0.0.1", Tokens: []int64{1}}, {HostID: "h2", Address: "10.0.0.2", Tokens: []int64{2}}}
 	c.record("topology", "", "", topo, 2, nil, t0)
-	c.record("max_partition_size", "10.0.0.1", "h1", nodeOut("10.0.0.1", "h1", func(d *NodeData) {
-		d.table("ks", "t").MaxPartitionBytes = 5 << 20
+	c.record("max_partition_size", "10.0.0.1", "h1", nodeOut("10.0.0.1", "h1", func(d *model.NodeData) {
+		d.Stats("ks", "t").MaxPartitionBytes = 5 << 20
 	}), 1, nil, t0)
-	c.record("disk_usage", "10.0.0.1", "h1", nodeOut("10.0.0.1", "h1", func(d *NodeData) {
-		d.table("ks", "t").DiskUsageBytes = 7 << 20
+	c.record("disk_usage", "10.0.0.1", "h1", nodeOut("10.0.0.1", "h1", func(d *model.NodeData) {
+		d.Stats("ks", "t").DiskUsageBytes = 7 << 20
 		d.LoadBytes = 9 << 20
 	}), 1, nil, t0)
-	c.record("gossip_info", "10.0.0.1", "h1", nodeOut("10.0.0.1", "h1", func(d *NodeData) {
+	c.record("gossip_info", "10.0.0.1", "h1", nodeOut("10.0.0.1", "h1", func(d *model.NodeData) {
 		d.LoadBytes = 8 << 20
 		d.GossipLoad = map[string]float64{"10.0.0.1": 8 << 20}
 	}), 1, nil, t0)
-	c.record("local_read_latency", "10.0.0.1", "h1", nodeOut("10.0.0.1", "h1", func(d *NodeData) {
-		d.table("ks", "t").LocalReads = Ops{Count: 0, Rate: 0} // a real zero, read twice
+	c.record("local_read_latency", "10.0.0.1", "h1", nodeOut("10.0.0.1", "h1", func(d *model.NodeData) {
+		d.Stats("ks", "t").LocalReads = model.Ops{Count: 0, Rate: 0} // a real zero, read twice
 	}), 1, nil, t0)
 
 	// A later failure keeps the data and says so.
@@ -77,13 +78,13 @@ func TestSnapshotKeepsLastGoodData(t *testing.T) {
 		t.Errorf("snapshot taken %v cluster %q nodes %+v", s.Taken, s.Cluster, s.Nodes)
 	}
 	st := findStatus(t, s, "max_partition_size", "10.0.0.1")
-	if st.State != StateError || !st.LastSuccess.Equal(t0) || !st.Taken.Equal(t1) || !strings.Contains(st.Error, "timeout") {
+	if st.State != model.StateError || !st.LastSuccess.Equal(t0) || !st.Taken.Equal(t1) || !strings.Contains(st.Error, "timeout") {
 		t.Errorf("status %+v", st)
 	}
-	if st := findStatus(t, s, "thread_pools", "10.0.0.1"); st.State != StateUnsupported {
+	if st := findStatus(t, s, "thread_pools", "10.0.0.1"); st.State != model.StateUnsupported {
 		t.Errorf("thread_pools status %+v", st)
 	}
-	if st := findStatus(t, s, "nodetool_sampler", ""); st.State != StateDisabled {
+	if st := findStatus(t, s, "nodetool_sampler", ""); st.State != model.StateDisabled {
 		t.Errorf("nodetool_sampler status %+v", st)
 	}
 
@@ -101,7 +102,7 @@ func errUnsupportedFor(what string) error {
 	return errors.Join(ErrUnsupported, errors.New(what))
 }
 
-func findStatus(t *testing.T, s *Snapshot, source, node string) SourceStatus {
+func findStatus(t *testing.T, s *model.Snapshot, source, node string) model.SourceStatus {
 	t.Helper()
 	for _, st := range s.Sources {
 		if st.Source == source && st.Node == node {
@@ -109,7 +110,7 @@ func findStatus(t *testing.T, s *Snapshot, source, node string) SourceStatus {
 		}
 	}
 	t.Fatalf("no status for %s on %q", source, node)
-	return SourceStatus{}
+	return model.SourceStatus{}
 }
 
 // closedPort is a loopback port nothing listens on.
@@ -135,14 +136,14 @@ func TestUnreachableNodeIsAnErrorAndBacksOff(t *testing.T) {
 	}
 	s := c.Snapshot()
 	st := findStatus(t, s, "topology", "")
-	if st.State != StateError || !strings.Contains(st.Error, "connecting to 127.0.0.1") {
+	if st.State != model.StateError || !strings.Contains(st.Error, "connecting to 127.0.0.1") {
 		t.Errorf("topology status %+v", st)
 	}
 	if len(s.PerNode) != 0 {
 		t.Errorf("no node data expected, got %v", s.PerNode)
 	}
 	for _, st := range s.Sources {
-		if st.State == StateOK {
+		if st.State == model.StateOK {
 			t.Errorf("%s on %q is ok on an unreachable node", st.Source, st.Node)
 		}
 	}

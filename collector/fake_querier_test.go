@@ -3,6 +3,7 @@ package collector
 import (
 	"context"
 	"fmt"
+	"github.com/partmon/partmon/model"
 	"slices"
 	"strings"
 	"testing"
@@ -83,7 +84,7 @@ func cassandra50Caps() *Capabilities {
 	vc["gossip_info"] = set("address", "port", "host_id", "load")
 	vc["settings"] = set("name", "value")
 	return &Capabilities{
-		Engine: EngineCassandra, HostID: "11111111-1111-1111-1111-111111111111",
+		Engine: model.EngineCassandra, HostID: "11111111-1111-1111-1111-111111111111",
 		ReleaseVersion: "5.0.8", Version: "5.0.8",
 		SystemTables:   set("local", "peers", "peers_v2", "size_estimates", "table_estimates", "top_partitions"),
 		VirtualColumns: vc,
@@ -112,7 +113,7 @@ func cassandra40Caps() *Capabilities {
 // large_* tables (columns per version, research cql_sources.md §8.1).
 func scyllaCaps(largePartitionCols ...string) *Capabilities {
 	return &Capabilities{
-		Engine: EngineScyllaDB, HostID: "22222222-2222-2222-2222-222222222222",
+		Engine: model.EngineScyllaDB, HostID: "22222222-2222-2222-2222-222222222222",
 		ReleaseVersion: "3.0.8", Version: "2025.1.14-0.20250101.abcdef",
 		SystemTables:   set("local", "peers", "size_estimates", "large_partitions", "large_rows", "large_cells", "config", "versions"),
 		VirtualColumns: map[string]map[string]bool{},

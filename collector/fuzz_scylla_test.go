@@ -6,6 +6,7 @@ package collector
 // `go test -fuzz=FuzzParseScyllaTopPartitions ./collector/` explores.
 
 import (
+	"github.com/partmon/partmon/model"
 	"math"
 	"testing"
 	"time"
@@ -37,7 +38,7 @@ func FuzzParseScyllaTopPartitions(f *testing.F) {
 			if checkName("keyspace", h.Keyspace) != nil || checkName("table", h.Table) != nil {
 				t.Fatalf("bad table in %+v", h)
 			}
-			id := h.Op + " " + TableKey(h.Keyspace, h.Table)
+			id := h.Op + " " + model.TableKey(h.Keyspace, h.Table)
 			if perTable[id]++; perTable[id] > listSize {
 				t.Fatalf("more than %d entries for %s", listSize, id)
 			}

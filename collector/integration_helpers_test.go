@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/partmon/partmon/model"
 	"io"
 	"net"
 	"os"
@@ -229,17 +230,17 @@ func freeLoopbackPort(t *testing.T, addr string) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-func statusOf(s *Snapshot, source, node string) (SourceStatus, error) {
+func statusOf(s *model.Snapshot, source, node string) (model.SourceStatus, error) {
 	for _, st := range s.Sources {
 		if st.Source == source && st.Node == node {
 			return st, nil
 		}
 	}
-	return SourceStatus{}, fmt.Errorf("no status for %s on %q", source, node)
+	return model.SourceStatus{}, fmt.Errorf("no status for %s on %q", source, node)
 }
 
 // hostIDOf is the host ID the snapshot's ring gives address.
-func hostIDOf(t *testing.T, s *Snapshot, address string) string {
+func hostIDOf(t *testing.T, s *model.Snapshot, address string) string {
 	t.Helper()
 	for _, n := range s.Nodes {
 		if n.Address == address {

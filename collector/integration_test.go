@@ -4,6 +4,7 @@ package collector
 
 import (
 	"context"
+	"github.com/partmon/partmon/model"
 	"math"
 	"net"
 	"reflect"
@@ -32,18 +33,18 @@ var perTableSources = []string{
 }
 
 // fixtureTables are the keyspace.table names the fixtures planted.
-func fixtureTables(t *testing.T, truth *testcluster.Truth, s *Snapshot) []string {
+func fixtureTables(t *testing.T, truth *testcluster.Truth, s *model.Snapshot) []string {
 	t.Helper()
 	seen := map[string]bool{}
 	for _, p := range truth.Problems {
 		if p.Table != "" {
-			seen[TableKey(p.Keyspace, p.Table)] = true
+			seen[model.TableKey(p.Keyspace, p.Table)] = true
 		}
 	}
 	for _, ks := range s.Schema.Keyspaces {
 		if slices.Contains(truth.CleanKeyspaces, ks.Name) {
 			for _, tb := range ks.Tables {
-				seen[TableKey(ks.Name, tb.Name)] = true
+				seen[model.TableKey(ks.Name, tb.Name)] = true
 			}
 		}
 	}
@@ -68,7 +69,7 @@ func TestIntegrationEverySourceOnEveryNode(t *testing.T) {
 		t.Fatalf("cycle: %v", err)
 	}
 	s := c.Snapshot()
-	if s.Engine != EngineCassandra || !strings.HasPrefix(s.Version, "5.0") || !strings.HasSuffix(s.Partitioner, "Murmur3Partitioner") || s.Cluster == "" {
+	if s.Engine != model.EngineCassandra || !strings.HasPrefix(s.Version, "5.0") || !strings.HasSuffix(s.Partitioner, "Murmur3Partitioner") || s.Cluster == "" {
 		t.Errorf("cluster %q engine %q version %q partitioner %q", s.Cluster, s.Engine, s.Version, s.Partitioner)
 	}
 	if len(s.Nodes) != len(hosts) || len(s.PerNode) != len(hosts) {
@@ -85,7 +86,7 @@ func TestIntegrationEverySourceOnEveryNode(t *testing.T) {
 					node = ""
 				}
 				st, err := statusOf(s, name, node)
-				if err != nil || st.State != StateOK {
+				if err != nil || st.State != model.StateOK {
 					t.Errorf("%s: %+v %v", name, st, err)
 					continue
 				}
@@ -135,7 +136,7 @@ func TestIntegrationEverySourceOnEveryNode(t *testing.T) {
 		if len(p.Nodes) != 1 {
 			continue
 		}
-		key := TableKey(p.Keyspace, p.Table)
+		key := model.TableKey(p.Keyspace, p.Table)
 		var busiest string
 		var most int64 = -1
 		for _, nd := range s.PerNode {
@@ -179,7 +180,7 @@ func TestIntegrationAgreesWithNodetool(t *testing.T) {
 	keys := map[string]bool{}
 	for _, p := range truth.Problems {
 		if p.Table != "" {
-			keys[TableKey(p.Keyspace, p.Table)] = true
+			keys[model.TableKey(p.Keyspace, p.Table)] = true
 		}
 	}
 	for _, host := range hosts {
@@ -302,7 +303,7 @@ func (c *Collector) readP99(t *testing.T, ctx context.Context, host, ks, tbl str
 		t.Fatal(err)
 	}
 	s := c.Snapshot()
-	return s.PerNode[hostIDOf(t, s, host)].Tables[TableKey(ks, tbl)].LocalReads.P99Seconds
+	return s.PerNode[hostIDOf(t, s, host)].Tables[model.TableKey(ks, tbl)].LocalReads.P99Seconds
 }
 
 // TestIntegrationSidecarReadsOnlyItsNode: a sidecar speaks for the first
@@ -388,9 +389,9 @@ func TestIntegrationNodeDisappears(t *testing.T) {
 				t.Fatal(serr)
 			}
 			switch {
-			case h == victim && st.State != StateError:
+			case h == victim && st.State != model.StateError:
 				t.Errorf("%s on the stopped node: %+v", name, st)
-			case h != victim && st.State != StateOK:
+			case h != victim && st.State != model.StateOK:
 				t.Errorf("%s on %s: %+v", name, h, st)
 			case h != victim && !st.Taken.After(statusMust(t, first, name, h).Taken):
 				t.Errorf("%s on %s was not read again", name, h)
@@ -414,12 +415,12 @@ func TestIntegrationNodeDisappears(t *testing.T) {
 			t.Fatalf("the node did not come back: %v", err)
 		}
 	}
-	if st := statusMust(t, c.Snapshot(), "disk_usage", victim); st.State != StateOK {
+	if st := statusMust(t, c.Snapshot(), "disk_usage", victim); st.State != model.StateOK {
 		t.Errorf("after the node came back: %+v", st)
 	}
 }
 
-func statusMust(t *testing.T, s *Snapshot, source, node string) SourceStatus {
+func statusMust(t *testing.T, s *model.Snapshot, source, node string) model.SourceStatus {
 	t.Helper()
 	st, err := statusOf(s, source, node)
 	if err != nil {
@@ -568,7 +569,7 @@ func TestIntegrationNodetoolSampler(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap := c.Snapshot()
-	var top *HotPartition
+	var top *model.HotPartition
 	for _, nd := range snap.PerNode {
 		for i, h := range nd.HotPartitions {
 			if h.Keyspace == p.Keyspace && h.Table == p.Table && h.Op == "read" && (top == nil || h.Count > top.Count) {

@@ -3,6 +3,7 @@ package collector
 import (
 	"context"
 	"fmt"
+	"github.com/partmon/partmon/model"
 	"sort"
 	"strings"
 )
@@ -18,7 +19,7 @@ func (topPartitionsSource) Scope() Scope { return NodeScope }
 const topPartitionsQuery = "SELECT keyspace_name, table_name, top_type, top, last_update FROM system.top_partitions"
 
 func (topPartitionsSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
-	if in.Caps.Engine == EngineScyllaDB {
+	if in.Caps.Engine == model.EngineScyllaDB {
 		return 0, fmt.Errorf("%w: system.top_partitions is Cassandra-only (ScyllaDB has system.large_partitions)", ErrUnsupported)
 	}
 	if !in.Caps.SystemTables["top_partitions"] {
@@ -42,7 +43,7 @@ func (topPartitionsSource) Collect(ctx context.Context, in Input, out *Output) (
 			return err
 		}
 		for _, kc := range top {
-			out.Node.TopPartitions = append(out.Node.TopPartitions, TopPartition{
+			out.Node.TopPartitions = append(out.Node.TopPartitions, model.TopPartition{
 				Keyspace: ks, Table: tbl, Type: typ, Key: kc.Key, Value: kc.Value, LastUpdate: last,
 			})
 		}
@@ -66,14 +67,14 @@ type largeDataSource struct {
 	table string
 	// base columns exist in every supported version; optional ones are probed.
 	base, optional []string
-	parse          func(r Row, out *NodeData) error
+	parse          func(r Row, out *model.NodeData) error
 }
 
 func (s largeDataSource) Name() string { return s.table }
 func (s largeDataSource) Scope() Scope { return NodeScope }
 
 func (s largeDataSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
-	if in.Caps.Engine != EngineScyllaDB {
+	if in.Caps.Engine != model.EngineScyllaDB {
 		return 0, fmt.Errorf("%w: system.%s is ScyllaDB-only", ErrUnsupported, s.table)
 	}
 	cols, ok := in.Caps.LargeDataColumns[s.table]
@@ -102,8 +103,8 @@ func newLargePartitionsSource() largeDataSource {
 		table:    "large_partitions",
 		base:     []string{"keyspace_name", "table_name", "sstable_name", "partition_size", "partition_key", "rows", "compaction_time"},
 		optional: []string{"range_tombstones", "dead_rows"},
-		parse: func(r Row, out *NodeData) error {
-			var p LargePartition
+		parse: func(r Row, out *model.NodeData) error {
+			var p model.LargePartition
 			var err error
 			if p.Keyspace, p.Table, err = tableOf(r); err != nil {
 				return err
@@ -143,8 +144,8 @@ func newLargeRowsSource() largeDataSource {
 	return largeDataSource{
 		table: "large_rows",
 		base:  []string{"keyspace_name", "table_name", "sstable_name", "row_size", "partition_key", "clustering_key"},
-		parse: func(r Row, out *NodeData) error {
-			var lr LargeRow
+		parse: func(r Row, out *model.NodeData) error {
+			var lr model.LargeRow
 			var err error
 			if lr.Keyspace, lr.Table, err = tableOf(r); err != nil {
 				return err
@@ -172,8 +173,8 @@ func newLargeCellsSource() largeDataSource {
 		table:    "large_cells",
 		base:     []string{"keyspace_name", "table_name", "sstable_name", "cell_size", "partition_key", "clustering_key", "column_name"},
 		optional: []string{"collection_elements"},
-		parse: func(r Row, out *NodeData) error {
-			var c LargeCell
+		parse: func(r Row, out *model.NodeData) error {
+			var c model.LargeCell
 			var err error
 			if c.Keyspace, c.Table, err = tableOf(r); err != nil {
 				return err
@@ -205,7 +206,7 @@ func newLargeCellsSource() largeDataSource {
 }
 
 // sortLargeData orders the large_* lists biggest first, for stable output.
-func sortLargeData(d *NodeData) {
+func sortLargeData(d *model.NodeData) {
 	sort.SliceStable(d.LargePartitions, func(i, j int) bool { return d.LargePartitions[i].SizeBytes > d.LargePartitions[j].SizeBytes })
 	sort.SliceStable(d.LargeRows, func(i, j int) bool { return d.LargeRows[i].SizeBytes > d.LargeRows[j].SizeBytes })
 	sort.SliceStable(d.LargeCells, func(i, j int) bool { return d.LargeCells[i].SizeBytes > d.LargeCells[j].SizeBytes })

@@ -2,6 +2,7 @@ package collector
 
 import (
 	"errors"
+	"github.com/partmon/partmon/model"
 	"reflect"
 	"testing"
 	"time"
@@ -18,7 +19,7 @@ func TestTopPartitions(t *testing.T) {
 		if err != nil || rows != 2 {
 			t.Fatalf("rows %d err %v", rows, err)
 		}
-		want := []TopPartition{
+		want := []model.TopPartition{
 			{Keyspace: "pm_tomb", Table: "queue", Type: "TOMBSTONES", Key: "jobs", Value: 19995, LastUpdate: when},
 			{Keyspace: "pm_tomb", Table: "queue", Type: "TOMBSTONES", Key: "other", Value: 6000, LastUpdate: when},
 		}
@@ -63,19 +64,19 @@ func TestScyllaLargePartitions(t *testing.T) {
 		cols []string
 		stmt string
 		row  Row
-		want LargePartition
+		want model.LargePartition
 	}{
 		{"scylla-5.2 columns", base,
 			"SELECT keyspace_name, table_name, sstable_name, partition_size, partition_key, rows, compaction_time FROM system.large_partitions",
-			row52, LargePartition{Keyspace: "ks", Table: "t", SSTable: "me-3g8a-big-Data.db", SizeBytes: 1500 << 20, Key: "big", Rows: 120000, CompactionTime: written}},
+			row52, model.LargePartition{Keyspace: "ks", Table: "t", SSTable: "me-3g8a-big-Data.db", SizeBytes: 1500 << 20, Key: "big", Rows: 120000, CompactionTime: written}},
 		{"scylla-6.0 columns", append(append([]string{}, base...), "range_tombstones", "dead_rows"),
 			"SELECT keyspace_name, table_name, sstable_name, partition_size, partition_key, rows, compaction_time, range_tombstones, dead_rows FROM system.large_partitions",
 			row52.with("range_tombstones", int64(3)).with("dead_rows", int64(40000)),
-			LargePartition{Keyspace: "ks", Table: "t", SSTable: "me-3g8a-big-Data.db", SizeBytes: 1500 << 20, Key: "big", Rows: 120000, CompactionTime: written, RangeTombstones: 3, DeadRows: 40000}},
+			model.LargePartition{Keyspace: "ks", Table: "t", SSTable: "me-3g8a-big-Data.db", SizeBytes: 1500 << 20, Key: "big", Rows: 120000, CompactionTime: written, RangeTombstones: 3, DeadRows: 40000}},
 		{"6.0 columns still null before the cluster feature is enabled", append(append([]string{}, base...), "range_tombstones", "dead_rows"),
 			"SELECT keyspace_name, table_name, sstable_name, partition_size, partition_key, rows, compaction_time, range_tombstones, dead_rows FROM system.large_partitions",
 			row52.with("range_tombstones", nil).with("dead_rows", nil),
-			LargePartition{Keyspace: "ks", Table: "t", SSTable: "me-3g8a-big-Data.db", SizeBytes: 1500 << 20, Key: "big", Rows: 120000, CompactionTime: written}},
+			model.LargePartition{Keyspace: "ks", Table: "t", SSTable: "me-3g8a-big-Data.db", SizeBytes: 1500 << 20, Key: "big", Rows: 120000, CompactionTime: written}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -120,7 +121,7 @@ func TestScyllaLargeRowsAndCells(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := LargeCell{Keyspace: "ks", Table: "t", SSTable: "s1", SizeBytes: 2 << 20, Key: "p", ClusteringKey: "c", Column: "tags", CollectionElements: 12000}
+	want := model.LargeCell{Keyspace: "ks", Table: "t", SSTable: "s1", SizeBytes: 2 << 20, Key: "p", ClusteringKey: "c", Column: "tags", CollectionElements: 12000}
 	if len(out.Node.LargeCells) != 1 || out.Node.LargeCells[0] != want {
 		t.Errorf("got %+v", out.Node.LargeCells)
 	}

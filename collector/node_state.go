@@ -3,6 +3,7 @@ package collector
 import (
 	"context"
 	"fmt"
+	"github.com/partmon/partmon/model"
 	"math"
 	"sort"
 	"strconv"
@@ -23,7 +24,7 @@ func (threadPoolsSource) Collect(ctx context.Context, in Input, out *Output) (in
 		return 0, err
 	}
 	n, err := selectAll(ctx, in.Q, threadPoolsQuery, nil, func(r Row) error {
-		var p ThreadPool
+		var p model.ThreadPool
 		var err error
 		if p.Name, err = r.String("name"); err != nil {
 			return err
@@ -149,7 +150,7 @@ func isRelevantSetting(name string) bool {
 
 func (settingsSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
 	stmt, table := "SELECT name, value FROM system_views.settings", "system_views.settings"
-	if in.Caps.Engine == EngineScyllaDB {
+	if in.Caps.Engine == model.EngineScyllaDB {
 		if !in.Caps.SystemTables["config"] {
 			return 0, fmt.Errorf("%w: system.config does not exist on this node", ErrUnsupported)
 		}

@@ -2,6 +2,7 @@ package collector
 
 import (
 	"errors"
+	"github.com/partmon/partmon/model"
 	"reflect"
 	"testing"
 )
@@ -16,7 +17,7 @@ func TestThreadPools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []ThreadPool{
+	want := []model.ThreadPool{
 		{Name: "MutationStage", Active: 1, Pending: 0, BlockedAllTime: 2, Completed: 99},
 		{Name: "ReadStage", Active: 1, Pending: 7, BlockedAllTime: 2, Completed: 99},
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/partmon/partmon/model"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -112,7 +113,7 @@ func (c NodetoolSamplerConfig) Validate() error {
 // lasts about ⌈tables / Parallel⌉ × (Duration + JVM start). ctx bounds it: a
 // run still going when ctx ends has its whole process group killed. Tables
 // that fail are reported in the joined error next to the others' results.
-func RunNodetoolSampler(ctx context.Context, cfg NodetoolSamplerConfig, tables []string) ([]HotPartition, error) {
+func RunNodetoolSampler(ctx context.Context, cfg NodetoolSamplerConfig, tables []string) ([]model.HotPartition, error) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -140,7 +141,7 @@ func RunNodetoolSampler(ctx context.Context, cfg NodetoolSamplerConfig, tables [
 	}
 
 	type result struct {
-		hot []HotPartition
+		hot []model.HotPartition
 		err error
 	}
 	results := make([]result, len(jobs))
@@ -157,7 +158,7 @@ func RunNodetoolSampler(ctx context.Context, cfg NodetoolSamplerConfig, tables [
 	for range jobs {
 		<-done
 	}
-	var all []HotPartition
+	var all []model.HotPartition
 	var errs []error
 	for _, r := range results {
 		all = append(all, r.hot...)
@@ -169,7 +170,7 @@ func RunNodetoolSampler(ctx context.Context, cfg NodetoolSamplerConfig, tables [
 }
 
 // profileTable runs one `profileload <ks> <table> <ms> -s C -k K -a S` and parses it.
-func profileTable(ctx context.Context, cfg NodetoolSamplerConfig, samplers []string, keyspace, table string) ([]HotPartition, error) {
+func profileTable(ctx context.Context, cfg NodetoolSamplerConfig, samplers []string, keyspace, table string) ([]model.HotPartition, error) {
 	args := append(append([]string{}, cfg.Command[1:]...),
 		"profileload", keyspace, table, strconv.FormatInt(cfg.Duration.Milliseconds(), 10),
 		"-s", strconv.Itoa(cfg.Capacity), "-k", strconv.Itoa(cfg.TopK), "-a", strings.Join(samplers, ","))
@@ -189,7 +190,7 @@ func profileTable(ctx context.Context, cfg NodetoolSamplerConfig, samplers []str
 			return nil, fmt.Errorf("nodetool profileload output for %s.%s has no %s section", keyspace, table, s)
 		}
 	}
-	var mine []HotPartition
+	var mine []model.HotPartition
 	for _, h := range hot {
 		// Cassandra names the table keyspace.table; keep only the one asked for.
 		if h.Keyspace == keyspace && h.Table == table {
@@ -277,15 +278,15 @@ const profileloadNothing = "Nothing recorded during sampling period..."
 // operation, because profileload prints no cardinality: with TopK close to
 // Capacity it approaches the operations the sampler saw (space-saving keeps
 // Σcount equal to that), with a small TopK it is a lower bound.
-func ParseProfileload(out string) ([]HotPartition, error) {
+func ParseProfileload(out string) ([]model.HotPartition, error) {
 	hot, _, err := parseProfileload(out)
 	return hot, err
 }
 
 // parseProfileload also says which ops had a section, even an empty one.
-func parseProfileload(out string) ([]HotPartition, map[string]bool, error) {
+func parseProfileload(out string) ([]model.HotPartition, map[string]bool, error) {
 	lines := strings.Split(strings.ReplaceAll(out, "\r\n", "\n"), "\n")
-	var hot []HotPartition
+	var hot []model.HotPartition
 	sections := 0
 	seen := map[string]bool{}
 	op := ""         // the op of the current frequency section; "" inside another sampler's section
@@ -334,38 +335,38 @@ func parseProfileload(out string) ([]HotPartition, map[string]bool, error) {
 	}
 	totals := map[string]int64{}
 	for _, h := range hot {
-		id := h.Op + " " + TableKey(h.Keyspace, h.Table)
+		id := h.Op + " " + model.TableKey(h.Keyspace, h.Table)
 		if totals[id] > 1<<63-1-h.Count {
-			return nil, nil, fmt.Errorf("%s counts of %s overflow int64", h.Op, TableKey(h.Keyspace, h.Table))
+			return nil, nil, fmt.Errorf("%s counts of %s overflow int64", h.Op, model.TableKey(h.Keyspace, h.Table))
 		}
 		totals[id] += h.Count
 	}
 	for i := range hot {
-		hot[i].Total = totals[hot[i].Op+" "+TableKey(hot[i].Keyspace, hot[i].Table)]
+		hot[i].Total = totals[hot[i].Op+" "+model.TableKey(hot[i].Keyspace, hot[i].Table)]
 	}
 	return hot, seen, nil
 }
 
 // parseProfileloadRow reads "<ks.table> <key…> <count> <error>".
-func parseProfileloadRow(line string, fields []string) (HotPartition, error) {
+func parseProfileloadRow(line string, fields []string) (model.HotPartition, error) {
 	if len(fields) < 4 {
-		return HotPartition{}, fmt.Errorf("%q has %d columns, want table, partition, count and +/-", truncate(line, 120), len(fields))
+		return model.HotPartition{}, fmt.Errorf("%q has %d columns, want table, partition, count and +/-", truncate(line, 120), len(fields))
 	}
 	ks, table, err := splitTableName(fields[0])
 	if err != nil {
-		return HotPartition{}, err
+		return model.HotPartition{}, err
 	}
 	count, err := strconv.ParseInt(fields[len(fields)-2], 10, 64)
 	if err != nil || count < 0 {
-		return HotPartition{}, fmt.Errorf("count %q is not a non-negative integer", fields[len(fields)-2])
+		return model.HotPartition{}, fmt.Errorf("count %q is not a non-negative integer", fields[len(fields)-2])
 	}
 	errBound, err := strconv.ParseInt(fields[len(fields)-1], 10, 64)
 	if err != nil || errBound < 0 {
-		return HotPartition{}, fmt.Errorf("+/- %q is not a non-negative integer", fields[len(fields)-1])
+		return model.HotPartition{}, fmt.Errorf("+/- %q is not a non-negative integer", fields[len(fields)-1])
 	}
 	// The key is what lies between the table column and the count column.
 	key := strings.TrimSpace(strings.TrimPrefix(line, fields[0]))
 	key = strings.TrimSpace(strings.TrimSuffix(key, fields[len(fields)-1]))
 	key = strings.TrimSpace(strings.TrimSuffix(key, fields[len(fields)-2]))
-	return HotPartition{Keyspace: ks, Table: table, Key: key, Count: count, Error: errBound, Source: "nodetool"}, nil
+	return model.HotPartition{Keyspace: ks, Table: table, Key: key, Count: count, Error: errBound, Source: "nodetool"}, nil
 }

@@ -5,6 +5,7 @@ package collector
 import (
 	"bytes"
 	"context"
+	"github.com/partmon/partmon/model"
 	"math"
 	"os/exec"
 	"path/filepath"
@@ -77,7 +78,7 @@ func TestNodetoolSamplerFindsHotKey(t *testing.T) {
 
 	cfg := NodetoolSamplerConfig{Duration: hotSampleWindow, Capacity: 256, TopK: 255, Samplers: []string{"READS", "WRITES"}}
 	var wg sync.WaitGroup
-	results := map[int][]HotPartition{}
+	results := map[int][]model.HotPartition{}
 	errs := map[int]error{}
 	var mu sync.Mutex
 	for _, n := range []int{owner, other} {
@@ -169,8 +170,8 @@ func truthShare(t *testing.T, truth *testcluster.Truth, kind string) float64 {
 	return ps[0].ExpectedShare
 }
 
-func topOf(hot []HotPartition, op string) []HotPartition {
-	var out []HotPartition
+func topOf(hot []model.HotPartition, op string) []model.HotPartition {
+	var out []model.HotPartition
 	for _, h := range hot {
 		if h.Op == op {
 			out = append(out, h)
@@ -179,7 +180,7 @@ func topOf(hot []HotPartition, op string) []HotPartition {
 	return out
 }
 
-func first(hot []HotPartition) *HotPartition {
+func first(hot []model.HotPartition) *model.HotPartition {
 	if len(hot) == 0 {
 		return nil
 	}

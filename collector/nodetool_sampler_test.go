@@ -3,6 +3,7 @@ package collector
 import (
 	"context"
 	"errors"
+	"github.com/partmon/partmon/model"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -68,7 +69,7 @@ func TestParseProfileloadRealOutputs(t *testing.T) {
 			}
 			want := frequencyRows(out)
 			for _, op := range []string{"read", "write"} {
-				var mine []HotPartition
+				var mine []model.HotPartition
 				for _, h := range got {
 					if h.Op == op {
 						mine = append(mine, h)
@@ -273,7 +274,7 @@ func TestRunNodetoolSamplerSeveralTables(t *testing.T) {
 			}
 			perTable := map[string]int{}
 			for _, h := range got {
-				perTable[TableKey(h.Keyspace, h.Table)]++
+				perTable[model.TableKey(h.Keyspace, h.Table)]++
 			}
 			rows := frequencyRows(readNodetoolFixture(t, "profileload_owner_k10.txt"))
 			for _, tb := range []string{"ks1.a", "ks2.b", "ks3.c"} {

@@ -3,6 +3,7 @@ package collector
 import (
 	"context"
 	"fmt"
+	"github.com/partmon/partmon/model"
 	"strings"
 	"time"
 )
@@ -21,7 +22,7 @@ func (nodetoolSource) Name() string { return "nodetool_sampler" }
 func (nodetoolSource) Scope() Scope { return NodeScope }
 
 func (s nodetoolSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
-	if in.Caps != nil && in.Caps.Engine == EngineScyllaDB {
+	if in.Caps != nil && in.Caps.Engine == model.EngineScyllaDB {
 		return 0, fmt.Errorf("%w: nodetool profileload is Cassandra's; ScyllaDB uses the REST toppartitions source", ErrUnsupported)
 	}
 	if !s.cfg.configured() {

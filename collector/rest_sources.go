@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/partmon/partmon/model"
 	"net"
 	"net/http"
 	"strconv"
@@ -36,14 +37,14 @@ func (r *restClients) forNode(addr string) *ScyllaREST {
 
 // needScylla gates the REST sources: they exist on ScyllaDB only.
 func needScylla(in Input, what string) error {
-	if in.Caps == nil || in.Caps.Engine != EngineScyllaDB {
+	if in.Caps == nil || in.Caps.Engine != model.EngineScyllaDB {
 		return fmt.Errorf("%w: %s is ScyllaDB's REST API", ErrUnsupported, what)
 	}
 	return nil
 }
 
 // userTables lists "keyspace.table" for every table outside system keyspaces.
-func userTables(s *Schema) ([]string, error) {
+func userTables(s *model.Schema) ([]string, error) {
 	if s == nil {
 		return nil, errors.New("the schema has not been read yet")
 	}
@@ -53,7 +54,7 @@ func userTables(s *Schema) ([]string, error) {
 			continue
 		}
 		for _, t := range ks.Tables {
-			out = append(out, TableKey(ks.Name, t.Name))
+			out = append(out, model.TableKey(ks.Name, t.Name))
 		}
 	}
 	return out, nil
@@ -89,7 +90,7 @@ type restSizeHistogramSource struct{ rest *restClients }
 func (restSizeHistogramSource) Name() string { return "scylla_size_histogram" }
 func (restSizeHistogramSource) Scope() Scope { return NodeScope }
 
-func (restSizeHistogramSource) mergeTable(dst, src *TableStats) {
+func (restSizeHistogramSource) mergeTable(dst, src *model.TableStats) {
 	dst.MaxPartitionBytes = src.MaxPartitionBytes
 }
 
@@ -111,7 +112,7 @@ func (s restSizeHistogramSource) Collect(ctx context.Context, in Input, out *Out
 		if err != nil {
 			return 0, fmt.Errorf("reading the size histogram of %s on %s: %w", t, in.Address, err)
 		}
-		out.Node.table(ks, tbl).MaxPartitionBytes = h.Max()
+		out.Node.Stats(ks, tbl).MaxPartitionBytes = h.Max()
 	}
 	return len(tables), nil
 }

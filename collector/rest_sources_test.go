@@ -3,6 +3,7 @@ package collector
 import (
 	"context"
 	"errors"
+	"github.com/partmon/partmon/model"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -55,10 +56,10 @@ func restFixture(t *testing.T) (*restReplayer, *restClients) {
 	return rp, newRESTClients(cfg)
 }
 
-func restSchema(tables ...string) *Schema {
-	s := &Schema{Keyspaces: []Keyspace{{Name: "system", System: true, Tables: []Table{{Keyspace: "system", Name: "local"}}}}}
+func restSchema(tables ...string) *model.Schema {
+	s := &model.Schema{Keyspaces: []model.Keyspace{{Name: "system", System: true, Tables: []model.Table{{Keyspace: "system", Name: "local"}}}}}
 	for i := 0; i+1 < len(tables); i += 2 {
-		s.Keyspaces = append(s.Keyspaces, Keyspace{Name: tables[i], Tables: []Table{{Keyspace: tables[i], Name: tables[i+1]}}})
+		s.Keyspaces = append(s.Keyspaces, model.Keyspace{Name: tables[i], Tables: []model.Table{{Keyspace: tables[i], Name: tables[i+1]}}})
 	}
 	return s
 }

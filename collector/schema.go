@@ -3,6 +3,7 @@ package collector
 import (
 	"context"
 	"fmt"
+	"github.com/partmon/partmon/model"
 	"sort"
 	"strings"
 )
@@ -71,8 +72,8 @@ func localSchemaVersion(ctx context.Context, q Querier) (string, error) {
 
 func readSchema(ctx context.Context, in Input, out *Output) (int, error) {
 	addr := in.Q.Address()
-	keyspaces := map[string]*Keyspace{}
-	tables := map[string]*Table{}
+	keyspaces := map[string]*model.Keyspace{}
+	tables := map[string]*model.Table{}
 	total := 0
 
 	n, err := selectAll(ctx, in.Q, keyspacesQuery, nil, func(r Row) error {
@@ -84,7 +85,7 @@ func readSchema(ctx context.Context, in Input, out *Output) (int, error) {
 		if err != nil {
 			return err
 		}
-		keyspaces[name] = &Keyspace{Name: name, Replication: repl, System: isSystemKeyspace(name)}
+		keyspaces[name] = &model.Keyspace{Name: name, Replication: repl, System: isSystemKeyspace(name)}
 		return nil
 	})
 	total += n
@@ -101,7 +102,7 @@ func readSchema(ctx context.Context, in Input, out *Output) (int, error) {
 		if err != nil {
 			return err
 		}
-		t := &Table{Keyspace: ks, Name: name}
+		t := &model.Table{Keyspace: ks, Name: name}
 		ttl, err := r.OptInt64("default_time_to_live")
 		if err != nil {
 			return err
@@ -114,7 +115,7 @@ func readSchema(ctx context.Context, in Input, out *Output) (int, error) {
 		if t.Compaction, err = r.OptStringMap("compaction"); err != nil {
 			return err
 		}
-		tables[TableKey(ks, name)] = t
+		tables[model.TableKey(ks, name)] = t
 		return nil
 	})
 	total += n
@@ -127,7 +128,7 @@ func readSchema(ctx context.Context, in Input, out *Output) (int, error) {
 		if err != nil || t == nil {
 			return err
 		}
-		var c Column
+		var c model.Column
 		if c.Name, err = r.String("column_name"); err != nil {
 			return err
 		}
@@ -158,7 +159,7 @@ func readSchema(ctx context.Context, in Input, out *Output) (int, error) {
 		if err != nil || t == nil {
 			return err
 		}
-		var ix Index
+		var ix model.Index
 		if ix.Name, err = r.String("index_name"); err != nil {
 			return err
 		}
@@ -191,7 +192,7 @@ func readSchema(ctx context.Context, in Input, out *Output) (int, error) {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	schema := Schema{Keyspaces: make([]Keyspace, 0, len(names))}
+	schema := model.Schema{Keyspaces: make([]model.Keyspace, 0, len(names))}
 	for _, name := range names {
 		ks := keyspaces[name]
 		sort.Slice(ks.Tables, func(i, j int) bool { return ks.Tables[i].Name < ks.Tables[j].Name })
@@ -203,7 +204,7 @@ func readSchema(ctx context.Context, in Input, out *Output) (int, error) {
 
 // schemaTable finds the table a columns/indexes row belongs to; nil for a
 // table dropped or created between the queries.
-func schemaTable(r Row, tables map[string]*Table) (*Table, error) {
+func schemaTable(r Row, tables map[string]*model.Table) (*model.Table, error) {
 	ks, err := r.String("keyspace_name")
 	if err != nil {
 		return nil, err
@@ -212,14 +213,14 @@ func schemaTable(r Row, tables map[string]*Table) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tables[TableKey(ks, name)], nil
+	return tables[model.TableKey(ks, name)], nil
 }
 
 var columnKindOrder = map[string]int{"partition_key": 0, "clustering": 1, "static": 2, "regular": 3}
 
 // sortColumns orders partition key columns by position, then clustering
 // columns by position, then the rest by name (the Table.Columns contract).
-func sortColumns(cols []Column) {
+func sortColumns(cols []model.Column) {
 	rank := func(k string) int {
 		if r, ok := columnKindOrder[k]; ok {
 			return r

@@ -1,5 +1,6 @@
 package collector
 
+import "github.com/partmon/partmon/model"
 import "sync"
 
 // schemaVersionCache remembers the schema version the last good schema was
@@ -40,7 +41,7 @@ func (c *schemaVersionCache) readAt(version string) {
 
 // agreedSchemaVersion is the schema version every node of the ring
 // reports, "" when the ring is unknown, a node reports none, or they differ.
-func agreedSchemaVersion(ring []Node) string {
+func agreedSchemaVersion(ring []model.Node) string {
 	if len(ring) == 0 {
 		return ""
 	}

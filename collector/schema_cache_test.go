@@ -3,6 +3,7 @@ package collector
 import (
 	"context"
 	"errors"
+	"github.com/partmon/partmon/model"
 	"testing"
 	"time"
 )
@@ -18,23 +19,23 @@ func schemaFake() *fakeQuerier {
 		on(indexesQuery)
 }
 
-func ring(versions ...string) []Node {
-	out := make([]Node, len(versions))
+func ring(versions ...string) []model.Node {
+	out := make([]model.Node, len(versions))
 	for i, v := range versions {
-		out[i] = Node{Address: string(rune('a' + i)), SchemaVersion: v}
+		out[i] = model.Node{Address: string(rune('a' + i)), SchemaVersion: v}
 	}
 	return out
 }
 
 func TestSchemaSkippedWhileVersionUnchanged(t *testing.T) {
-	last := &Schema{Keyspaces: []Keyspace{{Name: "cached"}}}
+	last := &model.Schema{Keyspaces: []model.Keyspace{{Name: "cached"}}}
 	const noLocal = "(not asked)"
 	tests := []struct {
 		name  string
-		cache string  // the cache's version before
-		ring  []Node  // a ring read moments ago, nil when stale or unknown
-		local string  // the answering node's own schema_version
-		last  *Schema // the schema kept from the last good read
+		cache string        // the cache's version before
+		ring  []model.Node  // a ring read moments ago, nil when stale or unknown
+		local string        // the answering node's own schema_version
+		last  *model.Schema // the schema kept from the last good read
 		// want: whether the four statements run, the rows used, the cache's version after
 		wantRead    bool
 		wantRows    int
@@ -100,7 +101,7 @@ func TestSchemaCacheKeepsVersionOfLastGoodRead(t *testing.T) {
 func TestSchemaWithoutCacheAlwaysReads(t *testing.T) {
 	f := schemaFake()
 	_, err := schemaSource{}.Collect(context.Background(),
-		Input{Q: f, Caps: cassandra50Caps(), Address: "n1", Schema: &Schema{}, Ring: ring("v1")}, newOutput("n1"))
+		Input{Q: f, Caps: cassandra50Caps(), Address: "n1", Schema: &model.Schema{}, Ring: ring("v1")}, newOutput("n1"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/partmon/partmon/model"
 	"io"
 	"math"
 	"net/http"
@@ -101,7 +102,7 @@ func splitTableName(qualified string) (keyspace, table string, err error) {
 // exact when every error is 0; after evictions a key inherits the evicted
 // key's count, possibly from another table, so the split between tables is
 // approximate. Total is 0 when the summary came back incomplete.
-func (r *ScyllaREST) TopPartitions(ctx context.Context, tables []string, duration time.Duration, listSize int) ([]HotPartition, error) {
+func (r *ScyllaREST) TopPartitions(ctx context.Context, tables []string, duration time.Duration, listSize int) ([]model.HotPartition, error) {
 	if duration < time.Millisecond {
 		return nil, fmt.Errorf("toppartitions duration %s is shorter than 1ms", duration)
 	}
@@ -318,7 +319,7 @@ type topPartitionEntry struct {
 	Error     *int64  `json:"error"`
 }
 
-func parseTopPartitions(body []byte, window time.Duration, listSize int) ([]HotPartition, error) {
+func parseTopPartitions(body []byte, window time.Duration, listSize int) ([]model.HotPartition, error) {
 	var resp topPartitionsResponse
 	if err := decodeStrict(body, &resp); err != nil {
 		return nil, err
@@ -326,7 +327,7 @@ func parseTopPartitions(body []byte, window time.Duration, listSize int) ([]HotP
 	if resp.ReadCardinality == nil || resp.WriteCardinality == nil {
 		return nil, errors.New("not a toppartitions answer: read_cardinality or write_cardinality missing")
 	}
-	var out []HotPartition
+	var out []model.HotPartition
 	for _, op := range []struct {
 		name        string
 		cardinality int64
@@ -349,14 +350,14 @@ func parseTopPartitions(body []byte, window time.Duration, listSize int) ([]HotP
 
 // topPartitionsOfOp converts one operation's entries, adds per-table totals
 // and keeps the listSize highest counts per table.
-func topPartitionsOfOp(op string, entries []topPartitionEntry, cardinality int64, window time.Duration, listSize int) ([]HotPartition, error) {
+func topPartitionsOfOp(op string, entries []topPartitionEntry, cardinality int64, window time.Duration, listSize int) ([]model.HotPartition, error) {
 	// The entries are the top of a summary holding cardinality keys.
 	if int64(len(entries)) > cardinality {
 		return nil, fmt.Errorf("%s lists %d keys but its cardinality is %d", op, len(entries), cardinality)
 	}
 	complete := int64(len(entries)) == cardinality
 	totals := map[string]int64{}
-	hot := make([]HotPartition, 0, len(entries))
+	hot := make([]model.HotPartition, 0, len(entries))
 	for i, e := range entries {
 		if e.Partition == nil || e.Count == nil || e.Error == nil {
 			return nil, fmt.Errorf("%s entry %d lacks partition, count or error", op, i)
@@ -368,12 +369,12 @@ func topPartitionsOfOp(op string, entries []topPartitionEntry, cardinality int64
 		if err != nil {
 			return nil, fmt.Errorf("%s entry %d: %w", op, i, err)
 		}
-		tk := TableKey(ks, table)
+		tk := model.TableKey(ks, table)
 		if totals[tk] > math.MaxInt64-*e.Count {
 			return nil, fmt.Errorf("%s counts of %s overflow int64", op, tk)
 		}
 		totals[tk] += *e.Count
-		hot = append(hot, HotPartition{
+		hot = append(hot, model.HotPartition{
 			Keyspace: ks, Table: table, Key: key, Op: op,
 			Count: *e.Count, Error: *e.Error,
 			Window: window.Seconds(), Source: "rest",
@@ -381,7 +382,7 @@ func topPartitionsOfOp(op string, entries []topPartitionEntry, cardinality int64
 	}
 	for i := range hot {
 		if complete {
-			hot[i].Total = totals[TableKey(hot[i].Keyspace, hot[i].Table)]
+			hot[i].Total = totals[model.TableKey(hot[i].Keyspace, hot[i].Table)]
 		}
 	}
 	return keepTopPerTable(hot, listSize), nil
@@ -389,7 +390,7 @@ func topPartitionsOfOp(op string, entries []topPartitionEntry, cardinality int64
 
 // keepTopPerTable orders hot keys by table, then count (highest first), then
 // key, and keeps at most n per table and operation.
-func keepTopPerTable(hot []HotPartition, n int) []HotPartition {
+func keepTopPerTable(hot []model.HotPartition, n int) []model.HotPartition {
 	sort.SliceStable(hot, func(i, j int) bool {
 		a, b := hot[i], hot[j]
 		if a.Keyspace != b.Keyspace {
@@ -409,7 +410,7 @@ func keepTopPerTable(hot []HotPartition, n int) []HotPartition {
 	out := hot[:0]
 	seen := map[string]int{}
 	for _, h := range hot {
-		id := h.Op + " " + TableKey(h.Keyspace, h.Table)
+		id := h.Op + " " + model.TableKey(h.Keyspace, h.Table)
 		if seen[id] < n {
 			out = append(out, h)
 		}

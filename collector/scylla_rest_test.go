@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/partmon/partmon/model"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -187,10 +188,10 @@ func TestScyllaTopPartitionsParse(t *testing.T) {
 // expectTop builds the expected hot partitions from generically decoded
 // fixture records: split "(ks:cf) key", total per table over all records when
 // the answer is complete, the listSize highest counts per table.
-func expectTop(t *testing.T, op string, recs []fixtureTopRecord, listSize int, complete bool, window time.Duration) []HotPartition {
+func expectTop(t *testing.T, op string, recs []fixtureTopRecord, listSize int, complete bool, window time.Duration) []model.HotPartition {
 	t.Helper()
 	totals := map[string]int64{}
-	var all []HotPartition
+	var all []model.HotPartition
 	for _, r := range recs {
 		prefix, key, ok := strings.Cut(r.Partition, " ")
 		ks, cf, ok2 := strings.Cut(strings.Trim(prefix, "()"), ":")
@@ -198,16 +199,16 @@ func expectTop(t *testing.T, op string, recs []fixtureTopRecord, listSize int, c
 			t.Fatalf("fixture record %q is not (ks:cf) key", r.Partition)
 		}
 		totals[ks+"."+cf] += r.Count
-		all = append(all, HotPartition{Keyspace: ks, Table: cf, Key: key, Op: op, Count: r.Count, Error: r.Error, Window: window.Seconds(), Source: "rest"})
+		all = append(all, model.HotPartition{Keyspace: ks, Table: cf, Key: key, Op: op, Count: r.Count, Error: r.Error, Window: window.Seconds(), Source: "rest"})
 	}
-	perTable := map[string][]HotPartition{}
+	perTable := map[string][]model.HotPartition{}
 	for _, h := range all {
 		if complete {
 			h.Total = totals[h.Keyspace+"."+h.Table]
 		}
 		perTable[h.Keyspace+"."+h.Table] = append(perTable[h.Keyspace+"."+h.Table], h)
 	}
-	var out []HotPartition
+	var out []model.HotPartition
 	for _, hs := range perTable {
 		sort.Slice(hs, func(i, j int) bool { return hs[i].Count > hs[j].Count })
 		out = append(out, hs[:min(len(hs), listSize)]...)
@@ -215,7 +216,7 @@ func expectTop(t *testing.T, op string, recs []fixtureTopRecord, listSize int, c
 	return out
 }
 
-func sortHot(h []HotPartition) {
+func sortHot(h []model.HotPartition) {
 	sort.Slice(h, func(i, j int) bool {
 		a, b := h[i], h[j]
 		return a.Op+a.Keyspace+"."+a.Table+"\x00"+a.Key < b.Op+b.Keyspace+"."+b.Table+"\x00"+b.Key
@@ -230,7 +231,7 @@ func TestScyllaTopPartitionsHotKeyFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var firstRead *HotPartition
+	var firstRead *model.HotPartition
 	for i := range got {
 		if got[i].Op == "read" && got[i].Keyspace == "pm_hot" && got[i].Table == "kv" {
 			firstRead = &got[i]

@@ -3,6 +3,7 @@ package collector
 import (
 	"context"
 	"fmt"
+	"github.com/partmon/partmon/model"
 )
 
 // sizeEstimatesSource reads the node's partition count and mean partition
@@ -29,13 +30,13 @@ const (
 	sizeEstimatesQuery  = "SELECT keyspace_name, table_name, mean_partition_size, partitions_count FROM system.size_estimates"
 )
 
-func (sizeEstimatesSource) mergeTable(dst, src *TableStats) {
+func (sizeEstimatesSource) mergeTable(dst, src *model.TableStats) {
 	dst.MeanPartitionBytes, dst.PartitionsEstimate = src.MeanPartitionBytes, src.PartitionsEstimate
 }
 
 func (sizeEstimatesSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
 	stmt, table := tableEstimatesQuery, "system.table_estimates"
-	if in.Caps.Engine == EngineScyllaDB || !in.Caps.SystemTables["table_estimates"] {
+	if in.Caps.Engine == model.EngineScyllaDB || !in.Caps.SystemTables["table_estimates"] {
 		stmt, table = sizeEstimatesQuery, "system.size_estimates"
 		if !in.Caps.SystemTables["size_estimates"] {
 			return 0, fmt.Errorf("%w: neither system.table_estimates nor system.size_estimates exists", ErrUnsupported)
@@ -76,7 +77,7 @@ func (sizeEstimatesSource) Collect(ctx context.Context, in Input, out *Output) (
 		if mean < 0 || count < 0 {
 			return fmt.Errorf("%s.%s: negative estimate (mean %d, count %d)", ks, tbl, mean, count)
 		}
-		k := TableKey(ks, tbl)
+		k := model.TableKey(ks, tbl)
 		a, ok := sums[k]
 		if !ok {
 			a = &acc{}
@@ -91,8 +92,8 @@ func (sizeEstimatesSource) Collect(ctx context.Context, in Input, out *Output) (
 		return n, fmt.Errorf("reading %s on %s: %w", table, in.Address, err)
 	}
 	for i := 0; i < len(order); i += 2 {
-		ts := out.Node.table(order[i], order[i+1])
-		a := sums[TableKey(order[i], order[i+1])]
+		ts := out.Node.Stats(order[i], order[i+1])
+		a := sums[model.TableKey(order[i], order[i+1])]
 		ts.PartitionsEstimate = a.count
 		if a.count > 0 {
 			// Partition-count-weighted mean over the node's primary ranges.

@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"github.com/partmon/partmon/model"
 	"maps"
 	"sort"
 )
@@ -10,12 +11,12 @@ import (
 // snapshots, so callers may keep it as long as they like. Its Taken is the
 // start of the most recent source run; each status says when its own data
 // was last read (LastSuccess) and last attempted (Taken).
-func (c *Collector) Snapshot() *Snapshot {
+func (c *Collector) Snapshot() *model.Snapshot {
 	targets := c.targetAddresses()
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	snap := &Snapshot{PerNode: map[string]*NodeData{}}
+	snap := &model.Snapshot{PerNode: map[string]*model.NodeData{}}
 	order := map[string]int{}
 	sources := map[string]Source{}
 	for i, r := range c.regs {
@@ -51,14 +52,14 @@ func (c *Collector) Snapshot() *Snapshot {
 		}
 		nd, ok := snap.PerNode[res.hostID]
 		if !ok {
-			nd = &NodeData{HostID: res.hostID, Address: k.node, Tables: map[string]*TableStats{}}
+			nd = &model.NodeData{HostID: res.hostID, Address: k.node, Tables: map[string]*model.TableStats{}}
 			snap.PerNode[res.hostID] = nd
 		}
 		mergeNode(nd, res.out.Node, sources[k.source])
 	}
 	for _, r := range c.regs {
 		if !c.eff[r.src.Name()].enabled {
-			snap.Sources = append(snap.Sources, SourceStatus{Source: r.src.Name(), State: StateDisabled})
+			snap.Sources = append(snap.Sources, model.SourceStatus{Source: r.src.Name(), State: model.StateDisabled})
 		}
 	}
 	for i := range snap.Nodes {
@@ -81,11 +82,11 @@ func (c *Collector) targetAddresses() map[string]bool {
 	return out
 }
 
-func mergeCluster(dst, src *Snapshot) {
+func mergeCluster(dst, src *model.Snapshot) {
 	if src.Cluster != "" {
 		dst.Cluster = src.Cluster
 	}
-	if src.Engine != EngineUnknown {
+	if src.Engine != model.EngineUnknown {
 		dst.Engine = src.Engine
 	}
 	if src.Version != "" {
@@ -95,7 +96,7 @@ func mergeCluster(dst, src *Snapshot) {
 		dst.Partitioner = src.Partitioner
 	}
 	if src.Nodes != nil {
-		dst.Nodes = make([]Node, len(src.Nodes))
+		dst.Nodes = make([]model.Node, len(src.Nodes))
 		for i, n := range src.Nodes {
 			n.Tokens = append([]int64(nil), n.Tokens...)
 			dst.Nodes[i] = n
@@ -106,15 +107,15 @@ func mergeCluster(dst, src *Snapshot) {
 	}
 }
 
-func cloneSchema(s Schema) Schema {
-	out := Schema{Keyspaces: make([]Keyspace, len(s.Keyspaces))}
+func cloneSchema(s model.Schema) model.Schema {
+	out := model.Schema{Keyspaces: make([]model.Keyspace, len(s.Keyspaces))}
 	for i, ks := range s.Keyspaces {
 		ks.Replication = maps.Clone(ks.Replication)
-		tables := make([]Table, len(ks.Tables))
+		tables := make([]model.Table, len(ks.Tables))
 		for j, t := range ks.Tables {
-			t.Columns = append([]Column(nil), t.Columns...)
+			t.Columns = append([]model.Column(nil), t.Columns...)
 			t.Compaction = maps.Clone(t.Compaction)
-			indexes := make([]Index, len(t.Indexes))
+			indexes := make([]model.Index, len(t.Indexes))
 			for x, ix := range t.Indexes {
 				ix.Options = maps.Clone(ix.Options)
 				indexes[x] = ix
@@ -134,20 +135,20 @@ func cloneSchema(s Schema) Schema {
 // tableMerger is implemented by sources that own TableStats fields: they
 // copy their fields whatever the value, so a real zero is kept.
 type tableMerger interface {
-	mergeTable(dst, src *TableStats)
+	mergeTable(dst, src *model.TableStats)
 }
 
 // mergeNode copies what one source read into dst. Sources own disjoint
 // fields; those that do not say which copy their non-zero ones. LoadBytes is
 // the one field two sources set (disk usage, then gossip load, which wins).
-func mergeNode(dst, src *NodeData, from Source) {
+func mergeNode(dst, src *model.NodeData, from Source) {
 	for _, ts := range src.Tables {
-		d := dst.Tables[TableKey(ts.Keyspace, ts.Table)]
+		d := dst.Tables[model.TableKey(ts.Keyspace, ts.Table)]
 		if d == nil {
-			d = &TableStats{Keyspace: ts.Keyspace, Table: ts.Table}
+			d = &model.TableStats{Keyspace: ts.Keyspace, Table: ts.Table}
 			// Rates are unknown (-1) until a latency source says otherwise.
 			d.LocalReads.Rate, d.LocalWrites.Rate, d.LocalScans.Rate = -1, -1, -1
-			dst.Tables[TableKey(ts.Keyspace, ts.Table)] = d
+			dst.Tables[model.TableKey(ts.Keyspace, ts.Table)] = d
 		}
 		if m, ok := from.(tableMerger); ok {
 			m.mergeTable(d, ts)
@@ -172,7 +173,7 @@ func mergeNode(dst, src *NodeData, from Source) {
 	}
 }
 
-func mergeTable(dst, src *TableStats) {
+func mergeTable(dst, src *model.TableStats) {
 	setIf := func(d *int64, s int64) {
 		if s != 0 {
 			*d = s
@@ -183,13 +184,13 @@ func mergeTable(dst, src *TableStats) {
 	setIf(&dst.PartitionsEstimate, src.PartitionsEstimate)
 	setIf(&dst.DiskUsageBytes, src.DiskUsageBytes)
 	setIf(&dst.MaxSSTableBytes, src.MaxSSTableBytes)
-	for _, p := range []struct{ d, s *Ops }{{&dst.LocalReads, &src.LocalReads}, {&dst.LocalWrites, &src.LocalWrites}, {&dst.LocalScans, &src.LocalScans}} {
-		if *p.s != (Ops{}) {
+	for _, p := range []struct{ d, s *model.Ops }{{&dst.LocalReads, &src.LocalReads}, {&dst.LocalWrites, &src.LocalWrites}, {&dst.LocalScans, &src.LocalScans}} {
+		if *p.s != (model.Ops{}) {
 			*p.d = *p.s
 		}
 	}
-	for _, p := range []struct{ d, s *Distribution }{{&dst.TombstonesPerRead, &src.TombstonesPerRead}, {&dst.RowsPerRead, &src.RowsPerRead}} {
-		if *p.s != (Distribution{}) {
+	for _, p := range []struct{ d, s *model.Distribution }{{&dst.TombstonesPerRead, &src.TombstonesPerRead}, {&dst.RowsPerRead, &src.RowsPerRead}} {
+		if *p.s != (model.Distribution{}) {
 			*p.d = *p.s
 		}
 	}

@@ -3,6 +3,7 @@ package collector
 import (
 	"context"
 	"errors"
+	"github.com/partmon/partmon/model"
 )
 
 // Scope says where a source is read from.
@@ -52,34 +53,23 @@ type Input struct {
 	// Own is true for the first configured host: the sidecar's own node.
 	Own bool
 	// Schema is the latest schema read, nil before the schema source ran.
-	Schema *Schema
+	Schema *model.Schema
 	// Ring is the topology's nodes for ClusterScope sources when it was read
 	// moments ago (within ringFreshFor, e.g. earlier in the same CollectAll),
 	// else nil. The schema source compares their schema versions.
-	Ring []Node
+	Ring []model.Node
 }
 
 // Output receives a source's data. Only the fields a source owns are set;
 // the collector merges the latest good Output of every source into a Snapshot.
 type Output struct {
-	Cluster *Snapshot
-	Node    *NodeData
+	Cluster *model.Snapshot
+	Node    *model.NodeData
 }
 
 func newOutput(address string) *Output {
 	return &Output{
-		Cluster: &Snapshot{},
-		Node:    &NodeData{Address: address, Tables: map[string]*TableStats{}},
+		Cluster: &model.Snapshot{},
+		Node:    &model.NodeData{Address: address, Tables: map[string]*model.TableStats{}},
 	}
-}
-
-// table returns the stats of one table in out, creating it on first use.
-func (d *NodeData) table(keyspace, table string) *TableStats {
-	k := TableKey(keyspace, table)
-	ts, ok := d.Tables[k]
-	if !ok {
-		ts = &TableStats{Keyspace: keyspace, Table: table}
-		d.Tables[k] = ts
-	}
-	return ts
 }

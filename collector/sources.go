@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"github.com/partmon/partmon/model"
 	"time"
 )
 
@@ -46,21 +47,21 @@ func registry(cfg Config, d *sourceDeps) []registration {
 
 		{src: sizeEstimatesSource{}, enabled: true, schedule: medium, timeout: time.Minute},
 		{src: mebibytesSource{name: "max_partition_size", since: "4.0",
-			field: func(ts *TableStats) *int64 { return &ts.MaxPartitionBytes }}, enabled: true, schedule: often, timeout: 30 * time.Second},
+			field: func(ts *model.TableStats) *int64 { return &ts.MaxPartitionBytes }}, enabled: true, schedule: often, timeout: 30 * time.Second},
 		{src: mebibytesSource{name: "max_sstable_size", since: "5.0",
-			field: func(ts *TableStats) *int64 { return &ts.MaxSSTableBytes }}, enabled: true, schedule: often, timeout: 30 * time.Second},
+			field: func(ts *model.TableStats) *int64 { return &ts.MaxSSTableBytes }}, enabled: true, schedule: often, timeout: 30 * time.Second},
 		{src: mebibytesSource{name: "disk_usage", since: "4.0", sumToLoad: true,
-			field: func(ts *TableStats) *int64 { return &ts.DiskUsageBytes }}, enabled: true, schedule: often, timeout: 30 * time.Second},
+			field: func(ts *model.TableStats) *int64 { return &ts.DiskUsageBytes }}, enabled: true, schedule: often, timeout: 30 * time.Second},
 		{src: latencySource{name: "local_read_latency", rates: d.rates, now: d.now, msToSeconds: ms,
-			field: func(ts *TableStats) *Ops { return &ts.LocalReads }}, enabled: true, schedule: often, timeout: 30 * time.Second},
+			field: func(ts *model.TableStats) *model.Ops { return &ts.LocalReads }}, enabled: true, schedule: often, timeout: 30 * time.Second},
 		{src: latencySource{name: "local_write_latency", rates: d.rates, now: d.now, msToSeconds: ms,
-			field: func(ts *TableStats) *Ops { return &ts.LocalWrites }}, enabled: true, schedule: often, timeout: 30 * time.Second},
+			field: func(ts *model.TableStats) *model.Ops { return &ts.LocalWrites }}, enabled: true, schedule: often, timeout: 30 * time.Second},
 		{src: latencySource{name: "local_scan_latency", rates: d.rates, now: d.now, msToSeconds: ms,
-			field: func(ts *TableStats) *Ops { return &ts.LocalScans }}, enabled: true, schedule: often, timeout: 30 * time.Second},
+			field: func(ts *model.TableStats) *model.Ops { return &ts.LocalScans }}, enabled: true, schedule: often, timeout: 30 * time.Second},
 		{src: distributionSource{name: "tombstones_per_read",
-			field: func(ts *TableStats) *Distribution { return &ts.TombstonesPerRead }}, enabled: true, schedule: often, timeout: 30 * time.Second},
+			field: func(ts *model.TableStats) *model.Distribution { return &ts.TombstonesPerRead }}, enabled: true, schedule: often, timeout: 30 * time.Second},
 		{src: distributionSource{name: "rows_per_read",
-			field: func(ts *TableStats) *Distribution { return &ts.RowsPerRead }}, enabled: true, schedule: often, timeout: 30 * time.Second},
+			field: func(ts *model.TableStats) *model.Distribution { return &ts.RowsPerRead }}, enabled: true, schedule: often, timeout: 30 * time.Second},
 		{src: threadPoolsSource{}, enabled: true, schedule: often, timeout: 30 * time.Second},
 		{src: gossipInfoSource{}, enabled: true, schedule: often, timeout: 30 * time.Second},
 		{src: settingsSource{}, enabled: true, schedule: hourly, timeout: 30 * time.Second},

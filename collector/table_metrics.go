@@ -3,6 +3,7 @@ package collector
 import (
 	"context"
 	"fmt"
+	"github.com/partmon/partmon/model"
 	"math"
 	"strings"
 	"time"
@@ -16,7 +17,7 @@ import (
 type mebibytesSource struct {
 	name  string // also the system_views table name
 	since string // first Cassandra version with the table
-	field func(ts *TableStats) *int64
+	field func(ts *model.TableStats) *int64
 	// sumToLoad adds the table sizes up as the node's load (disk_usage).
 	sumToLoad bool
 }
@@ -24,7 +25,7 @@ type mebibytesSource struct {
 func (s mebibytesSource) Name() string { return s.name }
 func (s mebibytesSource) Scope() Scope { return NodeScope }
 
-func (s mebibytesSource) mergeTable(dst, src *TableStats) { *s.field(dst) = *s.field(src) }
+func (s mebibytesSource) mergeTable(dst, src *model.TableStats) { *s.field(dst) = *s.field(src) }
 
 func (s mebibytesSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
 	if err := in.Caps.needVirtual(s.name, s.since); err != nil {
@@ -45,7 +46,7 @@ func (s mebibytesSource) Collect(ctx context.Context, in Input, out *Output) (in
 			return fmt.Errorf("%s.%s: negative size %d MiB", ks, tbl, mib)
 		}
 		b := mebibytesToBytes(mib)
-		*s.field(out.Node.table(ks, tbl)) = b
+		*s.field(out.Node.Stats(ks, tbl)) = b
 		load += float64(b)
 		return nil
 	})
@@ -83,7 +84,7 @@ func tableOf(r Row) (keyspace, table string, err error) {
 // and derives a rate from the count against the previous read.
 type latencySource struct {
 	name  string
-	field func(ts *TableStats) *Ops
+	field func(ts *model.TableStats) *model.Ops
 	rates *rateTracker
 	now   func() time.Time
 	// msToSeconds converts the *_ms columns. See latencyMillisToSeconds.
@@ -93,7 +94,7 @@ type latencySource struct {
 func (s latencySource) Name() string { return s.name }
 func (s latencySource) Scope() Scope { return NodeScope }
 
-func (s latencySource) mergeTable(dst, src *TableStats) { *s.field(dst) = *s.field(src) }
+func (s latencySource) mergeTable(dst, src *model.TableStats) { *s.field(dst) = *s.field(src) }
 
 func (s latencySource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
 	if err := in.Caps.needVirtual(s.name, "4.0"); err != nil {
@@ -113,7 +114,7 @@ func (s latencySource) Collect(ctx context.Context, in Input, out *Output) (int,
 		if err != nil {
 			return err
 		}
-		var o Ops
+		var o model.Ops
 		if o.Count, err = r.Int64("count"); err != nil {
 			return err
 		}
@@ -128,10 +129,10 @@ func (s latencySource) Collect(ctx context.Context, in Input, out *Output) (int,
 			return fmt.Errorf("%s.%s: negative or NaN value (count %d, per_second %g, %s %g)", ks, tbl, o.Count, o.PerSecond, p99Col, p99)
 		}
 		o.P99Seconds = p99 * scale
-		key := prefix + TableKey(ks, tbl)
+		key := prefix + model.TableKey(ks, tbl)
 		seen[key] = true
 		o.Rate = s.rates.rate(key, o.Count, at)
-		*s.field(out.Node.table(ks, tbl)) = o
+		*s.field(out.Node.Stats(ks, tbl)) = o
 		return nil
 	})
 	if err != nil {
@@ -145,13 +146,13 @@ func (s latencySource) Collect(ctx context.Context, in Input, out *Output) (int,
 // read command, how many tombstones or live rows it scanned.
 type distributionSource struct {
 	name  string
-	field func(ts *TableStats) *Distribution
+	field func(ts *model.TableStats) *model.Distribution
 }
 
 func (s distributionSource) Name() string { return s.name }
 func (s distributionSource) Scope() Scope { return NodeScope }
 
-func (s distributionSource) mergeTable(dst, src *TableStats) { *s.field(dst) = *s.field(src) }
+func (s distributionSource) mergeTable(dst, src *model.TableStats) { *s.field(dst) = *s.field(src) }
 
 func (s distributionSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
 	if err := in.Caps.needVirtual(s.name, "4.0"); err != nil {
@@ -171,7 +172,7 @@ func (s distributionSource) Collect(ctx context.Context, in Input, out *Output) 
 		if err != nil {
 			return err
 		}
-		var d Distribution
+		var d model.Distribution
 		if d.Count, err = r.Int64("count"); err != nil {
 			return err
 		}
@@ -184,7 +185,7 @@ func (s distributionSource) Collect(ctx context.Context, in Input, out *Output) 
 		if d.Max, err = r.Float64("max"); err != nil {
 			return err
 		}
-		*s.field(out.Node.table(ks, tbl)) = d
+		*s.field(out.Node.Stats(ks, tbl)) = d
 		return nil
 	})
 	if err != nil {

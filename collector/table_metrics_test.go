@@ -2,6 +2,7 @@ package collector
 
 import (
 	"errors"
+	"github.com/partmon/partmon/model"
 	"math"
 	"testing"
 	"time"
@@ -117,7 +118,7 @@ func TestLatencySource(t *testing.T) {
 	t.Run("rate from consecutive reads, -1 after a restart", func(t *testing.T) {
 		clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 		src := latencySource{name: "local_read_latency", rates: newRateTracker(), now: func() time.Time { return clock },
-			msToSeconds: latencyMillisToSeconds, field: func(ts *TableStats) *Ops { return &ts.LocalReads }}
+			msToSeconds: latencyMillisToSeconds, field: func(ts *model.TableStats) *model.Ops { return &ts.LocalReads }}
 		steps := []struct {
 			advance time.Duration
 			count   int64
@@ -184,7 +185,7 @@ func TestDistributionSource(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := Distribution{Count: 30, P50: 20501, P99: 20501, Max: 20501}
+			want := model.Distribution{Count: 30, P50: 20501, P99: 20501, Max: 20501}
 			if got := out.Node.Tables["ks.q"].TombstonesPerRead; got != want {
 				t.Errorf("got %+v, want %+v", got, want)
 			}

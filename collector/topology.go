@@ -3,6 +3,7 @@ package collector
 import (
 	"context"
 	"fmt"
+	"github.com/partmon/partmon/model"
 	"net"
 	"slices"
 	"sort"
@@ -26,7 +27,7 @@ const (
 func (topologySource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
 	addr := in.Q.Address()
 	snap := out.Cluster
-	var nodes []Node
+	var nodes []model.Node
 	rows, err := selectAll(ctx, in.Q, localQuery, nil, func(r Row) error {
 		var err error
 		if snap.Cluster, err = r.String("cluster_name"); err != nil {
@@ -90,8 +91,8 @@ func validPeer(r Row) bool {
 // parseNode reads one ring member. The CQL address is clientCol (rpc_address,
 // native_address) unless it is unset or the wildcard, then fallbackCol
 // (broadcast_address, peer), then fallback (the address we queried).
-func parseNode(r Row, clientCol, fallbackCol, fallback string) (Node, error) {
-	var n Node
+func parseNode(r Row, clientCol, fallbackCol, fallback string) (model.Node, error) {
+	var n model.Node
 	var err error
 	if n.HostID, err = r.String("host_id"); err != nil {
 		return n, err

@@ -2,6 +2,7 @@ package collector
 
 import (
 	"errors"
+	"github.com/partmon/partmon/model"
 	"reflect"
 	"testing"
 )
@@ -46,7 +47,7 @@ func TestTopology(t *testing.T) {
 		peers     []Row
 		peersStmt string
 		wantErr   string
-		wantNodes []Node
+		wantNodes []model.Node
 	}{
 		{
 			name:      "peers_v2, tokens sorted, nodes by address",
@@ -54,7 +55,7 @@ func TestTopology(t *testing.T) {
 			local:     []Row{localRow()},
 			peers:     []Row{peerV2Row("10.0.0.3", "h3", "7"), peerV2Row("10.0.0.2", "h2", "-9223372036854775808")},
 			peersStmt: peersV2Query,
-			wantNodes: []Node{
+			wantNodes: []model.Node{
 				{HostID: "h1", Address: "10.0.0.1", DC: "dc1", Rack: "r1", Tokens: []int64{-5, 100}, ReleaseVersion: "5.0.8", SchemaVersion: "s1"},
 				{HostID: "h2", Address: "10.0.0.2", DC: "dc1", Rack: "r2", Tokens: []int64{-9223372036854775808}, ReleaseVersion: "5.0.8", SchemaVersion: "s1"},
 				{HostID: "h3", Address: "10.0.0.3", DC: "dc1", Rack: "r2", Tokens: []int64{7}, ReleaseVersion: "5.0.8", SchemaVersion: "s1"},
@@ -68,7 +69,7 @@ func TestTopology(t *testing.T) {
 			peers: []Row{{"peer": "10.0.1.2", "rpc_address": "10.0.0.2", "host_id": "h2", "data_center": "dc1", "rack": "r1",
 				"release_version": "3.0.8", "schema_version": "s1", "tokens": []string{"1"}}},
 			peersStmt: peersQuery,
-			wantNodes: []Node{
+			wantNodes: []model.Node{
 				{HostID: "h1", Address: "10.0.0.1", DC: "dc1", Rack: "r1", Tokens: []int64{-5, 100}, ReleaseVersion: "3.0.8", SchemaVersion: "s1"},
 				{HostID: "h2", Address: "10.0.0.2", DC: "dc1", Rack: "r1", Tokens: []int64{1}, ReleaseVersion: "3.0.8", SchemaVersion: "s1"},
 			},
@@ -78,7 +79,7 @@ func TestTopology(t *testing.T) {
 			caps:      cassandra50Caps,
 			local:     []Row{with(with(localRow(), "rpc_address", "0.0.0.0"), "broadcast_address", "10.9.9.9")},
 			peersStmt: peersV2Query,
-			wantNodes: []Node{{HostID: "h1", Address: "10.9.9.9", DC: "dc1", Rack: "r1", Tokens: []int64{-5, 100}, ReleaseVersion: "5.0.8", SchemaVersion: "s1"}},
+			wantNodes: []model.Node{{HostID: "h1", Address: "10.9.9.9", DC: "dc1", Rack: "r1", Tokens: []int64{-5, 100}, ReleaseVersion: "5.0.8", SchemaVersion: "s1"}},
 		},
 		{
 			name:      "peer without host ID or tokens is skipped like gocql does",
@@ -86,7 +87,7 @@ func TestTopology(t *testing.T) {
 			local:     []Row{localRow()},
 			peers:     []Row{with(peerV2Row("10.0.0.2", "h2", "1"), "host_id", nil), with(peerV2Row("10.0.0.3", "h3"), "tokens", nil)},
 			peersStmt: peersV2Query,
-			wantNodes: []Node{{HostID: "h1", Address: "10.0.0.1", DC: "dc1", Rack: "r1", Tokens: []int64{-5, 100}, ReleaseVersion: "5.0.8", SchemaVersion: "s1"}},
+			wantNodes: []model.Node{{HostID: "h1", Address: "10.0.0.1", DC: "dc1", Rack: "r1", Tokens: []int64{-5, 100}, ReleaseVersion: "5.0.8", SchemaVersion: "s1"}},
 		},
 		{name: "unparsable token", caps: cassandra50Caps, local: []Row{with(localRow(), "tokens", []string{"12", "0x1f"})},
 			peersStmt: peersV2Query, wantErr: `reading system.local on 10.0.0.1: row 1: node 10.0.0.1: token "0x1f" is not a Murmur3 (int64) token`},

@@ -15,7 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 // amReceiver is a stand-in Alertmanager endpoint on loopback that records
@@ -209,7 +209,7 @@ func TestAlertLifecycle(t *testing.T) {
 	t0 := fixtureTime
 	crit := findingHotKey
 	crit.Severity = analyzer.SeverityCritical
-	failed := &analyzer.Report{Sources: []collector.SourceStatus{{Source: "topology", State: collector.StateError}}}
+	failed := &analyzer.Report{Sources: []model.SourceStatus{{Source: "topology", State: model.StateError}}}
 
 	type step struct {
 		name    string

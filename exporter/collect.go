@@ -11,7 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 // emitter turns values into const metrics. A value that cannot become a
@@ -53,10 +53,10 @@ func collectCycle(m emitter, r *analyzer.Report) {
 
 // collectSources emits the per-collector self-metrics. Sources that are
 // disabled or unsupported by the engine are not failures and get no series.
-func collectSources(m emitter, sources []collector.SourceStatus) {
+func collectSources(m emitter, sources []model.SourceStatus) {
 	seen := make(map[[2]string]bool, len(sources))
 	for _, s := range sources {
-		if s.State != collector.StateOK && s.State != collector.StateError {
+		if s.State != model.StateOK && s.State != model.StateError {
 			continue
 		}
 		id := [2]string{s.Source, s.Node}
@@ -64,7 +64,7 @@ func collectSources(m emitter, sources []collector.SourceStatus) {
 			continue
 		}
 		seen[id] = true
-		m.emit(collectorSuccess, boolValue(s.State == collector.StateOK), s.Source, s.Node)
+		m.emit(collectorSuccess, boolValue(s.State == model.StateOK), s.Source, s.Node)
 		m.emit(collectorDuration, s.Duration.Seconds(), s.Source, s.Node)
 		m.emit(collectorRows, float64(s.Rows), s.Source, s.Node)
 		if !s.LastSuccess.IsZero() {

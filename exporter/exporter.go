@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/common/version"
 
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 // DefaultTopK bounds the partition keys published per table and metric.
@@ -63,7 +63,7 @@ type cycleState struct {
 	report *analyzer.Report
 	// sources is the latest attempt's per-source status (even of a failed
 	// cycle), so self-metrics tell the truth while data stays on the last good report.
-	sources []collector.SourceStatus
+	sources []model.SourceStatus
 	// up is whether the latest attempt produced a good report.
 	up bool
 }
@@ -116,7 +116,7 @@ func reportFailed(r *analyzer.Report) bool {
 		return false
 	}
 	for _, s := range r.Sources {
-		if s.State == collector.StateOK {
+		if s.State == model.StateOK {
 			return false
 		}
 	}
@@ -135,7 +135,7 @@ func (e *Exporter) Latest() *analyzer.Report {
 func (e *Exporter) Ready() bool { return e.Latest() != nil }
 
 // latestSources is the per-source status of the latest attempt.
-func (e *Exporter) latestSources() []collector.SourceStatus {
+func (e *Exporter) latestSources() []model.SourceStatus {
 	if st := e.state.Load(); st != nil {
 		return st.sources
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -114,8 +114,8 @@ func failedReport() *analyzer.Report {
 	later := fixtureTime.Add(5 * 60e9)
 	return &analyzer.Report{
 		Generated: later, Taken: later, Cluster: "demo",
-		Sources: []collector.SourceStatus{
-			{Source: "topology", State: collector.StateError, Error: "no hosts available", Taken: later, LastSuccess: fixtureTime},
+		Sources: []model.SourceStatus{
+			{Source: "topology", State: model.StateError, Error: "no hosts available", Taken: later, LastSuccess: fixtureTime},
 		},
 	}
 }
@@ -328,9 +328,9 @@ func bigReport(nodes, tables int) *analyzer.Report {
 		for tb := range tables {
 			table := fmt.Sprintf("t%03d", tb)
 			r.TableNodes = append(r.TableNodes, analyzer.TableNode{Keyspace: "ks", Table: table, Node: addr, DC: "dc1", Rack: "r1",
-				TableStats: collector.TableStats{MaxPartitionBytes: 1 << 20, MeanPartitionBytes: 1 << 10, PartitionsEstimate: 1e6,
-					DiskUsageBytes: 1 << 30, LocalReads: collector.Ops{Count: 1e6}, LocalWrites: collector.Ops{Count: 1e6},
-					TombstonesPerRead: collector.Distribution{Count: 1, P99: 2}}, ReadSkew: 1})
+				TableStats: model.TableStats{MaxPartitionBytes: 1 << 20, MeanPartitionBytes: 1 << 10, PartitionsEstimate: 1e6,
+					DiskUsageBytes: 1 << 30, LocalReads: model.Ops{Count: 1e6}, LocalWrites: model.Ops{Count: 1e6},
+					TombstonesPerRead: model.Distribution{Count: 1, P99: 2}}, ReadSkew: 1})
 			for k := range 10 {
 				r.TopPartitions = append(r.TopPartitions, analyzer.PartitionEntry{Keyspace: "ks", Table: table,
 					Key: fmt.Sprintf("key-%d", k), SizeBytes: int64(k+1) << 20, Nodes: []string{addr}})

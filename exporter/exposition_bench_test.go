@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 // benchSnapshot is a 3-node cluster (16 vnodes each, one DC, three racks)
@@ -22,26 +22,26 @@ import (
 // part of every table and the traffic skews are defined. Every table has
 // every per-node figure on every node, uneven traffic, and a few problems,
 // so the exposition carries the most series the contract allows.
-func benchSnapshot(tables int) *collector.Snapshot {
+func benchSnapshot(tables int) *model.Snapshot {
 	const mib = 1 << 20
 	rng := rand.New(rand.NewPCG(1, 2))
 	taken := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	s := &collector.Snapshot{Taken: taken, Cluster: "bench", Engine: collector.EngineCassandra, Version: "5.0.8",
-		Partitioner: "org.apache.cassandra.dht.Murmur3Partitioner", PerNode: map[string]*collector.NodeData{}}
+	s := &model.Snapshot{Taken: taken, Cluster: "bench", Engine: model.EngineCassandra, Version: "5.0.8",
+		Partitioner: "org.apache.cassandra.dht.Murmur3Partitioner", PerNode: map[string]*model.NodeData{}}
 	for i := range 3 {
 		toks := make([]int64, 16)
 		for j := range toks {
 			toks[j] = rng.Int64() - rng.Int64()
 		}
 		sortTokens(toks)
-		s.Nodes = append(s.Nodes, collector.Node{HostID: fmt.Sprintf("host-%d", i), Address: fmt.Sprintf("10.0.0.%d", i+1),
+		s.Nodes = append(s.Nodes, model.Node{HostID: fmt.Sprintf("host-%d", i), Address: fmt.Sprintf("10.0.0.%d", i+1),
 			DC: "dc1", Rack: fmt.Sprintf("r%d", i+1), Tokens: toks, Targeted: true})
 	}
 	for k := 0; k*50 < tables; k++ {
-		ks := collector.Keyspace{Name: fmt.Sprintf("ks%02d", k),
+		ks := model.Keyspace{Name: fmt.Sprintf("ks%02d", k),
 			Replication: map[string]string{"class": "org.apache.cassandra.locator.NetworkTopologyStrategy", "dc1": "2"}}
 		for j := 0; j < 50 && k*50+j < tables; j++ {
-			ks.Tables = append(ks.Tables, collector.Table{Keyspace: ks.Name, Name: fmt.Sprintf("t%02d", j), Columns: []collector.Column{
+			ks.Tables = append(ks.Tables, model.Table{Keyspace: ks.Name, Name: fmt.Sprintf("t%02d", j), Columns: []model.Column{
 				{Name: "id", Kind: "partition_key", Type: "uuid", ClusteringOrder: "none"},
 				{Name: "ts", Kind: "clustering", Type: "timestamp", ClusteringOrder: "desc"},
 				{Name: "v", Kind: "regular", Type: "blob", ClusteringOrder: "none", Position: -1},
@@ -50,7 +50,7 @@ func benchSnapshot(tables int) *collector.Snapshot {
 		s.Schema.Keyspaces = append(s.Schema.Keyspaces, ks)
 	}
 	for i, n := range s.Nodes {
-		nd := &collector.NodeData{HostID: n.HostID, Address: n.Address, Tables: map[string]*collector.TableStats{},
+		nd := &model.NodeData{HostID: n.HostID, Address: n.Address, Tables: map[string]*model.TableStats{},
 			LoadBytes: float64(100+20*i) * 1024 * mib}
 		for _, ks := range s.Schema.Keyspaces {
 			for ti, tb := range ks.Tables {
@@ -59,23 +59,23 @@ func benchSnapshot(tables int) *collector.Snapshot {
 					maxSize = 120 * mib // an oversized partition in every keyspace
 				}
 				reads := int64(1e6 + rng.IntN(1e6))
-				nd.Tables[collector.TableKey(ks.Name, tb.Name)] = &collector.TableStats{Keyspace: ks.Name, Table: tb.Name,
+				nd.Tables[model.TableKey(ks.Name, tb.Name)] = &model.TableStats{Keyspace: ks.Name, Table: tb.Name,
 					MaxPartitionBytes: maxSize, MeanPartitionBytes: 40 << 10, PartitionsEstimate: int64(10000 + rng.IntN(10000)),
 					DiskUsageBytes:    int64(1+rng.IntN(10)) * 1024 * mib,
-					LocalReads:        collector.Ops{Count: reads, Rate: float64(10 + rng.IntN(100*(i+1))), PerSecond: 50},
-					LocalWrites:       collector.Ops{Count: reads / 2, Rate: float64(5 + rng.IntN(50)), PerSecond: 20},
-					TombstonesPerRead: collector.Distribution{Count: 1000, P50: 1, P99: float64(rng.IntN(20)), Max: 50},
-					RowsPerRead:       collector.Distribution{Count: 1000, P50: 10, P99: 100, Max: 500},
+					LocalReads:        model.Ops{Count: reads, Rate: float64(10 + rng.IntN(100*(i+1))), PerSecond: 50},
+					LocalWrites:       model.Ops{Count: reads / 2, Rate: float64(5 + rng.IntN(50)), PerSecond: 20},
+					TombstonesPerRead: model.Distribution{Count: 1000, P50: 1, P99: float64(rng.IntN(20)), Max: 50},
+					RowsPerRead:       model.Distribution{Count: 1000, P50: 10, P99: 100, Max: 500},
 				}
 				if ti < 2 {
-					nd.TopPartitions = append(nd.TopPartitions, collector.TopPartition{Keyspace: ks.Name, Table: tb.Name, Type: "SIZES",
+					nd.TopPartitions = append(nd.TopPartitions, model.TopPartition{Keyspace: ks.Name, Table: tb.Name, Type: "SIZES",
 						Key: fmt.Sprintf("key-%d", rng.IntN(5)), Value: maxSize, LastUpdate: taken})
 				}
 			}
 		}
 		s.PerNode[n.HostID] = nd
 		for _, src := range []string{"max_partition_size", "size_estimates", "local_read_latency"} {
-			s.Sources = append(s.Sources, collector.SourceStatus{Source: src, Node: n.Address, State: collector.StateOK,
+			s.Sources = append(s.Sources, model.SourceStatus{Source: src, Node: n.Address, State: model.StateOK,
 				Taken: taken, LastSuccess: taken, Duration: 20 * time.Millisecond, Rows: tables})
 		}
 	}

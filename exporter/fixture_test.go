@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 var fixtureTime = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -19,7 +19,7 @@ func exporterReport() *analyzer.Report {
 	taken := fixtureTime
 	return &analyzer.Report{
 		Generated: taken.Add(90 * time.Second), Taken: taken,
-		Cluster: "demo", Engine: collector.EngineCassandra, Version: "5.0.8",
+		Cluster: "demo", Engine: model.EngineCassandra, Version: "5.0.8",
 		Nodes: []analyzer.NodeSummary{
 			{HostID: "h1", Address: "127.0.0.1", DC: "dc1", Rack: "r1", Tokens: 1, LoadBytes: 300 * mib, LoadSkew: 1.5, Targeted: true,
 				TokenValues: []int64{-9223372036854775808}},
@@ -44,16 +44,16 @@ func exporterReport() *analyzer.Report {
 		},
 		TableNodes: []analyzer.TableNode{
 			{Keyspace: "shop", Table: "orders", HostID: "h1", Node: "127.0.0.1", DC: "dc1", Rack: "r1",
-				TableStats: collector.TableStats{Keyspace: "shop", Table: "orders",
+				TableStats: model.TableStats{Keyspace: "shop", Table: "orders",
 					MaxPartitionBytes: 200 * mib, MeanPartitionBytes: mib, PartitionsEstimate: 600, DiskUsageBytes: 250 * mib,
-					LocalReads: collector.Ops{Count: 1500}, LocalWrites: collector.Ops{Count: 4200},
-					TombstonesPerRead: collector.Distribution{Count: 1500, P99: 0}},
+					LocalReads: model.Ops{Count: 1500}, LocalWrites: model.Ops{Count: 4200},
+					TombstonesPerRead: model.Distribution{Count: 1500, P99: 0}},
 				ReadSkew: 0.5, WriteSkew: 0.8},
 			{Keyspace: "shop", Table: "orders", HostID: "h2", Node: "127.0.0.2", DC: "dc1", Rack: "r2",
-				TableStats: collector.TableStats{Keyspace: "shop", Table: "orders",
+				TableStats: model.TableStats{Keyspace: "shop", Table: "orders",
 					MaxPartitionBytes: 10 * mib, MeanPartitionBytes: mib, PartitionsEstimate: 400, DiskUsageBytes: 50 * mib,
-					LocalReads: collector.Ops{Count: 90000}, LocalWrites: collector.Ops{Count: 100},
-					TombstonesPerRead: collector.Distribution{Count: 90000, P99: 1109}},
+					LocalReads: model.Ops{Count: 90000}, LocalWrites: model.Ops{Count: 100},
+					TombstonesPerRead: model.Distribution{Count: 90000, P99: 1109}},
 				ReadSkew: 3.2, WriteSkew: 0.1},
 			// A table the sources said nothing about on node .3: no series at all.
 			{Keyspace: "shop", Table: "orders", HostID: "h3", Node: "127.0.0.3", DC: "dc1", Rack: "r3"},
@@ -80,12 +80,12 @@ func exporterReport() *analyzer.Report {
 				Keyspace: "shop", Table: "orders", Value: 3, Threshold: 1000, Unit: "partitions",
 				Summary: "shop.orders has 3 partitions", Advice: "use a key with more values", Source: "size_estimates"},
 		},
-		Sources: []collector.SourceStatus{
-			{Source: "topology", State: collector.StateOK, Taken: taken, LastSuccess: taken, Duration: 250 * time.Millisecond, Rows: 3},
-			{Source: "size_estimates", Node: "127.0.0.1", State: collector.StateOK, Taken: taken, LastSuccess: taken, Duration: 1500 * time.Millisecond, Rows: 42},
-			{Source: "size_estimates", Node: "127.0.0.2", State: collector.StateError, Error: "timeout after 10s",
+		Sources: []model.SourceStatus{
+			{Source: "topology", State: model.StateOK, Taken: taken, LastSuccess: taken, Duration: 250 * time.Millisecond, Rows: 3},
+			{Source: "size_estimates", Node: "127.0.0.1", State: model.StateOK, Taken: taken, LastSuccess: taken, Duration: 1500 * time.Millisecond, Rows: 42},
+			{Source: "size_estimates", Node: "127.0.0.2", State: model.StateError, Error: "timeout after 10s",
 				Taken: taken, LastSuccess: taken.Add(-10 * time.Minute), Duration: 10 * time.Second},
-			{Source: "top_partitions", Node: "127.0.0.3", State: collector.StateUnsupported, Error: "Cassandra 4.0 has no system.top_partitions"},
+			{Source: "top_partitions", Node: "127.0.0.3", State: model.StateUnsupported, Error: "Cassandra 4.0 has no system.top_partitions"},
 		},
 	}
 }

@@ -8,13 +8,13 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 func renderSample() *analyzer.Report {
 	taken := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	return &analyzer.Report{
-		Taken: taken, Cluster: "prod", Engine: collector.EngineCassandra, Version: "5.0.8",
+		Taken: taken, Cluster: "prod", Engine: model.EngineCassandra, Version: "5.0.8",
 		Nodes: []analyzer.NodeSummary{
 			{HostID: "h1", Address: "10.0.0.1", DC: "dc1", Rack: "r1", Tokens: 16, LoadBytes: 3 << 30, LoadSkew: 1.5, Targeted: true},
 			{HostID: "h2", Address: "10.0.0.2", DC: "dc1", Rack: "r2", Tokens: 16, LoadBytes: 1 << 30, LoadSkew: 0.5, Targeted: true, Stale: true, DataAgeSeconds: 600},
@@ -35,9 +35,9 @@ func renderSample() *analyzer.Report {
 				PartitionKey: "customer|42", Summary: "largest partition 200 MiB ≥ 100 MiB", Advice: "add a month bucket: 200 MiB → 17 MiB"},
 			{Kind: analyzer.KindOwnershipSkew, Severity: analyzer.SeverityWarning, Cluster: "prod", Node: "10.0.0.1", Keyspace: "shop", Summary: "owns 75% for a fair 50%"},
 		},
-		Sources: []collector.SourceStatus{
-			{Source: "topology", State: collector.StateOK},
-			{Source: "size_estimates", Node: "10.0.0.2", State: collector.StateError, Error: "timeout", LastSuccess: taken.Add(-10 * time.Minute)},
+		Sources: []model.SourceStatus{
+			{Source: "topology", State: model.StateOK},
+			{Source: "size_estimates", Node: "10.0.0.2", State: model.StateError, Error: "timeout", LastSuccess: taken.Add(-10 * time.Minute)},
 		},
 	}
 }

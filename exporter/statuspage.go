@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 //go:embed status.html
@@ -195,7 +195,7 @@ func pageOwnership(r *analyzer.Report) ([]string, []pageOwner) {
 	return keyspaces, owners
 }
 
-func pageSources(sources []collector.SourceStatus) []pageSource {
+func pageSources(sources []model.SourceStatus) []pageSource {
 	out := make([]pageSource, 0, len(sources))
 	for _, s := range sources {
 		node := s.Node

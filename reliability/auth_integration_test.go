@@ -17,6 +17,7 @@ import (
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/internal/testcluster"
+	"github.com/partmon/partmon/model"
 )
 
 // TestReadOnlyRole runs partmon as a role with nothing but the README's
@@ -79,8 +80,8 @@ func TestReadOnlyRole(t *testing.T) {
 		var unsupported []string
 		for _, s := range rep.Sources {
 			switch s.State {
-			case collector.StateOK, collector.StateDisabled:
-			case collector.StateUnsupported:
+			case model.StateOK, model.StateDisabled:
+			case model.StateUnsupported:
 				if s.Node == c.hosts[0] {
 					unsupported = append(unsupported, s.Source)
 				}

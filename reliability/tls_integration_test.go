@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/internal/testcluster"
+	"github.com/partmon/partmon/model"
 )
 
 // TestClientTLS runs partmon against a cluster that accepts only TLS clients
@@ -65,7 +65,7 @@ func TestClientTLS(t *testing.T) {
 			return false, why
 		}
 		for _, s := range rep.Sources {
-			if s.State == collector.StateError {
+			if s.State == model.StateError {
 				return false, s.Source + "@" + s.Node + ": " + s.Error
 			}
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/model"
 )
 
 type reportFlags struct {
@@ -130,7 +131,7 @@ func (c *collectFlags) run(stdout, stderr io.Writer) int {
 // collectOnce runs one full collection. It fails (exit 3) only when nothing
 // could be learned about the cluster; a source failing on one node is in the
 // snapshot's statuses and the report says so.
-func collectOnce(cfg Config, timeout time.Duration, log *zap.Logger, stderr io.Writer) (*collector.Snapshot, int) {
+func collectOnce(cfg Config, timeout time.Duration, log *zap.Logger, stderr io.Writer) (*model.Snapshot, int) {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -152,7 +153,7 @@ func collectOnce(cfg Config, timeout time.Duration, log *zap.Logger, stderr io.W
 		fmt.Fprintf(stderr, "partmon: could not read the ring from any of %v\n", cfg.Collector.Hosts)
 		if snap != nil {
 			for _, s := range snap.Sources {
-				if s.State == collector.StateError {
+				if s.State == model.StateError {
 					fmt.Fprintf(stderr, "  %s %s: %s\n", s.Source, s.Node, s.Error)
 				}
 			}
@@ -161,7 +162,7 @@ func collectOnce(cfg Config, timeout time.Duration, log *zap.Logger, stderr io.W
 	}
 	failed := 0
 	for _, s := range snap.Sources {
-		if s.State == collector.StateError {
+		if s.State == model.StateError {
 			failed++
 		}
 	}
@@ -170,8 +171,8 @@ func collectOnce(cfg Config, timeout time.Duration, log *zap.Logger, stderr io.W
 	return snap, exitOK
 }
 
-func writeSourceTable(w io.Writer, snap *collector.Snapshot) {
-	sources := append([]collector.SourceStatus(nil), snap.Sources...)
+func writeSourceTable(w io.Writer, snap *model.Snapshot) {
+	sources := append([]model.SourceStatus(nil), snap.Sources...)
 	sort.SliceStable(sources, func(i, j int) bool {
 		if sources[i].Source != sources[j].Source {
 			return sources[i].Source < sources[j].Source

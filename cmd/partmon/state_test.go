@@ -11,20 +11,20 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 func historyWithPoint(t *testing.T) *analyzer.History {
 	t.Helper()
 	h := analyzer.NewHistory(analyzer.HistoryLimits{})
-	h.Record(&collector.Snapshot{
+	h.Record(&model.Snapshot{
 		Taken: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC),
-		Nodes: []collector.Node{{HostID: "h1", Address: "10.0.0.1", DC: "dc1", Tokens: []int64{0}, Targeted: true}},
-		Schema: collector.Schema{Keyspaces: []collector.Keyspace{{Name: "shop", Replication: map[string]string{"class": "SimpleStrategy", "replication_factor": "1"},
-			Tables: []collector.Table{{Keyspace: "shop", Name: "orders"}}}}},
-		PerNode: map[string]*collector.NodeData{"h1": {HostID: "h1", Address: "10.0.0.1", Tables: map[string]*collector.TableStats{
+		Nodes: []model.Node{{HostID: "h1", Address: "10.0.0.1", DC: "dc1", Tokens: []int64{0}, Targeted: true}},
+		Schema: model.Schema{Keyspaces: []model.Keyspace{{Name: "shop", Replication: map[string]string{"class": "SimpleStrategy", "replication_factor": "1"},
+			Tables: []model.Table{{Keyspace: "shop", Name: "orders"}}}}},
+		PerNode: map[string]*model.NodeData{"h1": {HostID: "h1", Address: "10.0.0.1", Tables: map[string]*model.TableStats{
 			"shop.orders": {Keyspace: "shop", Table: "orders", MaxPartitionBytes: 5 << 20}}}},
-		Sources: []collector.SourceStatus{{Source: "table_metrics", Node: "10.0.0.1", State: collector.StateOK}},
+		Sources: []model.SourceStatus{{Source: "table_metrics", Node: "10.0.0.1", State: model.StateOK}},
 	})
 	if len(h.Sizes) == 0 {
 		t.Fatal("history recorded nothing; the test needs one point")

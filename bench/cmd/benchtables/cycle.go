@@ -13,6 +13,7 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
 )
 
 // queryCounter is the gocql QueryObserver of the measured collector: one
@@ -100,7 +101,7 @@ type cycleSample struct {
 	pages, rows      map[string]int64 // per node
 	failed           []string         // "source node: error" of sources that failed
 	report           *analyzer.Report
-	snapshot         *collector.Snapshot
+	snapshot         *model.Snapshot
 }
 
 func (s cycleSample) total() time.Duration { return s.collect + s.analyze }
@@ -141,7 +142,7 @@ func (b *cycleBench) run(ctx context.Context) cycleSample {
 		s.rows[k] = rw[k] - rwBefore[k]
 	}
 	for _, st := range snap.Sources {
-		if st.State == collector.StateError {
+		if st.State == model.StateError {
 			node := st.Node
 			if node == "" {
 				node = "(cluster)"
@@ -155,7 +156,7 @@ func (b *cycleBench) run(ctx context.Context) cycleSample {
 // tablesSeen counts the tables with figures in the snapshot for node addr,
 // and the benchmark tables among them that have a partition estimate and a
 // max partition size (proof that the data is real, not just schema).
-func tablesSeen(s *collector.Snapshot, addr string) (all, benchWithData int) {
+func tablesSeen(s *model.Snapshot, addr string) (all, benchWithData int) {
 	for _, nd := range s.PerNode {
 		if nd.Address != addr {
 			continue

@@ -1,4 +1,7 @@
-package collector
+// Package model is partmon's data model: the snapshot a collection cycle
+// builds and the analyzer and exporter read. It imports only the standard
+// library, so nothing that reads a snapshot depends on a driver.
+package model
 
 import "time"
 
@@ -248,4 +251,15 @@ type SourceStatus struct {
 	LastSuccess time.Time     `json:"last_success"`
 	Duration    time.Duration `json:"duration_ns"`
 	Rows        int           `json:"rows"`
+}
+
+// Stats returns d's stats for one table, adding an empty entry on first use.
+func (d *NodeData) Stats(keyspace, table string) *TableStats {
+	k := TableKey(keyspace, table)
+	ts, ok := d.Tables[k]
+	if !ok {
+		ts = &TableStats{Keyspace: keyspace, Table: table}
+		d.Tables[k] = ts
+	}
+	return ts
 }
