@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench: partmon against a real 3-node Cassandra at 10, 100 and 1,000
-# tables (bench/cmd/benchtables), then the Go benchmarks of the exposition,
+# tables (cmd/benchtables), then the Go benchmarks of the exposition,
 # the analysis and the ownership computation. Results: docs/benchmarks.md
 # explains them; this run writes its own to $OUT.
 #
@@ -48,7 +48,7 @@ trap 'exit 143' TERM
 [[ -x bin/partmon ]] || { say "bin/partmon missing: run make bench (it builds first)"; exit 1; }
 mkdir -p "$DIR/.bin" "$OUT"
 say "building the benchmark driver"
-go build -o "$DIR/.bin/benchtables" ./bench/cmd/benchtables
+go build -o "$DIR/.bin/benchtables" ./cmd/benchtables
 
 say "machine: $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo), load $(cut -d' ' -f1-3 /proc/loadavg)"
 say "starting a 3-node cluster on $FIRST_IP.. in $DIR (heap $HEAP)"
