@@ -19,26 +19,6 @@ const (
 	SeverityCritical
 )
 
-// Kinds of finding. These strings are the analyzer's vocabulary: the JSON
-// output, the fixture truth file, metric labels and alert names use them.
-const (
-	KindOversizedPartition      = "oversized_partition"
-	KindWidePartition           = "wide_partition"
-	KindHotPartition            = "hot_partition"
-	KindHotTokenRange           = "hot_token_range"
-	KindTombstoneHeavy          = "tombstone_heavy"
-	KindOwnershipSkew           = "ownership_skew"
-	KindLoadSkew                = "load_skew"
-	KindLowCardinalityKey       = "low_cardinality_key"
-	KindUnbucketedTimeSeries    = "unbucketed_time_series"
-	KindSecondaryIndexHighCard  = "secondary_index_high_cardinality"
-	KindPartitionGrowthForecast = "partition_growth_forecast"
-	KindStaleData               = "stale_data"
-	// KindAscendingTimeOrder (info): a time clustering column in ascending
-	// order, so newest-first reads are reversed reads.
-	KindAscendingTimeOrder = "ascending_time_order"
-)
-
 // Finding is one problem, with the numbers behind it and what to do.
 type Finding struct {
 	// ID is stable: the same problem (kind, scope, key) gets the same ID

@@ -3,6 +3,7 @@ package analyzer
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -144,91 +145,163 @@ func DefaultThresholds() Thresholds {
 	}
 }
 
+// Units of threshold values: they name the series' base unit (bytes,
+// seconds, ratio) or, empty, a plain count.
+const (
+	thresholdBytes   = "bytes"
+	thresholdSeconds = "seconds"
+	thresholdRatio   = "ratio"
+	thresholdCount   = ""
+)
+
+// A check is what a threshold's value must satisfy.
+type check int
+
+const (
+	mustBePositive check = iota
+	mustBeAboveOne       // a skew or ratio of 1 is fair, not a limit
+	mustBeFraction       // (0, 1]
+	mustNotBeNegative
+	mustBeThreeOrMore // a robust fit needs three points
+	mustBeTopK        // 1..1000
+)
+
+// thresholdSpec is one threshold: its config key, unit, check and value.
+// thresholdSpecs is the one list of them: validation, the exported
+// partmon_threshold_* series and the docs test all read it.
+type thresholdSpec struct {
+	key   string
+	unit  string
+	check check
+	value func(Thresholds) float64
+}
+
+func seconds(d time.Duration) float64 { return d.Seconds() }
+
+var thresholdSpecs = []thresholdSpec{
+	{"partition_warning_bytes", thresholdBytes, mustBePositive, func(t Thresholds) float64 { return float64(t.PartitionWarningBytes) }},
+	{"partition_critical_bytes", thresholdBytes, mustBePositive, func(t Thresholds) float64 { return float64(t.PartitionCriticalBytes) }},
+	{"partition_rows_warning", thresholdCount, mustBePositive, func(t Thresholds) float64 { return float64(t.PartitionRowsWarning) }},
+	{"partition_rows_critical", thresholdCount, mustBePositive, func(t Thresholds) float64 { return float64(t.PartitionRowsCritical) }},
+	{"outlier_ratio", thresholdRatio, mustBeAboveOne, func(t Thresholds) float64 { return t.OutlierRatio }},
+	{"ownership_skew_warning", thresholdRatio, mustBeAboveOne, func(t Thresholds) float64 { return t.OwnershipSkewWarning }},
+	{"ownership_skew_critical", thresholdRatio, mustBeAboveOne, func(t Thresholds) float64 { return t.OwnershipSkewCritical }},
+	{"load_skew_warning", thresholdRatio, mustBeAboveOne, func(t Thresholds) float64 { return t.LoadSkewWarning }},
+	{"load_skew_critical", thresholdRatio, mustBeAboveOne, func(t Thresholds) float64 { return t.LoadSkewCritical }},
+	{"tombstones_per_read_warning", thresholdCount, mustBePositive, func(t Thresholds) float64 { return t.TombstonesPerReadWarning }},
+	{"tombstones_per_read_critical", thresholdCount, mustBePositive, func(t Thresholds) float64 { return t.TombstonesPerReadCritical }},
+	{"tombstone_ratio_warning", thresholdRatio, mustBeFraction, func(t Thresholds) float64 { return t.TombstoneRatioWarning }},
+	{"tombstone_ratio_critical", thresholdRatio, mustBeFraction, func(t Thresholds) float64 { return t.TombstoneRatioCritical }},
+	{"tombstone_ratio_min_per_read", thresholdCount, mustNotBeNegative, func(t Thresholds) float64 { return t.TombstoneRatioMinPerRead }},
+	{"hot_key_share_warning", thresholdRatio, mustBeFraction, func(t Thresholds) float64 { return t.HotKeyShareWarning }},
+	{"hot_key_share_critical", thresholdRatio, mustBeFraction, func(t Thresholds) float64 { return t.HotKeyShareCritical }},
+	{"hot_range_ratio_warning", thresholdRatio, mustBeAboveOne, func(t Thresholds) float64 { return t.HotRangeRatioWarning }},
+	{"hot_range_ratio_critical", thresholdRatio, mustBeAboveOne, func(t Thresholds) float64 { return t.HotRangeRatioCritical }},
+	{"traffic_floor_ops_per_second", thresholdCount, mustBePositive, func(t Thresholds) float64 { return t.TrafficFloorOpsPerSecond }},
+	{"low_cardinality_partitions_per_node", thresholdCount, mustBePositive, func(t Thresholds) float64 { return t.LowCardinalityPartitionsPerNode }},
+	{"low_cardinality_min_table_bytes", thresholdBytes, mustBePositive, func(t Thresholds) float64 { return float64(t.LowCardinalityMinTableBytes) }},
+	{"time_series_large_bytes", thresholdBytes, mustBePositive, func(t Thresholds) float64 { return float64(t.TimeSeriesLargeBytes) }},
+	{"forecast_warning", thresholdSeconds, mustBePositive, func(t Thresholds) float64 { return seconds(t.ForecastWarning) }},
+	{"forecast_critical", thresholdSeconds, mustBePositive, func(t Thresholds) float64 { return seconds(t.ForecastCritical) }},
+	{"forecast_min_points", thresholdCount, mustBeThreeOrMore, func(t Thresholds) float64 { return float64(t.ForecastMinPoints) }},
+	{"forecast_min_span", thresholdSeconds, mustBePositive, func(t Thresholds) float64 { return seconds(t.ForecastMinSpan) }},
+	{"stale_after", thresholdSeconds, mustBePositive, func(t Thresholds) float64 { return seconds(t.StaleAfter) }},
+	{"top_k", thresholdCount, mustBeTopK, func(t Thresholds) float64 { return float64(t.TopK) }},
+}
+
+// orderedPairs are (lower, higher) keys: the first must not exceed the second.
+var orderedPairs = [][2]string{
+	{"partition_warning_bytes", "partition_critical_bytes"},
+	{"partition_rows_warning", "partition_rows_critical"},
+	{"ownership_skew_warning", "ownership_skew_critical"},
+	{"load_skew_warning", "load_skew_critical"},
+	{"tombstones_per_read_warning", "tombstones_per_read_critical"},
+	{"tombstone_ratio_warning", "tombstone_ratio_critical"},
+	{"hot_key_share_warning", "hot_key_share_critical"},
+	{"hot_range_ratio_warning", "hot_range_ratio_critical"},
+	// A critical forecast is the nearer horizon.
+	{"forecast_critical", "forecast_warning"},
+}
+
+// NamedThreshold is one threshold as partmon publishes it.
+type NamedThreshold struct {
+	Key   string  // config key under thresholds:
+	Name  string  // the key with its base unit appended where the key lacks it
+	Value float64 // in the base unit (durations in seconds)
+}
+
+// Named lists every threshold in a fixed order, for the partmon_threshold_*
+// series that alerting rules compare against.
+func (t Thresholds) Named() []NamedThreshold {
+	out := make([]NamedThreshold, len(thresholdSpecs))
+	for i, s := range thresholdSpecs {
+		name := s.key
+		if s.unit != thresholdCount && !strings.HasSuffix(name, "_"+s.unit) {
+			name += "_" + s.unit
+		}
+		out[i] = NamedThreshold{Key: s.key, Name: name, Value: s.value(t)}
+	}
+	return out
+}
+
 // Validate checks each threshold and returns every problem, joined; each
 // message starts with the config key it is about.
 func (t Thresholds) Validate() error {
 	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	positiveInt := func(key string, v int64) {
-		if v <= 0 {
-			bad("%s must be positive, got %d", key, v)
+	values := make(map[string]float64, len(thresholdSpecs))
+	for _, s := range thresholdSpecs {
+		v := s.value(t)
+		values[s.key] = v
+		if msg := s.check.problem(v, s.unit == thresholdSeconds); msg != "" {
+			errs = append(errs, fmt.Errorf("%s %s", s.key, msg))
 		}
 	}
-	positive := func(key string, v float64) {
-		if !(v > 0) {
-			bad("%s must be positive, got %g", key, v)
+	for _, p := range orderedPairs {
+		lo, hi := values[p[0]], values[p[1]]
+		if lo <= hi {
+			continue
 		}
-	}
-	atLeastOne := func(key string, v float64) {
-		if !(v > 1) {
-			bad("%s must be above 1, got %g", key, v)
+		if p[0] == "forecast_critical" {
+			errs = append(errs, fmt.Errorf("%s (%s) must not be longer than %s (%s)", p[0], t.ForecastCritical, p[1], t.ForecastWarning))
+			continue
 		}
-	}
-	fraction := func(key string, v float64) {
-		if !(v > 0 && v <= 1) {
-			bad("%s must be in (0, 1], got %g", key, v)
-		}
-	}
-	ordered := func(warnKey string, warn float64, critKey string, crit float64) {
-		if warn > crit {
-			bad("%s (%g) must not be above %s (%g)", warnKey, warn, critKey, crit)
-		}
-	}
-	positiveDuration := func(key string, d time.Duration) {
-		if d <= 0 {
-			bad("%s must be positive, got %s", key, d)
-		}
-	}
-
-	positiveInt("partition_warning_bytes", t.PartitionWarningBytes)
-	positiveInt("partition_critical_bytes", t.PartitionCriticalBytes)
-	ordered("partition_warning_bytes", float64(t.PartitionWarningBytes), "partition_critical_bytes", float64(t.PartitionCriticalBytes))
-	positiveInt("partition_rows_warning", t.PartitionRowsWarning)
-	positiveInt("partition_rows_critical", t.PartitionRowsCritical)
-	ordered("partition_rows_warning", float64(t.PartitionRowsWarning), "partition_rows_critical", float64(t.PartitionRowsCritical))
-	atLeastOne("outlier_ratio", t.OutlierRatio)
-
-	atLeastOne("ownership_skew_warning", t.OwnershipSkewWarning)
-	atLeastOne("ownership_skew_critical", t.OwnershipSkewCritical)
-	ordered("ownership_skew_warning", t.OwnershipSkewWarning, "ownership_skew_critical", t.OwnershipSkewCritical)
-	atLeastOne("load_skew_warning", t.LoadSkewWarning)
-	atLeastOne("load_skew_critical", t.LoadSkewCritical)
-	ordered("load_skew_warning", t.LoadSkewWarning, "load_skew_critical", t.LoadSkewCritical)
-
-	positive("tombstones_per_read_warning", t.TombstonesPerReadWarning)
-	positive("tombstones_per_read_critical", t.TombstonesPerReadCritical)
-	ordered("tombstones_per_read_warning", t.TombstonesPerReadWarning, "tombstones_per_read_critical", t.TombstonesPerReadCritical)
-	fraction("tombstone_ratio_warning", t.TombstoneRatioWarning)
-	fraction("tombstone_ratio_critical", t.TombstoneRatioCritical)
-	ordered("tombstone_ratio_warning", t.TombstoneRatioWarning, "tombstone_ratio_critical", t.TombstoneRatioCritical)
-	if t.TombstoneRatioMinPerRead < 0 {
-		bad("tombstone_ratio_min_per_read must not be negative, got %g", t.TombstoneRatioMinPerRead)
-	}
-
-	fraction("hot_key_share_warning", t.HotKeyShareWarning)
-	fraction("hot_key_share_critical", t.HotKeyShareCritical)
-	ordered("hot_key_share_warning", t.HotKeyShareWarning, "hot_key_share_critical", t.HotKeyShareCritical)
-	atLeastOne("hot_range_ratio_warning", t.HotRangeRatioWarning)
-	atLeastOne("hot_range_ratio_critical", t.HotRangeRatioCritical)
-	ordered("hot_range_ratio_warning", t.HotRangeRatioWarning, "hot_range_ratio_critical", t.HotRangeRatioCritical)
-	positive("traffic_floor_ops_per_second", t.TrafficFloorOpsPerSecond)
-
-	positive("low_cardinality_partitions_per_node", t.LowCardinalityPartitionsPerNode)
-	positiveInt("low_cardinality_min_table_bytes", t.LowCardinalityMinTableBytes)
-	positiveInt("time_series_large_bytes", t.TimeSeriesLargeBytes)
-
-	positiveDuration("forecast_warning", t.ForecastWarning)
-	positiveDuration("forecast_critical", t.ForecastCritical)
-	if t.ForecastCritical > t.ForecastWarning {
-		bad("forecast_critical (%s) must not be longer than forecast_warning (%s)", t.ForecastCritical, t.ForecastWarning)
-	}
-	if t.ForecastMinPoints < 3 {
-		bad("forecast_min_points must be at least 3, got %d", t.ForecastMinPoints)
-	}
-	positiveDuration("forecast_min_span", t.ForecastMinSpan)
-	positiveDuration("stale_after", t.StaleAfter)
-	if t.TopK < 1 || t.TopK > 1000 {
-		bad("top_k must be in 1..1000, got %d", t.TopK)
+		errs = append(errs, fmt.Errorf("%s (%g) must not be above %s (%g)", p[0], lo, p[1], hi))
 	}
 	return errors.Join(errs...)
+}
+
+// problem says what is wrong with v, or "" when it passes. Durations are
+// printed as durations, so "stale_after must be positive, got 0s".
+func (c check) problem(v float64, duration bool) string {
+	got := fmt.Sprintf("%g", v)
+	if duration {
+		got = time.Duration(v * float64(time.Second)).String()
+	}
+	switch c {
+	case mustBePositive:
+		if !(v > 0) {
+			return "must be positive, got " + got
+		}
+	case mustBeAboveOne:
+		if !(v > 1) {
+			return "must be above 1, got " + got
+		}
+	case mustBeFraction:
+		if !(v > 0 && v <= 1) {
+			return "must be in (0, 1], got " + got
+		}
+	case mustNotBeNegative:
+		if v < 0 {
+			return "must not be negative, got " + got
+		}
+	case mustBeThreeOrMore:
+		if v < 3 {
+			return "must be at least 3, got " + got
+		}
+	case mustBeTopK:
+		if v < 1 || v > 1000 {
+			return "must be in 1..1000, got " + got
+		}
+	}
+	return ""
 }

@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -76,5 +77,67 @@ func TestHistoryLimitsValidate(t *testing.T) {
 	want := "max_points must be in 8..10000, got 4\ntraffic_window (480h0m0s) must not be longer than max_age (336h0m0s)"
 	if err := l.Validate(); err == nil || err.Error() != want {
 		t.Fatalf("got %v, want %q", err, want)
+	}
+}
+
+// thresholdSpecs is the one home of the thresholds: every config key of
+// Thresholds has exactly one spec, and the spec reads that field.
+func TestThresholdSpecsCoverEveryField(t *testing.T) {
+	specs := map[string]thresholdSpec{}
+	for _, s := range thresholdSpecs {
+		if _, dup := specs[s.key]; dup {
+			t.Fatalf("spec %s twice", s.key)
+		}
+		specs[s.key] = s
+	}
+	typ := reflect.TypeOf(Thresholds{})
+	for i := 0; i < typ.NumField(); i++ {
+		f := typ.Field(i)
+		key := f.Tag.Get("yaml")
+		s, ok := specs[key]
+		if !ok {
+			t.Errorf("field %s (%s) has no thresholdSpec", f.Name, key)
+			continue
+		}
+		delete(specs, key)
+		// Changing the field must change the spec's value: it reads this field.
+		th := DefaultThresholds()
+		before := s.value(th)
+		v := reflect.ValueOf(&th).Elem().Field(i)
+		switch v.Kind() {
+		case reflect.Int, reflect.Int64:
+			v.SetInt(v.Int()*3 + 7)
+		case reflect.Float64:
+			v.SetFloat(v.Float()*3 + 7)
+		default:
+			t.Fatalf("field %s: unexpected kind %s", f.Name, v.Kind())
+		}
+		if s.value(th) == before {
+			t.Errorf("spec %s does not read field %s", key, f.Name)
+		}
+	}
+	for key := range specs {
+		t.Errorf("spec %s has no field", key)
+	}
+}
+
+func TestThresholdsNamed(t *testing.T) {
+	named := map[string]float64{}
+	for _, n := range DefaultThresholds().Named() {
+		named[n.Name] = n.Value
+	}
+	for name, want := range map[string]float64{
+		"partition_warning_bytes":      50 * mib,
+		"partition_critical_bytes":     100 * mib,
+		"ownership_skew_warning_ratio": 1.2,
+		"forecast_critical_seconds":    86400,
+		"tombstones_per_read_warning":  1000,
+		"hot_key_share_warning_ratio":  0.25,
+		"stale_after_seconds":          900,
+		"top_k":                        10,
+	} {
+		if got, ok := named[name]; !ok || got != want {
+			t.Errorf("%s = %v (present %v), want %v", name, got, ok, want)
+		}
 	}
 }

@@ -1,0 +1,68 @@
+package analyzer
+
+// Kinds of finding. These strings are the analyzer's vocabulary: the JSON
+// output, the fixture truth file, metric labels and alert names use them.
+const (
+	KindOversizedPartition      = "oversized_partition"
+	KindWidePartition           = "wide_partition"
+	KindHotPartition            = "hot_partition"
+	KindHotTokenRange           = "hot_token_range"
+	KindTombstoneHeavy          = "tombstone_heavy"
+	KindOwnershipSkew           = "ownership_skew"
+	KindLoadSkew                = "load_skew"
+	KindLowCardinalityKey       = "low_cardinality_key"
+	KindUnbucketedTimeSeries    = "unbucketed_time_series"
+	KindSecondaryIndexHighCard  = "secondary_index_high_cardinality"
+	KindPartitionGrowthForecast = "partition_growth_forecast"
+	KindStaleData               = "stale_data"
+	// KindAscendingTimeOrder (info): a time clustering column in ascending
+	// order, so newest-first reads are reversed reads.
+	KindAscendingTimeOrder = "ascending_time_order"
+)
+
+// kind is one entry of the one list of kinds.
+type kind struct {
+	name string
+	// pushedWithoutKey: partmon pushes these to Alertmanager even when they
+	// name no partition key, because an operator acts on them per table; the
+	// shipped Prometheus rules therefore leave them to the push (one alert
+	// per problem). Findings naming a key are pushed whatever their kind.
+	pushedWithoutKey bool
+}
+
+var kinds = []kind{
+	{KindOversizedPartition, true},
+	{KindWidePartition, true},
+	{KindHotPartition, true},
+	{KindHotTokenRange, false},
+	{KindTombstoneHeavy, true},
+	{KindOwnershipSkew, false},
+	{KindLoadSkew, false},
+	{KindLowCardinalityKey, false},
+	{KindUnbucketedTimeSeries, false},
+	{KindSecondaryIndexHighCard, false},
+	{KindPartitionGrowthForecast, false},
+	{KindStaleData, false},
+	{KindAscendingTimeOrder, false},
+}
+
+// Kinds lists every kind of finding the analyzer can report, in a fixed order.
+func Kinds() []string {
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = k.name
+	}
+	return out
+}
+
+// KindsPushedWithoutKey lists the kinds pushed to Alertmanager even when a
+// finding names no partition key.
+func KindsPushedWithoutKey() []string {
+	var out []string
+	for _, k := range kinds {
+		if k.pushedWithoutKey {
+			out = append(out, k.name)
+		}
+	}
+	return out
+}
