@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/partmon/partmon/model"
 	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/partmon/partmon/collector/internal/cqlname"
+	"github.com/partmon/partmon/model"
 )
 
 // Cassandra's hot-key samplers are reachable only over JMX (no virtual table
@@ -126,7 +128,7 @@ func RunNodetoolSampler(ctx context.Context, cfg NodetoolSamplerConfig, tables [
 	var jobs []job
 	seen := map[string]bool{}
 	for _, t := range tables {
-		ks, tb, err := splitTableName(t)
+		ks, tb, err := cqlname.SplitTable(t)
 		if err != nil {
 			return nil, fmt.Errorf("nodetool sampler: %w", err)
 		}
@@ -352,7 +354,7 @@ func parseProfileloadRow(line string, fields []string) (model.HotPartition, erro
 	if len(fields) < 4 {
 		return model.HotPartition{}, fmt.Errorf("%q has %d columns, want table, partition, count and +/-", truncate(line, 120), len(fields))
 	}
-	ks, table, err := splitTableName(fields[0])
+	ks, table, err := cqlname.SplitTable(fields[0])
 	if err != nil {
 		return model.HotPartition{}, err
 	}
@@ -369,4 +371,11 @@ func parseProfileloadRow(line string, fields []string) (model.HotPartition, erro
 	key = strings.TrimSpace(strings.TrimSuffix(key, fields[len(fields)-1]))
 	key = strings.TrimSpace(strings.TrimSuffix(key, fields[len(fields)-2]))
 	return model.HotPartition{Keyspace: ks, Table: table, Key: key, Count: count, Error: errBound, Source: "nodetool"}, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }

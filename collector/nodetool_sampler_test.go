@@ -3,7 +3,6 @@ package collector
 import (
 	"context"
 	"errors"
-	"github.com/partmon/partmon/model"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,6 +12,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/partmon/partmon/collector/internal/cqlname"
+	"github.com/partmon/partmon/model"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -422,7 +424,7 @@ func FuzzParseProfileload(f *testing.F) {
 			if h.Count < 0 || h.Error < 0 || h.Total < h.Count {
 				t.Fatalf("bad numbers %+v", h)
 			}
-			if checkName("keyspace", h.Keyspace) != nil || checkName("table", h.Table) != nil {
+			if cqlname.Check("keyspace", h.Keyspace) != nil || cqlname.Check("table", h.Table) != nil {
 				t.Fatalf("bad table %+v", h)
 			}
 			if h.Source != "nodetool" {

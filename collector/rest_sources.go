@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/partmon/partmon/model"
 	"net"
 	"net/http"
 	"strconv"
 	"sync"
+
+	"github.com/partmon/partmon/collector/internal/cqlname"
+	"github.com/partmon/partmon/collector/internal/scyllarest"
+	"github.com/partmon/partmon/model"
 )
 
 // restClients hands out one ScyllaDB REST client per node.
@@ -17,19 +20,19 @@ type restClients struct {
 	hc  *http.Client
 
 	mu      sync.Mutex
-	clients map[string]*ScyllaREST
+	clients map[string]*scyllarest.Client
 }
 
 func newRESTClients(cfg ScyllaRESTConfig) *restClients {
-	return &restClients{cfg: cfg, hc: &http.Client{}, clients: map[string]*ScyllaREST{}}
+	return &restClients{cfg: cfg, hc: &http.Client{}, clients: map[string]*scyllarest.Client{}}
 }
 
-func (r *restClients) forNode(addr string) *ScyllaREST {
+func (r *restClients) forNode(addr string) *scyllarest.Client {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c, ok := r.clients[addr]
 	if !ok {
-		c = NewScyllaREST(r.cfg.Scheme+"://"+net.JoinHostPort(addr, strconv.Itoa(r.cfg.Port)), r.hc)
+		c = scyllarest.New(r.cfg.Scheme+"://"+net.JoinHostPort(addr, strconv.Itoa(r.cfg.Port)), r.hc)
 		r.clients[addr] = c
 	}
 	return c
@@ -104,7 +107,7 @@ func (s restSizeHistogramSource) Collect(ctx context.Context, in Input, out *Out
 	}
 	client := s.rest.forNode(in.Address)
 	for _, t := range tables {
-		ks, tbl, err := splitTableName(t)
+		ks, tbl, err := cqlname.SplitTable(t)
 		if err != nil {
 			return 0, err
 		}

@@ -3,7 +3,6 @@ package collector
 import (
 	"context"
 	"errors"
-	"github.com/partmon/partmon/model"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -12,10 +11,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/partmon/partmon/model"
 )
 
-// restReplayer serves the ScyllaDB REST fixtures of testdata/scylla (shapes
-// from scylladb/scylladb at scylla-2025.1.14, see testdata/scylla/README.md)
+// restReplayer serves the ScyllaDB REST fixtures of
+// internal/scyllarest/testdata (shapes from scylladb/scylladb at
+// scylla-2025.1.14, see the README.md there)
 // and records the paths asked.
 type restReplayer struct {
 	mu    sync.Mutex
@@ -32,7 +34,7 @@ func (rp *restReplayer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		"/column_family/metrics/estimated_row_size_histogram/pm_ts:events":  "size_histogram_empty.json",
 		"/column_family/metrics/estimated_row_size_histogram/pm_gone:table": "error_400.json",
 	}[r.URL.Path]
-	body, err := os.ReadFile("testdata/scylla/" + file)
+	body, err := os.ReadFile("internal/scyllarest/testdata/" + file)
 	if file == "" || err != nil {
 		http.NotFound(w, r)
 		return

@@ -1,15 +1,17 @@
-package collector
+package scyllarest
 
 // Fuzz targets for the ScyllaDB REST parsers: a malformed answer must be an
 // error, never a panic or an impossible value. Seeds are the fixtures plus
 // the committed corpora in testdata/fuzz/<FuzzName>/; `go test` runs them,
-// `go test -fuzz=FuzzParseScyllaTopPartitions ./collector/` explores.
+// `go test -fuzz=FuzzParseTopPartitions ./collector/internal/scyllarest/` explores.
 
 import (
-	"github.com/partmon/partmon/model"
 	"math"
 	"testing"
 	"time"
+
+	"github.com/partmon/partmon/collector/internal/cqlname"
+	"github.com/partmon/partmon/model"
 )
 
 func addScyllaSeeds(f *testing.F, fixtures ...string) {
@@ -18,7 +20,7 @@ func addScyllaSeeds(f *testing.F, fixtures ...string) {
 	}
 }
 
-func FuzzParseScyllaTopPartitions(f *testing.F) {
+func FuzzParseTopPartitions(f *testing.F) {
 	addScyllaSeeds(f, "toppartitions.json", "toppartitions_partial.json", "toppartitions_empty.json",
 		"toppartitions_extra_fields.json", "toppartitions_negative.json", "error_500.json")
 	const listSize = 3
@@ -35,7 +37,7 @@ func FuzzParseScyllaTopPartitions(f *testing.F) {
 			if h.Count < 0 || h.Error < 0 || (h.Total != 0 && h.Total < h.Count) {
 				t.Fatalf("impossible numbers %+v", h)
 			}
-			if checkName("keyspace", h.Keyspace) != nil || checkName("table", h.Table) != nil {
+			if cqlname.Check("keyspace", h.Keyspace) != nil || cqlname.Check("table", h.Table) != nil {
 				t.Fatalf("bad table in %+v", h)
 			}
 			id := h.Op + " " + model.TableKey(h.Keyspace, h.Table)
@@ -46,7 +48,7 @@ func FuzzParseScyllaTopPartitions(f *testing.F) {
 	})
 }
 
-func FuzzParseScyllaHistogram(f *testing.F) {
+func FuzzParseHistogram(f *testing.F) {
 	addScyllaSeeds(f, "size_histogram.json", "size_histogram_empty.json", "error_400.json")
 	f.Fuzz(func(t *testing.T, body []byte) {
 		h, err := parseHistogram(body)
@@ -73,7 +75,7 @@ func FuzzParseScyllaHistogram(f *testing.F) {
 	})
 }
 
-func FuzzParseScyllaLong(f *testing.F) {
+func FuzzParseLong(f *testing.F) {
 	addScyllaSeeds(f, "max_row_size.json", "error_500.json")
 	f.Fuzz(func(t *testing.T, body []byte) {
 		v, err := parseLong(body)
@@ -83,7 +85,7 @@ func FuzzParseScyllaLong(f *testing.F) {
 	})
 }
 
-func FuzzParseScyllaOwnership(f *testing.F) {
+func FuzzParseOwnership(f *testing.F) {
 	addScyllaSeeds(f, "ownership.json", "error_400.json")
 	f.Fuzz(func(t *testing.T, body []byte) {
 		own, err := parseOwnership(body)

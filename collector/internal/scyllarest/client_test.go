@@ -1,8 +1,8 @@
-package collector
+package scyllarest
 
-// ScyllaDB cannot run on this machine, so these tests point ScyllaREST at an
-// httptest.Server that replays fixture files (testdata/scylla/) whose shapes
-// come from ScyllaDB's own source; testdata/scylla/README.md names the file
+// ScyllaDB cannot run on this machine, so these tests point Client at an
+// httptest.Server that replays fixture files (testdata/) whose shapes
+// come from ScyllaDB's own source; testdata/README.md names the file
 // and tag behind each one. The server is a fixture replayer for the REST
 // shape, not a model of ScyllaDB's behaviour.
 
@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/partmon/partmon/model"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -24,11 +23,13 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/partmon/partmon/model"
 )
 
 func readScyllaFixture(t testing.TB, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "scylla", name))
+	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatalf("reading fixture: %v", err)
 	}
@@ -68,11 +69,11 @@ func (rp *replay) lastRequest() *http.Request {
 	return rp.last
 }
 
-func newReplay(t *testing.T, rp *replay) *ScyllaREST {
+func newReplay(t *testing.T, rp *replay) *Client {
 	t.Helper()
 	srv := httptest.NewServer(rp)
 	t.Cleanup(srv.Close)
-	return NewScyllaREST(srv.URL+"/", srv.Client())
+	return New(srv.URL+"/", srv.Client())
 }
 
 // fixtureTopRecord is the fixture read generically, so the expectations
@@ -283,23 +284,23 @@ type restCall struct {
 	name    string
 	path    string
 	fixture string // a good answer
-	do      func(ctx context.Context, c *ScyllaREST) error
+	do      func(ctx context.Context, c *Client) error
 }
 
 var restCalls = []restCall{
-	{"TopPartitions", "/storage_service/toppartitions/", "toppartitions.json", func(ctx context.Context, c *ScyllaREST) error {
+	{"TopPartitions", "/storage_service/toppartitions/", "toppartitions.json", func(ctx context.Context, c *Client) error {
 		_, err := c.TopPartitions(ctx, []string{"pm_hot.kv"}, time.Millisecond, 10)
 		return err
 	}},
-	{"SizeHistogram", "/column_family/metrics/estimated_row_size_histogram/pm_hot:kv", "size_histogram.json", func(ctx context.Context, c *ScyllaREST) error {
+	{"SizeHistogram", "/column_family/metrics/estimated_row_size_histogram/pm_hot:kv", "size_histogram.json", func(ctx context.Context, c *Client) error {
 		_, err := c.SizeHistogram(ctx, "pm_hot", "kv")
 		return err
 	}},
-	{"MaxPartitionSize", "/column_family/metrics/max_row_size/pm_hot:kv", "max_row_size.json", func(ctx context.Context, c *ScyllaREST) error {
+	{"MaxPartitionSize", "/column_family/metrics/max_row_size/pm_hot:kv", "max_row_size.json", func(ctx context.Context, c *Client) error {
 		_, err := c.MaxPartitionSize(ctx, "pm_hot", "kv")
 		return err
 	}},
-	{"Ownership", "/storage_service/ownership/pm_hot", "ownership.json", func(ctx context.Context, c *ScyllaREST) error {
+	{"Ownership", "/storage_service/ownership/pm_hot", "ownership.json", func(ctx context.Context, c *Client) error {
 		_, err := c.Ownership(ctx, "pm_hot")
 		return err
 	}},
@@ -570,15 +571,15 @@ func TestScyllaOwnership(t *testing.T) {
 	}
 	tests := []struct {
 		name     string
-		call     func(ctx context.Context, c *ScyllaREST) (map[string]float64, error)
+		call     func(ctx context.Context, c *Client) (map[string]float64, error)
 		wantPath string
 		wantCF   string
 	}{
-		{"keyspace", func(ctx context.Context, c *ScyllaREST) (map[string]float64, error) {
+		{"keyspace", func(ctx context.Context, c *Client) (map[string]float64, error) {
 			return c.Ownership(ctx, "pm_hot")
 		},
 			"/storage_service/ownership/pm_hot", ""},
-		{"tablet table", func(ctx context.Context, c *ScyllaREST) (map[string]float64, error) {
+		{"tablet table", func(ctx context.Context, c *Client) (map[string]float64, error) {
 			return c.TableOwnership(ctx, "pm_hot", "kv")
 		}, "/storage_service/ownership/pm_hot", "kv"},
 	}
