@@ -15,13 +15,13 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/partmon/partmon/internal/promexpr"
 	"github.com/partmon/partmon/internal/promtest"
+	"github.com/partmon/partmon/internal/testkit"
 )
 
 // startPrometheus runs Prometheus scraping the golden exposition with the
@@ -34,10 +34,7 @@ func startPrometheus(t *testing.T, cluster string, exposition []byte) *promtest.
 	}))
 	t.Cleanup(target.Close)
 
-	rules, err := filepath.Abs(rulesFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rules := rulesFile(t)
 	config := fmt.Sprintf(`global:
   scrape_interval: 1s
   evaluation_interval: 1s
@@ -59,7 +56,7 @@ scrape_configs:
 }
 
 func TestQueriesOnRealPrometheus(t *testing.T) {
-	exposition, err := os.ReadFile(filepath.Join("..", "exporter", "testdata", "cluster.prom"))
+	exposition, err := os.ReadFile(testkit.Path(t, "exporter", "testdata", "cluster.prom"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +139,7 @@ func TestQueriesOnRealPrometheus(t *testing.T) {
 	})
 
 	t.Run("alerting rules", func(t *testing.T) {
-		rules, err := RuleExpressions(rulesFile)
+		rules, err := RuleExpressions(rulesFile(t))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,10 +1,12 @@
-package dashboards
-
-// Tests of the deployment files: docker-compose.yml, the Prometheus,
-// Alertmanager and Grafana configs it mounts, the Kubernetes manifests, the
-// systemd unit and the Dockerfile. None of them can run here (no Docker, no
-// Kubernetes, no systemd as PID 1), so these tests hold them together: every
-// file they reference exists, and ports, paths and names agree.
+// Package deploy holds the tests of the deployment files: docker-compose.yml,
+// the Prometheus, Alertmanager and Grafana configs it mounts, the Kubernetes
+// manifests, the systemd unit and the Dockerfile. None of them can run here
+// (no Docker, no Kubernetes, no systemd as PID 1), so these tests hold them
+// together: every file they reference exists, and ports, paths and names
+// agree. binary_integration_test.go holds them to the real partmon binary.
+// The rules and the Alertmanager config have their own tests beside them
+// (deploy/prometheus, deploy/alertmanager).
+package deploy
 
 import (
 	"bytes"
@@ -23,10 +25,24 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/dashboards"
+	"github.com/partmon/partmon/internal/testkit"
 )
 
+// repoRoot is where the paths the deployment files name are relative to.
+var repoRoot = mustRepoRoot()
+
+func mustRepoRoot() string {
+	root, err := testkit.RepoRoot()
+	if err != nil {
+		panic(err)
+	}
+	return root
+}
+
 const (
-	repoRoot = ".."
+	// The alerting rules prometheus.yml must load.
+	rulesFile = "partmon-alerts.yml"
 	// The ports the three daemons listen on by default.
 	partmonPort      = "9808"
 	prometheusPort   = "9090"
@@ -308,9 +324,13 @@ func TestGrafanaProvisioningMatchesCompose(t *testing.T) {
 	if host == "" {
 		t.Fatalf("the dashboard provider reads %s, which is not mounted from the repository", dp.Providers[0].Options.Path)
 	}
-	for f := range wantUIDs {
-		if _, err := os.Stat(filepath.Join(host, f)); err != nil {
-			t.Errorf("Grafana would not find %s: %v", f, err)
+	boards, err := dashboards.Load(filepath.Join(repoRoot, "dashboards"))
+	if err != nil || len(boards) == 0 {
+		t.Fatalf("reading the dashboards: %d, %v", len(boards), err)
+	}
+	for _, d := range boards {
+		if _, err := os.Stat(filepath.Join(host, d.File)); err != nil {
+			t.Errorf("Grafana would not find %s: %v", d.File, err)
 		}
 	}
 	home := c.Services["grafana"].Environment["GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH"]

@@ -1,6 +1,6 @@
 //go:build integration
 
-package dashboards
+package alertmanager
 
 // Runs deploy/alertmanager/alertmanager.yml in a real Alertmanager (Debian's
 // prometheus-alertmanager) and checks its routing and inhibit rules with the

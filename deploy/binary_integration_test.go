@@ -1,6 +1,6 @@
 //go:build integration
 
-package dashboards
+package deploy
 
 // Holds the deployment files to the real partmon binary: every command-line
 // flag they pass exists, and every config file they ship passes
@@ -8,7 +8,7 @@ package dashboards
 
 import (
 	"bytes"
-	"fmt"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +18,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/partmon/partmon/internal/testkit"
 )
 
 var (
@@ -32,15 +34,8 @@ func buildPartmon(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		buildDir, buildErr = os.MkdirTemp("", "partmon-deploy-test-")
-		if buildErr != nil {
-			return
-		}
-		builtBin = filepath.Join(buildDir, "partmon")
-		cmd := exec.Command("go", "build", "-o", builtBin, "./cmd/partmon")
-		cmd.Dir = repoRoot
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("building partmon: %v\n%s", err, out)
+		if buildErr == nil {
+			builtBin, buildErr = testkit.BuildPartmon(context.Background(), buildDir, "partmon", false)
 		}
 	})
 	if buildErr != nil {

@@ -1,14 +1,12 @@
-package dashboards
+// Package prometheus holds the tests of partmon's Prometheus files: the
+// alerting rules (partmon-alerts.yml), their promtool tests and their runbooks.
+package prometheus
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,69 +16,30 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/internal/metriccontract"
 	"github.com/partmon/partmon/internal/promexpr"
+	"github.com/partmon/partmon/internal/testkit"
 )
 
 const (
-	rulesFile        = "../deploy/prometheus/partmon-alerts.yml"
-	rulesTestFile    = "../deploy/prometheus/partmon-alerts_test.yml"
-	alertmanagerFile = "../deploy/alertmanager/alertmanager.yml"
-	runbookDir       = "../docs/runbooks"
-	runbookBase      = "https://github.com/partmon/partmon/blob/main/docs/runbooks/"
+	rulesFile     = "partmon-alerts.yml"
+	rulesTestFile = "partmon-alerts_test.yml"
+	runbookBase   = "https://github.com/partmon/partmon/blob/main/docs/runbooks/"
 )
 
-// analyzerKinds reads every finding kind the analyzer declares (its Kind*
-// string constants), so a new kind without a runbook section fails here.
+// runbookDir holds one runbook per alert.
+func runbookDir(t *testing.T) string { return testkit.Path(t, "docs", "runbooks") }
+
+// analyzerKinds is every finding kind the analyzer can report, so a new kind
+// without a runbook section fails here.
 func analyzerKinds(t *testing.T) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(repoRoot, "analyzer", "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var kinds []string
-	fset := token.NewFileSet()
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		file, err := parser.ParseFile(fset, f, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, decl := range file.Decls {
-			gd, ok := decl.(*ast.GenDecl)
-			if !ok || gd.Tok != token.CONST {
-				continue
-			}
-			for _, spec := range gd.Specs {
-				vs := spec.(*ast.ValueSpec)
-				for i, name := range vs.Names {
-					if !strings.HasPrefix(name.Name, "Kind") || i >= len(vs.Values) {
-						continue
-					}
-					if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
-						v, err := strconv.Unquote(lit.Value)
-						if err != nil {
-							t.Fatal(err)
-						}
-						kinds = append(kinds, v)
-					}
-				}
-			}
-		}
-	}
-	// The constants every partmon knows; reading the source must find them.
-	for _, k := range []string{analyzer.KindOversizedPartition, analyzer.KindStaleData} {
-		if !slices.Contains(kinds, k) {
-			t.Fatalf("read kinds %v from analyzer/ but not %s", kinds, k)
-		}
-	}
-	return kinds
+	return analyzer.Kinds()
 }
 
 func loadAlerts(t *testing.T) []promexpr.Rule {
 	t.Helper()
-	rules, err := RuleExpressions(rulesFile)
+	rules, err := promexpr.LoadRules(rulesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +78,11 @@ func TestAlertRuleConventions(t *testing.T) {
 			t.Errorf("%s: %v", where, err)
 			continue
 		}
-		for _, p := range checkExpr(t, a, "up") {
+		problems, err := metriccontract.Check(a, "up")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range problems {
 			t.Errorf("%s: %s", where, p)
 		}
 		for _, s := range a.Selectors {
@@ -159,11 +122,15 @@ func alertCanCarry(t *testing.T, a promexpr.Analysis, r promexpr.Rule, l string)
 	if strings.Contains(r.Expr, " by (") {
 		return slices.Contains(a.GroupingLabels, l)
 	}
-	if slices.Contains(targetLabels, l) {
+	if slices.Contains(metriccontract.TargetLabels, l) {
 		return true
 	}
+	golden, err := metriccontract.Labels()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, s := range a.Selectors {
-		if exporterLabels(t)[s.Metric][l] {
+		if golden[s.Metric][l] {
 			return true
 		}
 	}
@@ -235,7 +202,7 @@ func TestRunbooks(t *testing.T) {
 		alerts[r.Alert] = true
 	}
 	for name := range alerts {
-		data, err := os.ReadFile(filepath.Join(runbookDir, name+".md"))
+		data, err := os.ReadFile(filepath.Join(runbookDir(t), name+".md"))
 		if err != nil {
 			t.Errorf("runbook for %s: %v", name, err)
 			continue
@@ -251,7 +218,7 @@ func TestRunbooks(t *testing.T) {
 		}
 	}
 	// No stale runbooks for alerts that no longer exist.
-	files, err := filepath.Glob(filepath.Join(runbookDir, "*.md"))
+	files, err := filepath.Glob(filepath.Join(runbookDir(t), "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +229,7 @@ func TestRunbooks(t *testing.T) {
 		}
 	}
 	// partmon's pushed alerts link to PartmonAnalyzerFinding.md#<kind>.
-	data, err := os.ReadFile(filepath.Join(runbookDir, "PartmonAnalyzerFinding.md"))
+	data, err := os.ReadFile(filepath.Join(runbookDir(t), "PartmonAnalyzerFinding.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,55 +251,6 @@ func TestRuleAlertNamesDoNotCollideWithPushedAlerts(t *testing.T) {
 	for _, r := range loadAlerts(t) {
 		if k, ok := pushed[r.Alert]; ok {
 			t.Errorf("rule alert %s has the name partmon gives its pushed %s alerts", r.Alert, k)
-		}
-	}
-}
-
-var alertnameMatcher = regexp.MustCompile(`alertname\s*(=~|=)\s*"([^"]*)"`)
-
-func TestAlertmanagerConfigNamesRealAlerts(t *testing.T) {
-	data, err := os.ReadFile(alertmanagerFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cfg struct {
-		InhibitRules []struct {
-			SourceMatchers []string `yaml:"source_matchers"`
-			TargetMatchers []string `yaml:"target_matchers"`
-			Equal          []string `yaml:"equal"`
-		} `yaml:"inhibit_rules"`
-	}
-	if err := yaml.Unmarshal(data, &cfg); err != nil {
-		t.Fatal(err)
-	}
-	known := map[string]bool{}
-	for _, r := range loadAlerts(t) {
-		known[r.Alert] = true
-	}
-	for _, k := range exporter.DefaultAlertKinds {
-		known[exporter.AlertName(k)] = true
-	}
-	if len(cfg.InhibitRules) == 0 {
-		t.Fatal("no inhibit rules read")
-	}
-	for i, ir := range cfg.InhibitRules {
-		if len(ir.Equal) == 0 {
-			t.Errorf("inhibit rule %d: no equal labels, it would mute across clusters", i)
-		}
-		for _, m := range append(slices.Clone(ir.SourceMatchers), ir.TargetMatchers...) {
-			sub := alertnameMatcher.FindStringSubmatch(m)
-			if sub == nil {
-				continue
-			}
-			names := []string{sub[2]}
-			if sub[1] == "=~" {
-				names = strings.Split(sub[2], "|")
-			}
-			for _, n := range names {
-				if !known[n] {
-					t.Errorf("inhibit rule %d names alert %s, which neither the rules nor partmon's pusher produce", i, n)
-				}
-			}
 		}
 	}
 }
