@@ -41,6 +41,7 @@ func Analyze(s *model.Snapshot, h *History, th Thresholds) *Report {
 	}
 	a := newAnalysis(s, h, th)
 	r := &Report{
+		Thresholds:    th,
 		Generated:     s.Taken,
 		Taken:         s.Taken,
 		Cluster:       s.Cluster,

@@ -58,6 +58,9 @@ type Report struct {
 	// or hot keys, deduplicated across replicas and sstables.
 	TopPartitions []PartitionEntry `json:"top_partitions"`
 	Findings      []Finding        `json:"findings"`
+	// Thresholds are the limits this report was judged by (published as
+	// partmon_threshold_* series for the alerting rules).
+	Thresholds Thresholds `json:"-"`
 	// Sources passes the collector's per-source status through, for self-metrics.
 	Sources []model.SourceStatus `json:"sources"`
 	// Notes say what the analysis had to skip and why (e.g. a keyspace whose

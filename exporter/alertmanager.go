@@ -33,12 +33,7 @@ import (
 // partmon_node_* series for Prometheus alerting rules with a `for:` clause.
 // Alert rules should therefore not also alert on partmon_finding_value for
 // DefaultAlertKinds, or operators get two alerts for one problem.
-var DefaultAlertKinds = []string{
-	analyzer.KindOversizedPartition,
-	analyzer.KindWidePartition,
-	analyzer.KindHotPartition,
-	analyzer.KindTombstoneHeavy,
-}
+var DefaultAlertKinds = analyzer.KindsPushedWithoutKey()
 
 // DefaultRunbookURL is the runbook_url of pushed alerts unless configured:
 // the runbook has one section per finding kind.

@@ -164,13 +164,7 @@ func collectNodes(m emitter, r *analyzer.Report, cluster string, speaks func(str
 
 // knownKinds get a partmon_findings series (0 when none) for every severity,
 // so dashboards and rules see zeros instead of no data.
-var knownKinds = []string{
-	analyzer.KindOversizedPartition, analyzer.KindWidePartition, analyzer.KindHotPartition,
-	analyzer.KindHotTokenRange, analyzer.KindTombstoneHeavy, analyzer.KindOwnershipSkew,
-	analyzer.KindLoadSkew, analyzer.KindLowCardinalityKey, analyzer.KindUnbucketedTimeSeries,
-	analyzer.KindSecondaryIndexHighCard, analyzer.KindPartitionGrowthForecast, analyzer.KindStaleData,
-	analyzer.KindAscendingTimeOrder,
-}
+var knownKinds = analyzer.Kinds()
 
 var publishedSeverities = []analyzer.Severity{analyzer.SeverityInfo, analyzer.SeverityWarning, analyzer.SeverityCritical}
 

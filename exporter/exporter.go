@@ -177,6 +177,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	collectTopPartitions(m, r, cluster, speaks, e.topK)
 	collectNodes(m, r, cluster, speaks)
 	collectFindings(m, r, cluster, speaks)
+	collectThresholds(m, r, cluster)
 }
 
 func boolValue(b bool) float64 {

@@ -4,13 +4,9 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -360,51 +356,4 @@ func BenchmarkCollect(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(series), "series")
-}
-
-// TestKnownKindsMatchAnalyzer reads the analyzer's source: a Kind* constant
-// missing from knownKinds would get no zero series and be refused by the
-// findings API's kind filter.
-func TestKnownKindsMatchAnalyzer(t *testing.T) {
-	files, err := filepath.Glob("../analyzer/*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	found := 0
-	for _, path := range files {
-		if strings.HasSuffix(path, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, path, nil, 0)
-		if err != nil {
-			t.Fatalf("parsing %s: %v", path, err)
-		}
-		for _, decl := range f.Decls {
-			gd, ok := decl.(*ast.GenDecl)
-			if !ok || gd.Tok != token.CONST {
-				continue
-			}
-			for _, spec := range gd.Specs {
-				vs := spec.(*ast.ValueSpec)
-				for i, name := range vs.Names {
-					if !strings.HasPrefix(name.Name, "Kind") || i >= len(vs.Values) {
-						continue
-					}
-					lit, ok := vs.Values[i].(*ast.BasicLit)
-					if !ok || lit.Kind != token.STRING {
-						continue
-					}
-					kind, _ := strconv.Unquote(lit.Value)
-					found++
-					if !slices.Contains(knownKinds, kind) {
-						t.Errorf("analyzer.%s = %q is missing from knownKinds", name.Name, kind)
-					}
-				}
-			}
-		}
-	}
-	if found != len(knownKinds) {
-		t.Errorf("analyzer declares %d kinds, knownKinds lists %d", found, len(knownKinds))
-	}
 }

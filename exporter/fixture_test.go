@@ -20,6 +20,7 @@ func exporterReport() *analyzer.Report {
 	return &analyzer.Report{
 		Generated: taken.Add(90 * time.Second), Taken: taken,
 		Cluster: "demo", Engine: model.EngineCassandra, Version: "5.0.8",
+		Thresholds: analyzer.DefaultThresholds(),
 		Nodes: []analyzer.NodeSummary{
 			{HostID: "h1", Address: "127.0.0.1", DC: "dc1", Rack: "r1", Tokens: 1, LoadBytes: 300 * mib, LoadSkew: 1.5, Targeted: true,
 				TokenValues: []int64{-9223372036854775808}},

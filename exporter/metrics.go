@@ -92,7 +92,7 @@ var (
 )
 
 // reportDescs are the families the Exporter collector emits.
-var reportDescs = []*metricDesc{
+var reportDescs = append([]*metricDesc{
 	tableMaxPartitionSize, tableMeanPartitionSize, tablePartitions, tableDiskUsage,
 	tableLocalReads, tableLocalWrites, tableTombstonesP99, tableTrafficSkew,
 	tableGrowth, tableForecast,
@@ -101,7 +101,7 @@ var reportDescs = []*metricDesc{
 	findingsCount, findingValue, findingThreshold,
 	collectorSuccess, collectorDuration, collectorLastSuccess, collectorRows,
 	upDesc, lastCycle, cycleDuration, buildInfo,
-}
+}, thresholdDescs...)
 
 // Names of the AlertPusher's registered counters.
 var (
