@@ -296,3 +296,20 @@ func (c *Config) consistency() gocql.Consistency {
 	}
 	return gocql.One
 }
+
+func (c Config) validateNodetool() []error {
+	var errs []error
+	enabled := c.NodetoolSampler.Configured()
+	if sc, ok := c.Sources["nodetool_sampler"]; ok && sc.Enabled != nil {
+		enabled = *sc.Enabled
+	}
+	if enabled && !c.NodetoolSampler.Configured() {
+		errs = append(errs, fmt.Errorf("collector.sources.nodetool_sampler: enabled but collector.nodetool_sampler.command is empty"))
+	}
+	if c.NodetoolSampler.Configured() {
+		if err := c.NodetoolSampler.WithDefaults().Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("collector.nodetool_sampler: %w", err))
+		}
+	}
+	return errs
+}

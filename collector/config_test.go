@@ -118,7 +118,7 @@ scylla_rest: {port: 10001, scheme: https}
 	}
 	if c.QueryTimeout != 8*time.Second || c.Sources["max_partition_size"].Timeout != 20*time.Second ||
 		*c.Sources["top_partitions"].Enabled || c.TLS.ServerName != "cassandra.internal" || c.ScyllaREST.Port != 10001 ||
-		c.NodetoolSampler.Duration != 5*time.Second || !c.NodetoolSampler.targetsEveryNode() {
+		c.NodetoolSampler.Duration != 5*time.Second || !c.NodetoolSampler.TargetsEveryNode() {
 		t.Errorf("decoded %+v", c)
 	}
 	eff := map[string]effectiveSource{}

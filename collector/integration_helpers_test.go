@@ -74,7 +74,7 @@ func newIntegrationCollector(t *testing.T, cfg Config) *Collector {
 	return c
 }
 
-func nodetool(t *testing.T, host string, args ...string) string {
+func runNodetool(t *testing.T, host string, args ...string) string {
 	t.Helper()
 	n := testcluster.NodeIndex(host)
 	if n == 0 {
@@ -105,7 +105,7 @@ type tablestats struct {
 
 func nodetoolTablestats(t *testing.T, host, keyspace, table string) tablestats {
 	t.Helper()
-	out := nodetool(t, host, "tablestats", "-F", "json", keyspace+"."+table)
+	out := runNodetool(t, host, "tablestats", "-F", "json", keyspace+"."+table)
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("tablestats JSON: %v\n%s", err, out)
@@ -127,7 +127,7 @@ func nodetoolTablestats(t *testing.T, host, keyspace, table string) tablestats {
 func nodetoolRing(t *testing.T, host string) map[string][]int64 {
 	t.Helper()
 	ring := map[string][]int64{}
-	for _, line := range strings.Split(nodetool(t, host, "ring"), "\n") {
+	for _, line := range strings.Split(runNodetool(t, host, "ring"), "\n") {
 		f := strings.Fields(line)
 		if len(f) < 2 || net.ParseIP(f[0]) == nil {
 			continue
@@ -144,7 +144,7 @@ func nodetoolRing(t *testing.T, host string) map[string][]int64 {
 // nodetoolReadP99 is the 99% read latency of `nodetool tablehistograms`, in microseconds.
 func nodetoolReadP99(t *testing.T, host, keyspace, table string) float64 {
 	t.Helper()
-	out := nodetool(t, host, "tablehistograms", keyspace, table)
+	out := runNodetool(t, host, "tablehistograms", keyspace, table)
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Fields(line)
 		if len(f) >= 2 && f[0] == "99%" {

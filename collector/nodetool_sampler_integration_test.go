@@ -5,7 +5,6 @@ package collector
 import (
 	"bytes"
 	"context"
-	"github.com/partmon/partmon/model"
 	"math"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/collector/internal/nodetool"
 	"github.com/partmon/partmon/internal/testcluster"
+	"github.com/partmon/partmon/model"
 )
 
 const (
@@ -58,18 +59,18 @@ func TestNodetoolSamplerFindsHotKey(t *testing.T) {
 	defer cancel()
 
 	traffic, trafficOut := startHotTraffic(ctx, t, root)
-	nodetool := func(n int) []string {
+	nodetoolCmd := func(n int) []string {
 		return []string{filepath.Join(root, "deploy", "local", "cluster"), "nodetool", "--dir", testcluster.Dir(), strconv.Itoa(n)}
 	}
 	table := []string{planted.Keyspace + "." + planted.Table}
 
 	// Wait until the traffic reaches the owner: short samples until the hot key shows.
-	probe := NodetoolSamplerConfig{Command: nodetool(owner), Duration: 2 * time.Second, TopK: 1, Samplers: []string{"READS"}}
+	probe := NodetoolSamplerConfig{Command: nodetoolCmd(owner), Duration: 2 * time.Second, TopK: 1, Samplers: []string{"READS"}}
 	for started := false; !started; {
 		if ctx.Err() != nil {
 			t.Fatalf("hot key never sampled on node %d before the deadline", owner)
 		}
-		hot, err := RunNodetoolSampler(ctx, probe, table)
+		hot, err := nodetool.Sample(ctx, probe, table)
 		if err != nil {
 			t.Fatalf("probe sample: %v", err)
 		}
@@ -86,9 +87,9 @@ func TestNodetoolSamplerFindsHotKey(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			c := cfg
-			c.Command = nodetool(n)
+			c.Command = nodetoolCmd(n)
 			start := time.Now()
-			hot, err := RunNodetoolSampler(ctx, c, table)
+			hot, err := nodetool.Sample(ctx, c, table)
 			t.Logf("node %d: profileload of %s took %s for a %s window, %d entries", n, table[0], time.Since(start).Round(10*time.Millisecond), hotSampleWindow, len(hot))
 			mu.Lock()
 			results[n], errs[n] = hot, err

@@ -74,8 +74,8 @@ func registry(cfg Config, d *sourceDeps) []registration {
 		{src: restTopPartitionsSource{rest: d.rest}, enabled: true, schedule: medium,
 			timeout: cfg.ScyllaREST.SampleDuration + 30*time.Second},
 
-		{src: nodetoolSource{cfg: cfg.NodetoolSampler}, enabled: cfg.NodetoolSampler.configured(), schedule: rarely,
-			timeout: cfg.NodetoolSampler.runTimeout()},
+		{src: nodetoolSource{cfg: cfg.NodetoolSampler}, enabled: cfg.NodetoolSampler.Configured(), schedule: rarely,
+			timeout: nodetoolSamplerTimeout},
 	}
 }
 

@@ -1,4 +1,4 @@
-package collector
+package nodetool
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 
 func readNodetoolFixture(t testing.TB, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "nodetool", name))
+	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatalf("reading fixture: %v", err)
 	}
@@ -187,23 +187,23 @@ func TestParseProfileloadEdgeCases(t *testing.T) {
 	}
 }
 
-func TestNodetoolSamplerConfigValidate(t *testing.T) {
-	good := NodetoolSamplerConfig{Command: []string{"nodetool"}}.WithDefaults()
+func TestSamplerConfigValidate(t *testing.T) {
+	good := SamplerConfig{Command: []string{"nodetool"}}.WithDefaults()
 	if err := good.Validate(); err != nil {
 		t.Fatalf("defaults invalid: %v", err)
 	}
 	tests := []struct {
 		name    string
-		edit    func(*NodetoolSamplerConfig)
+		edit    func(*SamplerConfig)
 		wantErr string
 	}{
-		{"no command", func(c *NodetoolSamplerConfig) { c.Command = nil }, "command is empty"},
-		{"sub-millisecond", func(c *NodetoolSamplerConfig) { c.Duration = time.Microsecond }, "duration"},
-		{"duration beyond an int of ms", func(c *NodetoolSamplerConfig) { c.Duration = 1 << 31 * time.Millisecond }, "duration"},
-		{"capacity above nodetool's limit", func(c *NodetoolSamplerConfig) { c.Capacity = 1025 }, "capacity"},
-		{"top_k equal to capacity", func(c *NodetoolSamplerConfig) { c.TopK = c.Capacity }, "below capacity"},
-		{"unknown sampler", func(c *NodetoolSamplerConfig) { c.Samplers = []string{"READS", "LOCAL_READ_TIME"} }, "LOCAL_READ_TIME"},
-		{"parallel too high", func(c *NodetoolSamplerConfig) { c.Parallel = 100 }, "parallel"},
+		{"no command", func(c *SamplerConfig) { c.Command = nil }, "command is empty"},
+		{"sub-millisecond", func(c *SamplerConfig) { c.Duration = time.Microsecond }, "duration"},
+		{"duration beyond an int of ms", func(c *SamplerConfig) { c.Duration = 1 << 31 * time.Millisecond }, "duration"},
+		{"capacity above nodetool's limit", func(c *SamplerConfig) { c.Capacity = 1025 }, "capacity"},
+		{"top_k equal to capacity", func(c *SamplerConfig) { c.TopK = c.Capacity }, "below capacity"},
+		{"unknown sampler", func(c *SamplerConfig) { c.Samplers = []string{"READS", "LOCAL_READ_TIME"} }, "LOCAL_READ_TIME"},
+		{"parallel too high", func(c *SamplerConfig) { c.Parallel = 100 }, "parallel"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -225,7 +225,7 @@ func replayNodetool(t *testing.T, fixture string) (cmd []string, argsFile string
 	t.Helper()
 	dir := t.TempDir()
 	argsFile = filepath.Join(dir, "args")
-	abs, err := filepath.Abs(filepath.Join("testdata", "nodetool", fixture))
+	abs, err := filepath.Abs(filepath.Join("testdata", fixture))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,12 +237,12 @@ func replayNodetool(t *testing.T, fixture string) (cmd []string, argsFile string
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-func TestRunNodetoolSamplerCommandLine(t *testing.T) {
+func TestSampleCommandLine(t *testing.T) {
 	cmd, argsFile := replayNodetool(t, "profileload_owner_k10.txt")
-	cfg := NodetoolSamplerConfig{Command: cmd, Duration: 1500 * time.Millisecond, Capacity: 512, TopK: 20, Samplers: []string{"reads", "WRITES"}}
+	cfg := SamplerConfig{Command: cmd, Duration: 1500 * time.Millisecond, Capacity: 512, TopK: 20, Samplers: []string{"reads", "WRITES"}}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	got, err := RunNodetoolSampler(ctx, cfg, []string{"pm_hot.kv"})
+	got, err := Sample(ctx, cfg, []string{"pm_hot.kv"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,13 +264,13 @@ func TestRunNodetoolSamplerCommandLine(t *testing.T) {
 	}
 }
 
-func TestRunNodetoolSamplerSeveralTables(t *testing.T) {
+func TestSampleSeveralTables(t *testing.T) {
 	for _, parallel := range []int{1, 3} {
 		t.Run("parallel "+strconv.Itoa(parallel), func(t *testing.T) {
 			cmd, argsFile := replayNodetool(t, "profileload_owner_k10.txt")
-			cfg := NodetoolSamplerConfig{Command: cmd, Duration: time.Millisecond, Parallel: parallel}
+			cfg := SamplerConfig{Command: cmd, Duration: time.Millisecond, Parallel: parallel}
 			tables := []string{"ks1.a", "ks2.b", "ks1.a", "ks3.c"}
-			got, err := RunNodetoolSampler(context.Background(), cfg, tables)
+			got, err := Sample(context.Background(), cfg, tables)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -292,11 +292,11 @@ func TestRunNodetoolSamplerSeveralTables(t *testing.T) {
 	}
 }
 
-func TestRunNodetoolSamplerKeepsOnlyTheAskedTable(t *testing.T) {
+func TestSampleKeepsOnlyTheAskedTable(t *testing.T) {
 	// The real capture names pm_hot.kv; asking for another table must not
 	// attribute its keys to that table.
-	cmd := []string{"sh", "-c", "cat testdata/nodetool/profileload_owner_k10.txt"}
-	got, err := RunNodetoolSampler(context.Background(), NodetoolSamplerConfig{Command: cmd, Duration: time.Millisecond}, []string{"ks1.other"})
+	cmd := []string{"sh", "-c", "cat testdata/profileload_owner_k10.txt"}
+	got, err := Sample(context.Background(), SamplerConfig{Command: cmd, Duration: time.Millisecond}, []string{"ks1.other"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,28 +305,28 @@ func TestRunNodetoolSamplerKeepsOnlyTheAskedTable(t *testing.T) {
 	}
 }
 
-func TestRunNodetoolSamplerFailures(t *testing.T) {
+func TestSampleFailures(t *testing.T) {
 	tests := []struct {
 		name    string
 		command []string
 		tables  []string
 		wantErr string
 	}{
-		{"nodetool fails with stderr", []string{"sh", "-c", "cat testdata/nodetool/profileload_unknown_table.stderr >&2; exit 1"},
+		{"nodetool fails with stderr", []string{"sh", "-c", "cat testdata/profileload_unknown_table.stderr >&2; exit 1"},
 			[]string{"pm_hot.other"}, "ColumnFamilyStore for pm_hot/nosuch not found"},
-		{"argument error on stdout", []string{"sh", "-c", "cat testdata/nodetool/profileload_bad_topk.stdout; exit 1"},
+		{"argument error on stdout", []string{"sh", "-c", "cat testdata/profileload_bad_topk.stdout; exit 1"},
 			[]string{"pm_hot.kv"}, "TopK count (-k) option must be smaller"},
-		{"exit 0 but not profileload output", []string{"sh", "-c", "cat testdata/nodetool/profileload_bad_topk.stdout"},
+		{"exit 0 but not profileload output", []string{"sh", "-c", "cat testdata/profileload_bad_topk.stdout"},
 			[]string{"pm_hot.kv"}, "outside any sampler section"},
-		{"a requested section missing", []string{"sh", "-c", "sed '/writes/,$d' testdata/nodetool/profileload_owner_k10.txt"},
+		{"a requested section missing", []string{"sh", "-c", "sed '/writes/,$d' testdata/profileload_owner_k10.txt"},
 			[]string{"pm_hot.kv"}, "no WRITES section"},
 		{"command not found", []string{"/nonexistent/nodetool"}, []string{"pm_hot.kv"}, "no such file"},
 		{"bad table name", []string{"true"}, []string{"pm_hot"}, "keyspace.table"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := NodetoolSamplerConfig{Command: tc.command, Duration: time.Millisecond}
-			_, err := RunNodetoolSampler(context.Background(), cfg, tc.tables)
+			cfg := SamplerConfig{Command: tc.command, Duration: time.Millisecond}
+			_, err := Sample(context.Background(), cfg, tc.tables)
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
 			}
@@ -336,19 +336,19 @@ func TestRunNodetoolSamplerFailures(t *testing.T) {
 
 // A table dropped between the schema read and its sample is not an error:
 // there is nothing left to sample.
-func TestRunNodetoolSamplerSkipsDroppedTable(t *testing.T) {
-	cfg := NodetoolSamplerConfig{Command: []string{"sh", "-c", "cat testdata/nodetool/profileload_unknown_table.stderr >&2; exit 1"}, Duration: time.Millisecond}
-	hot, err := RunNodetoolSampler(context.Background(), cfg, []string{"pm_hot.nosuch"})
+func TestSampleSkipsDroppedTable(t *testing.T) {
+	cfg := SamplerConfig{Command: []string{"sh", "-c", "cat testdata/profileload_unknown_table.stderr >&2; exit 1"}, Duration: time.Millisecond}
+	hot, err := Sample(context.Background(), cfg, []string{"pm_hot.nosuch"})
 	if err != nil || len(hot) != 0 {
 		t.Fatalf("dropped table: got %v, %v; want no entries and no error", hot, err)
 	}
 }
 
-func TestRunNodetoolSamplerRefusesShortDeadline(t *testing.T) {
+func TestSampleRefusesShortDeadline(t *testing.T) {
 	cmd, argsFile := replayNodetool(t, "profileload_owner_k10.txt")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_, err := RunNodetoolSampler(ctx, NodetoolSamplerConfig{Command: cmd, Duration: 10 * time.Second}, []string{"pm_hot.kv"})
+	_, err := Sample(ctx, SamplerConfig{Command: cmd, Duration: 10 * time.Second}, []string{"pm_hot.kv"})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want context.DeadlineExceeded", err)
 	}
@@ -359,14 +359,14 @@ func TestRunNodetoolSamplerRefusesShortDeadline(t *testing.T) {
 
 // A nodetool that hangs (a wrapper script whose JVM child never returns) is
 // killed with its whole process group when the context ends.
-func TestRunNodetoolSamplerKillsProcessGroup(t *testing.T) {
+func TestSampleKillsProcessGroup(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	script := "sleep 300 & echo $! > " + shellQuote(pidFile) + "; wait"
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	errc := make(chan error, 1)
 	go func() {
-		_, err := RunNodetoolSampler(ctx, NodetoolSamplerConfig{Command: []string{"sh", "-c", script}, Duration: time.Millisecond}, []string{"pm_hot.kv"})
+		_, err := Sample(ctx, SamplerConfig{Command: []string{"sh", "-c", script}, Duration: time.Millisecond}, []string{"pm_hot.kv"})
 		errc <- err
 	}()
 	var pid int
@@ -444,7 +444,7 @@ func BenchmarkParseProfileload(b *testing.B) {
 	}
 }
 
-func TestNodetoolSamplerConfigYAML(t *testing.T) {
+func TestSamplerConfigYAML(t *testing.T) {
 	const doc = `
 command: [nodetool, -h, 127.0.0.1, -p, "7199"]
 duration: 15s
@@ -453,18 +453,51 @@ top_k: 50
 samplers: [READS]
 parallel: 2
 `
-	var got NodetoolSamplerConfig
+	var got SamplerConfig
 	dec := yaml.NewDecoder(strings.NewReader(doc))
 	dec.KnownFields(true)
 	if err := dec.Decode(&got); err != nil {
 		t.Fatal(err)
 	}
-	want := NodetoolSamplerConfig{Command: []string{"nodetool", "-h", "127.0.0.1", "-p", "7199"}, Duration: 15 * time.Second,
+	want := SamplerConfig{Command: []string{"nodetool", "-h", "127.0.0.1", "-p", "7199"}, Duration: 15 * time.Second,
 		Capacity: 512, TopK: 50, Samplers: []string{"READS"}, Parallel: 2}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("decoded %+v, want %+v", got, want)
 	}
 	if err := got.Validate(); err != nil {
 		t.Errorf("Validate: %v", err)
+	}
+}
+
+func TestSamplerConfigForAddress(t *testing.T) {
+	tests := []struct {
+		name       string
+		command    []string
+		everyNode  bool
+		forAddress []string
+	}{
+		{"no placeholder", []string{"nodetool", "-h", "10.0.0.1"}, false, []string{"nodetool", "-h", "10.0.0.1"}},
+		{"placeholder argument", []string{"nodetool", "-h", "{address}", "-p", "7199"}, true, []string{"nodetool", "-h", "10.0.0.2", "-p", "7199"}},
+		{"placeholder inside an argument", []string{"ssh", "cassandra@{address}", "nodetool"}, true, []string{"ssh", "cassandra@10.0.0.2", "nodetool"}},
+		{"two placeholders", []string{"sh", "-c", "nodetool -h {address} # {address}"}, true, []string{"sh", "-c", "nodetool -h 10.0.0.2 # 10.0.0.2"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := SamplerConfig{Command: tc.command, Duration: time.Second}
+			if !c.Configured() || c.TargetsEveryNode() != tc.everyNode {
+				t.Errorf("configured %v, targets every node %v, want true, %v", c.Configured(), c.TargetsEveryNode(), tc.everyNode)
+			}
+			before := append([]string(nil), tc.command...)
+			got := c.ForAddress("10.0.0.2")
+			if !reflect.DeepEqual(got.Command, tc.forAddress) || got.Duration != time.Second {
+				t.Errorf("ForAddress = %+v, want command %q", got, tc.forAddress)
+			}
+			if !reflect.DeepEqual(c.Command, before) {
+				t.Errorf("ForAddress changed the original command to %q", c.Command)
+			}
+		})
+	}
+	if (SamplerConfig{}).Configured() {
+		t.Error("an empty command is configured")
 	}
 }

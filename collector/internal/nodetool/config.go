@@ -1,0 +1,131 @@
+// Package nodetool runs Cassandra's `nodetool profileload` and parses what
+// it prints. Cassandra's hot-key samplers are reachable only over JMX: no
+// virtual table exposes them (docs/sources.md, hot keys). Output format:
+// Cassandra 5.0 tools/nodetool/ProfileLoad.java, metrics/SamplingManager.java
+// (ResultBuilder) and metrics/Sampler.java (SamplerType); real outputs are in
+// testdata/.
+package nodetool
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// SamplerConfig says how to run the sampler against one node.
+type SamplerConfig struct {
+	// Command is nodetool with its connection options, before the
+	// subcommand: ["nodetool", "-h", "127.0.0.1", "-p", "7199"] or, for the
+	// local dev cluster, ["deploy/local/cluster", "nodetool", "1"].
+	Command []string `yaml:"command"`
+	// Duration is the sampling window of each table (default 10s).
+	Duration time.Duration `yaml:"duration"`
+	// Capacity is the size of Cassandra's stream summary (-s, default 256,
+	// at most 1024); higher is more accurate and costs the node more memory.
+	Capacity int `yaml:"capacity"`
+	// TopK is how many keys to list per sampler (-k, default 10, below Capacity).
+	TopK int `yaml:"top_k"`
+	// Samplers are READS and/or WRITES (-a, default both).
+	Samplers []string `yaml:"samplers"`
+	// Parallel is how many tables are sampled at once, each by its own
+	// nodetool JVM (default 1).
+	Parallel int `yaml:"parallel"`
+}
+
+const (
+	defaultSamplerDuration = 10 * time.Second
+	defaultSamplerCapacity = 256
+	defaultSamplerTopK     = 10
+	maxSamplerCapacity     = 1024 // ProfileLoad: "Capacity (-s) cannot exceed 1024."
+	maxSamplerParallel     = 8
+	maxOutput              = 4 << 20
+	// startGrace is what a nodetool run needs beyond its sampling window
+	// (JVM start, JMX connect); a deadline closer than that cannot succeed.
+	startGrace = 2 * time.Second
+	// killWait bounds the wait for output pipes after the process
+	// group was killed.
+	killWait = 2 * time.Second
+)
+
+// samplerOps maps the samplers partmon reads to HotPartition.Op.
+var samplerOps = map[string]string{"READS": "read", "WRITES": "write"}
+
+// WithDefaults returns the config with zero fields set to their defaults.
+func (c SamplerConfig) WithDefaults() SamplerConfig {
+	if c.Duration == 0 {
+		c.Duration = defaultSamplerDuration
+	}
+	if c.Capacity == 0 {
+		c.Capacity = defaultSamplerCapacity
+	}
+	if c.TopK == 0 {
+		c.TopK = min(defaultSamplerTopK, c.Capacity-1)
+	}
+	if len(c.Samplers) == 0 {
+		c.Samplers = []string{"READS", "WRITES"}
+	}
+	if c.Parallel == 0 {
+		c.Parallel = 1
+	}
+	return c
+}
+
+// Validate checks the config as nodetool profileload would, so a bad value
+// fails before a JVM is started.
+func (c SamplerConfig) Validate() error {
+	if len(c.Command) == 0 || c.Command[0] == "" {
+		return errors.New("nodetool sampler: command is empty")
+	}
+	if c.Duration < time.Millisecond || c.Duration.Milliseconds() > 1<<31-1 {
+		return fmt.Errorf("nodetool sampler: duration %s must be between 1ms and 2^31-1 ms", c.Duration)
+	}
+	if c.Capacity < 2 || c.Capacity > maxSamplerCapacity {
+		return fmt.Errorf("nodetool sampler: capacity %d must be between 2 and %d", c.Capacity, maxSamplerCapacity)
+	}
+	if c.TopK < 1 || c.TopK >= c.Capacity {
+		return fmt.Errorf("nodetool sampler: top_k %d must be positive and below capacity %d", c.TopK, c.Capacity)
+	}
+	if len(c.Samplers) == 0 {
+		return errors.New("nodetool sampler: no samplers")
+	}
+	for _, s := range c.Samplers {
+		if _, ok := samplerOps[strings.ToUpper(strings.TrimSpace(s))]; !ok {
+			return fmt.Errorf("nodetool sampler: sampler %q is not READS or WRITES", s)
+		}
+	}
+	if c.Parallel < 1 || c.Parallel > maxSamplerParallel {
+		return fmt.Errorf("nodetool sampler: parallel %d must be between 1 and %d", c.Parallel, maxSamplerParallel)
+	}
+	return nil
+}
+
+// AddressPlaceholder in the command is replaced by the address of the node
+// being sampled, so one command line serves every node in cluster mode
+// (e.g. ["nodetool", "-h", "{address}"]).
+const AddressPlaceholder = "{address}"
+
+// Configured says whether a command is set; without one there is no sampler.
+func (c SamplerConfig) Configured() bool { return len(c.Command) > 0 }
+
+// TargetsEveryNode says whether the command names the node; without the
+// placeholder it can only reach one node, the first host.
+func (c SamplerConfig) TargetsEveryNode() bool {
+	for _, a := range c.Command {
+		if strings.Contains(a, AddressPlaceholder) {
+			return true
+		}
+	}
+	return false
+}
+
+// ForAddress is c with AddressPlaceholder replaced by address in every
+// argument of the command.
+func (c SamplerConfig) ForAddress(address string) SamplerConfig {
+	cmd := make([]string, len(c.Command))
+	for i, a := range c.Command {
+		cmd[i] = strings.ReplaceAll(a, AddressPlaceholder, address)
+	}
+	c.Command = cmd
+	return c
+}
