@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/partmon/partmon/internal/format"
 )
 
 // timeBucket is a period a time-series partition can be split by.
@@ -81,11 +83,11 @@ func hasBucket(t *tableView) bool {
 // keeps its TTL's worth of data grew by size ÷ TTL); how says which.
 func growthRate(t *tableView, size float64) (rate float64, how string) {
 	if t.growth.ok {
-		return t.growth.slope, fmt.Sprintf("measured growth %s/day over %s", formatBytes(t.growth.slope*86400), formatSeconds(t.growth.window))
+		return t.growth.slope, fmt.Sprintf("measured growth %s/day over %s", format.Bytes(t.growth.slope*86400), format.Seconds(t.growth.window))
 	}
 	if t.schema != nil && t.schema.DefaultTTLSeconds > 0 && size > 0 {
 		ttl := float64(t.schema.DefaultTTLSeconds)
-		return size / ttl, fmt.Sprintf("assuming the partition holds its %s TTL of data", formatSeconds(ttl))
+		return size / ttl, fmt.Sprintf("assuming the partition holds its %s TTL of data", format.Seconds(ttl))
 	}
 	return 0, ""
 }
@@ -110,21 +112,21 @@ func (a *analysis) splitAdvice(t *tableView, size float64) string {
 		if b, per, ok := chooseTimeBucket(rate, target); ok {
 			if per < size {
 				return fmt.Sprintf("add a %s bucket of %s to %s: largest partition %s → ~%s (%s)",
-					b.name, col, keyCols, formatBytes(size), formatBytes(per), how)
+					b.name, col, keyCols, format.Bytes(size), format.Bytes(per), how)
 			}
 			return fmt.Sprintf("add a %s bucket of %s to %s: each bucket then holds ~%s instead of growing without bound (largest partition now %s; %s)",
-				b.name, col, keyCols, formatBytes(per), formatBytes(size), how)
+				b.name, col, keyCols, format.Bytes(per), format.Bytes(size), how)
 		}
 		if rate > 0 {
 			n := splitCount(rate*60, target)
 			return fmt.Sprintf("even a minute bucket of %s would hold %s (%s): add a minute bucket and %d shards to %s",
-				col, formatBytes(rate*60), how, n, keyCols)
+				col, format.Bytes(rate*60), how, n, keyCols)
 		}
 		n := splitCount(size, target)
 		return fmt.Sprintf("add a time bucket of %s to %s, sized so one bucket holds under %s (the largest partition, %s, needs about %d buckets over its time span; growth is not measured yet)",
-			col, keyCols, formatBytes(target), formatBytes(size), n)
+			col, keyCols, format.Bytes(target), format.Bytes(size), n)
 	}
 	n := splitCount(size, target)
 	return fmt.Sprintf("add a shard column (0..%d, e.g. a hash of a clustering value mod %d) to %s: %s → ~%s per partition; reads of the whole key then query %d partitions",
-		n-1, n, keyCols, formatBytes(size), formatBytes(size/float64(n)), n)
+		n-1, n, keyCols, format.Bytes(size), format.Bytes(size/float64(n)), n)
 }

@@ -1,6 +1,10 @@
 package analyzer
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/partmon/partmon/internal/format"
+)
 
 // rulePartitionGrowthForecast: the time until a table's largest partition
 // crosses the critical size, from a robust fit of its history. None when it
@@ -29,8 +33,8 @@ func rulePartitionGrowthForecast(a *analysis) []Finding {
 		f.Value, f.Threshold, f.Unit = secs, horizon, UnitSeconds
 		f.Source = joinSources(a.sizeSource(), "history")
 		f.Summary = fmt.Sprintf("largest partition of %s is %s and grows %s/day (robust fit of %d points over %s): it crosses %s in %s",
-			t.key, formatBytes(t.growth.current), formatBytes(t.growth.slope*86400), t.growth.points,
-			formatSeconds(t.growth.window), formatBytes(crit), formatSeconds(secs))
+			t.key, format.Bytes(t.growth.current), format.Bytes(t.growth.slope*86400), t.growth.points,
+			format.Seconds(t.growth.window), format.Bytes(crit), format.Seconds(secs))
 		f.Advice = "before then: " + a.splitAdvice(t, t.growth.current)
 		out = append(out, f)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/partmon/partmon/internal/format"
 )
 
 // ruleHotPartition: a sampled key whose share of its table's sampled
@@ -40,10 +42,10 @@ func ruleHotPartition(a *analysis) []Finding {
 			f.Source = hk.source
 			op := hk.op + "s"
 			f.Summary = fmt.Sprintf("key %s takes %s of %s's sampled %s on %s (%s ± %s of %s operations, %s)",
-				hk.key, formatPercent(hk.share), t.key, op, hk.node.Address,
-				formatCount(float64(hk.count)), formatCount(float64(hk.errorBound)), formatCount(hk.total), hk.totalFrom)
+				hk.key, format.Percent(hk.share), t.key, op, hk.node.Address,
+				format.Count(float64(hk.count)), format.Count(float64(hk.errorBound)), format.Count(hk.total), hk.totalFrom)
 			if rate >= 0 {
-				f.Summary += fmt.Sprintf(" over %s: %s", formatSeconds(hk.window), formatRate(rate))
+				f.Summary += fmt.Sprintf(" over %s: %s", format.Seconds(hk.window), format.Rate(rate))
 			}
 			if len(hk.nodes) > 1 {
 				f.Summary += "; sampled on " + strings.Join(hk.nodes, ", ")
@@ -68,7 +70,7 @@ func (a *analysis) hotKeyAdvice(hk *hotKey) string {
 	n = max(n, 1)
 	b := max(2, int(math.Ceil(hk.share*float64(n))))
 	advice := fmt.Sprintf("spread key %s over %d suffix buckets (%s#0 … %s#%d; writes pick one by a hash of the clustering key or at random, reads query all %d): each then carries ~%s of the table's %s, a fair share of one of the %d nodes",
-		hk.key, b, hk.key, hk.key, b-1, b, formatPercent(hk.share/float64(b)), hk.op+"s", n)
+		hk.key, b, hk.key, hk.key, b-1, b, format.Percent(hk.share/float64(b)), hk.op+"s", n)
 	if hk.op == "read" {
 		advice += "; for a read-mostly key a cache in front of the database avoids the fan-out"
 	}

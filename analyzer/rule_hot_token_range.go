@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 )
 
@@ -84,8 +85,8 @@ func ruleHotTokenRange(a *analysis) []Finding {
 				where = "the ring"
 			}
 			f.Summary = fmt.Sprintf("%s serves %s of %s's local %s in %s (%s of %s) for a %s share by effective ownership: %.1f× its fair share",
-				tn.node.Address, formatPercent(s.share), t.key, op, where, formatRate(s.rate), formatRate(s.group),
-				formatPercent(tn.owns/tn.groupOwns), s.skew)
+				tn.node.Address, format.Percent(s.share), t.key, op, where, format.Rate(s.rate), format.Rate(s.group),
+				format.Percent(tn.owns/tn.groupOwns), s.skew)
 			if peers := hotPeers(t, tn, s.write, s.thr); len(peers) > 0 {
 				f.Summary += "; its replica set " + strings.Join(peers, ", ") + " is hot too"
 			}
@@ -120,7 +121,7 @@ func (a *analysis) hotRangeAdvice(t *tableView, tn *tableNode, op string) string
 		if len(sampled) == 3 {
 			break
 		}
-		sampled = append(sampled, fmt.Sprintf("%s %s", hk.key, formatPercent(hk.share)))
+		sampled = append(sampled, fmt.Sprintf("%s %s", hk.key, format.Percent(hk.share)))
 	}
 	advice := ""
 	if len(sampled) > 0 {
@@ -131,7 +132,7 @@ func (a *analysis) hotRangeAdvice(t *tableView, tn *tableNode, op string) string
 		advice = fmt.Sprintf("find the key: nodetool -h %s toppartitions %s %s 10000 (or profileload); ", tn.node.Address, t.keyspace, t.name)
 	}
 	advice += fmt.Sprintf("one hot key: give it suffix buckets (see hot_partition); many keys in one range: even out the range's tokens (%s owns %s of %s)",
-		tn.node.Address, formatPercent(tn.owns), t.keyspace)
+		tn.node.Address, format.Percent(tn.owns), t.keyspace)
 	if op == "reads" && tn.groupOwns > 1.0001 {
 		advice += "; reads concentrated on one replica of a key: make sure drivers use token-aware routing with replica shuffling"
 	}

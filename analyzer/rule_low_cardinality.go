@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 )
 
@@ -89,13 +90,13 @@ func ruleLowCardinalityKey(a *analysis) []Finding {
 		f.Value, f.Threshold, f.Unit = t.partitions, limit, UnitPartitions
 		f.Source = joinSources(a.estimateSource(), "system_schema.columns")
 		f.Summary = fmt.Sprintf("%s has ~%s partitions (estimated) for %d nodes (fewer than %s per node); ~%s of data",
-			t.key, formatCount(t.partitions), nodes, formatCount(a.th.LowCardinalityPartitionsPerNode), formatBytes(data))
+			t.key, format.Count(t.partitions), nodes, format.Count(a.th.LowCardinalityPartitionsPerNode), format.Bytes(data))
 		if t.meanBytes > 0 {
-			f.Summary += fmt.Sprintf(", mean partition %s", formatBytes(t.meanBytes))
+			f.Summary += fmt.Sprintf(", mean partition %s", format.Bytes(t.meanBytes))
 		}
 		f.Summary += fmt.Sprintf("; partition key (%s)", strings.Join(keyDesc, ", "))
 		if bounded {
-			f.Summary += fmt.Sprintf(" can take at most %s values", formatCount(typeCap))
+			f.Summary += fmt.Sprintf(" can take at most %s values", format.Count(typeCap))
 		} else if len(enums) > 0 {
 			f.Summary += fmt.Sprintf(": %s looks like an enum", strings.Join(enums, ", "))
 		}
@@ -109,7 +110,7 @@ func (a *analysis) lowCardinalityAdvice(t *tableView, limit, data float64) strin
 	k := max(2, int(math.Ceil(limit/max(t.partitions, 1))))
 	after := t.partitions * float64(k)
 	advice := fmt.Sprintf("add a column with many values to the partition key: %d sub-partitions per current key bring ~%s partitions to ~%s (~%s each)",
-		k, formatCount(t.partitions), formatCount(after), formatBytes(data/after))
+		k, format.Count(t.partitions), format.Count(after), format.Bytes(data/after))
 	if col, ok := timeClustering(t); ok && !hasBucket(t) {
 		advice += fmt.Sprintf("; the table clusters by %s, so a time bucket of it is the natural choice", col)
 		if t.maxBytes > 0 {

@@ -3,6 +3,7 @@ package analyzer
 import (
 	"fmt"
 
+	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 )
 
@@ -32,17 +33,17 @@ func ruleOversizedPartition(a *analysis) []Finding {
 			f := a.newFinding(KindOversizedPartition, sev, tn.node, t.keyspace, t.name)
 			f.Value, f.Threshold, f.Unit = size, thresholdFor(sev, warn, crit), UnitBytes
 			f.Source = a.sizeSource()
-			summary := fmt.Sprintf("largest partition of %s on %s is %s", t.key, tn.node.Address, formatBytes(size))
+			summary := fmt.Sprintf("largest partition of %s on %s is %s", t.key, tn.node.Address, format.Bytes(size))
 			if tn.stats.MaxPartitionBytes > 0 && a.s.Engine != model.EngineScyllaDB {
 				summary = fmt.Sprintf("largest partition of %s on %s is up to %s (max_partition_size: a histogram bucket bound, per sstable)",
-					t.key, tn.node.Address, formatBytes(float64(tn.stats.MaxPartitionBytes)))
+					t.key, tn.node.Address, format.Bytes(float64(tn.stats.MaxPartitionBytes)))
 			}
 			if tn.largestKeyBytes >= a.th.PartitionWarningBytes {
 				f.PartitionKey = tn.largestKey
 				f.Source = joinSources(f.Source, tn.largestSource)
-				summary += fmt.Sprintf("; key %s measured %s by %s", tn.largestKey, formatBytes(float64(tn.largestKeyBytes)), tn.largestSource)
+				summary += fmt.Sprintf("; key %s measured %s by %s", tn.largestKey, format.Bytes(float64(tn.largestKeyBytes)), tn.largestSource)
 				if tn.largeKeys > 1 {
-					summary += fmt.Sprintf(", %d keys at or over %s", tn.largeKeys, formatBytes(warn))
+					summary += fmt.Sprintf(", %d keys at or over %s", tn.largeKeys, format.Bytes(warn))
 				}
 			}
 			f.Summary = summary + "; " + a.shapeNote(t)
@@ -68,9 +69,9 @@ func (a *analysis) shapeNote(t *tableView) string {
 	case r == 0:
 		return "mean partition size unknown"
 	case r >= a.th.OutlierRatio:
-		return fmt.Sprintf("mean partition %s, so the largest is %.0f× the mean: one outlier key", formatBytes(t.meanBytes), r)
+		return fmt.Sprintf("mean partition %s, so the largest is %.0f× the mean: one outlier key", format.Bytes(t.meanBytes), r)
 	}
-	return fmt.Sprintf("mean partition %s (largest %.1f× the mean): partitions are uniformly big", formatBytes(t.meanBytes), r)
+	return fmt.Sprintf("mean partition %s (largest %.1f× the mean): partitions are uniformly big", format.Bytes(t.meanBytes), r)
 }
 
 func (a *analysis) oversizedAdvice(t *tableView, tn *tableNode, size float64) string {
@@ -81,7 +82,7 @@ func (a *analysis) oversizedAdvice(t *tableView, tn *tableNode, size float64) st
 			who = "key " + tn.largestKey
 		}
 		return fmt.Sprintf("fix %s, not the whole model (typical partitions are %s): find what writes to it (a default or sentinel value, a tenant far bigger than the rest) and give it its own split: %s",
-			who, formatBytes(t.meanBytes), split)
+			who, format.Bytes(t.meanBytes), split)
 	}
 	return split
 }

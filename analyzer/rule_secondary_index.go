@@ -3,6 +3,7 @@ package analyzer
 import (
 	"fmt"
 
+	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 )
 
@@ -47,7 +48,7 @@ func ruleSecondaryIndexHighCardinality(a *analysis) []Finding {
 			f.Source = "system_schema.indexes,system_schema.columns"
 			f.Summary = fmt.Sprintf("index %s (%s) on %s(%s) covers a column that looks unique (%s)", ix.Name, kind, t.key, col, why)
 			if t.partitions > 0 {
-				f.Summary += fmt.Sprintf("; the table has ~%s partitions", formatCount(t.partitions))
+				f.Summary += fmt.Sprintf("; the table has ~%s partitions", format.Count(t.partitions))
 			}
 			if sev == SeverityWarning {
 				f.Advice = fmt.Sprintf("a lookup WHERE %s = ? without the partition key visits every token range (all %d nodes) to return a row or two: keep a lookup table keyed by %s (PRIMARY KEY (%s)) written with the base table, or an SAI index on Cassandra 5.0",

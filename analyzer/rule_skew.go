@@ -3,6 +3,7 @@ package analyzer
 import (
 	"fmt"
 
+	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 )
 
@@ -35,7 +36,7 @@ func ruleOwnershipSkew(a *analysis) []Finding {
 				rf = nodes
 			}
 			f.Summary = fmt.Sprintf("%s owns %s of %s (effective) in %s for a fair %s (RF %d over %d nodes): %.2f×",
-				n.Address, formatPercent(ks.owns[n.HostID]), ks.ks.Name, where, formatPercent(ks.owns[n.HostID]/skew), rf, nodes, skew)
+				n.Address, format.Percent(ks.owns[n.HostID]), ks.ks.Name, where, format.Percent(ks.owns[n.HostID]/skew), rf, nodes, skew)
 			f.Advice = a.ownershipAdvice(ks, n)
 			out = append(out, f)
 		}
@@ -77,7 +78,7 @@ func ruleLoadSkew(a *analysis) []Finding {
 		f.Value, f.Threshold, f.Unit = skew, thresholdFor(sev, a.th.LoadSkewWarning, a.th.LoadSkewCritical), UnitRatio
 		f.Source = "node load (gossip_info.load / disk_usage)"
 		mean := loads[n.HostID] / skew
-		f.Summary = fmt.Sprintf("%s holds %s, %.2f× the %s mean of %s", n.Address, formatBytes(loads[n.HostID]), skew, n.DC, formatBytes(mean))
+		f.Summary = fmt.Sprintf("%s holds %s, %.2f× the %s mean of %s", n.Address, format.Bytes(loads[n.HostID]), skew, n.DC, format.Bytes(mean))
 		own, ownKS := a.maxOwnershipSkew(n)
 		switch {
 		case ownKS != "" && own >= 1+(skew-1)*0.75:

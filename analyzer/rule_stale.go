@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/partmon/partmon/internal/format"
 )
 
 // ruleStaleData: a node whose node-local sources failed or never succeeded;
@@ -41,10 +43,10 @@ func ruleStaleData(a *analysis) []Finding {
 		}
 		if !fresh.oldestFailed.IsZero() {
 			parts = append(parts, fmt.Sprintf("their data is %s old (last read %s)",
-				formatSeconds(age), fresh.oldestFailed.UTC().Format(time.RFC3339)))
+				format.Seconds(age), fresh.oldestFailed.UTC().Format(time.RFC3339)))
 		}
 		f.Source = joinSources(append(append([]string{}, fresh.failed...), fresh.never...)...)
-		f.Summary = fmt.Sprintf("node-local data of %s is stale (warning after %s): %s", n.Address, formatSeconds(after), strings.Join(parts, "; "))
+		f.Summary = fmt.Sprintf("node-local data of %s is stale (warning after %s): %s", n.Address, format.Seconds(after), strings.Join(parts, "; "))
 		f.Advice = fmt.Sprintf("check that partmon reaches %s (CQL, and REST on ScyllaDB) and the errors behind partmon_collector_success{node=%q}; until then its figures are from its last good read",
 			n.Address, n.Address)
 		out = append(out, f)

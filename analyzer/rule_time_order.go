@@ -1,6 +1,10 @@
 package analyzer
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/partmon/partmon/internal/format"
+)
 
 // ruleAscendingTimeOrder: a table whose first clustering column is a time
 // type in ascending order. Time series are mostly read newest first, which
@@ -26,7 +30,7 @@ func ruleAscendingTimeOrder(a *analysis) []Finding {
 		f.Value, f.Threshold, f.Unit = size, 0, UnitBytes
 		f.Source = "system_schema.columns"
 		f.Summary = fmt.Sprintf("%s clusters by %s (%s) ascending: reading the newest rows first is a reversed read of partitions up to %s",
-			t.key, cc[0].Name, cc[0].Type, formatBytes(size))
+			t.key, cc[0].Name, cc[0].Type, format.Bytes(size))
 		f.Advice = fmt.Sprintf("if the application reads the latest rows first (ORDER BY %s DESC, LIMIT n), recreate the table WITH CLUSTERING ORDER BY (%s DESC) and copy the data; if it reads oldest first, nothing to do",
 			cc[0].Name, cc[0].Name)
 		out = append(out, f)

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 )
 
@@ -59,7 +60,7 @@ func ruleTombstoneHeavy(a *analysis) []Finding {
 			}
 			f.Source = a.perReadSource()
 			f.Summary = fmt.Sprintf("reads of %s on %s scan %s tombstones at p99 (max %s) for %s live rows at p99",
-				t.key, tn.node.Address, formatCount(p99), formatCount(st.TombstonesPerRead.Max), formatCount(st.RowsPerRead.P99))
+				t.key, tn.node.Address, format.Count(p99), format.Count(st.TombstonesPerRead.Max), format.Count(st.RowsPerRead.P99))
 			if ratioOK {
 				f.Summary += fmt.Sprintf(": tombstone ratio %.2f (of the two p99s, not a per-read ratio)", ratio)
 			}
@@ -79,9 +80,9 @@ func ruleTombstoneHeavy(a *analysis) []Finding {
 			f.PartitionKey = e.Key
 			f.Value, f.Threshold, f.Unit = v, thresholdFor(sev, th.TombstonesPerReadWarning, th.TombstonesPerReadCritical), UnitTombstones
 			f.Source = keyListSources(e.Source)
-			f.Summary = fmt.Sprintf("partition %s of %s holds %s tombstones (reported by %s)", e.Key, t.key, formatCount(v), strings.Join(e.Nodes, ", "))
+			f.Summary = fmt.Sprintf("partition %s of %s holds %s tombstones (reported by %s)", e.Key, t.key, format.Count(v), strings.Join(e.Nodes, ", "))
 			if e.Rows > 0 {
-				f.Summary += fmt.Sprintf(" among %s rows", formatCount(float64(e.Rows)))
+				f.Summary += fmt.Sprintf(" among %s rows", format.Count(float64(e.Rows)))
 			}
 			f.Advice = "a full read of this partition scans every one of them until compaction purges them; " + tombstoneAdvice(t, v, 0)
 			out = append(out, f)
@@ -116,7 +117,7 @@ func worstTombstoneKeys(es []*PartitionEntry, n int) string {
 	})
 	var parts []string
 	for i := 0; i < len(with) && i < n; i++ {
-		parts = append(parts, fmt.Sprintf("%s (%s)", with[i].Key, formatCount(float64(with[i].Tombstones))))
+		parts = append(parts, fmt.Sprintf("%s (%s)", with[i].Key, format.Count(float64(with[i].Tombstones))))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -134,19 +135,19 @@ func tombstoneAdvice(t *tableView, perRead, ratio float64) string {
 	s := t.schema
 	gc := float64(s.GCGraceSeconds)
 	steps = append(steps, fmt.Sprintf("tombstones become purgeable after gc_grace_seconds = %s (%s); if repairs finish more often, lower it to the repair interval (e.g. 3 d = 259200)",
-		formatCount(gc), formatSeconds(gc)))
+		format.Count(gc), format.Seconds(gc)))
 	class := s.Compaction["class"]
 	short := class[strings.LastIndexByte(class, '.')+1:]
 	if ttl := float64(s.DefaultTTLSeconds); ttl > 0 {
 		if !strings.Contains(short, "TimeWindow") {
 			window := max(3600, ttl/20)
-			steps = append(steps, fmt.Sprintf("rows expire after default_time_to_live = %s: TimeWindowCompactionStrategy with %s windows (~TTL/20) drops whole expired sstables", formatSeconds(ttl), formatSeconds(window)))
+			steps = append(steps, fmt.Sprintf("rows expire after default_time_to_live = %s: TimeWindowCompactionStrategy with %s windows (~TTL/20) drops whole expired sstables", format.Seconds(ttl), format.Seconds(window)))
 		}
 	} else if short != "" {
 		steps = append(steps, fmt.Sprintf("with %s, set unchecked_tombstone_compaction: true and tombstone_threshold: 0.2 so single-sstable compactions purge them", short))
 	}
 	if perRead > 0 {
-		steps = append(steps, fmt.Sprintf("each such read scans %s tombstones; tombstone_warn_threshold is 1,000 and reads fail at tombstone_failure_threshold 100,000", formatCount(perRead)))
+		steps = append(steps, fmt.Sprintf("each such read scans %s tombstones; tombstone_warn_threshold is 1,000 and reads fail at tombstone_failure_threshold 100,000", format.Count(perRead)))
 	}
 	return strings.Join(steps, "; ")
 }

@@ -3,6 +3,8 @@ package analyzer
 import (
 	"fmt"
 	"strings"
+
+	"github.com/partmon/partmon/internal/format"
 )
 
 // largestKnown is the table's largest partition: max_partition_size or a
@@ -56,12 +58,12 @@ func ruleUnbucketedTimeSeries(a *analysis) []Finding {
 		f.Value, f.Threshold, f.Unit = size, threshold, UnitBytes
 		f.Source = joinSources("system_schema.columns", a.sizeSource())
 		f.Summary = fmt.Sprintf("%s clusters by %s (%s) with no time bucket in its partition key (%s); largest partition %s",
-			t.key, col, c.Type, strings.Join(key, ", "), formatBytes(size))
+			t.key, col, c.Type, strings.Join(key, ", "), format.Bytes(size))
 		if growing {
-			f.Summary += fmt.Sprintf(", growing %s/day (over %s)", formatBytes(t.growth.slope*86400), formatSeconds(t.growth.window))
+			f.Summary += fmt.Sprintf(", growing %s/day (over %s)", format.Bytes(t.growth.slope*86400), format.Seconds(t.growth.window))
 		}
 		if ttl > 0 {
-			f.Summary += fmt.Sprintf("; default TTL %s bounds it", formatSeconds(float64(ttl)))
+			f.Summary += fmt.Sprintf("; default TTL %s bounds it", format.Seconds(float64(ttl)))
 		} else {
 			f.Summary += "; no default TTL: partitions grow without bound"
 		}

@@ -3,6 +3,8 @@ package analyzer
 import (
 	"fmt"
 	"math"
+
+	"github.com/partmon/partmon/internal/format"
 )
 
 // sizeImpliedRows estimates the rows of the node's largest partition as
@@ -45,27 +47,27 @@ func ruleWidePartition(a *analysis) []Finding {
 			case keyed >= perRead && keyed >= estimated:
 				f.PartitionKey = tn.widestKey
 				f.Source = srcLargePartitions
-				f.Summary = fmt.Sprintf("partition %s of %s on %s has %s rows", tn.widestKey, t.key, tn.node.Address, formatCount(keyed))
+				f.Summary = fmt.Sprintf("partition %s of %s on %s has %s rows", tn.widestKey, t.key, tn.node.Address, format.Count(keyed))
 			case perRead >= estimated:
 				f.Source = a.perReadSource()
 				f.Summary = fmt.Sprintf("reads of %s on %s scan %s live rows at p99 (max %s): a partition holds at least that many rows",
-					t.key, tn.node.Address, formatCount(perRead), formatCount(tn.stats.RowsPerRead.Max))
+					t.key, tn.node.Address, format.Count(perRead), format.Count(tn.stats.RowsPerRead.Max))
 				if scans := tn.stats.LocalScans.Count; scans > 0 {
-					f.Summary += fmt.Sprintf(" (unless range scans, %s so far, read them across partitions)", formatCount(float64(scans)))
+					f.Summary += fmt.Sprintf(" (unless range scans, %s so far, read them across partitions)", format.Count(float64(scans)))
 				}
 			default:
 				f.Severity = min(sev, SeverityWarning)
 				sev = f.Severity
 				f.Source = joinSources(a.sizeSource(), a.estimateSource(), a.perReadSource())
 				f.Summary = fmt.Sprintf("the largest partition of %s on %s holds an estimated %s rows: up to %s at ~%s per row (mean partition %s ÷ %s live rows per read at p50)",
-					t.key, tn.node.Address, formatCount(estimated), formatBytes(float64(tn.stats.MaxPartitionBytes)),
-					formatBytes(float64(tn.stats.MeanPartitionBytes)/tn.stats.RowsPerRead.P50),
-					formatBytes(float64(tn.stats.MeanPartitionBytes)), formatCount(tn.stats.RowsPerRead.P50))
+					t.key, tn.node.Address, format.Count(estimated), format.Bytes(float64(tn.stats.MaxPartitionBytes)),
+					format.Bytes(float64(tn.stats.MeanPartitionBytes)/tn.stats.RowsPerRead.P50),
+					format.Bytes(float64(tn.stats.MeanPartitionBytes)), format.Count(tn.stats.RowsPerRead.P50))
 			}
 			f.Value, f.Threshold, f.Unit = rows, thresholdFor(sev, warn, crit), UnitRows
 			n := splitCount(rows, warn/2)
 			f.Advice = fmt.Sprintf("split the partition: %d buckets bring %s rows to ~%s per partition; ",
-				n, formatCount(rows), formatCount(math.Ceil(rows/float64(n))))
+				n, format.Count(rows), format.Count(math.Ceil(rows/float64(n))))
 			if col, ok := timeClustering(t); ok && !hasBucket(t) && t.maxBytes > 0 {
 				f.Advice += fmt.Sprintf("a time bucket of %s in the partition key does this for a time series (%s)", col, a.splitAdvice(t, float64(t.maxBytes)))
 			} else {
