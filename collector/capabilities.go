@@ -3,7 +3,10 @@ package collector
 import (
 	"context"
 	"fmt"
+
+	"github.com/partmon/partmon/collector/internal/cql"
 	"github.com/partmon/partmon/model"
+	"go.uber.org/zap"
 )
 
 // Capabilities are what one node's schema offers, probed once per session:
@@ -30,11 +33,11 @@ const scyllaReleaseVersion = "3.0.8"
 // probeCapabilities reads system.local and the schema tables of one node
 // (research cql_sources.md §9: release_version 3.0.8 or system.large_partitions
 // mean ScyllaDB; system_virtual_schema exists on Cassandra 4.0+ only).
-func probeCapabilities(ctx context.Context, q Querier) (*Capabilities, error) {
+func probeCapabilities(ctx context.Context, q cql.Querier) (*Capabilities, error) {
 	c := &Capabilities{SystemTables: map[string]bool{}, VirtualColumns: map[string]map[string]bool{}}
 	addr := q.Address()
 
-	n, err := selectAll(ctx, q, "SELECT host_id, release_version FROM system.local WHERE key = 'local'", nil, func(r Row) error {
+	n, err := cql.SelectAll(ctx, q, "SELECT host_id, release_version FROM system.local WHERE key = 'local'", nil, func(r cql.Row) error {
 		var err error
 		if c.HostID, err = r.String("host_id"); err != nil {
 			return err
@@ -50,7 +53,7 @@ func probeCapabilities(ctx context.Context, q Querier) (*Capabilities, error) {
 	}
 	c.Version = c.ReleaseVersion
 
-	_, err = selectAll(ctx, q, "SELECT table_name FROM system_schema.tables WHERE keyspace_name = 'system'", nil, func(r Row) error {
+	_, err = cql.SelectAll(ctx, q, "SELECT table_name FROM system_schema.tables WHERE keyspace_name = 'system'", nil, func(r cql.Row) error {
 		t, err := r.String("table_name")
 		c.SystemTables[t] = true
 		return err
@@ -64,7 +67,7 @@ func probeCapabilities(ctx context.Context, q Querier) (*Capabilities, error) {
 		return c, probeScylla(ctx, q, c)
 	}
 	c.Engine = model.EngineCassandra
-	_, err = selectAll(ctx, q, "SELECT table_name, column_name FROM system_virtual_schema.columns WHERE keyspace_name = 'system_views'", nil, func(r Row) error {
+	_, err = cql.SelectAll(ctx, q, "SELECT table_name, column_name FROM system_virtual_schema.columns WHERE keyspace_name = 'system_views'", nil, func(r cql.Row) error {
 		t, err := r.String("table_name")
 		if err != nil {
 			return err
@@ -77,7 +80,7 @@ func probeCapabilities(ctx context.Context, q Querier) (*Capabilities, error) {
 		return err
 	})
 	if err != nil {
-		if isServerError(err) {
+		if cql.IsServerError(err) {
 			// Cassandra before 4.0 has no virtual tables: the system_views sources say unsupported.
 			return c, nil
 		}
@@ -86,10 +89,10 @@ func probeCapabilities(ctx context.Context, q Querier) (*Capabilities, error) {
 	return c, nil
 }
 
-func probeScylla(ctx context.Context, q Querier, c *Capabilities) error {
+func probeScylla(ctx context.Context, q cql.Querier, c *Capabilities) error {
 	addr := q.Address()
 	if c.SystemTables["versions"] {
-		_, err := selectAll(ctx, q, "SELECT version FROM system.versions", nil, func(r Row) error {
+		_, err := cql.SelectAll(ctx, q, "SELECT version FROM system.versions", nil, func(r cql.Row) error {
 			v, err := r.String("version")
 			c.Version = v
 			return err
@@ -107,7 +110,7 @@ func probeScylla(ctx context.Context, q Querier, c *Capabilities) error {
 	if len(c.LargeDataColumns) == 0 {
 		return nil
 	}
-	_, err := selectAll(ctx, q, "SELECT table_name, column_name FROM system_schema.columns WHERE keyspace_name = 'system'", nil, func(r Row) error {
+	_, err := cql.SelectAll(ctx, q, "SELECT table_name, column_name FROM system_schema.columns WHERE keyspace_name = 'system'", nil, func(r cql.Row) error {
 		t, err := r.String("table_name")
 		if err != nil {
 			return err
@@ -145,4 +148,14 @@ func (c *Capabilities) column(table string, names ...string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("system_views.%s has none of the columns %v", table, names)
+}
+
+// probeNode is the probe of every new session: the node's capabilities.
+func (c *Collector) probeNode(ctx context.Context, q cql.Querier) (*Capabilities, error) {
+	caps, err := probeCapabilities(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	c.log.Debug("connected", zap.String("node", q.Address()), zap.String("engine", string(caps.Engine)), zap.String("version", caps.Version))
+	return caps, nil
 }

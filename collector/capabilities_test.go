@@ -3,9 +3,11 @@ package collector
 import (
 	"context"
 	"errors"
-	"github.com/partmon/partmon/model"
 	"slices"
 	"testing"
+
+	"github.com/partmon/partmon/collector/internal/cql"
+	"github.com/partmon/partmon/model"
 )
 
 const (
@@ -23,10 +25,10 @@ func (e serverError) Error() string   { return e.msg }
 func (e serverError) Code() int       { return 0x2200 }
 func (e serverError) Message() string { return e.msg }
 
-func tableRows(names ...string) []Row {
-	var rows []Row
+func tableRows(names ...string) []cql.Row {
+	var rows []cql.Row
 	for _, n := range names {
-		rows = append(rows, Row{"table_name": n})
+		rows = append(rows, cql.Row{"table_name": n})
 	}
 	return rows
 }
@@ -34,11 +36,11 @@ func tableRows(names ...string) []Row {
 func TestProbeCapabilities(t *testing.T) {
 	t.Run("Cassandra 5.0", func(t *testing.T) {
 		f := newFake("n1").
-			on(probeLocal, Row{"host_id": "h1", "release_version": "5.0.8"}).
+			on(probeLocal, cql.Row{"host_id": "h1", "release_version": "5.0.8"}).
 			on(probeTables, tableRows("local", "peers_v2", "table_estimates", "top_partitions")...).
 			on(probeVirtual,
-				Row{"table_name": "gossip_info", "column_name": "load"},
-				Row{"table_name": "local_read_latency", "column_name": "p99th_ms"})
+				cql.Row{"table_name": "gossip_info", "column_name": "load"},
+				cql.Row{"table_name": "local_read_latency", "column_name": "p99th_ms"})
 		c, err := probeCapabilities(context.Background(), f)
 		if err != nil {
 			t.Fatal(err)
@@ -53,13 +55,13 @@ func TestProbeCapabilities(t *testing.T) {
 		// release_version is always 3.0.8 (scylladb version.hh); system.versions
 		// has the real one (research §9); the large_* columns are probed.
 		f := newFake("n1").
-			on(probeLocal, Row{"host_id": "h2", "release_version": "3.0.8"}).
+			on(probeLocal, cql.Row{"host_id": "h2", "release_version": "3.0.8"}).
 			on(probeTables, tableRows("local", "peers", "large_partitions", "large_cells", "versions", "config")...).
-			on(probeVersion, Row{"version": "6.0.0-0.20240601.abc"}).
+			on(probeVersion, cql.Row{"version": "6.0.0-0.20240601.abc"}).
 			on(probeColumns,
-				Row{"table_name": "large_partitions", "column_name": "dead_rows"},
-				Row{"table_name": "large_cells", "column_name": "collection_elements"},
-				Row{"table_name": "local", "column_name": "tokens"})
+				cql.Row{"table_name": "large_partitions", "column_name": "dead_rows"},
+				cql.Row{"table_name": "large_cells", "column_name": "collection_elements"},
+				cql.Row{"table_name": "local", "column_name": "tokens"})
 		c, err := probeCapabilities(context.Background(), f)
 		if err != nil {
 			t.Fatal(err)
@@ -72,7 +74,7 @@ func TestProbeCapabilities(t *testing.T) {
 	})
 	t.Run("no virtual schema answers as a server error", func(t *testing.T) {
 		f := newFake("n1").
-			on(probeLocal, Row{"host_id": "h1", "release_version": "3.11.17"}).
+			on(probeLocal, cql.Row{"host_id": "h1", "release_version": "3.11.17"}).
 			on(probeTables, tableRows("local", "peers", "size_estimates")...).
 			fail(probeVirtual, serverError{"Keyspace system_virtual_schema does not exist"})
 		c, err := probeCapabilities(context.Background(), f)
@@ -92,11 +94,11 @@ func TestProbeCapabilities(t *testing.T) {
 		f    *fakeQuerier
 		want string
 	}{
-		{"null host id", newFake("n1").on(probeLocal, Row{"host_id": nil, "release_version": "5.0.8"}),
+		{"null host id", newFake("n1").on(probeLocal, cql.Row{"host_id": nil, "release_version": "5.0.8"}),
 			`probing system.local on n1: row 1: column "host_id" is null`},
 		{"no local row", newFake("n1").on(probeLocal), "probing system.local on n1: want 1 row, got 0"},
 		{"transport error on the virtual schema", newFake("n1").
-			on(probeLocal, Row{"host_id": "h1", "release_version": "5.0.8"}).
+			on(probeLocal, cql.Row{"host_id": "h1", "release_version": "5.0.8"}).
 			on(probeTables, tableRows("local")...).
 			fail(probeVirtual, errors.New("gocql: no response received from cassandra within timeout period")),
 			"probing system_virtual_schema.columns on n1: gocql: no response received"},
@@ -145,7 +147,7 @@ func TestVersionGates(t *testing.T) {
 // anyFake answers every statement with no rows.
 type anyFake struct{ *fakeQuerier }
 
-func (f *anyFake) Select(_ context.Context, stmt string, _ []any, _ func(Row) error) error {
+func (f *anyFake) Select(_ context.Context, stmt string, _ []any, _ func(cql.Row) error) error {
 	f.asked = append(f.asked, stmt)
 	return nil
 }

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/partmon/partmon/model"
 	"net"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/gocql/gocql"
+	"github.com/partmon/partmon/collector/internal/cql"
+	"github.com/partmon/partmon/model"
 	"go.uber.org/zap"
 )
 
@@ -34,6 +35,7 @@ type Collector struct {
 	cancel context.CancelFunc
 
 	observer gocql.QueryObserver // nil unless WithQueryObserver
+	session  cql.Options         // every node's session settings
 
 	mu      sync.Mutex
 	conns   map[string]*nodeConn // by node address
@@ -77,6 +79,7 @@ func New(cfg Config, log *zap.Logger, opts ...Option) (*Collector, error) {
 	for _, o := range opts {
 		o(c)
 	}
+	c.session = cfg.sessionOptions(c.observer)
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	return c, nil
 }
@@ -91,7 +94,7 @@ func (c *Collector) Close() {
 	}
 	c.mu.Unlock()
 	for _, n := range conns {
-		n.close()
+		n.Close()
 	}
 }
 
@@ -166,6 +169,9 @@ func (c *Collector) onEveryTarget(ctx context.Context, regs []registration) []er
 	wg.Wait()
 	return errs
 }
+
+// nodeConn is the pinned session of one node, probed for its capabilities.
+type nodeConn = cql.Node[*Capabilities]
 
 // target is a node partmon reads node-local sources from.
 type target struct {
@@ -292,8 +298,7 @@ func (c *Collector) conn(addr string, port int) *nodeConn {
 	defer c.mu.Unlock()
 	n, ok := c.conns[addr]
 	if !ok {
-		n = newNodeConn(addr, port, &c.cfg, c.log)
-		n.observer = c.observer
+		n = cql.NewNode(addr, port, &c.session, c.probeNode, c.log)
 		c.conns[addr] = n
 	}
 	return n
@@ -385,10 +390,10 @@ func (c *Collector) runNode(ctx context.Context, r registration, t target) error
 	out, rows, err := c.collectOn(ctx, r, c.eff[r.src.Name()].timeout, t)
 	hostID := ""
 	if out != nil {
-		out.Node.Address = t.conn.addr
+		out.Node.Address = t.conn.Address()
 		hostID = out.Node.HostID
 	}
-	c.record(r.src.Name(), t.conn.addr, hostID, out, rows, err, start)
+	c.record(r.src.Name(), t.conn.Address(), hostID, out, rows, err, start)
 	if errors.Is(err, ErrUnsupported) {
 		return nil // a status, not a failure
 	}
@@ -399,13 +404,13 @@ func (c *Collector) runNode(ctx context.Context, r registration, t target) error
 func (c *Collector) collectOn(ctx context.Context, r registration, timeout time.Duration, t target) (*Output, int, error) {
 	sctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	q, err := t.conn.querier(sctx)
+	q, caps, err := t.conn.Querier(sctx)
 	if err != nil {
 		return nil, 0, err
 	}
-	out := newOutput(t.conn.addr)
-	out.Node.HostID = q.caps.HostID
-	in := Input{Q: q, Caps: q.caps, Address: t.conn.addr, Own: t.own, Schema: c.schema()}
+	out := newOutput(t.conn.Address())
+	out.Node.HostID = caps.HostID
+	in := Input{Q: q, Caps: caps, Address: t.conn.Address(), Own: t.own, Schema: c.schema()}
 	if r.src.Scope() == ClusterScope {
 		in.Ring = c.freshRing()
 	}
@@ -444,7 +449,7 @@ func (c *Collector) record(source, node, hostID string, out *Output, rows int, e
 	default:
 		st.State, st.Error = model.StateError, err.Error()
 		// res.out keeps the last good data; LastSuccess says how old it is.
-		if errors.Is(err, errBackoff) {
+		if errors.Is(err, cql.ErrBackoff) {
 			c.log.Debug("source skipped", append(fields, zap.Error(err))...)
 		} else {
 			c.log.Warn("source failed", append(fields, zap.Error(err))...)

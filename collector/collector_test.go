@@ -3,13 +3,14 @@ package collector
 import (
 	"context"
 	"errors"
-	"github.com/partmon/partmon/model"
 	"net"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/collector/internal/cql"
+	"github.com/partmon/partmon/model"
 	"go.uber.org/zap"
 )
 
@@ -149,7 +150,7 @@ func TestUnreachableNodeIsAnErrorAndBacksOff(t *testing.T) {
 	}
 	// The next run does not hammer the node: it backs off.
 	err = c.CollectSource(ctx, "disk_usage")
-	if !errors.Is(err, errBackoff) {
+	if !errors.Is(err, cql.ErrBackoff) {
 		t.Fatalf("want a backoff error, got %v", err)
 	}
 	if st := findStatus(t, c.Snapshot(), "disk_usage", "127.0.0.1"); !strings.Contains(st.Error, "next attempt in") {
@@ -164,32 +165,5 @@ func TestCollectSourceNames(t *testing.T) {
 	}
 	if err := c.CollectSource(context.Background(), "nodetool_sampler"); err == nil || err.Error() != `source "nodetool_sampler" is disabled` {
 		t.Errorf("got %v", err)
-	}
-}
-
-func TestBackoffGrowsAndResets(t *testing.T) {
-	cfg := Config{RetryBackoff: time.Second, MaxRetryBackoff: 10 * time.Second}
-	n := newNodeConn("10.0.0.1", 9042, &cfg, zap.NewNop())
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	n.now = func() time.Time { return now }
-	ctx := context.Background()
-	for i, want := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 10 * time.Second, 10 * time.Second} {
-		n.failed(ctx, errors.New("refused"))
-		if got := n.retryAt.Sub(now); got != want {
-			t.Errorf("failure %d: backoff %s, want %s", i+1, got, want)
-		}
-	}
-	if err := n.backoffErr(); !errors.Is(err, errBackoff) || !strings.Contains(err.Error(), "failed 6 times in a row") {
-		t.Errorf("got %v", err)
-	}
-	n.succeeded()
-	if err := n.backoffErr(); err != nil {
-		t.Errorf("after a success: %v", err)
-	}
-	cancelled, cancel := context.WithCancel(ctx)
-	cancel()
-	n.failed(cancelled, errors.New("context canceled"))
-	if n.failures != 0 {
-		t.Error("a run cancelled by partmon itself must not count against the node")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+	"github.com/partmon/partmon/collector/internal/cql"
 	"github.com/robfig/cron/v3"
 )
 
@@ -288,6 +289,27 @@ func (c *Config) resolvePassword() error {
 	}
 	c.password = strings.TrimRight(string(b), "\r\n")
 	return nil
+}
+
+// sessionOptions are the CQL session settings of every node.
+func (c *Config) sessionOptions(observer gocql.QueryObserver) cql.Options {
+	o := cql.Options{
+		ProtoVersion:    c.ProtoVersion,
+		ConnectTimeout:  c.ConnectTimeout,
+		QueryTimeout:    c.QueryTimeout,
+		PageSize:        c.PageSize,
+		Consistency:     c.consistency(),
+		Username:        c.Username,
+		Password:        c.password,
+		RetryBackoff:    c.RetryBackoff,
+		MaxRetryBackoff: c.MaxRetryBackoff,
+		Observer:        observer,
+	}
+	if c.TLS.Enabled {
+		o.TLS = &cql.TLS{CAFile: c.TLS.CAFile, CertFile: c.TLS.CertFile, KeyFile: c.TLS.KeyFile,
+			ServerName: c.TLS.ServerName, InsecureSkipVerify: c.TLS.InsecureSkipVerify}
+	}
+	return o
 }
 
 func (c *Config) consistency() gocql.Consistency {

@@ -3,10 +3,12 @@ package collector
 import (
 	"context"
 	"fmt"
-	"github.com/partmon/partmon/model"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/partmon/partmon/collector/internal/cql"
+	"github.com/partmon/partmon/model"
 )
 
 // fakeQuerier answers statements from a table of canned rows, like sqlmock:
@@ -20,7 +22,7 @@ type fakeQuerier struct {
 }
 
 type fakeAnswer struct {
-	rows []Row
+	rows []cql.Row
 	err  error
 }
 
@@ -29,7 +31,7 @@ func newFake(addr string) *fakeQuerier {
 }
 
 // on registers the rows (or error) of a statement.
-func (f *fakeQuerier) on(stmt string, rows ...Row) *fakeQuerier {
+func (f *fakeQuerier) on(stmt string, rows ...cql.Row) *fakeQuerier {
 	f.answers[stmt] = fakeAnswer{rows: rows}
 	return f
 }
@@ -41,7 +43,7 @@ func (f *fakeQuerier) fail(stmt string, err error) *fakeQuerier {
 
 func (f *fakeQuerier) Address() string { return f.addr }
 
-func (f *fakeQuerier) Select(_ context.Context, stmt string, _ []any, each func(Row) error) error {
+func (f *fakeQuerier) Select(_ context.Context, stmt string, _ []any, each func(cql.Row) error) error {
 	f.asked = append(f.asked, stmt)
 	a, ok := f.answers[stmt]
 	if !ok {

@@ -3,7 +3,7 @@ package collector
 // Fuzz targets for the CQL row parsers: ring tokens (system.local and
 // system.peers[_v2] rows) and system.top_partitions' list<tuple<text,bigint>>.
 // A malformed row must be an error for that source, never a panic. Row
-// values have the Go types the gocql adapter produces (querier.go, Row); the
+// values have the Go types the gocql adapter produces (cql.Row); the
 // fuzzers also feed the wrong types a changed schema would produce. Seeds:
 // testdata/fuzz/<FuzzName>/ (run by `go test`); explore with
 // `go test -fuzz=FuzzParseTokens ./collector/`.
@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/partmon/partmon/collector/internal/cql"
 )
 
 // FuzzParseTokens: the tokens column of a ring row, comma-joined.
@@ -63,7 +65,7 @@ func FuzzParseNodeRow(f *testing.F) {
 	f.Add("id", "dc1", "r1", "127.0.0.5", "127.0.0.5", "x", uint8(0), uint8(6))
 	columns := []string{"host_id", "data_center", "rack", "native_address", "peer", "tokens", "release_version", "schema_version"}
 	f.Fuzz(func(t *testing.T, hostID, dc, rack, native, peer, tokens string, nulls, wrongType uint8) {
-		r := Row{
+		r := cql.Row{
 			"host_id": hostID, "data_center": dc, "rack": rack, "native_address": native, "peer": peer,
 			"tokens": strings.Split(tokens, ","), "release_version": "5.0.8", "schema_version": "v",
 		}
@@ -125,7 +127,7 @@ func FuzzTopPartitionsRow(f *testing.F) {
 				top = append(top, []any{[]byte(key), float64(value)}) // blob and double
 			}
 		}
-		r := Row{"keyspace_name": ks, "table_name": table, "top_type": typ, "top": top,
+		r := cql.Row{"keyspace_name": ks, "table_name": table, "top_type": typ, "top": top,
 			"last_update": time.UnixMilli(lastUpdateMillis)}
 		switch variant % 5 {
 		case 1:

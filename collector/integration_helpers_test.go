@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/partmon/partmon/model"
 	"io"
 	"net"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/internal/testcluster"
+	"github.com/partmon/partmon/model"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 )

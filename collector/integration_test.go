@@ -97,16 +97,16 @@ func TestIntegrationEverySourceOnEveryNode(t *testing.T) {
 
 			// Each per-table source, run directly on this node, lists every fixture table.
 			n := c.conn(host, c.cfg.Port)
-			q, err := n.querier(ctx)
+			q, caps, err := n.Querier(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if q.caps.HostID != hostID {
-				t.Fatalf("the session for %s answers as host %s, the ring says %s", host, q.caps.HostID, hostID)
+			if caps.HostID != hostID {
+				t.Fatalf("the session for %s answers as host %s, the ring says %s", host, caps.HostID, hostID)
 			}
 			for _, name := range append([]string{"size_estimates"}, perTableSources...) {
 				out := newOutput(host)
-				if _, err := registryByName(t, name).Collect(ctx, Input{Q: q, Caps: q.caps, Address: host}, out); err != nil {
+				if _, err := registryByName(t, name).Collect(ctx, Input{Q: q, Caps: caps, Address: host}, out); err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
 				for _, tb := range tables {
@@ -336,8 +336,8 @@ func TestIntegrationSidecarReadsOnlyItsNode(t *testing.T) {
 			}
 			c.mu.Lock()
 			for addr, n := range c.conns {
-				if addr != own && n.queries.Load() > 0 {
-					t.Errorf("sidecar of %s sent %d queries to %s", own, n.queries.Load(), addr)
+				if addr != own && n.Statements() > 0 {
+					t.Errorf("sidecar of %s sent %d queries to %s", own, n.Statements(), addr)
 				}
 			}
 			c.mu.Unlock()
@@ -466,7 +466,7 @@ func TestIntegrationQueriesPerCycle(t *testing.T) {
 	base := map[string]int64{}
 	c.mu.Lock()
 	for addr, n := range c.conns {
-		base[addr] = n.queries.Load()
+		base[addr] = n.Statements()
 	}
 	c.mu.Unlock()
 	start := time.Now()
@@ -484,7 +484,7 @@ func TestIntegrationQueriesPerCycle(t *testing.T) {
 	var total int64
 	c.mu.Lock()
 	for addr, n := range c.conns {
-		q := n.queries.Load() - base[addr]
+		q := n.Statements() - base[addr]
 		total += q
 		// One statement per node source, plus topology (2) and schema (4) on one node.
 		if q < int64(cqlNodeSources) || q > int64(cqlNodeSources)+6 {

@@ -3,9 +3,11 @@ package collector
 import (
 	"context"
 	"fmt"
-	"github.com/partmon/partmon/model"
 	"sort"
 	"strings"
+
+	"github.com/partmon/partmon/collector/internal/cql"
+	"github.com/partmon/partmon/model"
 )
 
 // topPartitionsSource reads Cassandra's system.top_partitions (4.1+): the
@@ -25,7 +27,7 @@ func (topPartitionsSource) Collect(ctx context.Context, in Input, out *Output) (
 	if !in.Caps.SystemTables["top_partitions"] {
 		return 0, fmt.Errorf("%w: system.top_partitions does not exist on this node (Cassandra 4.1+)", ErrUnsupported)
 	}
-	n, err := selectAll(ctx, in.Q, topPartitionsQuery, nil, func(r Row) error {
+	n, err := cql.SelectAll(ctx, in.Q, topPartitionsQuery, nil, func(r cql.Row) error {
 		ks, tbl, err := tableOf(r)
 		if err != nil {
 			return err
@@ -67,7 +69,7 @@ type largeDataSource struct {
 	table string
 	// base columns exist in every supported version; optional ones are probed.
 	base, optional []string
-	parse          func(r Row, out *model.NodeData) error
+	parse          func(r cql.Row, out *model.NodeData) error
 }
 
 func (s largeDataSource) Name() string { return s.table }
@@ -90,7 +92,7 @@ func (s largeDataSource) Collect(ctx context.Context, in Input, out *Output) (in
 	// A full read of a node-local system table: its size is bounded by the
 	// thresholds and the 30-day TTL of its rows.
 	stmt := "SELECT " + strings.Join(selected, ", ") + " FROM system." + s.table
-	n, err := selectAll(ctx, in.Q, stmt, nil, func(r Row) error { return s.parse(r, out.Node) })
+	n, err := cql.SelectAll(ctx, in.Q, stmt, nil, func(r cql.Row) error { return s.parse(r, out.Node) })
 	if err != nil {
 		return n, fmt.Errorf("reading system.%s on %s: %w", s.table, in.Address, err)
 	}
@@ -103,7 +105,7 @@ func newLargePartitionsSource() largeDataSource {
 		table:    "large_partitions",
 		base:     []string{"keyspace_name", "table_name", "sstable_name", "partition_size", "partition_key", "rows", "compaction_time"},
 		optional: []string{"range_tombstones", "dead_rows"},
-		parse: func(r Row, out *model.NodeData) error {
+		parse: func(r cql.Row, out *model.NodeData) error {
 			var p model.LargePartition
 			var err error
 			if p.Keyspace, p.Table, err = tableOf(r); err != nil {
@@ -144,7 +146,7 @@ func newLargeRowsSource() largeDataSource {
 	return largeDataSource{
 		table: "large_rows",
 		base:  []string{"keyspace_name", "table_name", "sstable_name", "row_size", "partition_key", "clustering_key"},
-		parse: func(r Row, out *model.NodeData) error {
+		parse: func(r cql.Row, out *model.NodeData) error {
 			var lr model.LargeRow
 			var err error
 			if lr.Keyspace, lr.Table, err = tableOf(r); err != nil {
@@ -173,7 +175,7 @@ func newLargeCellsSource() largeDataSource {
 		table:    "large_cells",
 		base:     []string{"keyspace_name", "table_name", "sstable_name", "cell_size", "partition_key", "clustering_key", "column_name"},
 		optional: []string{"collection_elements"},
-		parse: func(r Row, out *model.NodeData) error {
+		parse: func(r cql.Row, out *model.NodeData) error {
 			var c model.LargeCell
 			var err error
 			if c.Keyspace, c.Table, err = tableOf(r); err != nil {

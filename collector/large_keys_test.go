@@ -2,16 +2,18 @@ package collector
 
 import (
 	"errors"
-	"github.com/partmon/partmon/model"
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/partmon/partmon/collector/internal/cql"
+	"github.com/partmon/partmon/model"
 )
 
 func TestTopPartitions(t *testing.T) {
 	when := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	row := func(top any) Row {
-		return Row{"keyspace_name": "pm_tomb", "table_name": "queue", "top_type": "TOMBSTONES", "top": top, "last_update": when}
+	row := func(top any) cql.Row {
+		return cql.Row{"keyspace_name": "pm_tomb", "table_name": "queue", "top_type": "TOMBSTONES", "top": top, "last_update": when}
 	}
 	t.Run("list of (key, value) tuples", func(t *testing.T) {
 		f := newFake("n1").on(topPartitionsQuery, row([][]any{{"jobs", int64(19995)}, {"other", int64(6000)}}), row(nil))
@@ -57,13 +59,13 @@ func TestTopPartitions(t *testing.T) {
 func TestScyllaLargePartitions(t *testing.T) {
 	base := []string{"keyspace_name", "table_name", "sstable_name", "partition_size", "partition_key", "rows", "compaction_time"}
 	written := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
-	row52 := Row{"keyspace_name": "ks", "table_name": "t", "sstable_name": "me-3g8a-big-Data.db", "partition_size": int64(1500 << 20),
+	row52 := cql.Row{"keyspace_name": "ks", "table_name": "t", "sstable_name": "me-3g8a-big-Data.db", "partition_size": int64(1500 << 20),
 		"partition_key": "big", "rows": int64(120000), "compaction_time": written}
 	tests := []struct {
 		name string
 		cols []string
 		stmt string
-		row  Row
+		row  cql.Row
 		want model.LargePartition
 	}{
 		{"scylla-5.2 columns", base,
@@ -71,11 +73,11 @@ func TestScyllaLargePartitions(t *testing.T) {
 			row52, model.LargePartition{Keyspace: "ks", Table: "t", SSTable: "me-3g8a-big-Data.db", SizeBytes: 1500 << 20, Key: "big", Rows: 120000, CompactionTime: written}},
 		{"scylla-6.0 columns", append(append([]string{}, base...), "range_tombstones", "dead_rows"),
 			"SELECT keyspace_name, table_name, sstable_name, partition_size, partition_key, rows, compaction_time, range_tombstones, dead_rows FROM system.large_partitions",
-			row52.with("range_tombstones", int64(3)).with("dead_rows", int64(40000)),
+			with(row52, "range_tombstones", int64(3), "dead_rows", int64(40000)),
 			model.LargePartition{Keyspace: "ks", Table: "t", SSTable: "me-3g8a-big-Data.db", SizeBytes: 1500 << 20, Key: "big", Rows: 120000, CompactionTime: written, RangeTombstones: 3, DeadRows: 40000}},
 		{"6.0 columns still null before the cluster feature is enabled", append(append([]string{}, base...), "range_tombstones", "dead_rows"),
 			"SELECT keyspace_name, table_name, sstable_name, partition_size, partition_key, rows, compaction_time, range_tombstones, dead_rows FROM system.large_partitions",
-			row52.with("range_tombstones", nil).with("dead_rows", nil),
+			with(row52, "range_tombstones", nil, "dead_rows", nil),
 			model.LargePartition{Keyspace: "ks", Table: "t", SSTable: "me-3g8a-big-Data.db", SizeBytes: 1500 << 20, Key: "big", Rows: 120000, CompactionTime: written}},
 	}
 	for _, tc := range tests {
@@ -92,7 +94,7 @@ func TestScyllaLargePartitions(t *testing.T) {
 		})
 	}
 	stmt := tests[0].stmt
-	_, _, err := run(t, newLargePartitionsSource(), newFake("n1").on(stmt, row52.with("partition_size", "1.5 GB")), scyllaCaps(base...))
+	_, _, err := run(t, newLargePartitionsSource(), newFake("n1").on(stmt, with(row52, "partition_size", "1.5 GB")), scyllaCaps(base...))
 	wantErr(t, err, `reading system.large_partitions on n1: row 1: column "partition_size": want an integer, got string`)
 	_, _, err = run(t, newLargePartitionsSource(), newFake("n1"), cassandra50Caps())
 	if !errors.Is(err, ErrUnsupported) {
@@ -103,8 +105,8 @@ func TestScyllaLargePartitions(t *testing.T) {
 func TestScyllaLargeRowsAndCells(t *testing.T) {
 	caps := scyllaCaps("keyspace_name")
 	rows := newFake("n1").on("SELECT keyspace_name, table_name, sstable_name, row_size, partition_key, clustering_key FROM system.large_rows",
-		Row{"keyspace_name": "ks", "table_name": "t", "sstable_name": "s1", "row_size": int64(11 << 20), "partition_key": "p", "clustering_key": "c1"},
-		Row{"keyspace_name": "ks", "table_name": "t", "sstable_name": "s1", "row_size": int64(20 << 20), "partition_key": "p", "clustering_key": "c2"},
+		cql.Row{"keyspace_name": "ks", "table_name": "t", "sstable_name": "s1", "row_size": int64(11 << 20), "partition_key": "p", "clustering_key": "c1"},
+		cql.Row{"keyspace_name": "ks", "table_name": "t", "sstable_name": "s1", "row_size": int64(20 << 20), "partition_key": "p", "clustering_key": "c2"},
 	)
 	out, _, err := run(t, newLargeRowsSource(), rows, caps)
 	if err != nil {
@@ -114,7 +116,7 @@ func TestScyllaLargeRowsAndCells(t *testing.T) {
 		t.Errorf("want biggest first, got %+v", out.Node.LargeRows)
 	}
 	cells := newFake("n1").on("SELECT keyspace_name, table_name, sstable_name, cell_size, partition_key, clustering_key, column_name, collection_elements FROM system.large_cells",
-		Row{"keyspace_name": "ks", "table_name": "t", "sstable_name": "s1", "cell_size": int64(2 << 20), "partition_key": "p", "clustering_key": "c",
+		cql.Row{"keyspace_name": "ks", "table_name": "t", "sstable_name": "s1", "cell_size": int64(2 << 20), "partition_key": "p", "clustering_key": "c",
 			"column_name": "tags", "collection_elements": int64(12000)},
 	)
 	out, _, err = run(t, newLargeCellsSource(), cells, caps)

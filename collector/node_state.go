@@ -3,11 +3,13 @@ package collector
 import (
 	"context"
 	"fmt"
-	"github.com/partmon/partmon/model"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/partmon/partmon/collector/internal/cql"
+	"github.com/partmon/partmon/model"
 )
 
 // threadPoolsSource reads system_views.thread_pools: pending reads or
@@ -23,7 +25,7 @@ func (threadPoolsSource) Collect(ctx context.Context, in Input, out *Output) (in
 	if err := in.Caps.needVirtual("thread_pools", "4.0"); err != nil {
 		return 0, err
 	}
-	n, err := selectAll(ctx, in.Q, threadPoolsQuery, nil, func(r Row) error {
+	n, err := cql.SelectAll(ctx, in.Q, threadPoolsQuery, nil, func(r cql.Row) error {
 		var p model.ThreadPool
 		var err error
 		if p.Name, err = r.String("name"); err != nil {
@@ -70,7 +72,7 @@ func (gossipInfoSource) Collect(ctx context.Context, in Input, out *Output) (int
 	}
 	loads := map[string]float64{}
 	own := -1.0
-	n, err := selectAll(ctx, in.Q, gossipInfoQuery, nil, func(r Row) error {
+	n, err := cql.SelectAll(ctx, in.Q, gossipInfoQuery, nil, func(r cql.Row) error {
 		addr, err := r.String("address")
 		if err != nil {
 			return err
@@ -159,7 +161,7 @@ func (settingsSource) Collect(ctx context.Context, in Input, out *Output) (int, 
 		return 0, err
 	}
 	settings := map[string]string{}
-	n, err := selectAll(ctx, in.Q, stmt, nil, func(r Row) error {
+	n, err := cql.SelectAll(ctx, in.Q, stmt, nil, func(r cql.Row) error {
 		name, err := r.String("name")
 		if err != nil || !isRelevantSetting(name) {
 			return err

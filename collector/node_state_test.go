@@ -2,14 +2,16 @@ package collector
 
 import (
 	"errors"
-	"github.com/partmon/partmon/model"
 	"reflect"
 	"testing"
+
+	"github.com/partmon/partmon/collector/internal/cql"
+	"github.com/partmon/partmon/model"
 )
 
 func TestThreadPools(t *testing.T) {
-	row := func(name string, pending any) Row {
-		return Row{"name": name, "active_tasks": 1, "pending_tasks": pending, "blocked_tasks": int64(0),
+	row := func(name string, pending any) cql.Row {
+		return cql.Row{"name": name, "active_tasks": 1, "pending_tasks": pending, "blocked_tasks": int64(0),
 			"blocked_tasks_all_time": int64(2), "completed_tasks": int64(99)}
 	}
 	f := newFake("n1").on(threadPoolsQuery, row("ReadStage", 7), row("MutationStage", 0))
@@ -30,7 +32,9 @@ func TestThreadPools(t *testing.T) {
 
 func TestGossipInfo(t *testing.T) {
 	caps := cassandra50Caps()
-	row := func(addr, hostID string, load any) Row { return Row{"address": addr, "host_id": hostID, "load": load} }
+	row := func(addr, hostID string, load any) cql.Row {
+		return cql.Row{"address": addr, "host_id": hostID, "load": load}
+	}
 	t.Run("every node's load, own by host ID", func(t *testing.T) {
 		f := newFake("10.0.0.1").on(gossipInfoQuery,
 			row("10.0.0.1", "other", "5.0E7"),
@@ -72,10 +76,10 @@ func TestGossipInfo(t *testing.T) {
 func TestSettings(t *testing.T) {
 	t.Run("Cassandra keeps the relevant settings", func(t *testing.T) {
 		f := newFake("n1").on("SELECT name, value FROM system_views.settings",
-			Row{"name": "partition_size_warn_threshold", "value": nil},
-			Row{"name": "compaction_large_partition_warning_threshold", "value": "100MiB"},
-			Row{"name": "top_partitions_enabled", "value": "true"},
-			Row{"name": "concurrent_reads", "value": "32"},
+			cql.Row{"name": "partition_size_warn_threshold", "value": nil},
+			cql.Row{"name": "compaction_large_partition_warning_threshold", "value": "100MiB"},
+			cql.Row{"name": "top_partitions_enabled", "value": "true"},
+			cql.Row{"name": "concurrent_reads", "value": "32"},
 		)
 		out, rows, err := run(t, settingsSource{}, f, cassandra50Caps())
 		if err != nil || rows != 4 {
@@ -89,9 +93,9 @@ func TestSettings(t *testing.T) {
 	t.Run("ScyllaDB reads system.config", func(t *testing.T) {
 		// db/virtual_tables.cc config table: (name text PK, type, source, value) (research §8.2).
 		f := newFake("n1").on("SELECT name, value FROM system.config",
-			Row{"name": "compaction_large_partition_warning_threshold_mb", "value": "1000"},
-			Row{"name": "compaction_rows_count_warning_threshold", "value": "100000"},
-			Row{"name": "memtable_flush_queue_size", "value": "4"},
+			cql.Row{"name": "compaction_large_partition_warning_threshold_mb", "value": "1000"},
+			cql.Row{"name": "compaction_rows_count_warning_threshold", "value": "100000"},
+			cql.Row{"name": "memtable_flush_queue_size", "value": "4"},
 		)
 		out, _, err := run(t, settingsSource{}, f, scyllaCaps())
 		if err != nil {
@@ -102,6 +106,6 @@ func TestSettings(t *testing.T) {
 			t.Errorf("got %v", out.Node.Settings)
 		}
 	})
-	_, _, err := run(t, settingsSource{}, newFake("n1").on("SELECT name, value FROM system_views.settings", Row{"name": nil, "value": "x"}), cassandra50Caps())
+	_, _, err := run(t, settingsSource{}, newFake("n1").on("SELECT name, value FROM system_views.settings", cql.Row{"name": nil, "value": "x"}), cassandra50Caps())
 	wantErr(t, err, `column "name" is null`)
 }

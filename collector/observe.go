@@ -21,7 +21,7 @@ func (c *Collector) StatementsSent() map[string]int64 {
 	defer c.mu.Unlock()
 	out := make(map[string]int64, len(c.conns))
 	for addr, n := range c.conns {
-		out[addr] = n.queries.Load()
+		out[addr] = n.Statements()
 	}
 	return out
 }

@@ -3,9 +3,11 @@ package collector
 import (
 	"context"
 	"fmt"
-	"github.com/partmon/partmon/model"
 	"sort"
 	"strings"
+
+	"github.com/partmon/partmon/collector/internal/cql"
+	"github.com/partmon/partmon/model"
 )
 
 // schemaSource reads keyspaces, tables, columns and indexes from system_schema.
@@ -54,9 +56,9 @@ func (s schemaSource) Collect(ctx context.Context, in Input, out *Output) (int, 
 const localSchemaVersionQuery = "SELECT schema_version FROM system.local WHERE key = 'local'"
 
 // localSchemaVersion is the schema version of the node q reads from.
-func localSchemaVersion(ctx context.Context, q Querier) (string, error) {
+func localSchemaVersion(ctx context.Context, q cql.Querier) (string, error) {
 	var v string
-	n, err := selectAll(ctx, q, localSchemaVersionQuery, nil, func(r Row) error {
+	n, err := cql.SelectAll(ctx, q, localSchemaVersionQuery, nil, func(r cql.Row) error {
 		var err error
 		v, err = r.OptString("schema_version")
 		return err
@@ -76,7 +78,7 @@ func readSchema(ctx context.Context, in Input, out *Output) (int, error) {
 	tables := map[string]*model.Table{}
 	total := 0
 
-	n, err := selectAll(ctx, in.Q, keyspacesQuery, nil, func(r Row) error {
+	n, err := cql.SelectAll(ctx, in.Q, keyspacesQuery, nil, func(r cql.Row) error {
 		name, err := r.String("keyspace_name")
 		if err != nil {
 			return err
@@ -93,7 +95,7 @@ func readSchema(ctx context.Context, in Input, out *Output) (int, error) {
 		return total, fmt.Errorf("reading system_schema.keyspaces on %s: %w", addr, err)
 	}
 
-	n, err = selectAll(ctx, in.Q, tablesQuery, nil, func(r Row) error {
+	n, err = cql.SelectAll(ctx, in.Q, tablesQuery, nil, func(r cql.Row) error {
 		ks, err := r.String("keyspace_name")
 		if err != nil {
 			return err
@@ -123,7 +125,7 @@ func readSchema(ctx context.Context, in Input, out *Output) (int, error) {
 		return total, fmt.Errorf("reading system_schema.tables on %s: %w", addr, err)
 	}
 
-	n, err = selectAll(ctx, in.Q, columnsQuery, nil, func(r Row) error {
+	n, err = cql.SelectAll(ctx, in.Q, columnsQuery, nil, func(r cql.Row) error {
 		t, err := schemaTable(r, tables)
 		if err != nil || t == nil {
 			return err
@@ -154,7 +156,7 @@ func readSchema(ctx context.Context, in Input, out *Output) (int, error) {
 		return total, fmt.Errorf("reading system_schema.columns on %s: %w", addr, err)
 	}
 
-	n, err = selectAll(ctx, in.Q, indexesQuery, nil, func(r Row) error {
+	n, err = cql.SelectAll(ctx, in.Q, indexesQuery, nil, func(r cql.Row) error {
 		t, err := schemaTable(r, tables)
 		if err != nil || t == nil {
 			return err
@@ -204,7 +206,7 @@ func readSchema(ctx context.Context, in Input, out *Output) (int, error) {
 
 // schemaTable finds the table a columns/indexes row belongs to; nil for a
 // table dropped or created between the queries.
-func schemaTable(r Row, tables map[string]*model.Table) (*model.Table, error) {
+func schemaTable(r cql.Row, tables map[string]*model.Table) (*model.Table, error) {
 	ks, err := r.String("keyspace_name")
 	if err != nil {
 		return nil, err

@@ -1,7 +1,10 @@
 package collector
 
-import "github.com/partmon/partmon/model"
-import "sync"
+import (
+	"sync"
+
+	"github.com/partmon/partmon/model"
+)
 
 // schemaVersionCache remembers the schema version the last good schema was
 // read at. Cassandra and ScyllaDB change schema_version (a digest of the

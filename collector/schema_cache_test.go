@@ -3,18 +3,20 @@ package collector
 import (
 	"context"
 	"errors"
-	"github.com/partmon/partmon/model"
 	"testing"
 	"time"
+
+	"github.com/partmon/partmon/collector/internal/cql"
+	"github.com/partmon/partmon/model"
 )
 
 // schemaFake answers the four system_schema statements with one keyspace
 // of one table.
 func schemaFake() *fakeQuerier {
 	return newFake("n1").
-		on(keyspacesQuery, Row{"keyspace_name": "shop", "replication": map[string]string{"class": "SimpleStrategy", "replication_factor": "1"}}).
-		on(tablesQuery, Row{"keyspace_name": "shop", "table_name": "orders", "default_time_to_live": 0, "gc_grace_seconds": 864000, "compaction": nil}).
-		on(columnsQuery, Row{"keyspace_name": "shop", "table_name": "orders", "column_name": "id", "kind": "partition_key",
+		on(keyspacesQuery, cql.Row{"keyspace_name": "shop", "replication": map[string]string{"class": "SimpleStrategy", "replication_factor": "1"}}).
+		on(tablesQuery, cql.Row{"keyspace_name": "shop", "table_name": "orders", "default_time_to_live": 0, "gc_grace_seconds": 864000, "compaction": nil}).
+		on(columnsQuery, cql.Row{"keyspace_name": "shop", "table_name": "orders", "column_name": "id", "kind": "partition_key",
 			"position": int64(0), "type": "int", "clustering_order": "none"}).
 		on(indexesQuery)
 }
@@ -59,7 +61,7 @@ func TestSchemaSkippedWhileVersionUnchanged(t *testing.T) {
 				f = schemaFake()
 			}
 			if tt.local != noLocal {
-				f.on(localSchemaVersionQuery, Row{"schema_version": tt.local})
+				f.on(localSchemaVersionQuery, cql.Row{"schema_version": tt.local})
 			}
 			cache := &schemaVersionCache{version: tt.cache}
 			out := newOutput("n1")
@@ -86,7 +88,7 @@ func TestSchemaSkippedWhileVersionUnchanged(t *testing.T) {
 
 func TestSchemaCacheKeepsVersionOfLastGoodRead(t *testing.T) {
 	cache := &schemaVersionCache{version: "v1"}
-	f := schemaFake().fail(columnsQuery, errors.New("read timeout")).on(localSchemaVersionQuery, Row{"schema_version": "v2"})
+	f := schemaFake().fail(columnsQuery, errors.New("read timeout")).on(localSchemaVersionQuery, cql.Row{"schema_version": "v2"})
 	_, err := schemaSource{cache: cache}.Collect(context.Background(),
 		Input{Q: f, Caps: cassandra50Caps(), Address: "n1", Ring: nil}, newOutput("n1"))
 	if err == nil {

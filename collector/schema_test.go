@@ -3,19 +3,21 @@ package collector
 import (
 	"reflect"
 	"testing"
+
+	"github.com/partmon/partmon/collector/internal/cql"
 )
 
 func TestSchema(t *testing.T) {
-	col := func(tbl, name, kind string, pos int64, typ string) Row {
-		return Row{"keyspace_name": "shop", "table_name": tbl, "column_name": name, "kind": kind, "position": pos, "type": typ, "clustering_order": "none"}
+	col := func(tbl, name, kind string, pos int64, typ string) cql.Row {
+		return cql.Row{"keyspace_name": "shop", "table_name": tbl, "column_name": name, "kind": kind, "position": pos, "type": typ, "clustering_order": "none"}
 	}
 	f := newFake("n1").
 		on(keyspacesQuery,
-			Row{"keyspace_name": "shop", "replication": map[string]string{"class": "org.apache.cassandra.locator.NetworkTopologyStrategy", "dc1": "3"}},
-			Row{"keyspace_name": "system_auth", "replication": map[string]string{"class": "org.apache.cassandra.locator.SimpleStrategy", "replication_factor": "1"}},
+			cql.Row{"keyspace_name": "shop", "replication": map[string]string{"class": "org.apache.cassandra.locator.NetworkTopologyStrategy", "dc1": "3"}},
+			cql.Row{"keyspace_name": "system_auth", "replication": map[string]string{"class": "org.apache.cassandra.locator.SimpleStrategy", "replication_factor": "1"}},
 		).
 		on(tablesQuery,
-			Row{"keyspace_name": "shop", "table_name": "orders", "default_time_to_live": 0, "gc_grace_seconds": 864000,
+			cql.Row{"keyspace_name": "shop", "table_name": "orders", "default_time_to_live": 0, "gc_grace_seconds": 864000,
 				"compaction": map[string]string{"class": "org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy"}},
 		).
 		on(columnsQuery,
@@ -28,7 +30,7 @@ func TestSchema(t *testing.T) {
 			col("gone", "x", "regular", -1, "int"), // table dropped between the queries: ignored
 		).
 		on(indexesQuery,
-			Row{"keyspace_name": "shop", "table_name": "orders", "index_name": "orders_total", "kind": "COMPOSITES", "options": map[string]string{"target": "total"}},
+			cql.Row{"keyspace_name": "shop", "table_name": "orders", "index_name": "orders_total", "kind": "COMPOSITES", "options": map[string]string{"target": "total"}},
 		)
 	out, rows, err := run(t, schemaSource{}, f, cassandra50Caps())
 	if err != nil {
@@ -54,13 +56,13 @@ func TestSchema(t *testing.T) {
 		t.Errorf("table %+v", orders)
 	}
 
-	bad := newFake("n1").on(keyspacesQuery, Row{"keyspace_name": "shop", "replication": map[string]string{}}).
-		on(tablesQuery, Row{"keyspace_name": "shop", "table_name": "t", "default_time_to_live": 0, "gc_grace_seconds": 0, "compaction": nil}).
-		on(columnsQuery, Row{"keyspace_name": "shop", "table_name": "t", "column_name": "k", "kind": nil, "position": int64(0), "type": "int", "clustering_order": "none"})
+	bad := newFake("n1").on(keyspacesQuery, cql.Row{"keyspace_name": "shop", "replication": map[string]string{}}).
+		on(tablesQuery, cql.Row{"keyspace_name": "shop", "table_name": "t", "default_time_to_live": 0, "gc_grace_seconds": 0, "compaction": nil}).
+		on(columnsQuery, cql.Row{"keyspace_name": "shop", "table_name": "t", "column_name": "k", "kind": nil, "position": int64(0), "type": "int", "clustering_order": "none"})
 	_, _, err = run(t, schemaSource{}, bad, cassandra50Caps())
 	wantErr(t, err, `reading system_schema.columns on n1: row 1: column "kind" is null`)
 
-	garbage := newFake("n1").on(keyspacesQuery, Row{"keyspace_name": "shop", "replication": "{'class': 'x'}"})
+	garbage := newFake("n1").on(keyspacesQuery, cql.Row{"keyspace_name": "shop", "replication": "{'class': 'x'}"})
 	_, _, err = run(t, schemaSource{}, garbage, cassandra50Caps())
 	wantErr(t, err, `column "replication": want a map of text to text, got string`)
 }

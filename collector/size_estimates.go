@@ -3,6 +3,8 @@ package collector
 import (
 	"context"
 	"fmt"
+
+	"github.com/partmon/partmon/collector/internal/cql"
 	"github.com/partmon/partmon/model"
 )
 
@@ -48,7 +50,7 @@ func (sizeEstimatesSource) Collect(ctx context.Context, in Input, out *Output) (
 	}
 	sums := map[string]*acc{}
 	var order []string
-	n, err := selectAll(ctx, in.Q, stmt, nil, func(r Row) error {
+	n, err := cql.SelectAll(ctx, in.Q, stmt, nil, func(r cql.Row) error {
 		if _, ok := r["range_type"]; ok {
 			rt, err := r.String("range_type")
 			if err != nil {

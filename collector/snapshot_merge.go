@@ -1,9 +1,10 @@
 package collector
 
 import (
-	"github.com/partmon/partmon/model"
 	"maps"
 	"sort"
+
+	"github.com/partmon/partmon/model"
 )
 
 // Snapshot merges the latest good output of every source into a new

@@ -3,6 +3,8 @@ package collector
 import (
 	"context"
 	"errors"
+
+	"github.com/partmon/partmon/collector/internal/cql"
 	"github.com/partmon/partmon/model"
 )
 
@@ -45,7 +47,7 @@ type Source interface {
 type Input struct {
 	// Q queries the node being read (NodeScope) or the node chosen for a
 	// cluster read (ClusterScope). Nil for sources that do not use CQL.
-	Q Querier
+	Q cql.Querier
 	// Caps are what that node's schema offers; never nil when Q is set.
 	Caps *Capabilities
 	// Address is the node's address (no port).

@@ -1,8 +1,9 @@
 package collector
 
 import (
-	"github.com/partmon/partmon/model"
 	"time"
+
+	"github.com/partmon/partmon/model"
 )
 
 // registration is one source with its defaults; users override them per

@@ -3,10 +3,12 @@ package collector
 import (
 	"context"
 	"fmt"
-	"github.com/partmon/partmon/model"
 	"math"
 	"strings"
 	"time"
+
+	"github.com/partmon/partmon/collector/internal/cql"
+	"github.com/partmon/partmon/model"
 )
 
 // The table-metric virtual tables of Cassandra (system_views, 4.0+,
@@ -33,7 +35,7 @@ func (s mebibytesSource) Collect(ctx context.Context, in Input, out *Output) (in
 	}
 	var load float64
 	stmt := "SELECT keyspace_name, table_name, mebibytes FROM system_views." + s.name
-	n, err := selectAll(ctx, in.Q, stmt, nil, func(r Row) error {
+	n, err := cql.SelectAll(ctx, in.Q, stmt, nil, func(r cql.Row) error {
 		ks, tbl, err := tableOf(r)
 		if err != nil {
 			return err
@@ -69,7 +71,7 @@ func mebibytesToBytes(mib int64) int64 {
 	return mib << 20
 }
 
-func tableOf(r Row) (keyspace, table string, err error) {
+func tableOf(r cql.Row) (keyspace, table string, err error) {
 	if keyspace, err = r.String("keyspace_name"); err != nil {
 		return "", "", err
 	}
@@ -109,7 +111,7 @@ func (s latencySource) Collect(ctx context.Context, in Input, out *Output) (int,
 	prefix := s.name + "|" + in.Address + "|"
 	seen := map[string]bool{}
 	stmt := `SELECT keyspace_name, table_name, count, per_second, "` + p99Col + `" FROM system_views.` + s.name
-	n, err := selectAll(ctx, in.Q, stmt, nil, func(r Row) error {
+	n, err := cql.SelectAll(ctx, in.Q, stmt, nil, func(r cql.Row) error {
 		ks, tbl, err := tableOf(r)
 		if err != nil {
 			return err
@@ -167,7 +169,7 @@ func (s distributionSource) Collect(ctx context.Context, in Input, out *Output) 
 		return 0, err
 	}
 	stmt := `SELECT keyspace_name, table_name, count, "` + p50Col + `", "` + p99Col + `", max FROM system_views.` + s.name
-	n, err := selectAll(ctx, in.Q, stmt, nil, func(r Row) error {
+	n, err := cql.SelectAll(ctx, in.Q, stmt, nil, func(r cql.Row) error {
 		ks, tbl, err := tableOf(r)
 		if err != nil {
 			return err

@@ -2,10 +2,13 @@ package collector
 
 import (
 	"errors"
-	"github.com/partmon/partmon/model"
+	"maps"
 	"math"
 	"testing"
 	"time"
+
+	"github.com/partmon/partmon/collector/internal/cql"
+	"github.com/partmon/partmon/model"
 )
 
 func TestMebibytesSource(t *testing.T) {
@@ -13,8 +16,8 @@ func TestMebibytesSource(t *testing.T) {
 	disk := registryByName(t, "disk_usage")
 	const stmtMax = "SELECT keyspace_name, table_name, mebibytes FROM system_views.max_partition_size"
 	const stmtDisk = "SELECT keyspace_name, table_name, mebibytes FROM system_views.disk_usage"
-	row := func(ks, tbl string, mib any) Row {
-		return Row{"keyspace_name": ks, "table_name": tbl, "mebibytes": mib}
+	row := func(ks, tbl string, mib any) cql.Row {
+		return cql.Row{"keyspace_name": ks, "table_name": tbl, "mebibytes": mib}
 	}
 
 	t.Run("MiB to bytes", func(t *testing.T) {
@@ -53,13 +56,13 @@ func TestMebibytesSource(t *testing.T) {
 	})
 	bad := []struct {
 		name string
-		row  Row
+		row  cql.Row
 		want string
 	}{
 		{"negative", row("ks", "a", int64(-1)), "ks.a: negative size -1 MiB"},
 		{"null", row("ks", "a", nil), `column "mebibytes" is null`},
 		{"text instead of bigint", row("ks", "a", "12"), `column "mebibytes": want an integer, got string`},
-		{"missing table_name", Row{"keyspace_name": "ks", "mebibytes": int64(1)}, `column "table_name" missing from result`},
+		{"missing table_name", cql.Row{"keyspace_name": "ks", "mebibytes": int64(1)}, `column "table_name" missing from result`},
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
@@ -86,8 +89,8 @@ func TestLatencySource(t *testing.T) {
 	// cql_sources.md §5.2 (TableMetricTables.java at 4.0.14).
 	const stmt50 = `SELECT keyspace_name, table_name, count, per_second, "p99th_ms" FROM system_views.local_read_latency`
 	const stmt40 = `SELECT keyspace_name, table_name, count, per_second, "99th_ms" FROM system_views.local_read_latency`
-	row := func(col string, count int64, p99 float64) Row {
-		return Row{"keyspace_name": "ks", "table_name": "t", "count": count, "per_second": 2.5, col: p99}
+	row := func(col string, count int64, p99 float64) cql.Row {
+		return cql.Row{"keyspace_name": "ks", "table_name": "t", "count": count, "per_second": 2.5, col: p99}
 	}
 	tests := []struct {
 		name     string
@@ -144,13 +147,13 @@ func TestLatencySource(t *testing.T) {
 
 	bad := []struct {
 		name string
-		row  Row
+		row  cql.Row
 		want string
 	}{
-		{"null count", Row{"keyspace_name": "ks", "table_name": "t", "count": nil, "per_second": 1.0, "p99th_ms": 1.0}, `column "count" is null`},
-		{"NaN percentile", Row{"keyspace_name": "ks", "table_name": "t", "count": int64(1), "per_second": 1.0, "p99th_ms": math.NaN()}, "negative or NaN value"},
-		{"negative count", Row{"keyspace_name": "ks", "table_name": "t", "count": int64(-4), "per_second": 1.0, "p99th_ms": 1.0}, "negative or NaN value"},
-		{"int where double", Row{"keyspace_name": "ks", "table_name": "t", "count": int64(1), "per_second": int64(1), "p99th_ms": 1.0}, `column "per_second": want a double, got int64`},
+		{"null count", cql.Row{"keyspace_name": "ks", "table_name": "t", "count": nil, "per_second": 1.0, "p99th_ms": 1.0}, `column "count" is null`},
+		{"NaN percentile", cql.Row{"keyspace_name": "ks", "table_name": "t", "count": int64(1), "per_second": 1.0, "p99th_ms": math.NaN()}, "negative or NaN value"},
+		{"negative count", cql.Row{"keyspace_name": "ks", "table_name": "t", "count": int64(-4), "per_second": 1.0, "p99th_ms": 1.0}, "negative or NaN value"},
+		{"int where double", cql.Row{"keyspace_name": "ks", "table_name": "t", "count": int64(1), "per_second": int64(1), "p99th_ms": 1.0}, `column "per_second": want a double, got int64`},
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
@@ -180,7 +183,7 @@ func TestDistributionSource(t *testing.T) {
 		{"4.0", cassandra40Caps(), stmt40, "50th", "99th"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFake("n1").on(tc.stmt, Row{"keyspace_name": "ks", "table_name": "q", "count": int64(30), tc.p50: 20501.0, tc.p99: 20501.0, "max": 20501.0})
+			f := newFake("n1").on(tc.stmt, cql.Row{"keyspace_name": "ks", "table_name": "q", "count": int64(30), tc.p50: 20501.0, tc.p99: 20501.0, "max": 20501.0})
 			out, _, err := run(t, registryByName(t, "tombstones_per_read"), f, tc.caps)
 			if err != nil {
 				t.Fatal(err)
@@ -193,13 +196,13 @@ func TestDistributionSource(t *testing.T) {
 	}
 	_, _, err := run(t, registryByName(t, "rows_per_read"),
 		newFake("n1").on(`SELECT keyspace_name, table_name, count, "p50th", "p99th", max FROM system_views.rows_per_read`,
-			Row{"keyspace_name": "ks", "table_name": "q", "count": int64(1), "p50th": "5", "p99th": 5.0, "max": 5.0}), cassandra50Caps())
+			cql.Row{"keyspace_name": "ks", "table_name": "q", "count": int64(1), "p50th": "5", "p99th": 5.0, "max": 5.0}), cassandra50Caps())
 	wantErr(t, err, `column "p50th": want a double, got string`)
 }
 
 func TestSizeEstimates(t *testing.T) {
-	est := func(ks, tbl, rt string, mean, count any) Row {
-		r := Row{"keyspace_name": ks, "table_name": tbl, "mean_partition_size": mean, "partitions_count": count}
+	est := func(ks, tbl, rt string, mean, count any) cql.Row {
+		r := cql.Row{"keyspace_name": ks, "table_name": tbl, "mean_partition_size": mean, "partitions_count": count}
 		if rt != "" {
 			r["range_type"] = rt
 		}
@@ -242,12 +245,12 @@ func TestSizeEstimates(t *testing.T) {
 	})
 	for _, tc := range []struct {
 		name string
-		row  Row
+		row  cql.Row
 		want string
 	}{
 		{"negative count", est("ks", "t", "primary", int64(1), int64(-3)), "ks.t: negative estimate"},
 		{"null mean", est("ks", "t", "primary", nil, int64(3)), `column "mean_partition_size" is null`},
-		{"null range type", est("ks", "t", "primary", int64(1), int64(1)).with("range_type", nil), `column "range_type" is null`},
+		{"null range type", with(est("ks", "t", "primary", int64(1), int64(1)), "range_type", nil), `column "range_type" is null`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := run(t, sizeEstimatesSource{}, newFake("n1").on(tableEstimatesQuery, tc.row), cassandra50Caps())
@@ -256,13 +259,12 @@ func TestSizeEstimates(t *testing.T) {
 	}
 }
 
-// with returns a copy of r with col set to v.
-func (r Row) with(col string, v any) Row {
-	c := Row{}
-	for k, x := range r {
-		c[k] = x
+// with returns a copy of r with each (column, value) pair of colsAndValues set.
+func with(r cql.Row, colsAndValues ...any) cql.Row {
+	c := maps.Clone(r)
+	for i := 0; i+1 < len(colsAndValues); i += 2 {
+		c[colsAndValues[i].(string)] = colsAndValues[i+1]
 	}
-	c[col] = v
 	return c
 }
 

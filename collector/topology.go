@@ -3,11 +3,13 @@ package collector
 import (
 	"context"
 	"fmt"
-	"github.com/partmon/partmon/model"
 	"net"
 	"slices"
 	"sort"
 	"strconv"
+
+	"github.com/partmon/partmon/collector/internal/cql"
+	"github.com/partmon/partmon/model"
 )
 
 // topologySource reads the ring: system.local plus system.peers_v2
@@ -28,7 +30,7 @@ func (topologySource) Collect(ctx context.Context, in Input, out *Output) (int, 
 	addr := in.Q.Address()
 	snap := out.Cluster
 	var nodes []model.Node
-	rows, err := selectAll(ctx, in.Q, localQuery, nil, func(r Row) error {
+	rows, err := cql.SelectAll(ctx, in.Q, localQuery, nil, func(r cql.Row) error {
 		var err error
 		if snap.Cluster, err = r.String("cluster_name"); err != nil {
 			return err
@@ -54,7 +56,7 @@ func (topologySource) Collect(ctx context.Context, in Input, out *Output) (int, 
 	if !in.Caps.SystemTables["peers_v2"] {
 		stmt, table, native = peersQuery, "system.peers", "rpc_address"
 	}
-	n, err := selectAll(ctx, in.Q, stmt, nil, func(r Row) error {
+	n, err := cql.SelectAll(ctx, in.Q, stmt, nil, func(r cql.Row) error {
 		if !validPeer(r) {
 			// The driver skips such rows too (gocql isValidPeer): a peer
 			// mid-bootstrap or a ghost entry has no host ID or tokens yet.
@@ -79,7 +81,7 @@ func (topologySource) Collect(ctx context.Context, in Input, out *Output) (int, 
 	return rows, nil
 }
 
-func validPeer(r Row) bool {
+func validPeer(r cql.Row) bool {
 	for _, col := range []string{"host_id", "data_center", "rack", "tokens"} {
 		if v, ok := r[col]; ok && v == nil {
 			return false
@@ -91,7 +93,7 @@ func validPeer(r Row) bool {
 // parseNode reads one ring member. The CQL address is clientCol (rpc_address,
 // native_address) unless it is unset or the wildcard, then fallbackCol
 // (broadcast_address, peer), then fallback (the address we queried).
-func parseNode(r Row, clientCol, fallbackCol, fallback string) (model.Node, error) {
+func parseNode(r cql.Row, clientCol, fallbackCol, fallback string) (model.Node, error) {
 	var n model.Node
 	var err error
 	if n.HostID, err = r.String("host_id"); err != nil {

@@ -15,7 +15,6 @@ import (
 
 	"github.com/partmon/partmon/collector/internal/cqlname"
 	"github.com/partmon/partmon/model"
-
 	"go.yaml.in/yaml/v3"
 )
 

@@ -1,4 +1,8 @@
-package collector
+// Package cql is partmon's CQL session layer: one long-lived gocql session
+// pinned to each node (Node), at most one query in flight per node, a
+// backoff while a node keeps failing, and the narrow Querier boundary the
+// collector's sources read rows through.
+package cql
 
 import (
 	"context"
@@ -7,8 +11,8 @@ import (
 )
 
 // Querier is the narrow boundary between sources and the driver: it runs
-// one read-only statement on one node and hands back rows. The gocql adapter
-// (session.go) implements it; unit tests use a fake at the row level.
+// one read-only statement on one node and hands back rows. A Node's querier
+// (select.go) implements it; unit tests use a fake at the row level.
 type Querier interface {
 	// Address is the node this querier reads from.
 	Address() string
@@ -183,8 +187,8 @@ func (r Row) OptKeyCounts(col string) ([]KeyCount, error) {
 	return out, nil
 }
 
-// selectAll is Select with the rows parsed by parse; a parse error names the row.
-func selectAll(ctx context.Context, q Querier, stmt string, args []any, parse func(Row) error) (int, error) {
+// SelectAll is Select with the rows parsed by parse; a parse error names the row.
+func SelectAll(ctx context.Context, q Querier, stmt string, args []any, parse func(Row) error) (int, error) {
 	n := 0
 	err := q.Select(ctx, stmt, args, func(r Row) error {
 		n++

@@ -1,0 +1,80 @@
+package cql
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/gocql/gocql"
+	"go.uber.org/zap"
+)
+
+// connect opens a session that only ever talks to this node.
+func (n *Node[P]) connect() (*gocql.Session, error) {
+	ip := net.ParseIP(n.addr)
+	if ip == nil {
+		return nil, fmt.Errorf("address %q is not an IP", n.addr)
+	}
+	o := n.opts
+	cc := gocql.NewCluster(net.JoinHostPort(n.addr, strconv.Itoa(n.port)))
+	// The whitelist keeps both the control connection and the pool on this
+	// node; without peers lookup the driver never reads the ring itself.
+	cc.HostFilter = gocql.WhiteListHostFilter(ip.String())
+	cc.DisableInitialHostLookup = true
+	cc.Events.DisableTopologyEvents = true
+	cc.Events.DisableSchemaEvents = true
+	cc.Events.DisableNodeStatusEvents = true
+	cc.NumConns = 1
+	cc.ProtoVersion = o.ProtoVersion
+	cc.ConnectTimeout = o.ConnectTimeout
+	cc.Dialer = setupDeadlineDialer{net.Dialer{Timeout: o.ConnectTimeout}}
+	cc.Timeout = o.QueryTimeout
+	cc.PageSize = o.PageSize
+	cc.Consistency = o.Consistency
+	cc.DefaultIdempotence = true
+	cc.QueryObserver = o.Observer
+	// The driver's own messages (dial failures, reconnects) repeat what the
+	// collector logs once per failed run, so they go to Debug.
+	if l, err := zap.NewStdLogAt(n.log.Named("gocql"), zap.DebugLevel); err == nil {
+		cc.Logger = l
+	}
+	if o.Username != "" {
+		cc.Authenticator = gocql.PasswordAuthenticator{Username: o.Username, Password: o.Password}
+	}
+	if t := o.TLS; t != nil {
+		cc.SslOpts = &gocql.SslOptions{
+			Config: &tls.Config{
+				MinVersion:         tls.VersionTLS12,
+				ServerName:         t.ServerName,
+				InsecureSkipVerify: t.InsecureSkipVerify, //nolint:gosec // the operator's explicit choice
+			},
+			CaPath:                 t.CAFile,
+			CertPath:               t.CertFile,
+			KeyPath:                t.KeyFile,
+			EnableHostVerification: !t.InsecureSkipVerify,
+		}
+	}
+	return cc.CreateSession()
+}
+
+// setupDeadlineDialer bounds a connection's whole set-up, TLS handshake
+// included, by the connect timeout: gocql v1.7 applies ConnectTimeout to the
+// TCP connect only, so a TLS handshake with a node that accepts connections
+// and never answers (paused, overloaded) would wait forever. gocql sets its
+// own read and write deadlines on every later read and write.
+type setupDeadlineDialer struct{ net.Dialer }
+
+func (d setupDeadlineDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	conn, err := d.Dialer.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	if err := conn.SetDeadline(time.Now().Add(d.Timeout)); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
+}

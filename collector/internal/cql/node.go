@@ -1,0 +1,199 @@
+package cql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gocql/gocql"
+	"go.uber.org/zap"
+)
+
+// Options are the session settings shared by every node.
+type Options struct {
+	ProtoVersion   int // 0 negotiates
+	ConnectTimeout time.Duration
+	QueryTimeout   time.Duration
+	PageSize       int
+	Consistency    gocql.Consistency
+	Username       string // no authentication when empty
+	Password       string
+	TLS            *TLS // nil: plain text
+	// RetryBackoff is the wait after a node's first failure, doubled on
+	// each further failure up to MaxRetryBackoff.
+	RetryBackoff    time.Duration
+	MaxRetryBackoff time.Duration
+	// Observer sees every page of every request; may be nil.
+	Observer gocql.QueryObserver
+}
+
+// TLS is client TLS towards the CQL port.
+type TLS struct {
+	CAFile, CertFile, KeyFile string
+	ServerName                string
+	InsecureSkipVerify        bool
+}
+
+// Node is partmon's link to one node: a long-lived gocql session pinned to
+// that node, created lazily and re-created after repeated failures, with at
+// most one query in flight and a backoff while the node keeps failing.
+// Every new session is probed once before it serves queries; P is what the
+// probe learns (the collector: the node's capabilities) and lives as long
+// as the session.
+type Node[P any] struct {
+	addr  string // IP, the node label
+	port  int
+	opts  *Options
+	probe func(context.Context, Querier) (P, error)
+	log   *zap.Logger
+
+	inflight chan struct{} // one slot: at most one query on this node at a time
+	queries  atomic.Int64  // statements sent, for measurements
+
+	now func() time.Time
+
+	connMu   sync.Mutex // serialises connecting and probing
+	mu       sync.Mutex // guards the fields below
+	session  *gocql.Session
+	probed   bool // info belongs to session
+	info     P
+	failures int
+	retryAt  time.Time
+	lastErr  error
+}
+
+// NewNode returns the link to the node at addr:port. It does not connect.
+func NewNode[P any](addr string, port int, opts *Options, probe func(context.Context, Querier) (P, error), log *zap.Logger) *Node[P] {
+	return &Node[P]{
+		addr:     addr,
+		port:     port,
+		opts:     opts,
+		probe:    probe,
+		log:      log.With(zap.String("node", addr)),
+		inflight: make(chan struct{}, 1),
+		now:      time.Now,
+	}
+}
+
+// ErrBackoff is returned while a failing node waits for its next attempt.
+var ErrBackoff = errors.New("backing off")
+
+// Address is the node's IP.
+func (n *Node[P]) Address() string { return n.addr }
+
+// Statements is the number of statements sent to the node so far; a
+// statement read over several pages counts once.
+func (n *Node[P]) Statements() int64 { return n.queries.Load() }
+
+// Querier returns a Querier bound to this node and what the probe learnt,
+// connecting and probing first if needed. Only connection set-up is
+// serialised (connMu); the state lock mu is never held across network calls.
+func (n *Node[P]) Querier(ctx context.Context) (Querier, P, error) {
+	var none P
+	n.connMu.Lock()
+	defer n.connMu.Unlock()
+	n.mu.Lock()
+	s, info, probed := n.session, n.info, n.probed
+	backoff := n.backoffErrLocked()
+	n.mu.Unlock()
+	if s != nil && probed {
+		return &pinned[P]{node: n, session: s}, info, nil
+	}
+	if backoff != nil {
+		return nil, none, backoff
+	}
+	if s == nil {
+		var err error
+		if s, err = n.connect(); err != nil {
+			err = fmt.Errorf("connecting to %s: %w", n.addr, err)
+			n.failed(ctx, err)
+			return nil, none, err
+		}
+		n.mu.Lock()
+		n.session = s
+		n.mu.Unlock()
+	}
+	q := &pinned[P]{node: n, session: s}
+	info, err := n.probe(ctx, q) // Select records transport failures itself
+	if err != nil {
+		return nil, none, err
+	}
+	n.mu.Lock()
+	if n.session == s {
+		n.info, n.probed = info, true
+	}
+	n.mu.Unlock()
+	return q, info, nil
+}
+
+func (n *Node[P]) backoffErrLocked() error {
+	if wait := n.retryAt.Sub(n.now()); wait > 0 {
+		return fmt.Errorf("%w: node %s failed %d times in a row, next attempt in %s; last error: %v",
+			ErrBackoff, n.addr, n.failures, wait.Round(time.Second), n.lastErr)
+	}
+	return nil
+}
+
+func (n *Node[P]) backoffErr() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.backoffErrLocked()
+}
+
+// failedLocked counts a failure of the node and schedules the next attempt.
+// Failures caused by the caller giving up (shutdown) do not count.
+func (n *Node[P]) failedLocked(ctx context.Context, err error) {
+	if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return
+	}
+	n.failures++
+	n.lastErr = err
+	backoff := n.opts.RetryBackoff << min(n.failures-1, 20)
+	if backoff > n.opts.MaxRetryBackoff || backoff <= 0 {
+		backoff = n.opts.MaxRetryBackoff
+	}
+	n.retryAt = n.now().Add(backoff)
+	// A session that keeps failing is dropped so the next attempt starts
+	// from a fresh connection instead of waiting for the driver's reconnect.
+	if n.session != nil && n.failures >= 2 {
+		// Closed in the background: the driver can take seconds to close a
+		// session to a hung node, and mu must not be held that long.
+		go n.session.Close()
+		n.session = nil
+		n.dropInfoLocked()
+	}
+}
+
+func (n *Node[P]) dropInfoLocked() {
+	var none P
+	n.info, n.probed = none, false
+}
+
+func (n *Node[P]) failed(ctx context.Context, err error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.failedLocked(ctx, err)
+}
+
+func (n *Node[P]) succeeded() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.failures = 0
+	n.retryAt = time.Time{}
+	n.lastErr = nil
+}
+
+// Close closes the node's session, if any; a later Querier reconnects.
+func (n *Node[P]) Close() {
+	n.mu.Lock()
+	s := n.session
+	n.session = nil
+	n.dropInfoLocked()
+	n.mu.Unlock()
+	if s != nil {
+		s.Close() // outside mu: it can take seconds on a hung node
+	}
+}

@@ -1,0 +1,43 @@
+package cql
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+func noProbe(context.Context, Querier) (struct{}, error) { return struct{}{}, nil }
+
+func TestBackoffGrowsAndResets(t *testing.T) {
+	opts := Options{RetryBackoff: time.Second, MaxRetryBackoff: 10 * time.Second}
+	n := NewNode("10.0.0.1", 9042, &opts, noProbe, zap.NewNop())
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	n.now = func() time.Time { return now }
+	ctx := context.Background()
+	for i, want := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 10 * time.Second, 10 * time.Second} {
+		n.failed(ctx, errors.New("refused"))
+		if got := n.retryAt.Sub(now); got != want {
+			t.Errorf("failure %d: backoff %s, want %s", i+1, got, want)
+		}
+	}
+	if err := n.backoffErr(); !errors.Is(err, ErrBackoff) || !strings.Contains(err.Error(), "failed 6 times in a row") {
+		t.Errorf("got %v", err)
+	}
+	if _, _, err := n.Querier(ctx); !errors.Is(err, ErrBackoff) {
+		t.Errorf("Querier while backing off: want ErrBackoff, got %v", err)
+	}
+	n.succeeded()
+	if err := n.backoffErr(); err != nil {
+		t.Errorf("after a success: %v", err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	n.failed(cancelled, errors.New("context canceled"))
+	if n.failures != 0 {
+		t.Error("a run cancelled by partmon itself must not count against the node")
+	}
+}
