@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -106,19 +109,30 @@ func parseConfig(data []byte, name string, override func(*Config)) (Config, erro
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
+	// A TypeError lists every unknown key and every value of the wrong type
+	// while the rest of the file is still decoded: report them together with
+	// what validation finds, so one run of check-config shows every error.
+	var decodeErrs []error
 	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
-		return cfg, fmt.Errorf("%s: %s", name, cleanYAMLError(err))
+		var te *yaml.TypeError
+		if !errors.As(err, &te) {
+			return cfg, fmt.Errorf("%s: %s", name, cleanYAMLError(err))
+		}
+		for _, msg := range te.Errors {
+			decodeErrs = append(decodeErrs, errors.New(explainTypeError(&root, msg)))
+		}
 	}
 	if override != nil {
 		override(&cfg)
 	}
-	return cfg, cfg.validate(&root, name)
+	return cfg, cfg.validate(&root, name, decodeErrs...)
 }
 
-// validate checks every section. With the parsed document it points at the
-// line of the offending key.
-func (c *Config) validate(root *yaml.Node, name string) error {
-	var errs []error
+// validate checks every section and reports every problem at once, after
+// the decoding errors found before, ordered by line. With the parsed
+// document it points at the line of the offending key.
+func (c *Config) validate(root *yaml.Node, name string, decodeErrs ...error) error {
+	errs := slices.Clone(decodeErrs)
 	add := func(section string, err error) {
 		if err == nil {
 			return
@@ -165,10 +179,89 @@ func (c *Config) validate(root *yaml.Node, name string) error {
 	if len(errs) == 0 {
 		return nil
 	}
-	if name != "" {
-		return fmt.Errorf("invalid config %s:\n  %w", name, errors.Join(errs...))
+	sortByLine(errs)
+	return &configError{file: name, errs: errs}
+}
+
+// configError is every problem found in one config file, one per line.
+type configError struct {
+	file string
+	errs []error
+}
+
+func (e *configError) Error() string {
+	var b strings.Builder
+	b.WriteString("invalid config")
+	if e.file != "" {
+		b.WriteString(" " + e.file)
 	}
-	return fmt.Errorf("invalid config:\n  %w", errors.Join(errs...))
+	if len(e.errs) > 1 {
+		fmt.Fprintf(&b, " (%d errors)", len(e.errs))
+	}
+	b.WriteString(":")
+	for _, err := range e.errs {
+		b.WriteString("\n  " + strings.ReplaceAll(err.Error(), "\n", "\n    "))
+	}
+	return b.String()
+}
+
+func (e *configError) Unwrap() []error { return e.errs }
+
+var linePrefix = regexp.MustCompile(`^line (\d+): `)
+
+// sortByLine orders errors by the line they name; those without one go last.
+func sortByLine(errs []error) {
+	line := func(err error) int {
+		if m := linePrefix.FindStringSubmatch(err.Error()); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			return n
+		}
+		return math.MaxInt
+	}
+	slices.SortStableFunc(errs, func(a, b error) int { return line(a) - line(b) })
+}
+
+var unknownField = regexp.MustCompile(`^line (\d+): field (\S+) not found in type \S+$`)
+
+// explainTypeError rewrites yaml's "line 4: field colour not found in type
+// main.WebConfig" in the file's terms: "line 4: web.colour: unknown key".
+func explainTypeError(root *yaml.Node, msg string) string {
+	m := unknownField.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	line, _ := strconv.Atoi(m[1])
+	path := keyPath(root, line, m[2])
+	if path == "" {
+		path = m[2]
+	}
+	return fmt.Sprintf("line %d: %s: unknown key (docs/configuration.md lists every key)", line, path)
+}
+
+// keyPath is the dotted path of the mapping key named key on line, "" if none.
+func keyPath(n *yaml.Node, line int, key string) string {
+	if n == nil {
+		return ""
+	}
+	switch n.Kind {
+	case yaml.DocumentNode, yaml.SequenceNode:
+		for _, c := range n.Content {
+			if p := keyPath(c, line, key); p != "" {
+				return p
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Line == line && k.Value == key {
+				return k.Value
+			}
+			if p := keyPath(n.Content[i+1], line, key); p != "" {
+				return k.Value + "." + p
+			}
+		}
+	}
+	return ""
 }
 
 func splitJoined(err error) []error {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,6 +89,77 @@ func TestParseConfigErrors(t *testing.T) {
 			for _, w := range tc.want {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error lacks %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+}
+
+// TestCheckConfigReportsEveryError: one run of check-config lists every
+// problem of the file, unknown keys and wrong types from decoding together
+// with what validation finds, each with its line, in file order.
+func TestCheckConfigReportsEveryError(t *testing.T) {
+	type problem struct {
+		line int
+		text string // a substring of the message
+	}
+	tests := []struct {
+		name string
+		yaml string
+		want []problem
+	}{
+		{
+			name: "unknown key, negative threshold, bad cron spec",
+			yaml: "collector:\n  hosts: [127.0.0.1]\nweb:\n  colour: blue\nthresholds:\n  partition_warning_bytes: -5\n" +
+				"analysis:\n  schedule: \"every minute please\"\n",
+			want: []problem{{4, "web.colour: unknown key"}, {6, "partition_warning_bytes must be positive"}, {8, "every minute please"}},
+		},
+		{
+			name: "unknown keys in two sections, a bad duration and a bad severity",
+			yaml: "collector:\n  hosts: [127.0.0.1]\n  hostz: [x]\nalertmanager:\n  resend_interval: 5 parsecs\n" +
+				"  min_severity: loud\nlog:\n  colour: red\n",
+			want: []problem{{3, "collector.hostz: unknown key"}, {5, "5 parsecs"}, {6, "loud"}, {8, "log.colour: unknown key"}},
+		},
+		{
+			name: "errors without a line come last",
+			yaml: "web:\n  colour: blue\n",
+			want: []problem{{2, "web.colour: unknown key"}, {0, "hosts"}},
+		},
+		{
+			name: "one error",
+			yaml: "collector:\n  hosts: [127.0.0.1]\n  colour: blue\n",
+			want: []problem{{3, "collector.colour: unknown key"}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeFile(t, "partmon.yml", tc.yaml)
+			var out, errb bytes.Buffer
+			if code := run([]string{"check-config", path}, &out, &errb); code != exitUsage {
+				t.Fatalf("exit %d, want %d; stdout %q", code, exitUsage, out.String())
+			}
+			lines := strings.Split(strings.TrimRight(errb.String(), "\n"), "\n")
+			header := "invalid config " + path + ":"
+			if len(tc.want) > 1 {
+				header = fmt.Sprintf("invalid config %s (%d errors):", path, len(tc.want))
+			}
+			if lines[0] != header {
+				t.Errorf("first line %q, want %q", lines[0], header)
+			}
+			got := lines[1:]
+			if len(got) != len(tc.want) {
+				t.Fatalf("%d errors, want %d:\n%s", len(got), len(tc.want), errb.String())
+			}
+			for i, w := range tc.want {
+				prefix := "  "
+				if w.line > 0 {
+					prefix = fmt.Sprintf("  line %d: ", w.line)
+				}
+				if !strings.HasPrefix(got[i], prefix) || !strings.Contains(got[i], w.text) {
+					t.Errorf("error %d is %q, want %q...%q", i+1, got[i], prefix, w.text)
+				}
+				if w.line == 0 && strings.HasPrefix(got[i], "  line ") {
+					t.Errorf("error %d is %q, want one without a line", i+1, got[i])
 				}
 			}
 		})
