@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/internal/reporttest"
 	"github.com/partmon/partmon/model"
 )
 
@@ -91,7 +92,7 @@ func (c *fakeClock) Advance(d time.Duration) {
 
 // alertReport has findings of every kind of pushing decision.
 func alertReport(findings ...analyzer.Finding) *analyzer.Report {
-	r := exporterReport()
+	r := reporttest.Cluster()
 	r.Findings = findings
 	return r
 }
@@ -139,7 +140,7 @@ func compactJSON(t *testing.T, s string) string {
 // pushed with Alertmanager's postableAlert shape; skew and info are not.
 func TestAlertPayloadExactJSON(t *testing.T) {
 	rc := newAMReceiver(t)
-	clock := &fakeClock{t: fixtureTime}
+	clock := &fakeClock{t: reporttest.Time}
 	p := newTestPusher(t, clock, AlertOptions{
 		ExternalURL: "http://partmon:9180/", RunbookURL: "https://runbooks.example/partmon#{kind}",
 	}, rc)
@@ -206,7 +207,7 @@ func assertAlerts(t *testing.T, step string, got, want []sentAlert) {
 // TestAlertLifecycle walks one pusher through re-sends, a resolve, a failed
 // resolve delivery, a severity change and reports that must change nothing.
 func TestAlertLifecycle(t *testing.T) {
-	t0 := fixtureTime
+	t0 := reporttest.Time
 	crit := findingHotKey
 	crit.Severity = analyzer.SeverityCritical
 	failed := &analyzer.Report{Sources: []model.SourceStatus{{Source: "topology", State: model.StateError}}}
@@ -287,7 +288,7 @@ func TestAlertLifecycle(t *testing.T) {
 func TestAlertResolveDeliveredToEachAlertmanager(t *testing.T) {
 	healthy := newAMReceiver(t)
 	flaky := newAMReceiver(t, http.StatusOK, http.StatusInternalServerError)
-	clock := &fakeClock{t: fixtureTime}
+	clock := &fakeClock{t: reporttest.Time}
 	p := newTestPusher(t, clock, AlertOptions{}, healthy, flaky)
 
 	p.Update(alertReport(findingBigKey))
@@ -299,8 +300,8 @@ func TestAlertResolveDeliveredToEachAlertmanager(t *testing.T) {
 	if err := p.PushOnce(context.Background()); err == nil {
 		t.Fatal("PushOnce hid the flaky Alertmanager's error")
 	}
-	resolvedAt := fixtureTime.Add(time.Minute)
-	want := []sentAlert{{"big", "critical", fixtureTime, resolvedAt}}
+	resolvedAt := reporttest.Time.Add(time.Minute)
+	want := []sentAlert{{"big", "critical", reporttest.Time, resolvedAt}}
 	assertAlerts(t, "healthy got the resolve", decodeAlerts(t, healthy.last(t)), want)
 
 	clock.Advance(time.Minute)
@@ -333,7 +334,7 @@ func TestAlertSelection(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			rc := newAMReceiver(t)
-			p := newTestPusher(t, &fakeClock{t: fixtureTime}, tc.opts, rc)
+			p := newTestPusher(t, &fakeClock{t: reporttest.Time}, tc.opts, rc)
 			p.Update(all)
 			if err := p.PushOnce(context.Background()); err != nil {
 				t.Fatal(err)
@@ -353,7 +354,7 @@ func TestAlertSelection(t *testing.T) {
 // retrying in its goroutine and delivers; Update meanwhile returns at once.
 func TestAlertRunRetriesWithBackoff(t *testing.T) {
 	rc := newAMReceiver(t, http.StatusInternalServerError, http.StatusBadGateway)
-	p := newTestPusher(t, &fakeClock{t: fixtureTime}, AlertOptions{MinBackoff: time.Millisecond, MaxBackoff: 4 * time.Millisecond}, rc)
+	p := newTestPusher(t, &fakeClock{t: reporttest.Time}, AlertOptions{MinBackoff: time.Millisecond, MaxBackoff: 4 * time.Millisecond}, rc)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { p.Run(ctx); close(done) }()
@@ -362,7 +363,7 @@ func TestAlertRunRetriesWithBackoff(t *testing.T) {
 	select {
 	case body := <-rc.got:
 		assertAlerts(t, "delivered after retries", decodeAlerts(t, body),
-			[]sentAlert{{"big", "critical", fixtureTime, fixtureTime.Add(3 * time.Minute)}})
+			[]sentAlert{{"big", "critical", reporttest.Time, reporttest.Time.Add(3 * time.Minute)}})
 	case <-time.After(30 * time.Second):
 		t.Fatal("no alert delivered")
 	}
@@ -396,7 +397,7 @@ func TestAlertUpdateNeverBlocks(t *testing.T) {
 	}))
 	defer hang.Close()
 	defer close(release)
-	p, err := NewAlertPusher(AlertOptions{URLs: []string{hang.URL}, Now: (&fakeClock{t: fixtureTime}).Now})
+	p, err := NewAlertPusher(AlertOptions{URLs: []string{hang.URL}, Now: (&fakeClock{t: reporttest.Time}).Now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,15 +1,19 @@
 package exporter
 
 import (
+	"bytes"
 	"net/http"
+	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/partmon/partmon/internal/reporttest"
 )
 
 // TestAPIGolden holds the JSON API byte for byte.
 func TestAPIGolden(t *testing.T) {
 	e := New(Options{})
-	e.Publish(exporterReport())
+	e.Publish(reporttest.Cluster())
 	srv := newTestHandler(t, e, nil)
 	tests := []struct{ name, path string }{
 		{"findings.json", "/api/v1/findings"},
@@ -24,5 +28,25 @@ func TestAPIGolden(t *testing.T) {
 			}
 			compareGolden(t, filepath.Join("testdata", "api", tc.name), []byte(res.body))
 		})
+	}
+}
+
+// compareGolden compares got with a golden file; go test -update rewrites it.
+func compareGolden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading golden file (run go test -update to create it): %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/internal/reporttest"
 	"github.com/partmon/partmon/model"
 )
 
@@ -23,7 +24,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // topKReport has more keys per table than the top-K bound lets through.
 func topKReport() *analyzer.Report {
-	r := &analyzer.Report{Cluster: "demo", Nodes: exporterReport().Nodes}
+	r := &analyzer.Report{Cluster: "demo", Nodes: reporttest.Cluster().Nodes}
 	for i := 1; i <= 5; i++ {
 		r.TopPartitions = append(r.TopPartitions, analyzer.PartitionEntry{
 			Keyspace: "shop", Table: "orders", Key: fmt.Sprintf("k%d", i),
@@ -49,15 +50,15 @@ func TestCollectGolden(t *testing.T) {
 		reports []*analyzer.Report // published in order
 		metrics []string           // families compared; all when empty
 	}{
-		{name: "cluster", opts: Options{Mode: ModeCluster}, reports: []*analyzer.Report{exporterReport()}},
-		{name: "sidecar", opts: Options{Mode: ModeSidecar}, reports: []*analyzer.Report{exporterReport()}},
+		{name: "cluster", opts: Options{Mode: ModeCluster}, reports: []*analyzer.Report{reporttest.Cluster()}},
+		{name: "sidecar", opts: Options{Mode: ModeSidecar}, reports: []*analyzer.Report{reporttest.Cluster()}},
 		{name: "sidecar_speak_for", opts: Options{Mode: ModeSidecar, SpeakFor: []string{"127.0.0.2"}, Cluster: "prod"},
-			reports: []*analyzer.Report{exporterReport()}},
+			reports: []*analyzer.Report{reporttest.Cluster()}},
 		{name: "topk", opts: Options{TopK: 2}, reports: []*analyzer.Report{topKReport()},
 			metrics: []string{"partmon_partition_size_bytes", "partmon_partition_tombstones", "partmon_partition_operations_share_ratio"}},
 		{name: "empty_report", opts: Options{}, reports: []*analyzer.Report{{}}},
 		{name: "nothing_published", opts: Options{}},
-		{name: "failed_after_good", opts: Options{}, reports: []*analyzer.Report{exporterReport(), failedReport()},
+		{name: "failed_after_good", opts: Options{}, reports: []*analyzer.Report{reporttest.Cluster(), reporttest.Failed()},
 			metrics: []string{"partmon_up", "partmon_collector_success", "partmon_collector_last_success_timestamp_seconds",
 				"partmon_last_cycle_timestamp_seconds", "partmon_node_tokens"}},
 	}
@@ -105,19 +106,8 @@ func writeGolden(t *testing.T, c prometheus.Collector, path string, metrics []st
 	}
 }
 
-// failedReport is a cycle in which every source failed.
-func failedReport() *analyzer.Report {
-	later := fixtureTime.Add(5 * 60e9)
-	return &analyzer.Report{
-		Generated: later, Taken: later, Cluster: "demo",
-		Sources: []model.SourceStatus{
-			{Source: "topology", State: model.StateError, Error: "no hosts available", Taken: later, LastSuccess: fixtureTime},
-		},
-	}
-}
-
 func TestPublishKeepsLastGoodReport(t *testing.T) {
-	good := exporterReport()
+	good := reporttest.Cluster()
 	tests := []struct {
 		name      string
 		publish   []*analyzer.Report
@@ -128,9 +118,9 @@ func TestPublishKeepsLastGoodReport(t *testing.T) {
 		{name: "nothing yet", wantUp: 0},
 		{name: "good", publish: []*analyzer.Report{good}, wantReady: true, wantUp: 1, wantSame: good},
 		{name: "nil after good", publish: []*analyzer.Report{good, nil}, wantReady: true, wantUp: 0, wantSame: good},
-		{name: "all sources failed after good", publish: []*analyzer.Report{good, failedReport()}, wantReady: true, wantUp: 0, wantSame: good},
-		{name: "failed first", publish: []*analyzer.Report{failedReport()}, wantReady: false, wantUp: 0},
-		{name: "good after failed", publish: []*analyzer.Report{failedReport(), good}, wantReady: true, wantUp: 1, wantSame: good},
+		{name: "all sources failed after good", publish: []*analyzer.Report{good, reporttest.Failed()}, wantReady: true, wantUp: 0, wantSame: good},
+		{name: "failed first", publish: []*analyzer.Report{reporttest.Failed()}, wantReady: false, wantUp: 0},
+		{name: "good after failed", publish: []*analyzer.Report{reporttest.Failed(), good}, wantReady: true, wantUp: 1, wantSame: good},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -177,7 +167,7 @@ func gaugeValue(t *testing.T, c prometheus.Collector, name string) float64 {
 // every per-table figure of node .1, so the bound is reached there.
 func TestSeriesPerTablePerNode(t *testing.T) {
 	e := New(Options{})
-	e.Publish(exporterReport())
+	e.Publish(reporttest.Cluster())
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(e)
 	mfs, err := reg.Gather()
@@ -215,7 +205,7 @@ func TestSeriesPerTablePerNode(t *testing.T) {
 
 func TestCollectAndLint(t *testing.T) {
 	e := New(Options{})
-	e.Publish(exporterReport())
+	e.Publish(reporttest.Cluster())
 	problems, err := testutil.CollectAndLint(e)
 	if err != nil {
 		t.Fatal(err)
@@ -233,7 +223,7 @@ func TestMetricNamesCoverCollected(t *testing.T) {
 		listed[n] = true
 	}
 	e := New(Options{})
-	e.Publish(exporterReport())
+	e.Publish(reporttest.Cluster())
 	reg := prometheus.NewPedanticRegistry()
 	am, err := NewAlertPusher(AlertOptions{})
 	if err != nil {
@@ -316,7 +306,7 @@ func TestParseMode(t *testing.T) {
 // bigReport is a synthetic cluster: nodes × tables table figures, ten
 // top keys per table per node, and one finding per table per node.
 func bigReport(nodes, tables int) *analyzer.Report {
-	r := &analyzer.Report{Cluster: "bench", Generated: fixtureTime, Taken: fixtureTime}
+	r := &analyzer.Report{Cluster: "bench", Generated: reporttest.Time, Taken: reporttest.Time}
 	for n := range nodes {
 		addr := fmt.Sprintf("10.0.%d.%d", n/250, n%250)
 		r.Nodes = append(r.Nodes, analyzer.NodeSummary{Address: addr, DC: "dc1", Rack: "r1", Tokens: 16, LoadBytes: 1e12})

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/partmon/partmon/internal/reporttest"
 )
 
 func newTestHandler(t *testing.T, e *Exporter, am *AlertPusher) *httptest.Server {
@@ -95,7 +97,7 @@ func TestRoutes(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tc.publish {
-				e.Publish(exporterReport())
+				e.Publish(reporttest.Cluster())
 			}
 			srv := newTestHandler(t, e, am)
 			method := tc.method
@@ -127,7 +129,7 @@ func truncate(s string, n int) string {
 
 func TestFindingsFilters(t *testing.T) {
 	e := New(Options{})
-	e.Publish(exporterReport())
+	e.Publish(reporttest.Cluster())
 	srv := newTestHandler(t, e, nil)
 	tests := []struct {
 		query   string
@@ -161,7 +163,7 @@ func TestFindingsFilters(t *testing.T) {
 			if strings.Join(ids, ",") != strings.Join(tc.wantIDs, ",") || body.Count != len(tc.wantIDs) {
 				t.Errorf("got %v (count %d), want %v", ids, body.Count, tc.wantIDs)
 			}
-			if body.Cluster != "demo" || !body.Generated.Equal(fixtureTime.Add(90*time.Second)) {
+			if body.Cluster != "demo" || !body.Generated.Equal(reporttest.Time.Add(90*time.Second)) {
 				t.Errorf("cluster %q generated %v", body.Cluster, body.Generated)
 			}
 		})
@@ -170,7 +172,7 @@ func TestFindingsFilters(t *testing.T) {
 
 func TestFindingsBadFilters(t *testing.T) {
 	e := New(Options{})
-	e.Publish(exporterReport())
+	e.Publish(reporttest.Cluster())
 	srv := newTestHandler(t, e, nil)
 	tests := []struct {
 		query, wantMessage string
@@ -203,7 +205,7 @@ func TestPromtoolCheckMetrics(t *testing.T) {
 		t.Skip("promtool is not on PATH (apt-get install prometheus); `make test` requires it")
 	}
 	e := New(Options{BuildInfo: fixtureBuild})
-	e.Publish(exporterReport())
+	e.Publish(reporttest.Cluster())
 	am, err := NewAlertPusher(AlertOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -267,7 +269,7 @@ func waitServing(t *testing.T, client *http.Client, url string, errc <-chan erro
 
 func TestServeWebConfigAndShutdown(t *testing.T) {
 	e := New(Options{})
-	e.Publish(exporterReport())
+	e.Publish(reporttest.Cluster())
 	h, err := NewHandler(e, nil, HandlerOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -341,7 +343,7 @@ func TestMetricsHandlerConcurrentWithPublish(t *testing.T) {
 	go func() {
 		defer close(done)
 		for i := range 50 {
-			r := exporterReport()
+			r := reporttest.Cluster()
 			r.Generated = r.Generated.Add(time.Duration(i) * time.Second)
 			e.Publish(r)
 		}
@@ -354,7 +356,7 @@ func TestMetricsHandlerConcurrentWithPublish(t *testing.T) {
 	}
 	<-done
 	res := get(t, srv.URL+"/metrics")
-	if want := fmt.Sprintf("partmon_last_cycle_timestamp_seconds %g", float64(fixtureTime.Add(139*time.Second).Unix())); !strings.Contains(res.body, want) {
+	if want := fmt.Sprintf("partmon_last_cycle_timestamp_seconds %g", float64(reporttest.Time.Add(139*time.Second).Unix())); !strings.Contains(res.body, want) {
 		t.Errorf("/metrics lacks %q after the last publish", want)
 	}
 }

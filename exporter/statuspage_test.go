@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/internal/reporttest"
 )
 
 // svgStats parses the page's inline SVG with encoding/xml and counts its elements.
@@ -89,7 +90,7 @@ func checkPathData(t *testing.T, d string) {
 
 func TestStatusPage(t *testing.T) {
 	e := New(Options{})
-	r := exporterReport()
+	r := reporttest.Cluster()
 	r.Findings = append(r.Findings, analyzer.Finding{ID: "f-xss", Kind: analyzer.KindStaleData, Severity: analyzer.SeverityInfo,
 		Summary: `<script>alert("x")</script>`, Advice: `a & b`})
 	r.Notes = []string{"keyspace legacy: replication class unknown, no ownership figures"}
@@ -124,8 +125,8 @@ func TestStatusPage(t *testing.T) {
 
 func TestStatusPageAfterFailedCycle(t *testing.T) {
 	e := New(Options{})
-	e.Publish(exporterReport())
-	e.Publish(failedReport())
+	e.Publish(reporttest.Cluster())
+	e.Publish(reporttest.Failed())
 	page := get(t, newTestHandler(t, e, nil).URL+"/").body
 	for _, want := range []string{"the last cycle failed; showing the last good report", "no hosts available", "partition customer|42 is 200 MiB"} {
 		if !strings.Contains(page, want) {

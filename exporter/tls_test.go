@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/internal/reporttest"
 	"github.com/partmon/partmon/internal/testcluster"
 )
 
@@ -35,7 +36,7 @@ func TestServeTLSAndBasicAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := New(Options{})
-	e.Publish(exporterReport())
+	e.Publish(reporttest.Cluster())
 	h, err := NewHandler(e, nil, HandlerOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,6 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/collector"
-	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/model"
 )
 
@@ -37,7 +36,7 @@ func (r *reportFlags) register(cmd *kingpin.CmdClause) {
 }
 
 func (r *reportFlags) run(stdout, stderr io.Writer) int {
-	format, err := exporter.ParseFormat(r.format)
+	format, err := parseOutputFormat(r.format)
 	if err != nil {
 		fmt.Fprintf(stderr, "partmon: --format: %v\n", err)
 		return exitUsage
@@ -67,7 +66,7 @@ func (r *reportFlags) run(stdout, stderr io.Writer) int {
 	if cfg.Cluster != "" {
 		report.Cluster = cfg.Cluster
 	}
-	if err := exporter.Render(stdout, report, format, minSev); err != nil {
+	if err := renderReport(stdout, report, format, minSev); err != nil {
 		fmt.Fprintf(stderr, "partmon: writing report: %v\n", err)
 		return exitCollectFail
 	}

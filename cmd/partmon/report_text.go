@@ -1,4 +1,4 @@
-package exporter
+package main
 
 import (
 	"encoding/json"
@@ -11,37 +11,39 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/internal/format"
 )
 
-// Format is an output format of the one-shot report.
-type Format string
+// outputFormat is an output format of the one-shot report.
+type outputFormat string
 
 const (
-	FormatText     Format = "text"
-	FormatMarkdown Format = "markdown"
-	FormatJSON     Format = "json"
+	outputText     outputFormat = "text"
+	outputMarkdown outputFormat = "markdown"
+	outputJSON     outputFormat = "json"
 )
 
-// ParseFormat checks a --format value.
-func ParseFormat(s string) (Format, error) {
-	switch f := Format(strings.ToLower(strings.TrimSpace(s))); f {
-	case FormatText, FormatMarkdown, FormatJSON:
+// parseOutputFormat checks a --format value.
+func parseOutputFormat(s string) (outputFormat, error) {
+	switch f := outputFormat(strings.ToLower(strings.TrimSpace(s))); f {
+	case outputText, outputMarkdown, outputJSON:
 		return f, nil
 	case "md":
-		return FormatMarkdown, nil
+		return outputMarkdown, nil
 	}
 	return "", fmt.Errorf("unknown format %q (want text, markdown or json)", s)
 }
 
-// Render writes the report in the chosen format. Findings below minSeverity
-// are left out of the text and markdown forms; JSON always holds them all.
-func Render(w io.Writer, r *analyzer.Report, f Format, minSeverity analyzer.Severity) error {
+// renderReport writes the report in the chosen format. Findings below
+// minSeverity are left out of the text and markdown forms; JSON always holds
+// them all.
+func renderReport(w io.Writer, r *analyzer.Report, f outputFormat, minSeverity analyzer.Severity) error {
 	switch f {
-	case FormatJSON:
+	case outputJSON:
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
-	case FormatMarkdown:
+	case outputMarkdown:
 		return renderMarkdown(w, r, minSeverity)
 	default:
 		return renderText(w, r, minSeverity)
@@ -62,7 +64,7 @@ func renderText(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severity) 
 	raw := ownershipFor(r, "")
 	for _, n := range r.Nodes {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", n.Address, n.DC, n.Rack, n.Tokens,
-			humanBytes(n.LoadBytes), percent(raw[n.HostID].Owns), ratio(n.LoadSkew), nodeState(n))
+			format.BytesCell(n.LoadBytes), format.PercentCell(raw[n.HostID].Owns), format.RatioCell(n.LoadSkew), nodeState(n))
 	}
 	tw.Flush()
 	for _, ks := range keyspacesWithOwnership(r) {
@@ -71,7 +73,7 @@ func renderText(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severity) 
 		fmt.Fprintln(tw, "  Address\tDC\tRack\tOwns (effective)\tSkew")
 		for _, o := range r.Ownership {
 			if o.Keyspace == ks {
-				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", o.Node, o.DC, o.Rack, percent(o.Owns), ratio(o.Skew))
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", o.Node, o.DC, o.Rack, format.PercentCell(o.Owns), format.RatioCell(o.Skew))
 			}
 		}
 		tw.Flush()
@@ -104,8 +106,8 @@ func renderText(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severity) 
 		fmt.Fprintln(tw, "  Table\tLargest\tMean\tPartitions\tReads/s\tWrites/s\tForecast to critical")
 		for _, t := range tables {
 			fmt.Fprintf(tw, "  %s.%s\t%s\t%s\t%d\t%s\t%s\t%s\n", t.Keyspace, t.Table,
-				humanBytes(float64(t.MaxPartitionBytes)), humanBytes(float64(t.MeanPartitionBytes)),
-				t.PartitionsEstimate, rate(t.ReadRate), rate(t.WriteRate), forecast(t.SecondsToCritical))
+				format.BytesCell(float64(t.MaxPartitionBytes)), format.BytesCell(float64(t.MeanPartitionBytes)),
+				t.PartitionsEstimate, format.RateCell(t.ReadRate), format.RateCell(t.WriteRate), forecast(t.SecondsToCritical))
 		}
 		tw.Flush()
 	}
@@ -118,68 +120,15 @@ func renderText(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severity) 
 	return p.err
 }
 
-func renderMarkdown(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severity) error {
-	p := &printer{w: w}
-	p.f("# partmon report: cluster `%s`\n\n", r.Cluster)
-	p.f("%s %s, collected %s. %d nodes, %d tables, %d findings (%s).\n\n", r.Engine, r.Version,
-		r.Taken.UTC().Format(time.RFC3339), len(r.Nodes), len(r.Tables), len(r.Findings), severityCounts(r.Findings))
-
-	p.f("## Nodes\n\n| Address | DC | Rack | Tokens | Load | Owns (raw) | Load skew | State |\n|---|---|---|---:|---:|---:|---:|---|\n")
-	raw := ownershipFor(r, "")
-	for _, n := range r.Nodes {
-		p.f("| %s | %s | %s | %d | %s | %s | %s | %s |\n", n.Address, n.DC, n.Rack, n.Tokens,
-			humanBytes(n.LoadBytes), percent(raw[n.HostID].Owns), ratio(n.LoadSkew), nodeState(n))
-	}
-	for _, ks := range keyspacesWithOwnership(r) {
-		p.f("\n### Effective ownership, keyspace `%s`\n\n| Address | DC | Rack | Owns (effective) | Skew |\n|---|---|---|---:|---:|\n", ks)
-		for _, o := range r.Ownership {
-			if o.Keyspace == ks {
-				p.f("| %s | %s | %s | %s | %s |\n", o.Node, o.DC, o.Rack, percent(o.Owns), ratio(o.Skew))
-			}
-		}
-	}
-	p.f("\n## Findings\n\n")
-	if countAtLeast(r.Findings, minSeverity) == 0 {
-		p.f("No findings at or above %s.\n", minSeverity)
-	}
-	for _, sev := range []analyzer.Severity{analyzer.SeverityCritical, analyzer.SeverityWarning, analyzer.SeverityInfo} {
-		if sev < minSeverity {
-			continue
-		}
-		for _, f := range findingsOf(r, sev) {
-			p.f("- **%s** `%s` %s — %s", sev, f.Kind, mdEscape(scope(f)), mdEscape(f.Summary))
-			if f.Advice != "" {
-				p.f("  \n  *Advice:* %s", mdEscape(f.Advice))
-			}
-			p.f("\n")
-		}
-	}
-	if tables := largestTables(r); len(tables) > 0 {
-		p.f("\n## Tables by largest partition\n\n| Table | Largest | Mean | Partitions | Reads/s | Writes/s | Forecast to critical |\n|---|---:|---:|---:|---:|---:|---|\n")
-		for _, t := range tables {
-			p.f("| %s.%s | %s | %s | %d | %s | %s | %s |\n", t.Keyspace, t.Table,
-				humanBytes(float64(t.MaxPartitionBytes)), humanBytes(float64(t.MeanPartitionBytes)),
-				t.PartitionsEstimate, rate(t.ReadRate), rate(t.WriteRate), forecast(t.SecondsToCritical))
-		}
-	}
-	if bad := failedSources(r); len(bad) > 0 {
-		p.f("\n## Sources that could not be read\n\n")
-		for _, s := range bad {
-			p.f("- %s\n", mdEscape(s))
-		}
-	}
-	return p.err
-}
-
 // printer keeps the first write error so the render functions stay linear.
 type printer struct {
 	w   io.Writer
 	err error
 }
 
-func (p *printer) f(format string, args ...any) {
+func (p *printer) f(layout string, args ...any) {
 	if p.err == nil {
-		_, p.err = fmt.Fprintf(p.w, format, args...)
+		_, p.err = fmt.Fprintf(p.w, layout, args...)
 	}
 }
 
@@ -310,50 +259,14 @@ func failedSources(r *analyzer.Report) []string {
 func nodeState(n analyzer.NodeSummary) string {
 	switch {
 	case n.Stale:
-		return fmt.Sprintf("stale (%s old)", humanDuration(n.DataAgeSeconds))
+		return fmt.Sprintf("stale (%s old)", format.SecondsWords(n.DataAgeSeconds))
 	case n.Targeted:
 		return "ok"
 	}
 	return "not read"
 }
 
-func humanBytes(b float64) string {
-	if b <= 0 || math.IsNaN(b) {
-		return "-"
-	}
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
-	i := 0
-	for b >= 1024 && i < len(units)-1 {
-		b /= 1024
-		i++
-	}
-	if i == 0 {
-		return fmt.Sprintf("%.0f B", b)
-	}
-	return fmt.Sprintf("%.1f %s", b, units[i])
-}
-
-func percent(v float64) string {
-	if v <= 0 || math.IsNaN(v) {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f%%", v*100)
-}
-
-func ratio(v float64) string {
-	if v <= 0 || math.IsNaN(v) {
-		return "-"
-	}
-	return fmt.Sprintf("%.2f", v)
-}
-
-func rate(v float64) string {
-	if v < 0 || math.IsNaN(v) {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f", v)
-}
-
+// forecast is the "Forecast to critical" cell.
 func forecast(seconds float64) string {
 	if seconds < 0 || math.IsNaN(seconds) || math.IsInf(seconds, 0) {
 		return "-"
@@ -361,22 +274,5 @@ func forecast(seconds float64) string {
 	if seconds == 0 {
 		return "already over"
 	}
-	return "in " + humanDuration(seconds)
+	return "in " + format.SecondsWords(seconds)
 }
-
-func humanDuration(seconds float64) string {
-	d := time.Duration(seconds * float64(time.Second))
-	switch {
-	case d >= 48*time.Hour:
-		return fmt.Sprintf("%.1f days", d.Hours()/24)
-	case d >= 2*time.Hour:
-		return fmt.Sprintf("%.1f hours", d.Hours())
-	case d >= 2*time.Minute:
-		return fmt.Sprintf("%.0f minutes", d.Minutes())
-	}
-	return fmt.Sprintf("%.0f seconds", d.Seconds())
-}
-
-var mdReplacer = strings.NewReplacer("|", "\\|", "*", "\\*", "_", "\\_", "`", "\\`", "<", "&lt;", ">", "&gt;")
-
-func mdEscape(s string) string { return mdReplacer.Replace(s) }

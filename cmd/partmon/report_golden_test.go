@@ -1,0 +1,53 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/internal/reporttest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/report/")
+
+// TestRenderGolden holds the one-shot report byte for byte: every format,
+// from a hand-built report and from the shared three-node fixture.
+func TestRenderGolden(t *testing.T) {
+	tests := []struct {
+		name   string
+		report *analyzer.Report
+		format outputFormat
+		min    analyzer.Severity
+	}{
+		{"sample_info.txt", renderSample(), outputText, analyzer.SeverityInfo},
+		{"sample_warning.txt", renderSample(), outputText, analyzer.SeverityWarning},
+		{"sample_info.md", renderSample(), outputMarkdown, analyzer.SeverityInfo},
+		{"sample.json", renderSample(), outputJSON, analyzer.SeverityInfo},
+		{"fixture_info.txt", reporttest.Cluster(), outputText, analyzer.SeverityInfo},
+		{"fixture_info.md", reporttest.Cluster(), outputMarkdown, analyzer.SeverityInfo},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := renderReport(&b, tc.report, tc.format, tc.min); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join("testdata", "report", tc.name)
+			if *update {
+				if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("reading golden file (go test -update writes it): %v", err)
+			}
+			if !bytes.Equal(b.Bytes(), want) {
+				t.Errorf("report differs from %s (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, b.Bytes(), want)
+			}
+		})
+	}
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"io"
+	"strings"
+	"time"
+
+	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/internal/format"
+)
+
+func renderMarkdown(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severity) error {
+	p := &printer{w: w}
+	p.f("# partmon report: cluster `%s`\n\n", r.Cluster)
+	p.f("%s %s, collected %s. %d nodes, %d tables, %d findings (%s).\n\n", r.Engine, r.Version,
+		r.Taken.UTC().Format(time.RFC3339), len(r.Nodes), len(r.Tables), len(r.Findings), severityCounts(r.Findings))
+
+	p.f("## Nodes\n\n| Address | DC | Rack | Tokens | Load | Owns (raw) | Load skew | State |\n|---|---|---|---:|---:|---:|---:|---|\n")
+	raw := ownershipFor(r, "")
+	for _, n := range r.Nodes {
+		p.f("| %s | %s | %s | %d | %s | %s | %s | %s |\n", n.Address, n.DC, n.Rack, n.Tokens,
+			format.BytesCell(n.LoadBytes), format.PercentCell(raw[n.HostID].Owns), format.RatioCell(n.LoadSkew), nodeState(n))
+	}
+	for _, ks := range keyspacesWithOwnership(r) {
+		p.f("\n### Effective ownership, keyspace `%s`\n\n| Address | DC | Rack | Owns (effective) | Skew |\n|---|---|---|---:|---:|\n", ks)
+		for _, o := range r.Ownership {
+			if o.Keyspace == ks {
+				p.f("| %s | %s | %s | %s | %s |\n", o.Node, o.DC, o.Rack, format.PercentCell(o.Owns), format.RatioCell(o.Skew))
+			}
+		}
+	}
+	p.f("\n## Findings\n\n")
+	if countAtLeast(r.Findings, minSeverity) == 0 {
+		p.f("No findings at or above %s.\n", minSeverity)
+	}
+	for _, sev := range []analyzer.Severity{analyzer.SeverityCritical, analyzer.SeverityWarning, analyzer.SeverityInfo} {
+		if sev < minSeverity {
+			continue
+		}
+		for _, f := range findingsOf(r, sev) {
+			p.f("- **%s** `%s` %s — %s", sev, f.Kind, mdEscape(scope(f)), mdEscape(f.Summary))
+			if f.Advice != "" {
+				p.f("  \n  *Advice:* %s", mdEscape(f.Advice))
+			}
+			p.f("\n")
+		}
+	}
+	if tables := largestTables(r); len(tables) > 0 {
+		p.f("\n## Tables by largest partition\n\n| Table | Largest | Mean | Partitions | Reads/s | Writes/s | Forecast to critical |\n|---|---:|---:|---:|---:|---:|---|\n")
+		for _, t := range tables {
+			p.f("| %s.%s | %s | %s | %d | %s | %s | %s |\n", t.Keyspace, t.Table,
+				format.BytesCell(float64(t.MaxPartitionBytes)), format.BytesCell(float64(t.MeanPartitionBytes)),
+				t.PartitionsEstimate, format.RateCell(t.ReadRate), format.RateCell(t.WriteRate), forecast(t.SecondsToCritical))
+		}
+	}
+	if bad := failedSources(r); len(bad) > 0 {
+		p.f("\n## Sources that could not be read\n\n")
+		for _, s := range bad {
+			p.f("- %s\n", mdEscape(s))
+		}
+	}
+	return p.err
+}
+
+var mdReplacer = strings.NewReplacer("|", "\\|", "*", "\\*", "_", "\\_", "`", "\\`", "<", "&lt;", ">", "&gt;")
+
+func mdEscape(s string) string { return mdReplacer.Replace(s) }
