@@ -31,11 +31,18 @@ trap stop EXIT
 echo "== start a 3-node cluster with --auth --auth-cache-refresh --tls on $FIRST_IP.. in $PARTMON_FAULT_CLUSTER_DIR"
 "$CLUSTER" up --first-ip "$FIRST_IP" --dir "$PARTMON_FAULT_CLUSTER_DIR" --nodes 3 --heap 512M --auth --auth-cache-refresh --tls
 
-echo "== reliability suite (real partmon binary, real faults)"
+summary='^(=== RUN|--- |PASS|FAIL|ok |    [a-z_]+_integration_test.go)'
 set +e
+# The fault commands themselves first (kill, pause, resume, start, restart of
+# one node, each checked from outside the script): the suite relies on them.
+echo "== fault injection (internal/testcluster)"
+go test -count=1 -tags integration -timeout 25m -run '^TestFaultInjection$' -v ./internal/testcluster/ 2>&1 |
+	tee "$PARTMON_TEST_ARTIFACTS/fault-injection.log" | grep --line-buffered -E "$summary"
+injection=${PIPESTATUS[0]}
+echo "== reliability suite (real partmon binary, real faults)"
 go test -count=1 -tags integration -timeout 25m -p 1 -v ./reliability/ 2>&1 |
-	tee "$PARTMON_TEST_ARTIFACTS/reliability.log" | grep --line-buffered -E '^(=== RUN|--- |PASS|FAIL|ok |    [a-z_]+_integration_test.go)'
-status=${PIPESTATUS[0]}
+	tee "$PARTMON_TEST_ARTIFACTS/reliability.log" | grep --line-buffered -E "$summary"
+suite=${PIPESTATUS[0]}
 set -e
 echo "== make faults took $(($(date +%s) - t0)) s"
-exit "$status"
+[[ $injection == 0 && $suite == 0 ]]
