@@ -12,7 +12,7 @@ import (
 )
 
 // Ownership is computed the way nodetool computes "Owns" (Cassandra 4.0-5.0,
-// research/cql_sources.md §2.3): Murmur3Partitioner.describeOwnership gives
+// docs/sources.md, "Ownership"): Murmur3Partitioner.describeOwnership gives
 // every token the share of the ring in (predecessor, token], rounded to six
 // decimals; StorageService sums those shares per node, over the node's own
 // tokens (raw) or over every range it replicates (effective).
