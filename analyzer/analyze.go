@@ -54,13 +54,20 @@ func Analyze(s *model.Snapshot, h *History, th Thresholds) *Report {
 		TopPartitions: a.topPartitions(),
 		Sources:       append([]model.SourceStatus(nil), s.Sources...),
 	}
+	var all []Finding
 	for _, rl := range rules {
-		r.Findings = append(r.Findings, rl(a)...)
+		all = append(all, rl(a)...)
 	}
-	for i := range r.Findings {
-		r.Findings[i].ID = findingID(&r.Findings[i])
+	for _, f := range fold(all) {
+		f.ID = findingID(&f)
+		if f.remark {
+			r.Remarks = append(r.Remarks, f)
+		} else {
+			r.Findings = append(r.Findings, f)
+		}
 	}
 	sortFindings(r.Findings)
+	sortFindings(r.Remarks)
 	r.Notes = append(notes, a.notes...)
 	return r
 }

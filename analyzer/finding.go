@@ -18,11 +18,12 @@ const (
 	UnitOpsPerSec  = "operations_per_second"
 )
 
-// findingID hashes what identifies a problem, never its value, so the same
-// problem keeps its ID from one cycle to the next.
+// findingID hashes what names a problem (its identity: see fold.go), never
+// its values nor its attributes (which nodes see it, which key a key list
+// names), so the same problem keeps its ID from one cycle to the next.
 func findingID(f *Finding) string {
 	h := sha256.New()
-	for _, part := range []string{f.Kind, f.Cluster, f.DC, f.Node, f.Keyspace, f.Table, f.PartitionKey} {
+	for _, part := range identity(f) {
 		h.Write([]byte(part))
 		h.Write([]byte{0})
 	}

@@ -1,28 +1,73 @@
 package analyzer
 
-import "testing"
+import (
+	"testing"
+)
 
-func TestFindingIDIgnoresValues(t *testing.T) {
-	a := Finding{Kind: KindOversizedPartition, Cluster: "c", Node: "10.0.0.1", Keyspace: "ks", Table: "t", PartitionKey: "k", Value: 1, Summary: "x"}
-	b := a
-	b.Value, b.Threshold, b.Severity, b.Summary, b.Advice = 2, 3, SeverityCritical, "y", "z"
-	if findingID(&a) != findingID(&b) {
-		t.Fatal("ID depends on the value")
+func TestFindingIDNamesTheProblemOnly(t *testing.T) {
+	cases := []struct {
+		kind string
+		// changes that name another problem, and changes that do not
+		differs, same []func(*Finding)
+	}{
+		{kind: KindOversizedPartition,
+			differs: []func(*Finding){
+				func(f *Finding) { f.Kind = KindWidePartition },
+				func(f *Finding) { f.Cluster = "c2" },
+				func(f *Finding) { f.Keyspace = "ks2" },
+				func(f *Finding) { f.Table = "t2" },
+				// Field boundaries count: "ks"+"t" is not "k"+"st".
+				func(f *Finding) { f.Keyspace, f.Table = "k", "st" },
+			},
+			same: []func(*Finding){
+				func(f *Finding) { f.PartitionKey = "" }, // a key list stopped naming it
+				func(f *Finding) { f.PartitionKey = "k2" },
+				func(f *Finding) { f.Node, f.DC, f.Rack = "", "", "" }, // seen by several nodes
+				func(f *Finding) { f.Node = "10.0.0.2" },
+				func(f *Finding) { f.Nodes = []NodeValue{{Node: "10.0.0.3"}} },
+			}},
+		{kind: KindHotPartition,
+			differs: []func(*Finding){func(f *Finding) { f.PartitionKey = "k2" }},
+			same:    []func(*Finding){func(f *Finding) { f.Node = "10.0.0.2" }}},
+		{kind: KindHotTokenRange,
+			differs: []func(*Finding){func(f *Finding) { f.DC = "dc2" }},
+			same:    []func(*Finding){func(f *Finding) { f.Node = "10.0.0.2" }, func(f *Finding) { f.PartitionKey = "" }}},
+		{kind: KindStaleData,
+			differs: []func(*Finding){func(f *Finding) { f.Node = "10.0.0.2" }, func(f *Finding) { f.DC = "dc2" }}},
 	}
-	for _, change := range []func(*Finding){
-		func(f *Finding) { f.Kind = KindWidePartition },
-		func(f *Finding) { f.Node = "10.0.0.2" },
-		func(f *Finding) { f.DC = "dc2" },
-		func(f *Finding) { f.Keyspace = "ks2" },
-		func(f *Finding) { f.Table = "t2" },
-		func(f *Finding) { f.PartitionKey = "k2" },
-		// Field boundaries count: "ks"+"t" is not "k"+"st".
-		func(f *Finding) { f.Keyspace, f.Table = "k", "st" },
-	} {
-		c := a
-		change(&c)
-		if findingID(&c) == findingID(&a) {
-			t.Errorf("ID does not tell %+v from %+v", c, a)
+	for _, c := range cases {
+		t.Run(c.kind, func(t *testing.T) {
+			a := Finding{Kind: c.kind, Cluster: "c", DC: "dc1", Rack: "r1", Node: "10.0.0.1", Keyspace: "ks", Table: "t", PartitionKey: "k", Value: 1, Summary: "x"}
+			b := a
+			b.Value, b.Threshold, b.Severity, b.Summary, b.Advice, b.Source = 2, 3, SeverityCritical, "y", "z", "s"
+			if findingID(&a) != findingID(&b) {
+				t.Fatal("ID depends on the values")
+			}
+			for i, change := range c.differs {
+				d := a
+				change(&d)
+				if findingID(&d) == findingID(&a) {
+					t.Errorf("change %d: ID does not tell %+v from %+v", i, d, a)
+				}
+			}
+			for i, change := range c.same {
+				d := a
+				change(&d)
+				if findingID(&d) != findingID(&a) {
+					t.Errorf("change %d: an attribute changed the ID: %+v", i, d)
+				}
+			}
+		})
+	}
+}
+
+func TestEveryKindHasAnIdentityScope(t *testing.T) {
+	for _, k := range Kinds() {
+		if _, ok := kindScopes[k]; !ok {
+			t.Errorf("kind %s has no scope in kindScopes", k)
 		}
+	}
+	if len(kindScopes) != len(Kinds()) {
+		t.Errorf("kindScopes has %d kinds, Kinds() %d", len(kindScopes), len(Kinds()))
 	}
 }

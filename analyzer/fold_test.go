@@ -1,0 +1,114 @@
+package analyzer
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/partmon/partmon/model"
+)
+
+// bigKeySnapshot: an RF-3 table whose largest partition the three replicas
+// report at different bucket bounds; withKey adds top_partitions naming it
+// on the first replica only (a repair ran there).
+func bigKeySnapshot(withKey bool) *model.Snapshot {
+	b := newSnap().ring("dc1", 3).keyspace("ks", simple("3"), table("t", pk("id", "text", 0), ck("seq", "int", 0, "asc")))
+	for i, m := range []int64{124, 104, 60} {
+		b.stats(hostID(i+1), "ks", "t", model.TableStats{MaxPartitionBytes: m * mib, MeanPartitionBytes: 100 * kib, PartitionsEstimate: 400})
+	}
+	if withKey {
+		b.nodeData("h01").TopPartitions = []model.TopPartition{{Keyspace: "ks", Table: "t", Type: "SIZES", Key: "big", Value: 119 * mib}}
+	}
+	return b.s
+}
+
+func findingsOf(r *Report, kind string) []Finding {
+	var out []Finding
+	for _, f := range r.Findings {
+		if f.Kind == kind {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func TestOneFindingPerProblemWithItsNodes(t *testing.T) {
+	r := Analyze(bigKeySnapshot(true), nil, DefaultThresholds())
+	fs := findingsOf(r, KindOversizedPartition)
+	if len(fs) != 1 {
+		t.Fatalf("want one oversized_partition finding for one table, got %d: %+v", len(fs), fs)
+	}
+	f := fs[0]
+	if f.Severity != SeverityCritical || f.Value != 124*testMiB || f.Node != "" || f.Rack != "" || f.DC != "dc1" || f.PartitionKey != "big" {
+		t.Fatalf("folded finding: %+v", f)
+	}
+	want := []NodeValue{
+		{Node: "10.0.0.1", DC: "dc1", Rack: "r1", Value: 124 * testMiB, Threshold: 100 * testMiB, Severity: SeverityCritical},
+		{Node: "10.0.0.2", DC: "dc1", Rack: "r1", Value: 104 * testMiB, Threshold: 100 * testMiB, Severity: SeverityCritical},
+		{Node: "10.0.0.3", DC: "dc1", Rack: "r1", Value: 60 * testMiB, Threshold: 50 * testMiB, Severity: SeverityWarning},
+	}
+	if len(f.Nodes) != len(want) {
+		t.Fatalf("nodes %+v, want %+v", f.Nodes, want)
+	}
+	for i := range want {
+		if f.Nodes[i] != want[i] {
+			t.Errorf("node %d: %+v, want %+v", i, f.Nodes[i], want[i])
+		}
+	}
+	if !strings.Contains(f.Summary, "seen on 3 nodes: 10.0.0.1 124 MiB, 10.0.0.2 104 MiB, 10.0.0.3 60 MiB") {
+		t.Errorf("summary does not list the nodes: %q", f.Summary)
+	}
+}
+
+// Issue #12 item 8: the key is an attribute of the problem. The same
+// table's oversized partition keeps its ID whether or not top_partitions
+// names the key this cycle.
+func TestFindingIDStableWhenTheKeyAppears(t *testing.T) {
+	without := findingsOf(Analyze(bigKeySnapshot(false), nil, DefaultThresholds()), KindOversizedPartition)
+	with := findingsOf(Analyze(bigKeySnapshot(true), nil, DefaultThresholds()), KindOversizedPartition)
+	if len(without) != 1 || len(with) != 1 {
+		t.Fatalf("want one finding each, got %d and %d", len(without), len(with))
+	}
+	if without[0].PartitionKey != "" || with[0].PartitionKey != "big" {
+		t.Fatalf("keys %q and %q, want none and big", without[0].PartitionKey, with[0].PartitionKey)
+	}
+	if without[0].ID != with[0].ID {
+		t.Fatalf("the same problem changed ID when its key appeared: %s → %s", without[0].ID, with[0].ID)
+	}
+}
+
+// A sidecar sees its own node: the finding is that node's.
+func TestFoldedFindingOfOneNode(t *testing.T) {
+	s := bigKeySnapshot(false)
+	delete(s.PerNode, "h02")
+	delete(s.PerNode, "h03")
+	fs := findingsOf(Analyze(s, nil, DefaultThresholds()), KindOversizedPartition)
+	if len(fs) != 1 || fs[0].Node != "10.0.0.1" || fs[0].Rack != "r1" || len(fs[0].Nodes) != 1 || strings.Contains(fs[0].Summary, "seen on") {
+		t.Fatalf("got %+v", fs)
+	}
+	// And it is the same problem as the cluster-wide finding.
+	all := findingsOf(Analyze(bigKeySnapshot(false), nil, DefaultThresholds()), KindOversizedPartition)
+	if fs[0].ID != all[0].ID {
+		t.Fatalf("a sidecar's finding and the cluster's name different problems: %s, %s", fs[0].ID, all[0].ID)
+	}
+}
+
+func TestPerNodeKeepsEachNodesValue(t *testing.T) {
+	f := findingsOf(Analyze(bigKeySnapshot(true), nil, DefaultThresholds()), KindOversizedPartition)[0]
+	per := f.PerNode()
+	if len(per) != 3 {
+		t.Fatalf("want 3 per-node findings, got %+v", per)
+	}
+	for i, p := range per {
+		n := f.Nodes[i]
+		if p.ID != f.ID || p.Node != n.Node || p.Rack != n.Rack || p.Value != n.Value || p.Severity != n.Severity || p.Threshold != n.Threshold || len(p.Nodes) != 1 {
+			t.Errorf("per-node %d: %+v, want node %+v", i, p, n)
+		}
+	}
+	if per[2].Severity != SeverityWarning || per[0].Severity != SeverityCritical {
+		t.Errorf("per-node severities %v, %v", per[0].Severity, per[2].Severity)
+	}
+	table := Finding{Kind: KindLowCardinalityKey, Keyspace: "ks", Table: "t"}
+	if got := table.PerNode(); len(got) != 1 || got[0].Node != "" {
+		t.Errorf("a finding no node measured: %+v", got)
+	}
+}
