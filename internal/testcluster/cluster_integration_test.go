@@ -4,12 +4,17 @@ package testcluster
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"net"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/gocql/gocql"
 )
 
 // ringTokens parses the real `nodetool ring`: node lines start with an
@@ -107,27 +112,139 @@ func TestClusterTopologyMatchesNodetool(t *testing.T) {
 }
 
 // TestTruthNamesRealReplicas checks the fixture truth against the live
-// cluster: every planted problem names existing keyspaces and cluster nodes.
+// cluster: every planted problem names an existing keyspace and table, and
+// its nodes are the replicas the real nodetool gives: `nodetool getendpoints`
+// of its key; for a hot token range, of the table's hot key; for a
+// low-cardinality table, of every one of its few partition keys; for
+// ownership skew, the nodes `nodetool status <keyspace>` shows above 1.2x
+// their datacenter's fair share. The truth file must exist: the fixtures are
+// loaded before the integration tests run.
 func TestTruthNamesRealReplicas(t *testing.T) {
 	truth, err := LoadTruth()
 	if err != nil {
-		t.Skipf("no fixture truth (run deploy/local/fixtures load): %v", err)
+		t.Fatalf("no fixture truth (deploy/local/fixtures load writes it): %v", err)
 	}
+	if len(truth.Problems) == 0 {
+		t.Fatalf("%s plants no problem", TruthFile())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
 	s := Session(t, Hosts()[0])
 	for _, p := range truth.Problems {
-		t.Run(p.Kind+"/"+p.Keyspace, func(t *testing.T) {
+		t.Run(p.Kind+"/"+p.Keyspace+"."+p.Table, func(t *testing.T) {
 			var name string
-			if err := s.Query("SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?", p.Keyspace).Scan(&name); err != nil {
-				t.Errorf("keyspace %s of a planted problem: %v", p.Keyspace, err)
+			if err := s.Query("SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?", p.Keyspace).WithContext(ctx).Scan(&name); err != nil {
+				t.Fatalf("keyspace %s of a planted problem: %v", p.Keyspace, err)
 			}
-			if len(p.Nodes) == 0 {
-				t.Errorf("problem names no node")
+			if p.Table != "" {
+				if err := s.Query("SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?", p.Keyspace, p.Table).
+					WithContext(ctx).Scan(&name); err != nil {
+					t.Fatalf("table %s.%s of a planted problem: %v", p.Keyspace, p.Table, err)
+				}
 			}
 			for _, n := range p.Nodes {
 				if NodeIndex(n) == 0 {
 					t.Errorf("node %s is not one of %v", n, Hosts())
 				}
 			}
+			want, how, err := realReplicas(ctx, s, truth, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want) == 0 {
+				t.Fatalf("%s gives no node", how)
+			}
+			if got := sorted(p.Nodes); !slices.Equal(got, want) {
+				t.Errorf("truth names nodes %v, %s gives %v", got, how, want)
+			}
 		})
 	}
+}
+
+// realReplicas is what the real nodetool says the nodes of p are, sorted,
+// and how it was asked.
+func realReplicas(ctx context.Context, s *gocql.Session, truth *Truth, p Problem) ([]string, string, error) {
+	switch {
+	case p.Key != "":
+		nodes, err := getEndpoints(ctx, p.Keyspace, p.Table, p.Key)
+		return nodes, fmt.Sprintf("nodetool getendpoints %s %s %s", p.Keyspace, p.Table, p.Key), err
+	case p.Kind == "hot_token_range":
+		for _, hot := range truth.Find("hot_partition") {
+			if hot.Keyspace == p.Keyspace && hot.Table == p.Table && hot.Key != "" {
+				nodes, err := getEndpoints(ctx, p.Keyspace, p.Table, hot.Key)
+				return nodes, fmt.Sprintf("nodetool getendpoints of the hot key %q", hot.Key), err
+			}
+		}
+		return nil, "", fmt.Errorf("truth has no hot_partition key in %s.%s to find the hot range's replicas by", p.Keyspace, p.Table)
+	case p.Kind == "low_cardinality_key":
+		return lowCardinalityReplicas(ctx, s, p)
+	case p.Kind == "ownership_skew":
+		out, err := Nodetool(ctx, 1, "status", p.Keyspace)
+		if err != nil {
+			return nil, "", err
+		}
+		nodes, err := skewedNodes(out, 1.2)
+		return nodes, "nodetool status " + p.Keyspace + " (effective ownership above 1.2x the fair share)", err
+	}
+	return nil, "", fmt.Errorf("no way to check the nodes of a %s problem without a key: add one to this test", p.Kind)
+}
+
+// endpointCache holds getendpoints answers: a JVM start each, and several
+// problems share a key.
+var endpointCache sync.Map
+
+func getEndpoints(ctx context.Context, keyspace, table, key string) ([]string, error) {
+	id := keyspace + "\x00" + table + "\x00" + key
+	if nodes, ok := endpointCache.Load(id); ok {
+		return nodes.([]string), nil
+	}
+	out, err := Nodetool(ctx, 1, "getendpoints", keyspace, table, key)
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := parseEndpoints(out)
+	if err != nil {
+		return nil, fmt.Errorf("nodetool getendpoints %s %s %s: %w", keyspace, table, key, err)
+	}
+	endpointCache.Store(id, nodes)
+	return nodes, nil
+}
+
+// lowCardinalityReplicas is the union of the replicas of every partition key
+// of the table: by definition there are few (the fixture has 3).
+func lowCardinalityReplicas(ctx context.Context, s *gocql.Session, p Problem) ([]string, string, error) {
+	var cols []string
+	iter := s.Query("SELECT column_name, kind FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?", p.Keyspace, p.Table).
+		WithContext(ctx).Iter()
+	var col, kind string
+	for iter.Scan(&col, &kind) {
+		if kind == "partition_key" {
+			cols = append(cols, col)
+		}
+	}
+	if err := iter.Close(); err != nil {
+		return nil, "", err
+	}
+	if len(cols) != 1 {
+		return nil, "", fmt.Errorf("%s.%s has partition key %v; this test reads single-column keys", p.Keyspace, p.Table, cols)
+	}
+	keys := s.Query(fmt.Sprintf("SELECT DISTINCT %s FROM %s.%s LIMIT 1000", cols[0], p.Keyspace, p.Table)).WithContext(ctx).Iter()
+	union := map[string]bool{}
+	var key string
+	n := 0
+	for keys.Scan(&key) {
+		n++
+		nodes, err := getEndpoints(ctx, p.Keyspace, p.Table, key)
+		if err != nil {
+			keys.Close()
+			return nil, "", err
+		}
+		for _, node := range nodes {
+			union[node] = true
+		}
+	}
+	if err := keys.Close(); err != nil {
+		return nil, "", err
+	}
+	return sorted(slices.Collect(maps.Keys(union))), fmt.Sprintf("nodetool getendpoints of its %d partition keys", n), nil
 }
