@@ -12,55 +12,94 @@ import (
 func TestRuleWidePartition(t *testing.T) {
 	cases := []struct {
 		name      string
+		engine    model.Engine
 		keyedRows int64
-		p99Rows   float64
+		maxRows   float64 // rows_per_read max, a bucket bound
 		p50Rows   float64
-		max, mean int64
-		scans     int64
+		maxBytes  int64
+		scans     model.Ops
 		wantSev   Severity
+		wantRows  float64
 		wantKey   string
+		wantBytes float64
 		inText    []string
+		wantNote  string
 	}{
-		{name: "under", keyedRows: 99_999, p99Rows: 50_000},
-		{name: "keyed at warning", keyedRows: 100_000, wantSev: SeverityWarning, wantKey: "k",
-			inText: []string{"partition k of ks.t on 10.0.0.1 has 100,000 rows", "2 buckets bring 100,000 rows to ~50,000"}},
-		{name: "keyed at critical", keyedRows: 1_000_000, wantSev: SeverityCritical, wantKey: "k"},
-		{name: "Cassandra: rows per read bound, no key", p99Rows: 150_000, scans: 7, wantSev: SeverityWarning,
-			inText: []string{"scan 150,000 live rows at p99", "at least that many rows", "range scans, 7 so far"}},
-		// 100 rows of ~10 KiB per 1 MiB partition: 2 GiB hold ~200,000 rows.
-		{name: "Cassandra: rows implied by size", p50Rows: 100, p99Rows: 100, max: 2 * gib, mean: 1 * mib, wantSev: SeverityWarning,
-			inText: []string{"estimated 204,800 rows: up to 2.0 GiB at ~10 KiB per row (mean partition 1.0 MiB ÷ 100 live rows per read at p50)"}},
-		{name: "estimate alone is capped at warning", p50Rows: 100, p99Rows: 100, max: 20 * gib, mean: 1 * mib, wantSev: SeverityWarning},
-		{name: "no estimate with range scans", p50Rows: 100, p99Rows: 100, max: 2 * gib, mean: 1 * mib, scans: 1},
-		{name: "just under by estimate", p50Rows: 100, p99Rows: 100, max: 999 * mib, mean: 1 * mib},
+		{name: "keyed, under", keyedRows: 99_999},
+		{name: "keyed at warning", keyedRows: 100_000, wantSev: SeverityWarning, wantRows: 100_000, wantKey: "k", wantBytes: 2 * testMiB,
+			inText: []string{"partition k of ks.t on 10.0.0.1 has at least 100,000 rows (system.large_partitions", "2 buckets bring its 100,000 rows or more to ~50,000"}},
+		{name: "keyed at critical", keyedRows: 1_000_000, wantSev: SeverityCritical, wantRows: 1_000_000, wantKey: "k"},
+		// 112,640 rows read whole fall in the bucket (105,778, 126,934]: at least 105,779.
+		{name: "rows per read: a whole partition read", maxRows: 126_934, p50Rows: 10, maxBytes: 124 * mib, wantSev: SeverityWarning,
+			wantRows: 105_779, wantBytes: 124 * testMiB,
+			inText: []string{"a read command on 10.0.0.1 iterated 105,779 to 126,934 live rows of one partition of ks.t", "at least 105,779 rows",
+				"largest partition fragment on 10.0.0.1 is up to 124 MiB", "READ_ROW_COUNT ks t"}},
+		// The bucket (88,148, 105,778] may hold a read of 90,000 rows: not proven.
+		{name: "rows per read: the bucket across the threshold proves nothing", maxRows: 105_778, maxBytes: 124 * mib},
+		// Issue #11 item 2: count(*) reads are paged (5,000 rows a page):
+		// the page is full, the partition's width is unknown.
+		{name: "rows per read: full pages", maxRows: 5_722, p50Rows: 5_722, maxBytes: 1 * mib},
+		{name: "rows per read: range reads now", maxRows: 126_934, maxBytes: 124 * mib, scans: model.Ops{Count: 7, PerSecond: 0.01},
+			wantNote: "wide_partition of ks.t on 10.0.0.1 unknown: range reads ran"},
+		{name: "rows per read: range reads measured between cycles", maxRows: 126_934, maxBytes: 124 * mib, scans: model.Ops{Count: 7, Rate: 0.5},
+			wantNote: "range reads ran"},
+		{name: "rows per read: range reads long ago", maxRows: 126_934, maxBytes: 124 * mib, scans: model.Ops{Count: 7, PerSecond: 1e-6},
+			wantSev: SeverityWarning, wantRows: 105_779},
+		// 943,128 rows need at least 2.8 MB; no sstable holds more than 1 MiB of the table.
+		{name: "rows the sstables cannot hold", maxRows: 1_131_752, maxBytes: 1 * mib, wantSev: SeverityWarning, wantRows: 943_128,
+			inText: []string{"no sstable fragment on 10.0.0.1 is big enough for them (largest 1.0 MiB holds at most 349,525 rows of 3 bytes): the partition is spread over sstables or still in memtables"}},
+		{name: "ScyllaDB's per-read histograms are never filled", engine: model.EngineScyllaDB, maxRows: 126_934, maxBytes: 124 * mib},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			b := newSnap().ring("dc1", 1).keyspace("ks", simple("1"), table("t", pk("id", "text", 0), ck("c", "int", 0, "asc")))
+			if c.engine != "" {
+				b.s.Engine = c.engine
+			}
 			b.stats("h01", "ks", "t", model.TableStats{
-				MaxPartitionBytes: c.max, MeanPartitionBytes: c.mean,
-				RowsPerRead: model.Distribution{Count: 10, P50: c.p50Rows, P99: c.p99Rows, Max: c.p99Rows},
-				LocalScans:  model.Ops{Count: c.scans},
+				MaxPartitionBytes: c.maxBytes, MeanPartitionBytes: 1 * kib,
+				RowsPerRead: model.Distribution{Count: 10, P50: c.p50Rows, P99: c.maxRows, Max: c.maxRows},
+				LocalScans:  c.scans,
 			})
 			if c.keyedRows > 0 {
 				b.nodeData("h01").LargePartitions = []model.LargePartition{{Keyspace: "ks", Table: "t", Key: "k", Rows: c.keyedRows, SizeBytes: 2 * mib}}
 			}
-			fs := ruleWidePartition(analysisOf(t, b.s))
+			a := analysisOf(t, b.s)
+			fs := ruleWidePartition(a)
+			if c.wantNote != "" && !strings.Contains(strings.Join(a.notes, "|"), c.wantNote) {
+				t.Errorf("notes %q lack %q", a.notes, c.wantNote)
+			}
 			if c.wantSev == SeverityNone {
 				if len(fs) != 0 {
 					t.Fatalf("want none, got %+v", fs)
 				}
 				return
 			}
-			if len(fs) != 1 || fs[0].Severity != c.wantSev || fs[0].PartitionKey != c.wantKey || fs[0].Unit != UnitRows {
-				t.Fatalf("got %+v", fs)
+			if len(fs) != 1 {
+				t.Fatalf("want one finding, got %+v", fs)
+			}
+			f := fs[0]
+			if f.Severity != c.wantSev || f.PartitionKey != c.wantKey || f.Unit != UnitRows || f.Value != c.wantRows ||
+				f.Figures == nil || f.Figures.Rows != c.wantRows || (c.wantBytes > 0 && f.Figures.PartitionBytes != c.wantBytes) {
+				t.Fatalf("got %v key %q value %g figures %+v, want %v %q %g bytes %g", f.Severity, f.PartitionKey, f.Value, f.Figures, c.wantSev, c.wantKey, c.wantRows, c.wantBytes)
 			}
 			for _, s := range c.inText {
-				if !strings.Contains(fs[0].Summary+" | "+fs[0].Advice, s) {
-					t.Errorf("missing %q in %q | %q", s, fs[0].Summary, fs[0].Advice)
+				if !strings.Contains(f.Summary+" | "+f.Advice, s) {
+					t.Errorf("missing %q in %q | %q", s, f.Summary, f.Advice)
 				}
 			}
 		})
+	}
+}
+
+func TestBucketFloor(t *testing.T) {
+	for _, c := range []struct{ bound, floor float64 }{
+		{1, 0}, {2, 2}, {10, 9}, {5_722, 4_769}, {126_934, 105_779}, {129_557_750, 107_964_793},
+		{12_345, 12_345}, // not a bound: taken as exact
+	} {
+		if got := bucketFloor(c.bound); got != c.floor {
+			t.Errorf("bucketFloor(%g) = %g, want %g", c.bound, got, c.floor)
+		}
 	}
 }
 

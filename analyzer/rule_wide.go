@@ -5,76 +5,125 @@ import (
 	"math"
 
 	"github.com/partmon/partmon/internal/format"
+	"github.com/partmon/partmon/model"
 )
 
-// sizeImpliedRows estimates the rows of the node's largest partition as
-// max_partition_size ÷ bytes per row, bytes per row being the mean
-// partition size ÷ the live rows a typical read (p50) returns. Reads that
-// fetch part of a partition make rows look bigger, so this errs low; range
-// scans would count rows of several partitions per read, so the estimate is
-// only made on nodes that ran none. 0 when it cannot be made.
-func sizeImpliedRows(t *tableView, tn *tableNode) float64 {
-	st := tn.stats
-	p50 := st.RowsPerRead.P50
-	if st.LocalScans.Count != 0 || st.RowsPerRead.Count == 0 || p50 < 1 || st.MeanPartitionBytes <= 0 || st.MaxPartitionBytes <= 0 {
-		return 0
-	}
-	return float64(st.MaxPartitionBytes) * p50 / float64(st.MeanPartitionBytes)
+// recentScanRate: below this five-minute rate (per second) of local range
+// reads, the last range read is older than the per-read histograms remember.
+// One range read lifts Cassandra's five-minute rate to ~0.003/s and the rate
+// falls by 1.6 % every 5 s: under 1e-4 after ~18 minutes, while a single
+// sample leaves the decaying per-read reservoir after about a minute (a
+// thousand after ~11 minutes; docs/sources.md "Histograms").
+const recentScanRate = 1e-4
+
+// wideEvidence is the best lower bound a node gives of the rows of one of a
+// table's partitions.
+type wideEvidence struct {
+	rows   float64 // at least this many rows in one partition
+	upper  float64 // the bucket bound the rows were read from; 0 when exact
+	key    string  // "" when the source names none
+	bytes  float64 // the same partition's (fragment's) size, 0 when unknown
+	source string
 }
 
-// ruleWidePartition: per table per node, rows in one partition, from the
-// best evidence there is. ScyllaDB's large_partitions counts the rows of a
-// named key. Cassandra has no per-key row count over CQL: rows_per_read p99
-// is the live rows one read scanned, a lower bound of a partition's rows
-// (range scans, counted in local_scans, can inflate it, and the finding
-// says so); failing that, sizeImpliedRows estimates them, and an estimate
-// alone never raises more than a warning.
+// wideOnNode reads the rows of one partition from the sources that count
+// them: ScyllaDB's system.large_partitions (the rows of a named key in one
+// sstable: a lower bound of the partition's), else Cassandra's
+// system_views.rows_per_read max (the live rows one local read command
+// iterated, a bucket bound; (bound below, max] holds the truth). A read
+// command stops at its page or LIMIT, so only unpaged or large-page reads
+// of a wide partition show it; a range read counts the rows of many
+// partitions, so a node that ran range reads recently gives no bound.
+// ok is false when no source bounds the rows.
+func (a *analysis) wideOnNode(tn *tableNode) (e wideEvidence, ok bool, why string) {
+	if tn.widestRows > 0 {
+		e = wideEvidence{rows: float64(tn.widestRows), key: tn.widestKey, bytes: float64(tn.widestBytes), source: srcLargePartitions}
+		return e, true, ""
+	}
+	st := tn.stats
+	if a.s.Engine == model.EngineScyllaDB || st.RowsPerRead.Count == 0 || st.RowsPerRead.Max < 1 {
+		return e, false, ""
+	}
+	if st.LocalScans.Rate > 0 || st.LocalScans.PerSecond >= recentScanRate {
+		return e, false, fmt.Sprintf("range reads ran on %s (%s/s): rows_per_read adds the rows of several partitions", tn.node.Address,
+			format.Count(max(st.LocalScans.Rate, st.LocalScans.PerSecond)))
+	}
+	upper := max(st.RowsPerRead.Max, st.RowsPerRead.P99)
+	e = wideEvidence{rows: bucketFloor(upper), upper: upper, source: a.perReadSource()}
+	e.bytes = float64(st.MaxPartitionBytes)
+	return e, true, ""
+}
+
+// ruleWidePartition: per table per node, a partition with at least
+// PartitionRowsWarning rows (critical at PartitionRowsCritical), claimed
+// from wideOnNode's lower bound only. Cassandra has no per-partition row
+// count over CQL: what it measures is rows per read command, so a wide
+// partition that is only read in pages, or not read at all, is unknown,
+// and the finding names no key. Rows and bytes are checked against each
+// other: n rows take at least n × minRowBytes of one sstable fragment, so
+// when max_partition_size cannot hold them the finding says the partition
+// is spread over sstables or still in memtables instead of quoting a size.
 func ruleWidePartition(a *analysis) []Finding {
 	var out []Finding
 	warn, crit := float64(a.th.PartitionRowsWarning), float64(a.th.PartitionRowsCritical)
 	for _, t := range a.tables {
 		for _, tn := range t.nodes {
-			keyed := float64(tn.widestRows)
-			perRead := tn.stats.RowsPerRead.P99
-			estimated := sizeImpliedRows(t, tn)
-			rows := max(keyed, perRead, estimated)
-			sev := severityFor(rows, warn, crit)
+			e, ok, why := a.wideOnNode(tn)
+			if !ok {
+				if why != "" && max(tn.stats.RowsPerRead.Max, tn.stats.RowsPerRead.P99) >= warn {
+					a.note("wide_partition of %s on %s unknown: %s", t.key, tn.node.Address, why)
+				}
+				continue
+			}
+			sev := severityFor(e.rows, warn, crit)
 			if sev == SeverityNone {
 				continue
 			}
-			f := a.newFinding(KindWidePartition, sev, tn.node, t.keyspace, t.name)
-			switch {
-			case keyed >= perRead && keyed >= estimated:
-				f.PartitionKey = tn.widestKey
-				f.Source = srcLargePartitions
-				f.Summary = fmt.Sprintf("partition %s of %s on %s has %s rows", tn.widestKey, t.key, tn.node.Address, format.Count(keyed))
-			case perRead >= estimated:
-				f.Source = a.perReadSource()
-				f.Summary = fmt.Sprintf("reads of %s on %s scan %s live rows at p99 (max %s): a partition holds at least that many rows",
-					t.key, tn.node.Address, format.Count(perRead), format.Count(tn.stats.RowsPerRead.Max))
-				if scans := tn.stats.LocalScans.Count; scans > 0 {
-					f.Summary += fmt.Sprintf(" (unless range scans, %s so far, read them across partitions)", format.Count(float64(scans)))
-				}
-			default:
-				f.Severity = min(sev, SeverityWarning)
-				sev = f.Severity
-				f.Source = joinSources(a.sizeSource(), a.estimateSource(), a.perReadSource())
-				f.Summary = fmt.Sprintf("the largest partition of %s on %s holds an estimated %s rows: up to %s at ~%s per row (mean partition %s ÷ %s live rows per read at p50)",
-					t.key, tn.node.Address, format.Count(estimated), format.Bytes(float64(tn.stats.MaxPartitionBytes)),
-					format.Bytes(float64(tn.stats.MeanPartitionBytes)/tn.stats.RowsPerRead.P50),
-					format.Bytes(float64(tn.stats.MeanPartitionBytes)), format.Count(tn.stats.RowsPerRead.P50))
-			}
-			f.Value, f.Threshold, f.Unit = rows, thresholdFor(sev, warn, crit), UnitRows
-			n := splitCount(rows, warn/2)
-			f.Advice = fmt.Sprintf("split the partition: %d buckets bring %s rows to ~%s per partition; ",
-				n, format.Count(rows), format.Count(math.Ceil(rows/float64(n))))
-			if col, ok := timeClustering(t); ok && !hasBucket(t) && t.maxBytes > 0 {
-				f.Advice += fmt.Sprintf("a time bucket of %s in the partition key does this for a time series (%s)", col, a.splitAdvice(t, float64(t.maxBytes)))
-			} else {
-				f.Advice += "use a shard column in the partition key, and page reads (fetch size ≤ 5,000) instead of reading the partition whole"
-			}
-			out = append(out, f)
+			out = append(out, a.wideFinding(t, tn, e, sev, warn, crit))
 		}
 	}
 	return out
+}
+
+func (a *analysis) wideFinding(t *tableView, tn *tableNode, e wideEvidence, sev Severity, warn, crit float64) Finding {
+	f := a.newFinding(KindWidePartition, sev, tn.node, t.keyspace, t.name)
+	f.Value, f.Threshold, f.Unit = e.rows, thresholdFor(sev, warn, crit), UnitRows
+	f.PartitionKey, f.Source = e.key, e.source
+	f.Figures = &Figures{Rows: e.rows}
+	if e.key != "" {
+		f.Summary = fmt.Sprintf("partition %s of %s on %s has at least %s rows (%s: its rows in one sstable)",
+			e.key, t.key, tn.node.Address, format.Count(e.rows), e.source)
+	} else {
+		f.Summary = fmt.Sprintf("a read command on %s iterated %s to %s live rows of one partition of %s (rows_per_read max, a histogram bucket): a partition holds at least %s rows; which key is not named by any CQL source",
+			tn.node.Address, format.Count(e.rows), format.Count(e.upper), t.key, format.Count(e.rows))
+	}
+	switch {
+	case e.bytes <= 0:
+	case e.rows*minRowBytes <= e.bytes:
+		f.Figures.PartitionBytes = e.bytes
+		if e.key == "" {
+			f.Summary += fmt.Sprintf("; the largest partition fragment on %s is up to %s (max_partition_size, per sstable)", tn.node.Address, format.Bytes(e.bytes))
+		}
+	default:
+		f.Summary += fmt.Sprintf("; no sstable fragment on %s is big enough for them (largest %s holds at most %s rows of %d bytes): the partition is spread over sstables or still in memtables",
+			tn.node.Address, format.Bytes(e.bytes), format.Count(math.Floor(e.bytes/minRowBytes)), minRowBytes)
+	}
+	f.Advice = a.wideAdvice(t, e)
+	return f
+}
+
+func (a *analysis) wideAdvice(t *tableView, e wideEvidence) string {
+	warn := float64(a.th.PartitionRowsWarning)
+	n := splitCount(e.rows, warn/2)
+	advice := fmt.Sprintf("split the partition: %d buckets bring its %s rows or more to ~%s or more per partition; ",
+		n, format.Count(e.rows), format.Count(math.Ceil(e.rows/float64(n))))
+	if col, ok := timeClustering(t); ok && !hasBucket(t) && t.maxBytes > 0 {
+		advice += fmt.Sprintf("a time bucket of %s in the partition key does this for a time series (%s)", col, a.splitAdvice(t, float64(t.maxBytes)))
+	} else {
+		advice += "use a shard column in the partition key, and page reads (fetch size ≤ 5,000) instead of reading the partition whole"
+	}
+	if e.key == "" && a.s.Engine != model.EngineScyllaDB {
+		advice += fmt.Sprintf("; find the key with nodetool profileload -a READ_ROW_COUNT %s %s 10000 (Cassandra 5.0)", t.keyspace, t.name)
+	}
+	return advice
 }

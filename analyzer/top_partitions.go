@@ -86,7 +86,7 @@ func (a *analysis) buildKeys() {
 			tn := tnOf(p.Keyspace, p.Table)
 			noteLargest(a, tn, p.Key, p.SizeBytes, srcLargePartitions)
 			if tn != nil && p.Rows > tn.widestRows {
-				tn.widestKey, tn.widestRows = p.Key, p.Rows
+				tn.widestKey, tn.widestRows, tn.widestBytes = p.Key, p.Rows, p.SizeBytes
 			}
 		}
 		// A large row or cell bounds its partition's size from below.

@@ -81,6 +81,7 @@ type tableNode struct {
 	largeKeys       int // keys at or above the partition warning size
 	widestKey       string
 	widestRows      int64
+	widestBytes     int64 // the widest key's fragment size, same sstable
 }
 
 func newAnalysis(s *model.Snapshot, h *History, th Thresholds) *analysis {

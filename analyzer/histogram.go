@@ -1,0 +1,43 @@
+package analyzer
+
+import "sort"
+
+// Most sizes and per-read counts the analyzer gets are not values but
+// upper bounds of Cassandra's EstimatedHistogram buckets
+// (utils/EstimatedHistogram.java newOffsets, the same in ScyllaDB): bounds
+// start at 1 and grow by ×1.2, rounded, at least +1, and a bucket holds
+// (previous bound, bound]. docs/sources.md "Histograms" has the details.
+var bucketBounds = func() []float64 {
+	out := []float64{1}
+	last := int64(1)
+	for len(out) < 200 {
+		next := int64(float64(last)*1.2 + 0.5)
+		if next == last {
+			next++
+		}
+		out = append(out, float64(next))
+		last = next
+	}
+	return out
+}()
+
+// bucketFloor is the least value a reported bucket bound v can stand for:
+// one more than the bound below it. A v that is no bound (ScyllaDB's exact
+// counts, a value scaled by a unit) is returned as it is.
+func bucketFloor(v float64) float64 {
+	i := sort.SearchFloat64s(bucketBounds, v)
+	if i >= len(bucketBounds) || bucketBounds[i] != v {
+		return v
+	}
+	if i == 0 {
+		return 0
+	}
+	return bucketBounds[i-1] + 1
+}
+
+// minRowBytes is the least a row takes in an sstable's data: one flags
+// byte and, in the sstable format, the row's size and the previous
+// unfiltered's size as unsigned vints of at least a byte each
+// (db/rows/UnfilteredSerializer.java, 4.0–5.0). No partition fragment of n
+// rows is smaller than n × minRowBytes.
+const minRowBytes = 3
