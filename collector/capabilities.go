@@ -30,9 +30,10 @@ type Capabilities struct {
 // whatever its real version (scylladb version.hh: version::current()).
 const scyllaReleaseVersion = "3.0.8"
 
-// probeCapabilities reads system.local and the schema tables of one node
-// (research cql_sources.md §9: release_version 3.0.8 or system.large_partitions
-// mean ScyllaDB; system_virtual_schema exists on Cassandra 4.0+ only).
+// probeCapabilities reads system.local and the schema tables of one node.
+// release_version 3.0.8 or a system.large_partitions table mean ScyllaDB;
+// system_virtual_schema exists on Cassandra 4.0+ only (docs/sources.md,
+// Telling Cassandra from ScyllaDB).
 func probeCapabilities(ctx context.Context, q cql.Querier) (*Capabilities, error) {
 	c := &Capabilities{SystemTables: map[string]bool{}, VirtualColumns: map[string]map[string]bool{}}
 	addr := q.Address()
@@ -138,9 +139,18 @@ func (c *Capabilities) needVirtual(table, since string) error {
 	return nil
 }
 
-// column returns the first of names that system_views.<table> has: column
-// names changed between versions (Cassandra 5.0 says p99th_ms where the
-// research notes for 4.x say 99th_ms), so sources ask rather than assume.
+// needScyllaREST gates the REST sources: they exist on ScyllaDB only.
+func (c *Capabilities) needScyllaREST(what string) error {
+	if c == nil || c.Engine != model.EngineScyllaDB {
+		return fmt.Errorf("%w: %s is ScyllaDB's REST API", ErrUnsupported, what)
+	}
+	return nil
+}
+
+// column returns the first of names that system_views.<table> has: the
+// percentile columns were renamed once (99th to p99th, CASSANDRA-15570;
+// docs/sources.md, Which tables each version has), so sources ask rather
+// than assume.
 func (c *Capabilities) column(table string, names ...string) (string, error) {
 	for _, n := range names {
 		if c.VirtualColumns[table][n] {

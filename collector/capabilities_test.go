@@ -52,8 +52,9 @@ func TestProbeCapabilities(t *testing.T) {
 		}
 	})
 	t.Run("ScyllaDB", func(t *testing.T) {
-		// release_version is always 3.0.8 (scylladb version.hh); system.versions
-		// has the real one (research §9); the large_* columns are probed.
+		// release_version is always 3.0.8 and system.versions has the real one
+		// (docs/sources.md, Telling Cassandra from ScyllaDB); the large_*
+		// columns are probed.
 		f := newFake("n1").
 			on(probeLocal, cql.Row{"host_id": "h2", "release_version": "3.0.8"}).
 			on(probeTables, tableRows("local", "peers", "large_partitions", "large_cells", "versions", "config")...).
@@ -111,8 +112,8 @@ func TestProbeCapabilities(t *testing.T) {
 }
 
 // TestVersionGates checks each source's gate on the table set each release
-// registers (research cql_sources.md §5.1, SystemViewsKeyspace.java and
-// SystemKeyspace.java at 4.0.14, 4.1.7 and 5.0.2). 4.1 is 5.0 without
+// registers (docs/sources.md, Which tables each version has:
+// SystemViewsKeyspace.java and SystemKeyspace.java at 4.0.14, 4.1.7, 5.0.2). 4.1 is 5.0 without
 // max_sstable_size/max_sstable_duration; which percentile column names 4.1
 // uses is not verified here (sources probe them at run time).
 func TestVersionGates(t *testing.T) {

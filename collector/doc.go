@@ -1,12 +1,13 @@
 // Package collector reads partition-health data from a Cassandra (4.0, 4.1,
 // 5.0) or ScyllaDB cluster into an immutable Snapshot.
 //
-// Every kind of data is a Source (source.go), listed once in sources.go with
-// its default schedule and timeout, each switchable under
-// collector.sources.<name> in the YAML configuration. Cluster-scope sources
+// Every kind of data is a Source (source_interface.go), one file per source
+// named for what it reads, listed once in registry.go with its default
+// schedule and timeout, each switchable under collector.sources.<name> in
+// the YAML configuration. Cluster-scope sources
 // (topology, schema) are read once from any reachable node; node-scope
 // sources are read from every targeted node, from that node, through a gocql
-// session pinned to it (session.go). Which sources apply is decided by
+// session pinned to it (internal/cql). Which sources apply is decided by
 // probing each node's schema once per session (capabilities.go), never by
 // version strings alone; a source the node lacks reports "unsupported".
 //

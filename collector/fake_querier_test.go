@@ -3,6 +3,7 @@ package collector
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -93,9 +94,11 @@ func cassandra50Caps() *Capabilities {
 	}
 }
 
-// cassandra40Caps has the 4.0 shapes: no gossip_info or top_partitions, and
-// the latency percentiles named "99th_ms" as research cql_sources.md §5.2
-// quotes TableMetricTables.java at 4.0.14 (7bf6734957).
+// cassandra40Caps has the 4.0 table set: no gossip_info, max_sstable_size or
+// top_partitions (docs/sources.md, Which tables each version has). Its
+// percentile columns carry the names from before CASSANDRA-15570
+// (4.0-alpha4; "50th_ms", "99th_ms"), which exercises the column probe's
+// fallback; released 4.0 already says p50th_ms and p99th_ms.
 func cassandra40Caps() *Capabilities {
 	c := cassandra50Caps()
 	delete(c.VirtualColumns, "gossip_info")
@@ -112,7 +115,8 @@ func cassandra40Caps() *Capabilities {
 }
 
 // scyllaCaps are ScyllaDB's: release_version 3.0.8, no system_views, the
-// large_* tables (columns per version, research cql_sources.md §8.1).
+// large_* tables (columns per version: docs/sources.md, ScyllaDB
+// system.large_partitions, large_rows, large_cells).
 func scyllaCaps(largePartitionCols ...string) *Capabilities {
 	return &Capabilities{
 		Engine: model.EngineScyllaDB, HostID: "22222222-2222-2222-2222-222222222222",
@@ -151,4 +155,24 @@ func wantErr(t *testing.T, err error, substr string) {
 	if !strings.Contains(err.Error(), substr) {
 		t.Fatalf("want an error containing %q, got %q", substr, err)
 	}
+}
+
+// with returns a copy of r with each (column, value) pair of colsAndValues set.
+func with(r cql.Row, colsAndValues ...any) cql.Row {
+	c := maps.Clone(r)
+	for i := 0; i+1 < len(colsAndValues); i += 2 {
+		c[colsAndValues[i].(string)] = colsAndValues[i+1]
+	}
+	return c
+}
+
+func registryByName(t *testing.T, name string) Source {
+	t.Helper()
+	for _, r := range registry(Config{}, nil) {
+		if r.src.Name() == name {
+			return r.src
+		}
+	}
+	t.Fatalf("no source %q", name)
+	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/robfig/cron/v3"
-	"go.uber.org/zap"
 )
 
 // Schedule adds one cron entry per enabled source, on the source's own
@@ -35,18 +34,4 @@ func (c *Collector) Schedule(cr *cron.Cron, onUpdate func()) error {
 		}))
 	}
 	return nil
-}
-
-// NewCronLogger adapts zap to cron's logger: cron's routine messages (every
-// wake, run and schedule) go to Debug, its errors (recovered panics) to Error.
-func NewCronLogger(log *zap.Logger) cron.Logger {
-	return cronLogger{log.Sugar()}
-}
-
-type cronLogger struct{ s *zap.SugaredLogger }
-
-func (l cronLogger) Info(msg string, keysAndValues ...any) { l.s.Debugw(msg, keysAndValues...) }
-
-func (l cronLogger) Error(err error, msg string, keysAndValues ...any) {
-	l.s.Errorw(msg, append([]any{"error", err}, keysAndValues...)...)
 }

@@ -32,7 +32,7 @@ const (
 	sizeEstimatesQuery  = "SELECT keyspace_name, table_name, mean_partition_size, partitions_count FROM system.size_estimates"
 )
 
-func (sizeEstimatesSource) mergeTable(dst, src *model.TableStats) {
+func (sizeEstimatesSource) copyOwnFields(dst, src *model.TableStats) {
 	dst.MeanPartitionBytes, dst.PartitionsEstimate = src.MeanPartitionBytes, src.PartitionsEstimate
 }
 

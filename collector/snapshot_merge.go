@@ -133,10 +133,10 @@ func cloneSchema(s model.Schema) model.Schema {
 	return out
 }
 
-// tableMerger is implemented by sources that own TableStats fields: they
+// tableFieldOwner is implemented by sources that own TableStats fields: they
 // copy their fields whatever the value, so a real zero is kept.
-type tableMerger interface {
-	mergeTable(dst, src *model.TableStats)
+type tableFieldOwner interface {
+	copyOwnFields(dst, src *model.TableStats)
 }
 
 // mergeNode copies what one source read into dst. Sources own disjoint
@@ -151,10 +151,10 @@ func mergeNode(dst, src *model.NodeData, from Source) {
 			d.LocalReads.Rate, d.LocalWrites.Rate, d.LocalScans.Rate = -1, -1, -1
 			dst.Tables[model.TableKey(ts.Keyspace, ts.Table)] = d
 		}
-		if m, ok := from.(tableMerger); ok {
-			m.mergeTable(d, ts)
+		if m, ok := from.(tableFieldOwner); ok {
+			m.copyOwnFields(d, ts)
 		} else {
-			mergeTable(d, ts)
+			copyNonZeroFields(d, ts)
 		}
 	}
 	dst.TopPartitions = append(dst.TopPartitions, src.TopPartitions...)
@@ -174,7 +174,9 @@ func mergeNode(dst, src *model.NodeData, from Source) {
 	}
 }
 
-func mergeTable(dst, src *model.TableStats) {
+// copyNonZeroFields copies the fields a source set, for sources that are not
+// a tableFieldOwner: a zero means "not read".
+func copyNonZeroFields(dst, src *model.TableStats) {
 	setIf := func(d *int64, s int64) {
 		if s != 0 {
 			*d = s

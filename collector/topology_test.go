@@ -64,7 +64,7 @@ func TestTopology(t *testing.T) {
 			},
 		},
 		{
-			// ScyllaDB has no peers_v2 (research §2.2); its peers row names the CQL address rpc_address.
+			// ScyllaDB has no peers_v2 (db/system_keyspace.cc); its peers row names the CQL address rpc_address.
 			name:  "ScyllaDB falls back to system.peers",
 			caps:  func() *Capabilities { return scyllaCaps() },
 			local: []cql.Row{with(localRow(), "release_version", "3.0.8")},

@@ -157,8 +157,8 @@ func runDaemon(ctx context.Context, cfg Config, log *zap.Logger) error {
 
 	sched := cron.New(
 		cron.WithLocation(time.UTC),
-		cron.WithLogger(collector.NewCronLogger(log.With(zap.String("component", "cron")))),
-		cron.WithChain(cron.Recover(collector.NewCronLogger(log)), cron.SkipIfStillRunning(collector.NewCronLogger(log))),
+		cron.WithLogger(newCronLogger(log.With(zap.String("component", "cron")))),
+		cron.WithChain(cron.Recover(newCronLogger(log)), cron.SkipIfStillRunning(newCronLogger(log))),
 	)
 	if err := coll.Schedule(sched, nil); err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/robfig/cron/v3"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 )
@@ -48,4 +49,18 @@ func configAndLogger(load func() (Config, error), stderr io.Writer) (Config, *za
 		return cfg, nil, false
 	}
 	return cfg, log, true
+}
+
+// newCronLogger adapts zap to cron's logger: cron's routine messages (every
+// wake, run and schedule) go to Debug, its errors (recovered panics) to Error.
+func newCronLogger(log *zap.Logger) cron.Logger {
+	return cronLogger{log.Sugar()}
+}
+
+type cronLogger struct{ s *zap.SugaredLogger }
+
+func (l cronLogger) Info(msg string, keysAndValues ...any) { l.s.Debugw(msg, keysAndValues...) }
+
+func (l cronLogger) Error(err error, msg string, keysAndValues ...any) {
+	l.s.Errorw(msg, append([]any{"error", err}, keysAndValues...)...)
 }

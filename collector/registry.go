@@ -3,6 +3,7 @@ package collector
 import (
 	"time"
 
+	"github.com/partmon/partmon/collector/internal/scyllarest"
 	"github.com/partmon/partmon/model"
 )
 
@@ -19,12 +20,12 @@ type registration struct {
 type sourceDeps struct {
 	rates  *rateTracker
 	now    func() time.Time
-	rest   *restClients
+	rest   *scyllarest.Clients
 	schema *schemaVersionCache
 }
 
 func newSourceDeps(cfg Config) *sourceDeps {
-	return &sourceDeps{rates: newRateTracker(), now: time.Now, rest: newRESTClients(cfg.ScyllaREST), schema: &schemaVersionCache{}}
+	return &sourceDeps{rates: newRateTracker(), now: time.Now, rest: scyllarest.NewClients(cfg.ScyllaREST.Scheme, cfg.ScyllaREST.Port), schema: &schemaVersionCache{}}
 }
 
 // registry is the one list of every source partmon knows, in the order they
@@ -71,8 +72,8 @@ func registry(cfg Config, d *sourceDeps) []registration {
 		{src: newLargePartitionsSource(), enabled: true, schedule: rarely, timeout: time.Minute},
 		{src: newLargeRowsSource(), enabled: true, schedule: rarely, timeout: time.Minute},
 		{src: newLargeCellsSource(), enabled: true, schedule: rarely, timeout: time.Minute},
-		{src: restSizeHistogramSource{rest: d.rest}, enabled: true, schedule: medium, timeout: time.Minute},
-		{src: restTopPartitionsSource{rest: d.rest}, enabled: true, schedule: medium,
+		{src: scyllaSizeHistogramSource{rest: d.rest}, enabled: true, schedule: medium, timeout: time.Minute},
+		{src: scyllaTopPartitionsSource{rest: d.rest, window: cfg.ScyllaREST.SampleDuration, listSize: cfg.ScyllaREST.ListSize}, enabled: true, schedule: medium,
 			timeout: cfg.ScyllaREST.SampleDuration + 30*time.Second},
 
 		{src: nodetoolSource{cfg: cfg.NodetoolSampler}, enabled: cfg.NodetoolSampler.Configured(), schedule: rarely,

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/collector/internal/scyllarest"
 	"github.com/partmon/partmon/model"
 )
 
@@ -46,16 +47,19 @@ func (rp *restReplayer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(body)
 }
 
-func restFixture(t *testing.T) (*restReplayer, *restClients) {
+func restFixture(t *testing.T) (*restReplayer, *scyllarest.Clients) {
 	t.Helper()
 	rp := &restReplayer{}
 	srv := httptest.NewServer(rp)
 	t.Cleanup(srv.Close)
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	p, _ := strconv.Atoi(port)
-	cfg := Config{ScyllaREST: ScyllaRESTConfig{Port: p}}.WithDefaults().ScyllaREST
-	cfg.SampleDuration = 10 * time.Millisecond
-	return rp, newRESTClients(cfg)
+	return rp, scyllarest.NewClients("http", p)
+}
+
+// topSource samples for 10 ms and keeps the default 10 keys per table.
+func topSource(rest *scyllarest.Clients) scyllaTopPartitionsSource {
+	return scyllaTopPartitionsSource{rest: rest, window: 10 * time.Millisecond, listSize: Config{}.WithDefaults().ScyllaREST.ListSize}
 }
 
 func restSchema(tables ...string) *model.Schema {
@@ -74,7 +78,7 @@ func TestRESTSources(t *testing.T) {
 	t.Run("toppartitions become hot partitions", func(t *testing.T) {
 		_, rest := restFixture(t)
 		out := newOutput(in.Address)
-		n, err := restTopPartitionsSource{rest}.Collect(ctx, in, out)
+		n, err := topSource(rest).Collect(ctx, in, out)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +98,7 @@ func TestRESTSources(t *testing.T) {
 	t.Run("size histogram gives the max partition size", func(t *testing.T) {
 		rp, rest := restFixture(t)
 		out := newOutput(in.Address)
-		if _, err := (restSizeHistogramSource{rest}).Collect(ctx, in, out); err != nil {
+		if _, err := (scyllaSizeHistogramSource{rest}).Collect(ctx, in, out); err != nil {
 			t.Fatal(err)
 		}
 		if got := out.Node.Tables["pm_hot.kv"].MaxPartitionBytes; got <= 0 {
@@ -111,14 +115,14 @@ func TestRESTSources(t *testing.T) {
 		_, rest := restFixture(t)
 		bad := in
 		bad.Schema = restSchema("pm_gone", "table")
-		_, err := restSizeHistogramSource{rest}.Collect(ctx, bad, newOutput(in.Address))
+		_, err := scyllaSizeHistogramSource{rest}.Collect(ctx, bad, newOutput(in.Address))
 		wantErr(t, err, "reading the size histogram of pm_gone.table on 127.0.0.1: ")
 	})
 	t.Run("Cassandra has no REST API", func(t *testing.T) {
 		_, rest := restFixture(t)
 		cass := in
 		cass.Caps = cassandra50Caps()
-		for _, src := range []Source{restTopPartitionsSource{rest}, restSizeHistogramSource{rest}} {
+		for _, src := range []Source{topSource(rest), scyllaSizeHistogramSource{rest}} {
 			if _, err := src.Collect(ctx, cass, newOutput(in.Address)); !errors.Is(err, ErrUnsupported) {
 				t.Errorf("%s: want ErrUnsupported, got %v", src.Name(), err)
 			}
@@ -128,22 +132,7 @@ func TestRESTSources(t *testing.T) {
 		_, rest := restFixture(t)
 		noSchema := in
 		noSchema.Schema = nil
-		_, err := restSizeHistogramSource{rest}.Collect(ctx, noSchema, newOutput(in.Address))
+		_, err := scyllaSizeHistogramSource{rest}.Collect(ctx, noSchema, newOutput(in.Address))
 		wantErr(t, err, "the schema has not been read yet")
 	})
-}
-
-func TestNodetoolSourceGates(t *testing.T) {
-	ctx := context.Background()
-	in := Input{Caps: cassandra50Caps(), Address: "10.0.0.2", Schema: restSchema("ks", "t")}
-	pinned := nodetoolSource{cfg: NodetoolSamplerConfig{Command: []string{"nodetool", "-h", "10.0.0.1"}}}
-	if _, err := pinned.Collect(ctx, in, newOutput(in.Address)); !errors.Is(err, ErrUnsupported) {
-		t.Errorf("a command without {address} on another node: want ErrUnsupported, got %v", err)
-	}
-	scylla := in
-	scylla.Caps = scyllaCaps()
-	scylla.Own = true
-	if _, err := pinned.Collect(ctx, scylla, newOutput(in.Address)); !errors.Is(err, ErrUnsupported) {
-		t.Errorf("ScyllaDB: want ErrUnsupported, got %v", err)
-	}
 }

@@ -12,16 +12,3 @@ type Option func(*Collector)
 func WithQueryObserver(o gocql.QueryObserver) Option {
 	return func(c *Collector) { c.observer = o }
 }
-
-// StatementsSent is the number of statements each node's session has run
-// since the Collector started, by node address; a statement read over
-// several pages counts once (the observer sees every page).
-func (c *Collector) StatementsSent() map[string]int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make(map[string]int64, len(c.conns))
-	for addr, n := range c.conns {
-		out[addr] = n.Statements()
-	}
-	return out
-}

@@ -10,56 +10,9 @@ import (
 	"github.com/partmon/partmon/model"
 )
 
-// topPartitionsSource reads Cassandra's system.top_partitions (4.1+): the
-// largest and most tombstone-heavy keys per table, filled by full or
-// validating repairs (research cql_sources.md §6).
-type topPartitionsSource struct{}
-
-func (topPartitionsSource) Name() string { return "top_partitions" }
-func (topPartitionsSource) Scope() Scope { return NodeScope }
-
-const topPartitionsQuery = "SELECT keyspace_name, table_name, top_type, top, last_update FROM system.top_partitions"
-
-func (topPartitionsSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
-	if in.Caps.Engine == model.EngineScyllaDB {
-		return 0, fmt.Errorf("%w: system.top_partitions is Cassandra-only (ScyllaDB has system.large_partitions)", ErrUnsupported)
-	}
-	if !in.Caps.SystemTables["top_partitions"] {
-		return 0, fmt.Errorf("%w: system.top_partitions does not exist on this node (Cassandra 4.1+)", ErrUnsupported)
-	}
-	n, err := cql.SelectAll(ctx, in.Q, topPartitionsQuery, nil, func(r cql.Row) error {
-		ks, tbl, err := tableOf(r)
-		if err != nil {
-			return err
-		}
-		typ, err := r.String("top_type")
-		if err != nil {
-			return err
-		}
-		top, err := r.OptKeyCounts("top")
-		if err != nil {
-			return err
-		}
-		last, err := r.OptTime("last_update")
-		if err != nil {
-			return err
-		}
-		for _, kc := range top {
-			out.Node.TopPartitions = append(out.Node.TopPartitions, model.TopPartition{
-				Keyspace: ks, Table: tbl, Type: typ, Key: kc.Key, Value: kc.Value, LastUpdate: last,
-			})
-		}
-		return nil
-	})
-	if err != nil {
-		return n, fmt.Errorf("reading system.top_partitions on %s: %w", in.Address, err)
-	}
-	return n, nil
-}
-
 // largeDataTables are ScyllaDB's node-local records of big partitions, rows
 // and cells, written on every sstable write above the compaction_large_*
-// thresholds (research cql_sources.md §8.1).
+// thresholds (docs/sources.md, ScyllaDB system.large_partitions).
 var largeDataTables = []string{"large_partitions", "large_rows", "large_cells"}
 
 // largeDataSource reads one of ScyllaDB's system.large_* tables. Columns

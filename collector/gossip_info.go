@@ -1,0 +1,65 @@
+package collector
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/partmon/partmon/collector/internal/cql"
+)
+
+// gossipInfoSource reads system_views.gossip_info (Cassandra 4.1+): the load
+// of every node as this node's gossip knows it, the one CQL path to every
+// node's load from a single node. The node's own entry becomes its load.
+type gossipInfoSource struct{}
+
+func (gossipInfoSource) Name() string { return "gossip_info" }
+func (gossipInfoSource) Scope() Scope { return NodeScope }
+
+const gossipInfoQuery = "SELECT address, host_id, load FROM system_views.gossip_info"
+
+func (gossipInfoSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
+	if err := in.Caps.needVirtual("gossip_info", "4.1"); err != nil {
+		return 0, err
+	}
+	loads := map[string]float64{}
+	own := -1.0
+	n, err := cql.SelectAll(ctx, in.Q, gossipInfoQuery, nil, func(r cql.Row) error {
+		addr, err := r.String("address")
+		if err != nil {
+			return err
+		}
+		raw, err := r.OptString("load")
+		if err != nil || raw == "" {
+			return err // a node that has not gossiped its load yet
+		}
+		// StorageMetrics.load gossiped as String.valueOf(double), e.g. "1.2345E7".
+		load, err := strconv.ParseFloat(raw, 64)
+		if err != nil || load < 0 || math.IsNaN(load) || math.IsInf(load, 0) {
+			return fmt.Errorf("load of %s: %q is not a byte count", addr, raw)
+		}
+		loads[addr] = load
+		hostID, err := r.OptString("host_id")
+		if err != nil {
+			return err
+		}
+		if hostID != "" && hostID == in.Caps.HostID {
+			own = load
+		}
+		return nil
+	})
+	if err != nil {
+		return n, fmt.Errorf("reading system_views.gossip_info on %s: %w", in.Address, err)
+	}
+	out.Node.GossipLoad = loads
+	if own < 0 {
+		if l, ok := loads[in.Address]; ok {
+			own = l
+		}
+	}
+	if own >= 0 {
+		out.Node.LoadBytes = own
+	}
+	return n, nil
+}

@@ -1,0 +1,79 @@
+package collector
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/partmon/partmon/collector/internal/cql"
+	"github.com/partmon/partmon/model"
+)
+
+// settingsSource keeps the server settings that bear on partition health:
+// Cassandra's system_views.settings, ScyllaDB's system.config.
+type settingsSource struct{}
+
+func (settingsSource) Name() string { return "settings" }
+func (settingsSource) Scope() Scope { return NodeScope }
+
+// relevantSettings are kept by exact name or, ending in '*', by prefix: the
+// thresholds behind large-partition and tombstone warnings and the top
+// partitions tracker (docs/sources.md, system_views.settings; ScyllaDB's
+// compaction_large_* thresholds: docs/sources.md, ScyllaDB
+// system.large_partitions).
+var relevantSettings = []string{
+	"compaction_large_partition_warning_threshold*", // 4.0 _mb, 4.1 with unit; ScyllaDB _mb
+	"compaction_tombstone_warning_threshold",
+	"compaction_large_row_warning_threshold_mb",
+	"compaction_large_cell_warning_threshold_mb",
+	"compaction_rows_count_warning_threshold",
+	"compaction_collection_elements_count_warning_threshold",
+	"tombstone_warn_threshold",
+	"tombstone_failure_threshold",
+	"partition_size_warn_threshold",
+	"partition_size_fail_threshold",
+	"partition_tombstones_warn_threshold",
+	"partition_tombstones_fail_threshold",
+	"top_partitions_enabled",
+	"max_top_size_partition_count",
+	"max_top_tombstone_partition_count",
+	"min_tracked_partition_size",
+	"min_tracked_partition_tombstone_count",
+	"num_tokens",
+}
+
+func isRelevantSetting(name string) bool {
+	for _, s := range relevantSettings {
+		if p, ok := strings.CutSuffix(s, "*"); ok && strings.HasPrefix(name, p) || s == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (settingsSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
+	stmt, table := "SELECT name, value FROM system_views.settings", "system_views.settings"
+	if in.Caps.Engine == model.EngineScyllaDB {
+		if !in.Caps.SystemTables["config"] {
+			return 0, fmt.Errorf("%w: system.config does not exist on this node", ErrUnsupported)
+		}
+		stmt, table = "SELECT name, value FROM system.config", "system.config"
+	} else if err := in.Caps.needVirtual("settings", "4.0"); err != nil {
+		return 0, err
+	}
+	settings := map[string]string{}
+	n, err := cql.SelectAll(ctx, in.Q, stmt, nil, func(r cql.Row) error {
+		name, err := r.String("name")
+		if err != nil || !isRelevantSetting(name) {
+			return err
+		}
+		v, err := r.OptString("value") // null: unset (5.0 guardrails default to null)
+		settings[name] = v
+		return err
+	})
+	if err != nil {
+		return n, fmt.Errorf("reading %s on %s: %w", table, in.Address, err)
+	}
+	out.Node.Settings = settings
+	return n, nil
+}

@@ -1,0 +1,70 @@
+package collector
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/partmon/partmon/collector/internal/cql"
+	"github.com/partmon/partmon/model"
+)
+
+// Cassandra's table-metric virtual tables (system_views, 4.0+,
+// db/virtual/TableMetricTables.java) have one row per table of the node
+// that answers, system tables included (docs/sources.md,
+// system_views.max_partition_size).
+
+// mebibytesSource reads a (keyspace_name, table_name, mebibytes) table.
+type mebibytesSource struct {
+	name  string // also the system_views table name
+	since string // first Cassandra version with the table
+	field func(ts *model.TableStats) *int64
+	// sumToLoad adds the table sizes up as the node's load (disk_usage).
+	sumToLoad bool
+}
+
+func (s mebibytesSource) Name() string                             { return s.name }
+func (s mebibytesSource) Scope() Scope                             { return NodeScope }
+func (s mebibytesSource) copyOwnFields(dst, src *model.TableStats) { *s.field(dst) = *s.field(src) }
+
+func (s mebibytesSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
+	if err := in.Caps.needVirtual(s.name, s.since); err != nil {
+		return 0, err
+	}
+	var load float64
+	stmt := "SELECT keyspace_name, table_name, mebibytes FROM system_views." + s.name
+	n, err := cql.SelectAll(ctx, in.Q, stmt, nil, func(r cql.Row) error {
+		ks, tbl, err := tableOf(r)
+		if err != nil {
+			return err
+		}
+		mib, err := r.Int64("mebibytes")
+		if err != nil {
+			return err
+		}
+		if mib < 0 {
+			return fmt.Errorf("%s.%s: negative size %d MiB", ks, tbl, mib)
+		}
+		b := mebibytesToBytes(mib)
+		*s.field(out.Node.Stats(ks, tbl)) = b
+		load += float64(b)
+		return nil
+	})
+	if err != nil {
+		return n, fmt.Errorf("reading system_views.%s on %s: %w", s.name, in.Address, err)
+	}
+	if s.sumToLoad {
+		out.Node.LoadBytes = load
+	}
+	return n, nil
+}
+
+// mebibytesToBytes converts the tables' ceil(bytes / 2^20). A histogram that
+// overflowed reports Long.MAX_VALUE bytes, i.e. 2^43 MiB, which would
+// overflow back: it stays at the int64 maximum.
+func mebibytesToBytes(mib int64) int64 {
+	if mib > math.MaxInt64>>20 {
+		return math.MaxInt64
+	}
+	return mib << 20
+}
