@@ -17,8 +17,8 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/promtest"
 	"github.com/partmon/partmon/internal/testcluster"
 )
@@ -176,20 +176,20 @@ func fetchFindings(base string) (findingsResponse, error) {
 	return out, nil
 }
 
-// pushed reports whether partmon pushes f (exporter.AlertPusher's rule with
+// pushed reports whether partmon pushes f (alertmanager.Pusher's rule with
 // the default min_severity): warning or worse, and a key or a DefaultAlertKinds kind.
 func pushed(f analyzer.Finding) bool {
-	return f.Severity >= analyzer.SeverityWarning && (f.PartitionKey != "" || slices.Contains(exporter.DefaultAlertKinds, f.Kind))
+	return f.Severity >= analyzer.SeverityWarning && (f.PartitionKey != "" || slices.Contains(alertmanager.DefaultAlertKinds, f.Kind))
 }
 
 // checkPushedAlerts: every finding partmon pushes is in Alertmanager under
-// exporter.AlertName(kind) with the finding's labels, its partition key and
+// alertmanager.AlertName(kind) with the finding's labels, its partition key and
 // advice in annotations; and the planted problems it must find are among them.
 func checkPushedAlerts(t *testing.T, e *env) {
 	var required []map[string]string
 	need := func(kind, keyspace, table string, nodes []string) {
 		for _, n := range nodes {
-			required = append(required, map[string]string{"alertname": exporter.AlertName(kind),
+			required = append(required, map[string]string{"alertname": alertmanager.AlertName(kind),
 				"cluster": e.cluster, "keyspace": keyspace, "table": table, "node": n})
 		}
 	}
@@ -237,7 +237,7 @@ func comparePushed(e *env, required []map[string]string) (bad []string, n, keyed
 		if f.PartitionKey != "" {
 			keyed++
 		}
-		name := exporter.AlertName(f.Kind)
+		name := alertmanager.AlertName(f.Kind)
 		got := matching(alerts, map[string]string{"alertname": name, "finding_id": f.ID})
 		if len(got) != 1 {
 			bad = append(bad, fmt.Sprintf("finding %s (%s %s on %s %s.%s key %q): %d alerts %s in Alertmanager, want 1",
@@ -286,7 +286,7 @@ func comparePushed(e *env, required []map[string]string) (bad []string, n, keyed
 // their resolution well before the endsAt partmon gave them.
 func checkResolution(ctx context.Context, t *testing.T, e *env, s *gocql.Session) {
 	hosts := testcluster.Hosts()
-	selector := map[string]string{"alertname": exporter.AlertName(analyzer.KindOversizedPartition), "keyspace": e2eKeyspace}
+	selector := map[string]string{"alertname": alertmanager.AlertName(analyzer.KindOversizedPartition), "keyspace": e2eKeyspace}
 	alerts, err := e.am.Alerts()
 	if err != nil {
 		t.Fatal(err)
@@ -367,7 +367,7 @@ func describe(alerts []promtest.Alert) string {
 func describeFindings(fs []analyzer.Finding, want map[string]string) string {
 	var parts []string
 	for _, f := range fs {
-		if exporter.AlertName(f.Kind) == want["alertname"] {
+		if alertmanager.AlertName(f.Kind) == want["alertname"] {
 			parts = append(parts, fmt.Sprintf("%s %s.%s on %q (%s)", f.Kind, f.Keyspace, f.Table, f.Node, f.Severity))
 		}
 	}

@@ -113,7 +113,7 @@ func findingsHandler(e *Exporter) http.Handler {
 			writeJSON(w, http.StatusServiceUnavailable, apiError{notReadyMessage})
 			return
 		}
-		out := findingsResponse{Cluster: e.audience.clusterName(rep), Generated: rep.Generated, Findings: []analyzer.Finding{}}
+		out := findingsResponse{Cluster: e.audience.ClusterName(rep), Generated: rep.Generated, Findings: []analyzer.Finding{}}
 		for _, f := range rep.Findings {
 			if ff.keep(f) {
 				out.Findings = append(out.Findings, f)

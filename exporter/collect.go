@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/model"
 )
 
@@ -183,7 +184,7 @@ func collectFindings(m emitter, r *analyzer.Report, cluster string, speaks func(
 	// findings naming keys fold into their scope's series (the worst wins).
 	var scoped []analyzer.Finding
 	for _, f := range r.Findings {
-		if !speaksForFinding(f, speaks) {
+		if !publish.SpeaksForFinding(f, speaks) {
 			continue
 		}
 		counts[kindSev{f.Kind, f.Severity}]++

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/common/version"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/model"
 )
 
@@ -22,8 +23,8 @@ const DefaultTopK = 10
 type Options struct {
 	// Cluster overrides the cluster label; empty uses the report's cluster name.
 	Cluster string
-	// Mode is ModeCluster (default) or ModeSidecar; check config values with ParseMode.
-	Mode Mode
+	// Mode is publish.ModeCluster (default) or publish.ModeSidecar.
+	Mode publish.Mode
 	// SpeakFor lists the node addresses whose node-scoped series are published.
 	// Empty: every node in cluster mode, the collector's targeted nodes
 	// (NodeSummary.Targeted) in sidecar mode.
@@ -47,7 +48,7 @@ type BuildInfo struct {
 // Collect builds const metrics from it on every scrape; concurrent scrapes
 // and a concurrent Publish are safe.
 type Exporter struct {
-	audience  audience
+	audience  publish.Audience
 	topK      int
 	buildInfo BuildInfo
 
@@ -84,7 +85,7 @@ func New(opts Options) *Exporter {
 	if bi.GoVersion == "" {
 		bi.GoVersion = version.GoVersion
 	}
-	return &Exporter{audience: newAudience(opts.Cluster, opts.Mode, opts.SpeakFor), topK: topK, buildInfo: bi}
+	return &Exporter{audience: publish.NewAudience(opts.Cluster, opts.Mode, opts.SpeakFor), topK: topK, buildInfo: bi}
 }
 
 // Publish makes r the report every later scrape reads (an atomic swap); r
@@ -101,26 +102,12 @@ func (e *Exporter) Publish(r *analyzer.Report) {
 	next.up = false
 	if r != nil {
 		next.sources = r.Sources
-		if !reportFailed(r) {
+		if !publish.Failed(r) {
 			next.report = r
 			next.up = true
 		}
 	}
 	e.state.Store(next)
-}
-
-// reportFailed: a cycle in which no source could be read carries no data
-// worth replacing the previous report with.
-func reportFailed(r *analyzer.Report) bool {
-	if len(r.Sources) == 0 {
-		return false
-	}
-	for _, s := range r.Sources {
-		if s.State == model.StateOK {
-			return false
-		}
-	}
-	return true
 }
 
 // Latest is the last good report, nil before the first one.
@@ -169,8 +156,8 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	if r == nil {
 		return
 	}
-	cluster := e.audience.clusterName(r)
-	speaks := e.audience.nodeFilter(r)
+	cluster := e.audience.ClusterName(r)
+	speaks := e.audience.NodeFilter(r)
 	collectCycle(m, r)
 	collectTableNodes(m, r, cluster, speaks)
 	collectTables(m, r, cluster)

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/internal/reporttest"
 	"github.com/partmon/partmon/model"
 )
@@ -50,9 +51,9 @@ func TestCollectGolden(t *testing.T) {
 		reports []*analyzer.Report // published in order
 		metrics []string           // families compared; all when empty
 	}{
-		{name: "cluster", opts: Options{Mode: ModeCluster}, reports: []*analyzer.Report{reporttest.Cluster()}},
-		{name: "sidecar", opts: Options{Mode: ModeSidecar}, reports: []*analyzer.Report{reporttest.Cluster()}},
-		{name: "sidecar_speak_for", opts: Options{Mode: ModeSidecar, SpeakFor: []string{"127.0.0.2"}, Cluster: "prod"},
+		{name: "cluster", opts: Options{Mode: publish.ModeCluster}, reports: []*analyzer.Report{reporttest.Cluster()}},
+		{name: "sidecar", opts: Options{Mode: publish.ModeSidecar}, reports: []*analyzer.Report{reporttest.Cluster()}},
+		{name: "sidecar_speak_for", opts: Options{Mode: publish.ModeSidecar, SpeakFor: []string{"127.0.0.2"}, Cluster: "prod"},
 			reports: []*analyzer.Report{reporttest.Cluster()}},
 		{name: "topk", opts: Options{TopK: 2}, reports: []*analyzer.Report{topKReport()},
 			metrics: []string{"partmon_partition_size_bytes", "partmon_partition_tombstones", "partmon_partition_operations_share_ratio"}},
@@ -225,11 +226,7 @@ func TestMetricNamesCoverCollected(t *testing.T) {
 	e := New(Options{})
 	e.Publish(reporttest.Cluster())
 	reg := prometheus.NewPedanticRegistry()
-	am, err := NewAlertPusher(AlertOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg.MustRegister(e, am)
+	reg.MustRegister(e)
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -247,7 +244,7 @@ func TestMetricNamesCoverCollected(t *testing.T) {
 			t.Errorf("%s is listed but the full fixture does not produce it", n)
 		}
 	}
-	for _, n := range []string{"partmon_table_local_reads_total", "partmon_up", "partmon_build_info", "partmon_alerts_pushed_total"} {
+	for _, n := range []string{"partmon_table_local_reads_total", "partmon_up", "partmon_build_info"} {
 		if !listed[n] {
 			t.Errorf("MetricNames lacks contract family %s", n)
 		}
@@ -282,25 +279,6 @@ func TestPartitionKeyLabel(t *testing.T) {
 			}
 		}
 	})
-}
-
-func TestParseMode(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    Mode
-		wantErr bool
-	}{
-		{in: "sidecar", want: ModeSidecar},
-		{in: " Cluster ", want: ModeCluster},
-		{in: "", wantErr: true},
-		{in: "daemonset", wantErr: true},
-	}
-	for _, tc := range tests {
-		got, err := ParseMode(tc.in)
-		if (err != nil) != tc.wantErr || got != tc.want {
-			t.Errorf("ParseMode(%q) = %q, %v; want %q, error %v", tc.in, got, err, tc.want, tc.wantErr)
-		}
-	}
 }
 
 // bigReport is a synthetic cluster: nodes × tables table figures, ten

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/model"
 )
 
@@ -99,7 +100,7 @@ func BenchmarkExposition1000Tables3Nodes(b *testing.B) {
 	h.Record(snap)
 	report := analyzer.Analyze(snap, h, analyzer.DefaultThresholds())
 	report.Generated = snap.Taken.Add(time.Second)
-	e := New(Options{Mode: ModeCluster, BuildInfo: fixtureBuild})
+	e := New(Options{Mode: publish.ModeCluster, BuildInfo: fixtureBuild})
 	e.Publish(report)
 	handler, err := NewHandler(e, nil, HandlerOptions{DisableExporterMetrics: true})
 	if err != nil {

@@ -103,21 +103,14 @@ var reportDescs = append([]*metricDesc{
 	upDesc, lastCycle, cycleDuration, buildInfo,
 }, thresholdDescs...)
 
-// Names of the AlertPusher's registered counters.
-var (
-	alertsPushedName      = prometheus.BuildFQName(namespace, "", "alerts_pushed_total")
-	alertmanagerErrorName = prometheus.BuildFQName(namespace, "", "alertmanager_errors_total")
-)
-
 // MetricNames lists every metric family the exporter can publish (sorted),
 // so dashboard and alert-rule tests can check that their queries use real
 // names. Go and process collector families (go_*, process_*) are not listed.
 func MetricNames() []string {
-	names := make([]string, 0, len(reportDescs)+2)
+	names := make([]string, 0, len(reportDescs))
 	for _, d := range reportDescs {
 		names = append(names, d.name)
 	}
-	names = append(names, alertsPushedName, alertmanagerErrorName)
 	sort.Strings(names)
 	return names
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 	"go.uber.org/zap"
 	"go.uber.org/zap/exp/zapslog"
+
+	"github.com/partmon/partmon/alertmanager"
 )
 
 // DefaultMaxRequestsInFlight bounds concurrent /metrics scrapes.
@@ -42,7 +44,7 @@ type HandlerOptions struct {
 //	/                the status page
 //
 // am may be nil when no Alertmanager is configured.
-func NewHandler(e *Exporter, am *AlertPusher, opts HandlerOptions) (http.Handler, error) {
+func NewHandler(e *Exporter, am *alertmanager.Pusher, opts HandlerOptions) (http.Handler, error) {
 	logger := opts.Logger
 	if logger == nil {
 		logger = zap.NewNop()

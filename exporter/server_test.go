@@ -16,10 +16,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/internal/reporttest"
 )
 
-func newTestHandler(t *testing.T, e *Exporter, am *AlertPusher) *httptest.Server {
+func newTestHandler(t *testing.T, e *Exporter, am *alertmanager.Pusher) *httptest.Server {
 	t.Helper()
 	h, err := NewHandler(e, am, HandlerOptions{})
 	if err != nil {
@@ -92,7 +93,7 @@ func TestRoutes(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			e := New(Options{BuildInfo: fixtureBuild})
-			am, err := NewAlertPusher(AlertOptions{})
+			am, err := alertmanager.New(alertmanager.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -206,7 +207,7 @@ func TestPromtoolCheckMetrics(t *testing.T) {
 	}
 	e := New(Options{BuildInfo: fixtureBuild})
 	e.Publish(reporttest.Cluster())
-	am, err := NewAlertPusher(AlertOptions{})
+	am, err := alertmanager.New(alertmanager.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

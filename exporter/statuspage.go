@@ -99,7 +99,7 @@ func (p *statusPage) data() pageData {
 		return d
 	}
 	d.Ready = true
-	d.Cluster = p.e.audience.clusterName(r)
+	d.Cluster = p.e.audience.ClusterName(r)
 	d.Engine, d.Version = string(r.Engine), r.Version
 	d.Generated = pageTime(r.Generated)
 	if !r.Generated.IsZero() {

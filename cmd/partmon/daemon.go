@@ -14,9 +14,11 @@ import (
 	"github.com/robfig/cron/v3"
 	"go.uber.org/zap"
 
+	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/internal/publish"
 )
 
 // shutdownGrace bounds how long a running cycle may take to finish after
@@ -95,14 +97,14 @@ type daemon struct {
 	log       *zap.Logger
 	collector *collector.Collector
 	exporter  *exporter.Exporter
-	pusher    *exporter.AlertPusher
+	pusher    *alertmanager.Pusher
 
 	mu      sync.Mutex // guards history: analysis and the final state save
 	history *analyzer.History
 }
 
 func runDaemon(ctx context.Context, cfg Config, log *zap.Logger) error {
-	mode, err := exporter.ParseMode(cfg.Collector.Mode)
+	mode, err := publish.ParseMode(cfg.Collector.Mode)
 	if err != nil {
 		return err
 	}
@@ -122,7 +124,7 @@ func runDaemon(ctx context.Context, cfg Config, log *zap.Logger) error {
 	}
 	if len(cfg.Alertmanager.URLs) > 0 {
 		minSev, _ := analyzer.ParseSeverity(cfg.Alertmanager.MinSeverity) // validated
-		d.pusher, err = exporter.NewAlertPusher(exporter.AlertOptions{
+		d.pusher, err = alertmanager.New(alertmanager.Options{
 			URLs:           cfg.Alertmanager.URLs,
 			MinSeverity:    minSev,
 			ResendInterval: cfg.Alertmanager.ResendInterval,

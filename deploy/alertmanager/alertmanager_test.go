@@ -12,7 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/internal/promexpr"
 	"github.com/partmon/partmon/internal/testkit"
 )
@@ -47,8 +47,8 @@ func TestAlertmanagerConfigNamesRealAlerts(t *testing.T) {
 			known[r.Alert] = true
 		}
 	}
-	for _, k := range exporter.DefaultAlertKinds {
-		known[exporter.AlertName(k)] = true
+	for _, k := range alertmanager.DefaultAlertKinds {
+		known[alertmanager.AlertName(k)] = true
 	}
 	if len(cfg.InhibitRules) == 0 {
 		t.Fatal("no inhibit rules read")

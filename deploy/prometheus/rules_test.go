@@ -14,8 +14,8 @@ import (
 	"github.com/prometheus/common/model"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/metriccontract"
 	"github.com/partmon/partmon/internal/promexpr"
 	"github.com/partmon/partmon/internal/testkit"
@@ -245,8 +245,8 @@ func TestRuleAlertNamesDoNotCollideWithPushedAlerts(t *testing.T) {
 	// are of these kinds too. A rule alert of the same name would merge with
 	// a pushed one in Alertmanager and mislead both runbook and inhibition.
 	pushed := map[string]string{}
-	for _, k := range exporter.DefaultAlertKinds {
-		pushed[exporter.AlertName(k)] = k
+	for _, k := range alertmanager.DefaultAlertKinds {
+		pushed[alertmanager.AlertName(k)] = k
 	}
 	for _, r := range loadAlerts(t) {
 		if k, ok := pushed[r.Alert]; ok {

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/promexpr"
 	"github.com/partmon/partmon/internal/testkit"
@@ -82,7 +83,7 @@ func readGolden() (map[string]map[string]bool, error) {
 // Names is the exporter's declared metric list as a set.
 func Names() map[string]bool {
 	set := map[string]bool{}
-	for _, n := range exporter.MetricNames() {
+	for _, n := range append(exporter.MetricNames(), alertmanager.MetricNames()...) {
 		set[n] = true
 	}
 	return set

@@ -1,4 +1,4 @@
-package exporter
+package alertmanager
 
 import (
 	"bytes"
@@ -12,9 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/internal/reporttest"
 	"github.com/partmon/partmon/model"
 )
@@ -114,13 +116,13 @@ var (
 		Node: "127.0.0.1", Keyspace: "shop", Table: "orders", PartitionKey: "customer|1", Value: 1, Threshold: 2, Unit: "bytes", Summary: "info only"}
 )
 
-func newTestPusher(t *testing.T, clock *fakeClock, opts AlertOptions, receivers ...*amReceiver) *AlertPusher {
+func newTestPusher(t *testing.T, clock *fakeClock, opts Options, receivers ...*amReceiver) *Pusher {
 	t.Helper()
 	for _, rc := range receivers {
 		opts.URLs = append(opts.URLs, rc.srv.URL)
 	}
 	opts.Now = clock.Now
-	p, err := NewAlertPusher(opts)
+	p, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +143,7 @@ func compactJSON(t *testing.T, s string) string {
 func TestAlertPayloadExactJSON(t *testing.T) {
 	rc := newAMReceiver(t)
 	clock := &fakeClock{t: reporttest.Time}
-	p := newTestPusher(t, clock, AlertOptions{
+	p := newTestPusher(t, clock, Options{
 		ExternalURL: "http://partmon:9180/", RunbookURL: "https://runbooks.example/partmon#{kind}",
 	}, rc)
 	p.Update(alertReport(findingBigKey, findingHotKey, findingTombTable, findingSkew, findingInfoKey))
@@ -180,7 +182,7 @@ type sentAlert struct {
 
 func decodeAlerts(t *testing.T, body string) []sentAlert {
 	t.Helper()
-	var raw []amAlert
+	var raw []postableAlert
 	if err := json.Unmarshal([]byte(body), &raw); err != nil {
 		t.Fatalf("decoding %s: %v", body, err)
 	}
@@ -254,7 +256,7 @@ func TestAlertLifecycle(t *testing.T) {
 	}
 	rc := newAMReceiver(t, statuses...)
 	clock := &fakeClock{t: t0}
-	p := newTestPusher(t, clock, AlertOptions{}, rc)
+	p := newTestPusher(t, clock, Options{}, rc)
 	wantErrors := 0.0
 	for _, s := range steps {
 		clock.Advance(s.advance)
@@ -289,7 +291,7 @@ func TestAlertResolveDeliveredToEachAlertmanager(t *testing.T) {
 	healthy := newAMReceiver(t)
 	flaky := newAMReceiver(t, http.StatusOK, http.StatusInternalServerError)
 	clock := &fakeClock{t: reporttest.Time}
-	p := newTestPusher(t, clock, AlertOptions{}, healthy, flaky)
+	p := newTestPusher(t, clock, Options{}, healthy, flaky)
 
 	p.Update(alertReport(findingBigKey))
 	if err := p.PushOnce(context.Background()); err != nil {
@@ -319,17 +321,17 @@ func TestAlertSelection(t *testing.T) {
 	all := alertReport(findingBigKey, findingHotKey, findingTombTable, findingSkew, findingInfoKey)
 	tests := []struct {
 		name string
-		opts AlertOptions
+		opts Options
 		want []string // finding IDs pushed, sorted
 	}{
 		{name: "defaults", want: []string{"big", "hot", "tomb"}},
-		{name: "critical only", opts: AlertOptions{MinSeverity: analyzer.SeverityCritical}, want: []string{"big"}},
-		{name: "info and up", opts: AlertOptions{MinSeverity: analyzer.SeverityInfo}, want: []string{"big", "hot", "small", "tomb"}},
-		{name: "key-level only", opts: AlertOptions{Kinds: []string{}}, want: []string{"big", "hot"}},
-		{name: "skew added", opts: AlertOptions{Kinds: []string{analyzer.KindOwnershipSkew}}, want: []string{"big", "hot", "skew"}},
+		{name: "critical only", opts: Options{MinSeverity: analyzer.SeverityCritical}, want: []string{"big"}},
+		{name: "info and up", opts: Options{MinSeverity: analyzer.SeverityInfo}, want: []string{"big", "hot", "small", "tomb"}},
+		{name: "key-level only", opts: Options{Kinds: []string{}}, want: []string{"big", "hot"}},
+		{name: "skew added", opts: Options{Kinds: []string{analyzer.KindOwnershipSkew}}, want: []string{"big", "hot", "skew"}},
 		// Node .1 is the Targeted node: a sidecar pushes its findings and node-less ones.
-		{name: "sidecar", opts: AlertOptions{Mode: ModeSidecar}, want: []string{"big", "tomb"}},
-		{name: "sidecar speaking for .2", opts: AlertOptions{Mode: ModeSidecar, SpeakFor: []string{"127.0.0.2"}}, want: []string{"hot", "tomb"}},
+		{name: "sidecar", opts: Options{Mode: publish.ModeSidecar}, want: []string{"big", "tomb"}},
+		{name: "sidecar speaking for .2", opts: Options{Mode: publish.ModeSidecar, SpeakFor: []string{"127.0.0.2"}}, want: []string{"hot", "tomb"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -354,7 +356,7 @@ func TestAlertSelection(t *testing.T) {
 // retrying in its goroutine and delivers; Update meanwhile returns at once.
 func TestAlertRunRetriesWithBackoff(t *testing.T) {
 	rc := newAMReceiver(t, http.StatusInternalServerError, http.StatusBadGateway)
-	p := newTestPusher(t, &fakeClock{t: reporttest.Time}, AlertOptions{MinBackoff: time.Millisecond, MaxBackoff: 4 * time.Millisecond}, rc)
+	p := newTestPusher(t, &fakeClock{t: reporttest.Time}, Options{MinBackoff: time.Millisecond, MaxBackoff: 4 * time.Millisecond}, rc)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { p.Run(ctx); close(done) }()
@@ -397,7 +399,7 @@ func TestAlertUpdateNeverBlocks(t *testing.T) {
 	}))
 	defer hang.Close()
 	defer close(release)
-	p, err := NewAlertPusher(AlertOptions{URLs: []string{hang.URL}, Now: (&fakeClock{t: reporttest.Time}).Now})
+	p, err := New(Options{URLs: []string{hang.URL}, Now: (&fakeClock{t: reporttest.Time}).Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,13 +414,13 @@ func TestAlertUpdateNeverBlocks(t *testing.T) {
 	<-done
 }
 
-func TestNewAlertPusherRejectsBadURLs(t *testing.T) {
+func TestNewRejectsBadURLs(t *testing.T) {
 	for _, u := range []string{"alertmanager:9093", "ftp://am:21", "http://", "http://[::1"} {
-		if _, err := NewAlertPusher(AlertOptions{URLs: []string{u}}); err == nil {
-			t.Errorf("NewAlertPusher accepted %q", u)
+		if _, err := New(Options{URLs: []string{u}}); err == nil {
+			t.Errorf("New accepted %q", u)
 		}
 	}
-	p, err := NewAlertPusher(AlertOptions{URLs: []string{"http://am:9093/", "https://am2/prefix"}})
+	p, err := New(Options{URLs: []string{"http://am:9093/", "https://am2/prefix"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,11 +436,11 @@ func TestAlertRunbookURL(t *testing.T) {
 		{"-", ""},
 	}
 	for _, tc := range tests {
-		p, err := NewAlertPusher(AlertOptions{RunbookURL: tc.configured})
+		p, err := New(Options{RunbookURL: tc.configured})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := p.alertFor(findingBigKey, "demo").Annotations["runbook_url"]; got != tc.want {
+		if got := p.template.alertFor(findingBigKey, "demo").Annotations["runbook_url"]; got != tc.want {
 			t.Errorf("RunbookURL %q: runbook_url %q, want %q", tc.configured, got, tc.want)
 		}
 	}
@@ -454,5 +456,26 @@ func TestAlertName(t *testing.T) {
 		if got := AlertName(kind); got != want {
 			t.Errorf("AlertName(%q) = %q, want %q", kind, got, want)
 		}
+	}
+}
+
+// TestMetricNamesCoverCollected: MetricNames lists exactly what the pusher collects.
+func TestMetricNamesCoverCollected(t *testing.T) {
+	p, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(p)
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, mf := range mfs {
+		got = append(got, mf.GetName())
+	}
+	if strings.Join(got, ",") != strings.Join(MetricNames(), ",") {
+		t.Errorf("collected %v, MetricNames %v", got, MetricNames())
 	}
 }
