@@ -35,20 +35,20 @@ func plantedSnapshot(scale float64) *model.Snapshot {
 	for i, host := range []string{"h01", "h02", "h03"} {
 		nd := b.nodeData(host)
 		nd.LoadBytes = []float64{180, 100, 100}[i] * gib * scale
-		b.stats(host, "pm_big", "events", model.TableStats{MaxPartitionBytes: 130 * mib, MeanPartitionBytes: 2 * mib, PartitionsEstimate: 300,
+		b.stats(host, "pm_big", "events", model.TableStats{MaxPartitionBytes: 130 * mib, MeanPartitionBytes: 2 * mib, PartitionsEstimate: 300, DiskUsageBytes: 200 * mib,
 			LocalReads: ops(1000, 1*scale), LocalWrites: ops(5000, 5*scale)})
 		hotReads := []float64{0.5, 0.5, 0.5}
 		if i == 1 {
 			hotReads[i] = 400 * scale // the hot key lives on node 2 (RF 1)
 		}
-		b.stats(host, "pm_hot", "kv", model.TableStats{MaxPartitionBytes: 1 * mib, MeanPartitionBytes: 200, PartitionsEstimate: 3000,
+		b.stats(host, "pm_hot", "kv", model.TableStats{MaxPartitionBytes: 1 * mib, MeanPartitionBytes: 200, PartitionsEstimate: 3000, DiskUsageBytes: 2 * mib,
 			LocalReads: ops(1e6, hotReads[i]), LocalWrites: ops(10, 0)})
-		b.stats(host, "pm_tomb", "queue", model.TableStats{MaxPartitionBytes: 2 * mib, MeanPartitionBytes: 1 * mib, PartitionsEstimate: 1,
+		b.stats(host, "pm_tomb", "queue", model.TableStats{MaxPartitionBytes: 2 * mib, MeanPartitionBytes: 700, PartitionsEstimate: 400, DiskUsageBytes: 1 * mib,
 			TombstonesPerRead: model.Distribution{Count: 500, P50: 4000, P99: 9000 * scale, Max: 9500 * scale},
 			RowsPerRead:       model.Distribution{Count: 500, P50: 10, P99: 20, Max: 20}})
-		b.stats(host, "pm_lowcard", "orders_by_status", model.TableStats{MaxPartitionBytes: 8 * mib, MeanPartitionBytes: 6 * mib, PartitionsEstimate: 1})
-		b.stats(host, "pm_ts", "readings", model.TableStats{MaxPartitionBytes: 60 * mib, MeanPartitionBytes: 50 * mib, PartitionsEstimate: 3})
-		b.stats(host, "pm_clean", "users_by_id", model.TableStats{MaxPartitionBytes: 1 * mib, MeanPartitionBytes: 120, PartitionsEstimate: 40000,
+		b.stats(host, "pm_lowcard", "orders_by_status", model.TableStats{MaxPartitionBytes: 8 * mib, MeanPartitionBytes: 6 * mib, PartitionsEstimate: 1, DiskUsageBytes: 6 * mib})
+		b.stats(host, "pm_ts", "readings", model.TableStats{MaxPartitionBytes: 60 * mib, MeanPartitionBytes: 100 * kib, PartitionsEstimate: 400, DiskUsageBytes: 70 * mib})
+		b.stats(host, "pm_clean", "users_by_id", model.TableStats{MaxPartitionBytes: 1 * mib, MeanPartitionBytes: 120, PartitionsEstimate: 40000, DiskUsageBytes: 5 * mib,
 			LocalReads: ops(1e5, 30*scale), LocalWrites: ops(1e5, 30*scale)})
 		b.stats(host, "system", "local", model.TableStats{MaxPartitionBytes: 900 * mib})
 		nd.TopPartitions = []model.TopPartition{

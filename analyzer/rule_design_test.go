@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -9,33 +10,54 @@ import (
 
 func TestRuleLowCardinalityKey(t *testing.T) {
 	status := table("orders_by_status", pk("status", "text", 0), ck("order_id", "timeuuid", 0, "asc"), col("amount", "int"))
+	byCountry := table("orders_by_country", pk("country", "text", 0), ck("order_id", "bigint", 0, "asc"))
 	flag := table("by_flag", pk("active", "boolean", 0), ck("id", "uuid", 0, "asc"))
 	users := table("users", pk("user_id", "uuid", 0), col("email", "text"))
+	type node struct{ keys, mean, disk int64 }
+	three := func(keys, mean, disk int64) []node {
+		return []node{{keys, mean, disk}, {keys, mean, disk}, {keys, mean, disk}}
+	}
 	cases := []struct {
-		name       string
-		tbl        model.Table
-		partitions int64 // per node, 3 nodes
-		mean       int64
-		want       Severity
-		inText     []string
+		name   string
+		tbl    model.Table
+		repl   map[string]string
+		nodes  []node
+		want   Severity
+		value  float64
+		inText []string
 	}{
-		{name: "fresh empty table", tbl: status, partitions: 0, mean: 0},
-		{name: "tiny table", tbl: status, partitions: 1, mean: 100 * kib},
-		{name: "few partitions, little data: info", tbl: status, partitions: 2, mean: 1 * mib, want: SeverityInfo,
-			inText: []string{"~6 partitions (estimated) for 3 nodes (fewer than 100 per node)", "status looks like an enum",
-				"50 sub-partitions per current key bring ~6 partitions to ~300", "the table clusters by order_id, so a time bucket of it"}},
-		{name: "just enough partitions", tbl: status, partitions: 100, mean: 1 * mib},
-		{name: "just too few", tbl: status, partitions: 99, mean: 1 * mib, want: SeverityWarning},
-		{name: "fewer partitions than nodes", tbl: flag, partitions: 0, mean: 0},
-		{name: "boolean key with data", tbl: flag, partitions: 1, mean: 2 * mib, want: SeverityInfo,
+		{name: "fresh empty table", tbl: status, nodes: three(0, 0, 0)},
+		{name: "count unknown without disk usage", tbl: status, nodes: three(1, 1*mib, 0)},
+		{name: "under the minimum on disk", tbl: status, nodes: three(1, 100*kib, 512*kib)},
+		// Measured on the fixture: 3 keys, RF 3, one sstable per node.
+		{name: "the fixture's three statuses", tbl: status, nodes: []node{{1, 943_127, 1 * mib}, {128, 943_127, 1 * mib}, {1, 943_127, 1 * mib}},
+			want: SeverityInfo, value: maxCompression * float64(mib) / 943_127,
+			inText: []string{"ks.orders_by_status has at most ~9 partitions for 3 nodes (fewer than 100 per node)",
+				"1.0 MiB on disk per replica ÷ mean partition 921 KiB = ~1", "the key estimate (130) is the index summary's floor", "status looks like an enum"}},
+		// Issue #11 item 1: 5 countries, RF 1, 200,000 rows; the key estimate
+		// read 341 (128 on each node holding an sstable), above the 300 limit.
+		{name: "issue 11: five countries at the floor", tbl: byCountry, repl: simple("1"),
+			nodes: []node{{128, 1_955_666, 2 * mib}, {128, 1_955_666, 2 * mib}, {85, 1_955_666, 1 * mib}},
+			want:  SeverityInfo, value: maxCompression * 5 * float64(mib) / 1_955_666,
+			inText: []string{"at most ~22 partitions", "the key estimate (341) is the index summary's floor"}},
+		{name: "enough partitions by both counts", tbl: status, nodes: three(100, 10*kib, 3*mib)},
+		{name: "a key estimate the bytes allow", tbl: status, nodes: three(99, 10*kib, 2*mib), want: SeverityInfo, value: 297,
+			inText: []string{"key estimate 297"}},
+		{name: "boolean key: two values at most", tbl: flag, nodes: three(1, 2*mib, 2*mib), want: SeverityInfo, value: 2,
 			inText: []string{"(active boolean) can take at most 2 values"}},
-		{name: "many users", tbl: users, partitions: 100_000, mean: 200},
+		{name: "boolean key, RF 1: a node holds none", tbl: flag, repl: simple("1"), nodes: three(1, 2*mib, 2*mib), want: SeverityWarning, value: 2},
+		{name: "much data in few partitions", tbl: status, nodes: three(128, 30*mib, 60*mib), want: SeverityWarning, value: 16},
+		{name: "many users", tbl: users, nodes: three(6_700, 79, 2*mib)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			b := newSnap().ring("dc1", 3).keyspace("ks", simple("3"), c.tbl)
-			for i := 1; i <= 3; i++ {
-				b.stats(hostID(i), "ks", c.tbl.Name, model.TableStats{PartitionsEstimate: c.partitions, MeanPartitionBytes: c.mean})
+			repl := c.repl
+			if repl == nil {
+				repl = simple("3")
+			}
+			b := newSnap().ring("dc1", 3).keyspace("ks", repl, c.tbl)
+			for i, n := range c.nodes {
+				b.stats(hostID(i+1), "ks", c.tbl.Name, model.TableStats{PartitionsEstimate: n.keys, MeanPartitionBytes: n.mean, DiskUsageBytes: n.disk})
 			}
 			fs := ruleLowCardinalityKey(analysisOf(t, b.s))
 			if c.want == SeverityNone {
@@ -45,8 +67,8 @@ func TestRuleLowCardinalityKey(t *testing.T) {
 				return
 			}
 			if len(fs) != 1 || fs[0].Severity != c.want || fs[0].Unit != UnitPartitions || fs[0].Threshold != 300 ||
-				fs[0].Value != float64(3*c.partitions) {
-				t.Fatalf("got %+v, want one %v with value %d", fs, c.want, 3*c.partitions)
+				math.Abs(fs[0].Value-c.value) > 0.01 {
+				t.Fatalf("got %+v, want one %v with value %g", fs, c.want, c.value)
 			}
 			for _, s := range c.inText {
 				if !strings.Contains(fs[0].Summary+" | "+fs[0].Advice, s) {
@@ -57,16 +79,21 @@ func TestRuleLowCardinalityKey(t *testing.T) {
 	}
 }
 
-func TestLowCardinalityWarnsWhenPartitionsAreFewerThanNodes(t *testing.T) {
-	tb := table("by_region", pk("region", "text", 0), ck("id", "int", 0, "asc"))
-	b := newSnap().ring("dc1", 6).keyspace("ks", nts("dc1", "3"), tb)
-	// Two regions, 3 MiB each: fewer partitions than the six nodes.
-	b.stats("h01", "ks", "by_region", model.TableStats{PartitionsEstimate: 1, MeanPartitionBytes: 3 * mib})
-	b.stats("h04", "ks", "by_region", model.TableStats{PartitionsEstimate: 1, MeanPartitionBytes: 3 * mib})
-	b.stats("h02", "ks", "by_region", model.TableStats{})
+func TestLowCardinalityWarnsWhenSomeNodesHoldNone(t *testing.T) {
+	tb := table("by_flag", pk("active", "boolean", 0), ck("id", "int", 0, "asc"))
+	b := newSnap().ring("dc1", 9).keyspace("ks", nts("dc1", "3"), tb)
+	// A boolean key: two partitions, six replicas for nine nodes.
+	for _, h := range []string{"h01", "h02", "h03", "h04", "h05", "h06"} {
+		b.stats(h, "ks", "by_flag", model.TableStats{PartitionsEstimate: 128, MeanPartitionBytes: 3 * mib, DiskUsageBytes: 1 * mib})
+	}
 	fs := ruleLowCardinalityKey(analysisOf(t, b.s))
-	if len(fs) != 1 || fs[0].Severity != SeverityWarning {
-		t.Fatalf("want one warning, got %+v", fs)
+	if len(fs) != 1 || fs[0].Severity != SeverityWarning || fs[0].Value != 2 {
+		t.Fatalf("want one warning of 2 partitions, got %+v", fs)
+	}
+	// With the bytes alone (up to 8× compression) it cannot be sure some node holds none.
+	b.s.Schema.Keyspaces[0].Tables[0] = table("by_flag", pk("region", "text", 0), ck("id", "int", 0, "asc"))
+	if fs := ruleLowCardinalityKey(analysisOf(t, b.s)); len(fs) != 1 || fs[0].Severity != SeverityInfo {
+		t.Fatalf("want one info, got %+v", fs)
 	}
 }
 

@@ -9,6 +9,12 @@ import (
 	"github.com/partmon/partmon/model"
 )
 
+// maxCompression is how many times smaller than its data a table is
+// assumed to be on disk at most. Cassandra compresses sstables (LZ4 by
+// default) and no CQL source gives the ratio; measured on the fixture
+// tables, 0.36 (2.8×). Eight times leaves room for very repetitive data.
+const maxCompression = 8
+
 // estimateSource names the partition count and mean size estimates.
 func (a *analysis) estimateSource() string {
 	if a.s.Engine == model.EngineScyllaDB {
@@ -32,85 +38,167 @@ func (a *analysis) replicaNodes(ks *keyspaceView) int {
 	return n
 }
 
-// tableDataBytes is one replica's worth of the table, uncompressed:
-// partitions × mean size, else the nodes' disk usage.
-func tableDataBytes(t *tableView) float64 {
-	if t.meanBytes > 0 {
-		return t.partitions * t.meanBytes
+// copies is how many replicas a keyspace keeps of each partition, all DCs
+// together (Σ effective ownership); 1 when ownership is unknown.
+func (a *analysis) copies(ks *keyspaceView) float64 {
+	if ks == nil || ks.owns == nil {
+		return 1
 	}
-	var disk float64
-	for _, tn := range t.nodes {
-		disk += float64(tn.stats.DiskUsageBytes)
+	var sum float64
+	for _, o := range ks.owns {
+		sum += o
 	}
-	return disk
+	return max(1, math.Round(sum))
 }
 
-// ruleLowCardinalityKey: a table with data but fewer estimated partitions
-// than LowCardinalityPartitionsPerNode per node, or whose partition key's
-// types cannot take that many values (boolean, tinyint). Tables without a
-// partition estimate (fresh, or only in memtables) and tables under
-// LowCardinalityMinTableBytes are not judged. Warning when one replica of
-// the data reaches the partition warning size, or when there are fewer
-// partitions than nodes (some nodes hold none); info otherwise.
+// cardinality is what the sources say of a table's number of partitions,
+// one replica of the data.
+type cardinality struct {
+	keys    float64 // the summed key estimate (estimatePartitions)
+	disk    float64 // one replica on disk: Σ disk usage ÷ Σ effective ownership of the nodes reporting it
+	mean    float64 // mean partition size, uncompressed
+	byBytes float64 // disk ÷ mean: errs low by the compression ratio
+	// upper is the most partitions the evidence allows; 0 when unknown.
+	upper float64
+	// keysAtFloor: the key estimate is more than the bytes can hold, i.e.
+	// the index summary's floor (128 keys a sample, per sstable and range).
+	keysAtFloor bool
+}
+
+// tableCardinality cross-checks the two estimates of a table's partitions.
+// The key estimate (table_estimates / size_estimates) counts index summary
+// samples: at least 1, and 128 per sample, per sstable and range, so a
+// table of a handful of keys reads as about 128 per sstable; on ScyllaDB
+// before 2025.4.9 it also counts one shard only. Bytes do not have that
+// floor: one replica's disk usage ÷ the mean partition size counts the
+// partitions the data holds, low by the compression ratio (disk usage is
+// compressed, the mean is not), so at most maxCompression × that many fit.
+// A key estimate under that bound narrows it. Without disk usage the count
+// is unknown.
+func (a *analysis) tableCardinality(t *tableView) cardinality {
+	c := cardinality{keys: t.partitions, mean: t.meanBytes}
+	var disk, owned float64
+	for _, tn := range t.nodes {
+		if tn.stats.DiskUsageBytes <= 0 {
+			continue
+		}
+		o := 1.0
+		if t.ks != nil && t.ks.owns != nil {
+			o = t.ks.owns[tn.node.HostID]
+		}
+		disk += float64(tn.stats.DiskUsageBytes)
+		owned += o
+	}
+	if disk <= 0 || owned <= 0 || c.mean <= 0 {
+		return c
+	}
+	c.disk = disk / owned
+	c.byBytes = c.disk / c.mean
+	c.upper = maxCompression * c.byBytes
+	c.keysAtFloor = c.keys > c.upper
+	if c.keys > 0 && !c.keysAtFloor {
+		c.upper = max(c.keys, c.byBytes)
+	}
+	return c
+}
+
+// ruleLowCardinalityKey: a table with data whose partitions are fewer than
+// LowCardinalityPartitionsPerNode per node, by tableCardinality's upper
+// bound, or whose partition key's types cannot take that many values
+// (boolean, tinyint). Tables whose count is unknown (no disk usage, only in
+// memtables) and tables under LowCardinalityMinTableBytes on disk are not
+// judged. Warning when one replica of the data reaches the partition
+// warning size, or when the partitions' replicas are fewer than the nodes
+// (some nodes hold none of the table); info otherwise.
 func ruleLowCardinalityKey(a *analysis) []Finding {
 	var out []Finding
 	for _, t := range a.tables {
-		if t.schema == nil || t.partitions <= 0 {
+		if t.schema == nil {
 			continue
 		}
-		data := tableDataBytes(t)
-		if data < float64(a.th.LowCardinalityMinTableBytes) {
+		c := a.tableCardinality(t)
+		if c.disk < float64(a.th.LowCardinalityMinTableBytes) {
 			continue
 		}
 		nodes := max(1, a.replicaNodes(t.ks))
 		limit := a.th.LowCardinalityPartitionsPerNode * float64(nodes)
 		key := partitionKey(t.schema)
-		typeCap := 1.0
-		var keyDesc, enums []string
-		for _, c := range key {
-			keyDesc = append(keyDesc, c.Name+" "+c.Type)
-			if looksEnumLike(c) {
-				enums = append(enums, c.Name)
-			}
-			if cap := typeCardinality(c.Type); cap > 0 && typeCap > 0 {
-				typeCap *= cap
-			} else {
-				typeCap = 0
-			}
+		typeCap := keyTypeCardinality(key)
+		upper := c.upper
+		if typeCap > 0 && (upper <= 0 || typeCap < upper) {
+			upper = typeCap
 		}
-		bounded := len(key) > 0 && typeCap > 0 && typeCap < limit
-		if t.partitions >= limit && !bounded {
+		if upper <= 0 || upper >= limit {
 			continue
 		}
 		sev := SeverityInfo
-		if data >= float64(a.th.PartitionWarningBytes) || t.partitions < float64(nodes) {
+		if c.disk >= float64(a.th.PartitionWarningBytes) || upper*a.copies(t.ks) < float64(nodes) {
 			sev = SeverityWarning
 		}
 		f := a.newFinding(KindLowCardinalityKey, sev, nil, t.keyspace, t.name)
-		f.Value, f.Threshold, f.Unit = t.partitions, limit, UnitPartitions
-		f.Source = joinSources(a.estimateSource(), "system_schema.columns")
-		f.Summary = fmt.Sprintf("%s has ~%s partitions (estimated) for %d nodes (fewer than %s per node); ~%s of data",
-			t.key, format.Count(t.partitions), nodes, format.Count(a.th.LowCardinalityPartitionsPerNode), format.Bytes(data))
-		if t.meanBytes > 0 {
-			f.Summary += fmt.Sprintf(", mean partition %s", format.Bytes(t.meanBytes))
-		}
-		f.Summary += fmt.Sprintf("; partition key (%s)", strings.Join(keyDesc, ", "))
-		if bounded {
-			f.Summary += fmt.Sprintf(" can take at most %s values", format.Count(typeCap))
-		} else if len(enums) > 0 {
-			f.Summary += fmt.Sprintf(": %s looks like an enum", strings.Join(enums, ", "))
-		}
-		f.Advice = a.lowCardinalityAdvice(t, limit, data)
+		f.Value, f.Threshold, f.Unit = upper, limit, UnitPartitions
+		f.Source = joinSources(a.estimateSource(), "system_views.disk_usage", "system_schema.columns")
+		f.Figures = &Figures{Partitions: upper, DataBytes: c.disk, MeanPartitionBytes: c.mean}
+		f.Summary = lowCardinalitySummary(t, c, key, typeCap, upper, nodes, a.th.LowCardinalityPartitionsPerNode)
+		f.Advice = a.lowCardinalityAdvice(t, limit, upper, c)
 		out = append(out, f)
 	}
 	return out
 }
 
-func (a *analysis) lowCardinalityAdvice(t *tableView, limit, data float64) string {
-	k := max(2, int(math.Ceil(limit/max(t.partitions, 1))))
-	after := t.partitions * float64(k)
-	advice := fmt.Sprintf("add a column with many values to the partition key: %d sub-partitions per current key bring ~%s partitions to ~%s (~%s each)",
-		k, format.Count(t.partitions), format.Count(after), format.Bytes(data/after))
+// keyTypeCardinality is how many values the partition key's types allow
+// together, when that is small; 0 means effectively unbounded.
+func keyTypeCardinality(key []model.Column) float64 {
+	if len(key) == 0 {
+		return 0
+	}
+	n := 1.0
+	for _, c := range key {
+		cap := typeCardinality(c.Type)
+		if cap <= 0 {
+			return 0
+		}
+		n *= cap
+	}
+	return n
+}
+
+func lowCardinalitySummary(t *tableView, c cardinality, key []model.Column, typeCap, upper float64, nodes int, perNode float64) string {
+	var keyDesc, enums []string
+	for _, col := range key {
+		keyDesc = append(keyDesc, col.Name+" "+col.Type)
+		if looksEnumLike(col) {
+			enums = append(enums, col.Name)
+		}
+	}
+	s := fmt.Sprintf("%s has at most ~%s partitions for %d nodes (fewer than %s per node)", t.key, format.Count(math.Ceil(upper)), nodes, format.Count(perNode))
+	if c.byBytes > 0 {
+		s += fmt.Sprintf(": %s on disk per replica ÷ mean partition %s = ~%s, and disk bytes are compressed (assumed at most %d×)",
+			format.Bytes(c.disk), format.Bytes(c.mean), format.Count(math.Max(1, math.Round(c.byBytes))), maxCompression)
+	}
+	switch {
+	case c.keysAtFloor:
+		s += fmt.Sprintf("; the key estimate (%s) is the index summary's floor, about 128 per sstable and range whatever the keys, so it cannot count fewer", format.Count(c.keys))
+	case c.keys > 0:
+		s += fmt.Sprintf("; key estimate %s", format.Count(c.keys))
+	}
+	s += fmt.Sprintf("; partition key (%s)", strings.Join(keyDesc, ", "))
+	if typeCap > 0 && typeCap <= upper {
+		s += fmt.Sprintf(" can take at most %s values", format.Count(typeCap))
+	} else if len(enums) > 0 {
+		s += fmt.Sprintf(": %s looks like an enum", strings.Join(enums, ", "))
+	}
+	return s
+}
+
+func (a *analysis) lowCardinalityAdvice(t *tableView, limit, upper float64, c cardinality) string {
+	k := max(2, int(math.Ceil(limit/max(upper, 1))))
+	after := upper * float64(k)
+	advice := fmt.Sprintf("add a column with many values to the partition key: %d sub-partitions per current key bring ~%s partitions to ~%s",
+		k, format.Count(math.Ceil(upper)), format.Count(math.Ceil(after)))
+	if c.disk > 0 {
+		advice += fmt.Sprintf(" (~%s on disk each)", format.Bytes(c.disk/after))
+	}
 	if col, ok := timeClustering(t); ok && !hasBucket(t) {
 		advice += fmt.Sprintf("; the table clusters by %s, so a time bucket of it is the natural choice", col)
 		if t.maxBytes > 0 {
