@@ -38,13 +38,9 @@ func probeCapabilities(ctx context.Context, q cql.Querier) (*Capabilities, error
 	c := &Capabilities{SystemTables: map[string]bool{}, VirtualColumns: map[string]map[string]bool{}}
 	addr := q.Address()
 
-	n, err := cql.SelectAll(ctx, q, "SELECT host_id, release_version FROM system.local WHERE key = 'local'", nil, func(r cql.Row) error {
-		var err error
-		if c.HostID, err = r.String("host_id"); err != nil {
-			return err
-		}
-		c.ReleaseVersion, err = r.String("release_version")
-		return err
+	n, err := cql.SelectAll(ctx, q, "SELECT host_id, release_version FROM system.local WHERE key = 'local'", nil, func(row *cql.Decoder) error {
+		c.HostID, c.ReleaseVersion = row.String("host_id"), row.String("release_version")
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("probing system.local on %s: %w", addr, err)
@@ -54,10 +50,9 @@ func probeCapabilities(ctx context.Context, q cql.Querier) (*Capabilities, error
 	}
 	c.Version = c.ReleaseVersion
 
-	_, err = cql.SelectAll(ctx, q, "SELECT table_name FROM system_schema.tables WHERE keyspace_name = 'system'", nil, func(r cql.Row) error {
-		t, err := r.String("table_name")
-		c.SystemTables[t] = true
-		return err
+	_, err = cql.SelectAll(ctx, q, "SELECT table_name FROM system_schema.tables WHERE keyspace_name = 'system'", nil, func(row *cql.Decoder) error {
+		c.SystemTables[row.String("table_name")] = true
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("probing system_schema.tables on %s: %w", addr, err)
@@ -68,17 +63,13 @@ func probeCapabilities(ctx context.Context, q cql.Querier) (*Capabilities, error
 		return c, probeScylla(ctx, q, c)
 	}
 	c.Engine = model.EngineCassandra
-	_, err = cql.SelectAll(ctx, q, "SELECT table_name, column_name FROM system_virtual_schema.columns WHERE keyspace_name = 'system_views'", nil, func(r cql.Row) error {
-		t, err := r.String("table_name")
-		if err != nil {
-			return err
-		}
-		col, err := r.String("column_name")
+	_, err = cql.SelectAll(ctx, q, "SELECT table_name, column_name FROM system_virtual_schema.columns WHERE keyspace_name = 'system_views'", nil, func(row *cql.Decoder) error {
+		t, col := row.String("table_name"), row.String("column_name")
 		if c.VirtualColumns[t] == nil {
 			c.VirtualColumns[t] = map[string]bool{}
 		}
 		c.VirtualColumns[t][col] = true
-		return err
+		return nil
 	})
 	if err != nil {
 		if cql.IsServerError(err) {
@@ -93,10 +84,9 @@ func probeCapabilities(ctx context.Context, q cql.Querier) (*Capabilities, error
 func probeScylla(ctx context.Context, q cql.Querier, c *Capabilities) error {
 	addr := q.Address()
 	if c.SystemTables["versions"] {
-		_, err := cql.SelectAll(ctx, q, "SELECT version FROM system.versions", nil, func(r cql.Row) error {
-			v, err := r.String("version")
-			c.Version = v
-			return err
+		_, err := cql.SelectAll(ctx, q, "SELECT version FROM system.versions", nil, func(row *cql.Decoder) error {
+			c.Version = row.String("version")
+			return nil
 		})
 		if err != nil {
 			return fmt.Errorf("probing system.versions on %s: %w", addr, err)
@@ -111,16 +101,12 @@ func probeScylla(ctx context.Context, q cql.Querier, c *Capabilities) error {
 	if len(c.LargeDataColumns) == 0 {
 		return nil
 	}
-	_, err := cql.SelectAll(ctx, q, "SELECT table_name, column_name FROM system_schema.columns WHERE keyspace_name = 'system'", nil, func(r cql.Row) error {
-		t, err := r.String("table_name")
-		if err != nil {
-			return err
-		}
-		col, err := r.String("column_name")
+	_, err := cql.SelectAll(ctx, q, "SELECT table_name, column_name FROM system_schema.columns WHERE keyspace_name = 'system'", nil, func(row *cql.Decoder) error {
+		t, col := row.String("table_name"), row.String("column_name")
 		if cols, ok := c.LargeDataColumns[t]; ok {
 			cols[col] = true
 		}
-		return err
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("probing system.large_* columns on %s: %w", addr, err)

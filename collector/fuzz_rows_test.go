@@ -77,7 +77,7 @@ func FuzzParseNodeRow(f *testing.F) {
 		if int(wrongType) < len(columns) {
 			r[columns[wrongType]] = int64(len(tokens)) // an int where text (or a set) is expected
 		}
-		n, err := parseNode(r, "native_address", "peer", "")
+		n, err := parseNode(cql.NewDecoder(r), "native_address", "peer", "")
 		if err != nil {
 			return
 		}

@@ -25,14 +25,10 @@ func (gossipInfoSource) Collect(ctx context.Context, in Input, out *Output) (int
 	}
 	loads := map[string]float64{}
 	own := -1.0
-	n, err := cql.SelectAll(ctx, in.Q, gossipInfoQuery, nil, func(r cql.Row) error {
-		addr, err := r.String("address")
-		if err != nil {
-			return err
-		}
-		raw, err := r.OptString("load")
-		if err != nil || raw == "" {
-			return err // a node that has not gossiped its load yet
+	n, err := cql.SelectAll(ctx, in.Q, gossipInfoQuery, nil, func(row *cql.Decoder) error {
+		addr, raw := row.String("address"), row.OptString("load")
+		if raw == "" {
+			return nil // a node that has not gossiped its load yet (or a failed read, which SelectAll reports)
 		}
 		// StorageMetrics.load gossiped as String.valueOf(double), e.g. "1.2345E7".
 		load, err := strconv.ParseFloat(raw, 64)
@@ -40,11 +36,7 @@ func (gossipInfoSource) Collect(ctx context.Context, in Input, out *Output) (int
 			return fmt.Errorf("load of %s: %q is not a byte count", addr, raw)
 		}
 		loads[addr] = load
-		hostID, err := r.OptString("host_id")
-		if err != nil {
-			return err
-		}
-		if hostID != "" && hostID == in.Caps.HostID {
+		if hostID := row.OptString("host_id"); hostID != "" && hostID == in.Caps.HostID {
 			own = load
 		}
 		return nil

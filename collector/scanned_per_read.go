@@ -32,25 +32,11 @@ func (s distributionSource) Collect(ctx context.Context, in Input, out *Output) 
 		return 0, err
 	}
 	stmt := `SELECT keyspace_name, table_name, count, "` + p50Col + `", "` + p99Col + `", max FROM system_views.` + s.name
-	n, err := cql.SelectAll(ctx, in.Q, stmt, nil, func(r cql.Row) error {
-		ks, tbl, err := tableOf(r)
-		if err != nil {
-			return err
+	n, err := cql.SelectAll(ctx, in.Q, stmt, nil, func(row *cql.Decoder) error {
+		ks, tbl := tableOf(row)
+		*s.field(out.Node.Stats(ks, tbl)) = model.Distribution{
+			Count: row.Int64("count"), P50: row.Float64(p50Col), P99: row.Float64(p99Col), Max: row.Float64("max"),
 		}
-		var d model.Distribution
-		if d.Count, err = r.Int64("count"); err != nil {
-			return err
-		}
-		if d.P50, err = r.Float64(p50Col); err != nil {
-			return err
-		}
-		if d.P99, err = r.Float64(p99Col); err != nil {
-			return err
-		}
-		if d.Max, err = r.Float64("max"); err != nil {
-			return err
-		}
-		*s.field(out.Node.Stats(ks, tbl)) = d
 		return nil
 	})
 	if err != nil {

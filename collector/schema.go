@@ -58,10 +58,9 @@ const localSchemaVersionQuery = "SELECT schema_version FROM system.local WHERE k
 // localSchemaVersion is the schema version of the node q reads from.
 func localSchemaVersion(ctx context.Context, q cql.Querier) (string, error) {
 	var v string
-	n, err := cql.SelectAll(ctx, q, localSchemaVersionQuery, nil, func(r cql.Row) error {
-		var err error
-		v, err = r.OptString("schema_version")
-		return err
+	n, err := cql.SelectAll(ctx, q, localSchemaVersionQuery, nil, func(row *cql.Decoder) error {
+		v = row.OptString("schema_version")
+		return nil
 	})
 	if err == nil && n != 1 {
 		err = fmt.Errorf("want 1 row, got %d", n)
@@ -72,150 +71,110 @@ func localSchemaVersion(ctx context.Context, q cql.Querier) (string, error) {
 	return v, nil
 }
 
+// readSchema runs the four system_schema reads, keyspaces first: tables
+// attach to their keyspace, columns and indexes to their table.
 func readSchema(ctx context.Context, in Input, out *Output) (int, error) {
-	addr := in.Q.Address()
-	keyspaces := map[string]*model.Keyspace{}
-	tables := map[string]*model.Table{}
+	b := schemaBuilder{keyspaces: map[string]*model.Keyspace{}, tables: map[string]*model.Table{}}
 	total := 0
-
-	n, err := cql.SelectAll(ctx, in.Q, keyspacesQuery, nil, func(r cql.Row) error {
-		name, err := r.String("keyspace_name")
+	for _, read := range []struct {
+		table, stmt string
+		parse       func(*cql.Decoder) error
+	}{
+		{"system_schema.keyspaces", keyspacesQuery, b.keyspace},
+		{"system_schema.tables", tablesQuery, b.table},
+		{"system_schema.columns", columnsQuery, b.column},
+		{"system_schema.indexes", indexesQuery, b.index},
+	} {
+		n, err := cql.SelectAll(ctx, in.Q, read.stmt, nil, read.parse)
+		total += n
 		if err != nil {
-			return err
+			return total, fmt.Errorf("reading %s on %s: %w", read.table, in.Q.Address(), err)
 		}
-		repl, err := r.OptStringMap("replication")
-		if err != nil {
-			return err
-		}
-		keyspaces[name] = &model.Keyspace{Name: name, Replication: repl, System: isSystemKeyspace(name)}
-		return nil
-	})
-	total += n
-	if err != nil {
-		return total, fmt.Errorf("reading system_schema.keyspaces on %s: %w", addr, err)
 	}
+	out.Cluster.Schema = b.schema()
+	return total, nil
+}
 
-	n, err = cql.SelectAll(ctx, in.Q, tablesQuery, nil, func(r cql.Row) error {
-		ks, err := r.String("keyspace_name")
-		if err != nil {
-			return err
-		}
-		name, err := r.String("table_name")
-		if err != nil {
-			return err
-		}
-		t := &model.Table{Keyspace: ks, Name: name}
-		ttl, err := r.OptInt64("default_time_to_live")
-		if err != nil {
-			return err
-		}
-		gc, err := r.OptInt64("gc_grace_seconds")
-		if err != nil {
-			return err
-		}
-		t.DefaultTTLSeconds, t.GCGraceSeconds = int(ttl), int(gc)
-		if t.Compaction, err = r.OptStringMap("compaction"); err != nil {
-			return err
-		}
-		tables[model.TableKey(ks, name)] = t
-		return nil
-	})
-	total += n
-	if err != nil {
-		return total, fmt.Errorf("reading system_schema.tables on %s: %w", addr, err)
+// schemaBuilder assembles a model.Schema from system_schema rows. A read
+// that fails discards the builder, so its methods never undo a row.
+type schemaBuilder struct {
+	keyspaces map[string]*model.Keyspace
+	tables    map[string]*model.Table // by model.TableKey
+}
+
+func (b schemaBuilder) keyspace(row *cql.Decoder) error {
+	name := row.String("keyspace_name")
+	b.keyspaces[name] = &model.Keyspace{Name: name, Replication: row.OptStringMap("replication"), System: isSystemKeyspace(name)}
+	return nil
+}
+
+func (b schemaBuilder) table(row *cql.Decoder) error {
+	t := &model.Table{
+		Keyspace:          row.String("keyspace_name"),
+		Name:              row.String("table_name"),
+		DefaultTTLSeconds: int(row.OptInt64("default_time_to_live")),
+		GCGraceSeconds:    int(row.OptInt64("gc_grace_seconds")),
+		Compaction:        row.OptStringMap("compaction"),
 	}
+	b.tables[model.TableKey(t.Keyspace, t.Name)] = t
+	return nil
+}
 
-	n, err = cql.SelectAll(ctx, in.Q, columnsQuery, nil, func(r cql.Row) error {
-		t, err := schemaTable(r, tables)
-		if err != nil || t == nil {
-			return err
-		}
-		var c model.Column
-		if c.Name, err = r.String("column_name"); err != nil {
-			return err
-		}
-		if c.Kind, err = r.String("kind"); err != nil {
-			return err
-		}
-		pos, err := r.Int64("position")
-		if err != nil {
-			return err
-		}
-		c.Position = int(pos)
-		if c.Type, err = r.String("type"); err != nil {
-			return err
-		}
-		if c.ClusteringOrder, err = r.OptString("clustering_order"); err != nil {
-			return err
-		}
-		t.Columns = append(t.Columns, c)
-		return nil
-	})
-	total += n
-	if err != nil {
-		return total, fmt.Errorf("reading system_schema.columns on %s: %w", addr, err)
+func (b schemaBuilder) column(row *cql.Decoder) error {
+	if t := b.tableOfRow(row); t != nil {
+		t.Columns = append(t.Columns, model.Column{
+			Name:            row.String("column_name"),
+			Kind:            row.String("kind"),
+			Position:        int(row.Int64("position")),
+			Type:            row.String("type"),
+			ClusteringOrder: row.OptString("clustering_order"),
+		})
 	}
+	return nil
+}
 
-	n, err = cql.SelectAll(ctx, in.Q, indexesQuery, nil, func(r cql.Row) error {
-		t, err := schemaTable(r, tables)
-		if err != nil || t == nil {
-			return err
-		}
-		var ix model.Index
-		if ix.Name, err = r.String("index_name"); err != nil {
-			return err
-		}
-		if ix.Kind, err = r.OptString("kind"); err != nil {
-			return err
-		}
-		if ix.Options, err = r.OptStringMap("options"); err != nil {
-			return err
-		}
-		t.Indexes = append(t.Indexes, ix)
-		return nil
-	})
-	total += n
-	if err != nil {
-		return total, fmt.Errorf("reading system_schema.indexes on %s: %w", addr, err)
+func (b schemaBuilder) index(row *cql.Decoder) error {
+	if t := b.tableOfRow(row); t != nil {
+		t.Indexes = append(t.Indexes, model.Index{
+			Name:    row.String("index_name"),
+			Kind:    row.OptString("kind"),
+			Options: row.OptStringMap("options"),
+		})
 	}
+	return nil
+}
 
-	for _, t := range tables {
+// tableOfRow finds the table a columns or indexes row belongs to; nil for a
+// table dropped or created between the reads.
+func (b schemaBuilder) tableOfRow(row *cql.Decoder) *model.Table {
+	return b.tables[model.TableKey(tableOf(row))]
+}
+
+// schema orders what was read: keyspaces and their tables by name, columns
+// by sortColumns, indexes by name.
+func (b schemaBuilder) schema() model.Schema {
+	for _, t := range b.tables {
 		sortColumns(t.Columns)
 		sort.Slice(t.Indexes, func(i, j int) bool { return t.Indexes[i].Name < t.Indexes[j].Name })
-		ks, ok := keyspaces[t.Keyspace]
+		ks, ok := b.keyspaces[t.Keyspace]
 		if !ok {
 			// Seen mid schema change: the keyspace row came before the table's.
 			continue
 		}
 		ks.Tables = append(ks.Tables, *t)
 	}
-	names := make([]string, 0, len(keyspaces))
-	for name := range keyspaces {
+	names := make([]string, 0, len(b.keyspaces))
+	for name := range b.keyspaces {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	schema := model.Schema{Keyspaces: make([]model.Keyspace, 0, len(names))}
 	for _, name := range names {
-		ks := keyspaces[name]
+		ks := b.keyspaces[name]
 		sort.Slice(ks.Tables, func(i, j int) bool { return ks.Tables[i].Name < ks.Tables[j].Name })
 		schema.Keyspaces = append(schema.Keyspaces, *ks)
 	}
-	out.Cluster.Schema = schema
-	return total, nil
-}
-
-// schemaTable finds the table a columns/indexes row belongs to; nil for a
-// table dropped or created between the queries.
-func schemaTable(r cql.Row, tables map[string]*model.Table) (*model.Table, error) {
-	ks, err := r.String("keyspace_name")
-	if err != nil {
-		return nil, err
-	}
-	name, err := r.String("table_name")
-	if err != nil {
-		return nil, err
-	}
-	return tables[model.TableKey(ks, name)], nil
+	return schema
 }
 
 var columnKindOrder = map[string]int{"partition_key": 0, "clustering": 1, "static": 2, "regular": 3}

@@ -22,7 +22,7 @@ type largeDataSource struct {
 	table string
 	// base columns exist in every supported version; optional ones are probed.
 	base, optional []string
-	parse          func(r cql.Row, out *model.NodeData) error
+	parse          func(row *cql.Decoder, out *model.NodeData) // a failed read is the Decoder's error
 }
 
 func (s largeDataSource) Name() string { return s.table }
@@ -45,7 +45,10 @@ func (s largeDataSource) Collect(ctx context.Context, in Input, out *Output) (in
 	// A full read of a node-local system table: its size is bounded by the
 	// thresholds and the 30-day TTL of its rows.
 	stmt := "SELECT " + strings.Join(selected, ", ") + " FROM system." + s.table
-	n, err := cql.SelectAll(ctx, in.Q, stmt, nil, func(r cql.Row) error { return s.parse(r, out.Node) })
+	n, err := cql.SelectAll(ctx, in.Q, stmt, nil, func(row *cql.Decoder) error {
+		s.parse(row, out.Node)
+		return nil
+	})
 	if err != nil {
 		return n, fmt.Errorf("reading system.%s on %s: %w", s.table, in.Address, err)
 	}
@@ -58,39 +61,13 @@ func newLargePartitionsSource() largeDataSource {
 		table:    "large_partitions",
 		base:     []string{"keyspace_name", "table_name", "sstable_name", "partition_size", "partition_key", "rows", "compaction_time"},
 		optional: []string{"range_tombstones", "dead_rows"},
-		parse: func(r cql.Row, out *model.NodeData) error {
-			var p model.LargePartition
-			var err error
-			if p.Keyspace, p.Table, err = tableOf(r); err != nil {
-				return err
-			}
-			if p.SSTable, err = r.String("sstable_name"); err != nil {
-				return err
-			}
-			if p.SizeBytes, err = r.Int64("partition_size"); err != nil {
-				return err
-			}
-			if p.Key, err = r.String("partition_key"); err != nil {
-				return err
-			}
-			if p.Rows, err = r.OptInt64("rows"); err != nil {
-				return err
-			}
-			if p.CompactionTime, err = r.OptTime("compaction_time"); err != nil {
-				return err
-			}
-			if _, ok := r["range_tombstones"]; ok {
-				if p.RangeTombstones, err = r.OptInt64("range_tombstones"); err != nil {
-					return err
-				}
-			}
-			if _, ok := r["dead_rows"]; ok {
-				if p.DeadRows, err = r.OptInt64("dead_rows"); err != nil {
-					return err
-				}
-			}
+		parse: func(row *cql.Decoder, out *model.NodeData) {
+			p := model.LargePartition{}
+			p.Keyspace, p.Table = tableOf(row)
+			p.SSTable, p.SizeBytes, p.Key = row.String("sstable_name"), row.Int64("partition_size"), row.String("partition_key")
+			p.Rows, p.CompactionTime = row.OptInt64("rows"), row.OptTime("compaction_time")
+			p.RangeTombstones, p.DeadRows = optionalInt64(row, "range_tombstones"), optionalInt64(row, "dead_rows")
 			out.LargePartitions = append(out.LargePartitions, p)
-			return nil
 		},
 	}
 }
@@ -99,26 +76,12 @@ func newLargeRowsSource() largeDataSource {
 	return largeDataSource{
 		table: "large_rows",
 		base:  []string{"keyspace_name", "table_name", "sstable_name", "row_size", "partition_key", "clustering_key"},
-		parse: func(r cql.Row, out *model.NodeData) error {
-			var lr model.LargeRow
-			var err error
-			if lr.Keyspace, lr.Table, err = tableOf(r); err != nil {
-				return err
-			}
-			if lr.SSTable, err = r.String("sstable_name"); err != nil {
-				return err
-			}
-			if lr.SizeBytes, err = r.Int64("row_size"); err != nil {
-				return err
-			}
-			if lr.Key, err = r.String("partition_key"); err != nil {
-				return err
-			}
-			if lr.ClusteringKey, err = r.String("clustering_key"); err != nil {
-				return err
-			}
-			out.LargeRows = append(out.LargeRows, lr)
-			return nil
+		parse: func(row *cql.Decoder, out *model.NodeData) {
+			r := model.LargeRow{}
+			r.Keyspace, r.Table = tableOf(row)
+			r.SSTable, r.SizeBytes = row.String("sstable_name"), row.Int64("row_size")
+			r.Key, r.ClusteringKey = row.String("partition_key"), row.String("clustering_key")
+			out.LargeRows = append(out.LargeRows, r)
 		},
 	}
 }
@@ -128,36 +91,24 @@ func newLargeCellsSource() largeDataSource {
 		table:    "large_cells",
 		base:     []string{"keyspace_name", "table_name", "sstable_name", "cell_size", "partition_key", "clustering_key", "column_name"},
 		optional: []string{"collection_elements"},
-		parse: func(r cql.Row, out *model.NodeData) error {
-			var c model.LargeCell
-			var err error
-			if c.Keyspace, c.Table, err = tableOf(r); err != nil {
-				return err
-			}
-			if c.SSTable, err = r.String("sstable_name"); err != nil {
-				return err
-			}
-			if c.SizeBytes, err = r.Int64("cell_size"); err != nil {
-				return err
-			}
-			if c.Key, err = r.String("partition_key"); err != nil {
-				return err
-			}
-			if c.ClusteringKey, err = r.String("clustering_key"); err != nil {
-				return err
-			}
-			if c.Column, err = r.String("column_name"); err != nil {
-				return err
-			}
-			if _, ok := r["collection_elements"]; ok {
-				if c.CollectionElements, err = r.OptInt64("collection_elements"); err != nil {
-					return err
-				}
-			}
+		parse: func(row *cql.Decoder, out *model.NodeData) {
+			c := model.LargeCell{}
+			c.Keyspace, c.Table = tableOf(row)
+			c.SSTable, c.SizeBytes = row.String("sstable_name"), row.Int64("cell_size")
+			c.Key, c.ClusteringKey, c.Column = row.String("partition_key"), row.String("clustering_key"), row.String("column_name")
+			c.CollectionElements = optionalInt64(row, "collection_elements")
 			out.LargeCells = append(out.LargeCells, c)
-			return nil
 		},
 	}
+}
+
+// optionalInt64 reads one of the optional columns: 0 when the node's
+// version does not have it (it was not selected) or it is NULL.
+func optionalInt64(row *cql.Decoder, col string) int64 {
+	if !row.Has(col) {
+		return 0
+	}
+	return row.OptInt64(col)
 }
 
 // sortLargeData orders the large_* lists biggest first, for stable output.

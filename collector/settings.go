@@ -62,14 +62,11 @@ func (settingsSource) Collect(ctx context.Context, in Input, out *Output) (int, 
 		return 0, err
 	}
 	settings := map[string]string{}
-	n, err := cql.SelectAll(ctx, in.Q, stmt, nil, func(r cql.Row) error {
-		name, err := r.String("name")
-		if err != nil || !isRelevantSetting(name) {
-			return err
+	n, err := cql.SelectAll(ctx, in.Q, stmt, nil, func(row *cql.Decoder) error {
+		if name := row.String("name"); isRelevantSetting(name) {
+			settings[name] = row.OptString("value") // null: unset (5.0 guardrails default to null)
 		}
-		v, err := r.OptString("value") // null: unset (5.0 guardrails default to null)
-		settings[name] = v
-		return err
+		return nil
 	})
 	if err != nil {
 		return n, fmt.Errorf("reading %s on %s: %w", table, in.Address, err)

@@ -50,32 +50,12 @@ func (sizeEstimatesSource) Collect(ctx context.Context, in Input, out *Output) (
 	}
 	sums := map[string]*acc{}
 	var order []string
-	n, err := cql.SelectAll(ctx, in.Q, stmt, nil, func(r cql.Row) error {
-		if _, ok := r["range_type"]; ok {
-			rt, err := r.String("range_type")
-			if err != nil {
-				return err
-			}
-			if rt != "primary" {
-				return nil
-			}
+	n, err := cql.SelectAll(ctx, in.Q, stmt, nil, func(row *cql.Decoder) error {
+		if row.Has("range_type") && row.String("range_type") != "primary" {
+			return nil // or a NULL range_type, which SelectAll reports
 		}
-		ks, err := r.String("keyspace_name")
-		if err != nil {
-			return err
-		}
-		tbl, err := r.String("table_name")
-		if err != nil {
-			return err
-		}
-		mean, err := r.Int64("mean_partition_size")
-		if err != nil {
-			return err
-		}
-		count, err := r.Int64("partitions_count")
-		if err != nil {
-			return err
-		}
+		ks, tbl := tableOf(row)
+		mean, count := row.Int64("mean_partition_size"), row.Int64("partitions_count")
 		if mean < 0 || count < 0 {
 			return fmt.Errorf("%s.%s: negative estimate (mean %d, count %d)", ks, tbl, mean, count)
 		}

@@ -7,14 +7,9 @@ import (
 	"github.com/partmon/partmon/model"
 )
 
-func tableOf(r cql.Row) (keyspace, table string, err error) {
-	if keyspace, err = r.String("keyspace_name"); err != nil {
-		return "", "", err
-	}
-	if table, err = r.String("table_name"); err != nil {
-		return "", "", err
-	}
-	return keyspace, table, nil
+// tableOf reads the (keyspace_name, table_name) every per-table row has.
+func tableOf(row *cql.Decoder) (keyspace, table string) {
+	return row.String("keyspace_name"), row.String("table_name")
 }
 
 // userTables lists "keyspace.table" for every table outside system keyspaces.

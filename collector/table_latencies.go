@@ -40,21 +40,12 @@ func (s latencySource) Collect(ctx context.Context, in Input, out *Output) (int,
 	prefix := s.name + "|" + in.Address + "|"
 	seen := map[string]bool{}
 	stmt := `SELECT keyspace_name, table_name, count, per_second, "` + p99Col + `" FROM system_views.` + s.name
-	n, err := cql.SelectAll(ctx, in.Q, stmt, nil, func(r cql.Row) error {
-		ks, tbl, err := tableOf(r)
-		if err != nil {
-			return err
-		}
-		var o model.Ops
-		if o.Count, err = r.Int64("count"); err != nil {
-			return err
-		}
-		if o.PerSecond, err = r.Float64("per_second"); err != nil {
-			return err
-		}
-		p99, err := r.Float64(p99Col)
-		if err != nil {
-			return err
+	n, err := cql.SelectAll(ctx, in.Q, stmt, nil, func(row *cql.Decoder) error {
+		ks, tbl := tableOf(row)
+		o := model.Ops{Count: row.Int64("count"), PerSecond: row.Float64("per_second")}
+		p99 := row.Float64(p99Col)
+		if err := row.Err(); err != nil {
+			return err // before the rate tracker records a count that was not read
 		}
 		if o.Count < 0 || o.PerSecond < 0 || p99 < 0 || math.IsNaN(o.PerSecond) || math.IsNaN(p99) {
 			return fmt.Errorf("%s.%s: negative or NaN value (count %d, per_second %g, %s %g)", ks, tbl, o.Count, o.PerSecond, p99Col, p99)

@@ -33,15 +33,9 @@ func (s mebibytesSource) Collect(ctx context.Context, in Input, out *Output) (in
 	}
 	var load float64
 	stmt := "SELECT keyspace_name, table_name, mebibytes FROM system_views." + s.name
-	n, err := cql.SelectAll(ctx, in.Q, stmt, nil, func(r cql.Row) error {
-		ks, tbl, err := tableOf(r)
-		if err != nil {
-			return err
-		}
-		mib, err := r.Int64("mebibytes")
-		if err != nil {
-			return err
-		}
+	n, err := cql.SelectAll(ctx, in.Q, stmt, nil, func(row *cql.Decoder) error {
+		ks, tbl := tableOf(row)
+		mib := row.Int64("mebibytes")
 		if mib < 0 {
 			return fmt.Errorf("%s.%s: negative size %d MiB", ks, tbl, mib)
 		}

@@ -22,28 +22,15 @@ func (threadPoolsSource) Collect(ctx context.Context, in Input, out *Output) (in
 	if err := in.Caps.needVirtual("thread_pools", "4.0"); err != nil {
 		return 0, err
 	}
-	n, err := cql.SelectAll(ctx, in.Q, threadPoolsQuery, nil, func(r cql.Row) error {
-		var p model.ThreadPool
-		var err error
-		if p.Name, err = r.String("name"); err != nil {
-			return err
-		}
-		if p.Active, err = r.Int64("active_tasks"); err != nil {
-			return err
-		}
-		if p.Pending, err = r.Int64("pending_tasks"); err != nil {
-			return err
-		}
-		if p.Blocked, err = r.Int64("blocked_tasks"); err != nil {
-			return err
-		}
-		if p.BlockedAllTime, err = r.Int64("blocked_tasks_all_time"); err != nil {
-			return err
-		}
-		if p.Completed, err = r.Int64("completed_tasks"); err != nil {
-			return err
-		}
-		out.Node.ThreadPools = append(out.Node.ThreadPools, p)
+	n, err := cql.SelectAll(ctx, in.Q, threadPoolsQuery, nil, func(row *cql.Decoder) error {
+		out.Node.ThreadPools = append(out.Node.ThreadPools, model.ThreadPool{
+			Name:           row.String("name"),
+			Active:         row.Int64("active_tasks"),
+			Pending:        row.Int64("pending_tasks"),
+			Blocked:        row.Int64("blocked_tasks"),
+			BlockedAllTime: row.Int64("blocked_tasks_all_time"),
+			Completed:      row.Int64("completed_tasks"),
+		})
 		return nil
 	})
 	if err != nil {

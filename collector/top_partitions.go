@@ -25,23 +25,9 @@ func (topPartitionsSource) Collect(ctx context.Context, in Input, out *Output) (
 	if !in.Caps.SystemTables["top_partitions"] {
 		return 0, fmt.Errorf("%w: system.top_partitions does not exist on this node (Cassandra 4.1+)", ErrUnsupported)
 	}
-	n, err := cql.SelectAll(ctx, in.Q, topPartitionsQuery, nil, func(r cql.Row) error {
-		ks, tbl, err := tableOf(r)
-		if err != nil {
-			return err
-		}
-		typ, err := r.String("top_type")
-		if err != nil {
-			return err
-		}
-		top, err := r.OptKeyCounts("top")
-		if err != nil {
-			return err
-		}
-		last, err := r.OptTime("last_update")
-		if err != nil {
-			return err
-		}
+	n, err := cql.SelectAll(ctx, in.Q, topPartitionsQuery, nil, func(row *cql.Decoder) error {
+		ks, tbl := tableOf(row)
+		typ, top, last := row.String("top_type"), row.OptKeyCounts("top"), row.OptTime("last_update")
 		for _, kc := range top {
 			out.Node.TopPartitions = append(out.Node.TopPartitions, model.TopPartition{
 				Keyspace: ks, Table: tbl, Type: typ, Key: kc.Key, Value: kc.Value, LastUpdate: last,

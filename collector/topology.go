@@ -30,15 +30,9 @@ func (topologySource) Collect(ctx context.Context, in Input, out *Output) (int, 
 	addr := in.Q.Address()
 	snap := out.Cluster
 	var nodes []model.Node
-	rows, err := cql.SelectAll(ctx, in.Q, localQuery, nil, func(r cql.Row) error {
-		var err error
-		if snap.Cluster, err = r.String("cluster_name"); err != nil {
-			return err
-		}
-		if snap.Partitioner, err = r.String("partitioner"); err != nil {
-			return err
-		}
-		n, err := parseNode(r, "rpc_address", "broadcast_address", addr)
+	rows, err := cql.SelectAll(ctx, in.Q, localQuery, nil, func(row *cql.Decoder) error {
+		snap.Cluster, snap.Partitioner = row.String("cluster_name"), row.String("partitioner")
+		n, err := parseNode(row, "rpc_address", "broadcast_address", addr)
 		if err != nil {
 			return err
 		}
@@ -56,13 +50,13 @@ func (topologySource) Collect(ctx context.Context, in Input, out *Output) (int, 
 	if !in.Caps.SystemTables["peers_v2"] {
 		stmt, table, native = peersQuery, "system.peers", "rpc_address"
 	}
-	n, err := cql.SelectAll(ctx, in.Q, stmt, nil, func(r cql.Row) error {
-		if !validPeer(r) {
+	n, err := cql.SelectAll(ctx, in.Q, stmt, nil, func(row *cql.Decoder) error {
+		if !validPeer(row) {
 			// The driver skips such rows too (gocql isValidPeer): a peer
 			// mid-bootstrap or a ghost entry has no host ID or tokens yet.
 			return nil
 		}
-		node, err := parseNode(r, native, "peer", "")
+		node, err := parseNode(row, native, "peer", "")
 		if err != nil {
 			return err
 		}
@@ -81,9 +75,9 @@ func (topologySource) Collect(ctx context.Context, in Input, out *Output) (int, 
 	return rows, nil
 }
 
-func validPeer(r cql.Row) bool {
+func validPeer(row *cql.Decoder) bool {
 	for _, col := range []string{"host_id", "data_center", "rack", "tokens"} {
-		if v, ok := r[col]; ok && v == nil {
+		if row.IsNull(col) {
 			return false
 		}
 	}
@@ -93,29 +87,13 @@ func validPeer(r cql.Row) bool {
 // parseNode reads one ring member. The CQL address is clientCol (rpc_address,
 // native_address) unless it is unset or the wildcard, then fallbackCol
 // (broadcast_address, peer), then fallback (the address we queried).
-func parseNode(r cql.Row, clientCol, fallbackCol, fallback string) (model.Node, error) {
-	var n model.Node
-	var err error
-	if n.HostID, err = r.String("host_id"); err != nil {
-		return n, err
-	}
-	if n.DC, err = r.OptString("data_center"); err != nil {
-		return n, err
-	}
-	if n.Rack, err = r.OptString("rack"); err != nil {
-		return n, err
-	}
-	if n.ReleaseVersion, err = r.OptString("release_version"); err != nil {
-		return n, err
-	}
-	if n.SchemaVersion, err = r.OptString("schema_version"); err != nil {
-		return n, err
+func parseNode(row *cql.Decoder, clientCol, fallbackCol, fallback string) (model.Node, error) {
+	n := model.Node{
+		HostID: row.String("host_id"), DC: row.OptString("data_center"), Rack: row.OptString("rack"),
+		ReleaseVersion: row.OptString("release_version"), SchemaVersion: row.OptString("schema_version"),
 	}
 	for _, col := range []string{clientCol, fallbackCol} {
-		a, err := r.OptString(col)
-		if err != nil {
-			return n, err
-		}
+		a := row.OptString(col) // "" after an earlier failure: Err below reports it
 		if ip := net.ParseIP(a); ip != nil && !ip.IsUnspecified() {
 			n.Address = ip.String()
 			break
@@ -124,16 +102,20 @@ func parseNode(r cql.Row, clientCol, fallbackCol, fallback string) (model.Node, 
 			return n, fmt.Errorf("column %q: %q is not an IP address", col, a)
 		}
 	}
+	if err := row.Err(); err != nil {
+		return n, err
+	}
 	if n.Address == "" {
 		n.Address = fallback
 	}
 	if n.Address == "" {
 		return n, fmt.Errorf("node %s has no usable address in %q or %q", n.HostID, clientCol, fallbackCol)
 	}
-	raw, err := r.OptStrings("tokens")
-	if err != nil {
+	raw := row.OptStrings("tokens")
+	if err := row.Err(); err != nil {
 		return n, err
 	}
+	var err error
 	if n.Tokens, err = parseTokens(raw); err != nil {
 		return n, fmt.Errorf("node %s: %w", n.Address, err)
 	}
