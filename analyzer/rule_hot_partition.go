@@ -53,6 +53,7 @@ func ruleHotPartition(a *analysis) []Finding {
 			f.Advice = a.hotKeyAdvice(hk)
 			out = append(out, f)
 		}
+		out = append(out, a.logHotFindings(t, findingKeys(out, t))...)
 	}
 	return out
 }

@@ -25,6 +25,7 @@ func ruleOversizedPartition(a *analysis) []Finding {
 	warn, crit := float64(a.th.PartitionWarningBytes), float64(a.th.PartitionCriticalBytes)
 	for _, t := range a.tables {
 		for _, tn := range t.nodes {
+			logged := a.noteLogSizes(t, tn)
 			size := float64(max(tn.stats.MaxPartitionBytes, tn.largestKeyBytes))
 			sev := severityFor(size, warn, crit)
 			if sev == SeverityNone {
@@ -42,6 +43,9 @@ func ruleOversizedPartition(a *analysis) []Finding {
 				f.PartitionKey = tn.largestKey
 				f.Source = joinSources(f.Source, tn.largestSource)
 				summary += fmt.Sprintf("; key %s measured %s by %s", tn.largestKey, format.Bytes(float64(tn.largestKeyBytes)), tn.largestSource)
+				if len(logged) > 0 && logged[0].ev.Key == tn.largestKey {
+					summary += a.logSizeNote(logged)
+				}
 				if tn.largeKeys > 1 {
 					summary += fmt.Sprintf(", %d keys at or over %s", tn.largeKeys, format.Bytes(warn))
 				}

@@ -85,8 +85,10 @@ func ruleTombstoneHeavy(a *analysis) []Finding {
 				f.Summary += fmt.Sprintf(" among %s rows", format.Count(float64(e.Rows)))
 			}
 			f.Advice = "a full read of this partition scans every one of them until compaction purges them; " + tombstoneAdvice(t, v, 0)
+			a.withLogTombstones(&f, t)
 			out = append(out, f)
 		}
+		out = append(out, a.logTombstoneFindings(t, findingKeys(out, t))...)
 	}
 	return out
 }

@@ -109,6 +109,8 @@ type NodeData struct {
 	// HotPartitions are keys a sampler (nodetool profileload, ScyllaDB REST
 	// toppartitions) saw most often during its sampling window.
 	HotPartitions []HotPartition `json:"hot_partitions,omitempty"`
+	// LogEvidence are the partitions the node's own log named (the logs source).
+	LogEvidence []LogEvidence `json:"log_evidence,omitempty"`
 
 	ThreadPools []ThreadPool `json:"thread_pools,omitempty"`
 	// LoadBytes is the node's live data size (gossip load or the sum of disk usage); 0 when unknown.
