@@ -3,6 +3,7 @@
 package reliability
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,21 @@ import (
 // the nodes do not chain to, or a server_name their certificates do not
 // name, every node fails with a certificate error that says so — and
 // partmon keeps serving. Without TLS it cannot talk to the nodes at all.
+//
+// With mutual TLS (`cluster up --tls-client-auth`, as make faults starts it:
+// require_client_auth, the nodes trust only DIR/tls/ca.pem) the good run's
+// client certificate is the one the cluster issued, so the run proves it is
+// accepted; a run without a client certificate and one with a certificate
+// from another CA must be refused by every node, each saying so, and keep
+// serving.
+// clientCertRefused is the TLS 1.3 alert (certificate_required) a node with
+// require_client_auth sends when the client presents no certificate, as
+// Go's crypto/tls reports it. A certificate from another CA gets the same
+// refusal: the node's CertificateRequest names the CAs it trusts, and Go
+// sends no certificate that chains to none of them (measured on Cassandra
+// 5.0.8 with Java 17: no run was refused with bad_certificate or unknown_ca).
+const clientCertRefused = "remote error: tls: certificate required"
+
 func TestClientTLS(t *testing.T) {
 	c := ownCluster(t)
 	if !c.tls() {
@@ -41,22 +57,13 @@ func TestClientTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	good := c.startPartmon(t, "partmon-tls", options{creds: creds, tls: clientCert(map[string]any{
+	// One partmon at a time while the good one connects: TLS handshakes on a
+	// busy 2-core machine need more than the harness's 2 s connect timeout.
+	const timeout = 5 * time.Second
+	good := c.startPartmon(t, "partmon-tls", options{creds: creds, queryTimeout: timeout, tls: clientCert(map[string]any{
 		"enabled": true, "ca_file": c.env["TLS_CA"], "server_name": c.env["TLS_SERVER_NAME"]})})
-	failing := []struct {
-		name    string
-		d       *daemon
-		wantErr string // in every node's source errors
-	}{
-		{"CA the nodes do not chain to", c.startPartmon(t, "partmon-tls-wrong-ca", options{creds: creds, tls: clientCert(map[string]any{
-			"enabled": true, "ca_file": otherCAFile})}), "x509: certificate signed by unknown authority"},
-		{"server_name the certificates do not name", c.startPartmon(t, "partmon-tls-wrong-name", options{creds: creds, tls: clientCert(map[string]any{
-			"enabled": true, "ca_file": c.env["TLS_CA"], "server_name": "wrong.partmon.test"})}), "x509: certificate is valid for"},
-		{"no TLS", c.startPartmon(t, "partmon-no-tls", options{creds: creds, tls: map[string]any{"enabled": false}}), ""},
-	}
-
 	good.waitReady(60 * time.Second)
-	good.waitFor(60*time.Second, "every source ok on every node over verified TLS", func() (bool, string) {
+	good.waitFor(90*time.Second, "every source ok on every node over verified TLS", func() (bool, string) {
 		rep, err := good.report()
 		if err != nil {
 			return false, err.Error()
@@ -71,6 +78,46 @@ func TestClientTLS(t *testing.T) {
 		}
 		return true, ""
 	})
+
+	specs := []struct {
+		name, proc string
+		tls        map[string]any
+		wantErr    string // in every node's source errors
+	}{
+		{"CA the nodes do not chain to", "partmon-tls-wrong-ca", clientCert(map[string]any{"enabled": true, "ca_file": otherCAFile}),
+			"x509: certificate signed by unknown authority"},
+		{"server_name the certificates do not name", "partmon-tls-wrong-name", clientCert(map[string]any{
+			"enabled": true, "ca_file": c.env["TLS_CA"], "server_name": "wrong.partmon.test"}), "x509: certificate is valid for"},
+		{"no TLS", "partmon-no-tls", map[string]any{"enabled": false}, ""},
+	}
+	if c.env["TLS_CLIENT_AUTH"] == "true" {
+		strangerCert, strangerKey, err := otherCA.IssueClient(t.TempDir(), "partmon-stranger")
+		if err != nil {
+			t.Fatal(err)
+		}
+		verified := map[string]any{"enabled": true, "ca_file": c.env["TLS_CA"], "server_name": c.env["TLS_SERVER_NAME"]}
+		withCert := maps.Clone(verified)
+		withCert["cert_file"], withCert["key_file"] = strangerCert, strangerKey
+		specs = append(specs, []struct {
+			name, proc string
+			tls        map[string]any
+			wantErr    string
+		}{
+			{"no client certificate", "partmon-mtls-no-cert", verified, clientCertRefused},
+			{"client certificate from another CA", "partmon-mtls-stranger", withCert, clientCertRefused},
+		}...)
+	} else {
+		t.Logf("the cluster does not require client certificates (cluster up --tls-client-auth does): mutual TLS not checked")
+	}
+	type failingRun struct {
+		name, wantErr string
+		d             *daemon
+	}
+	var failing []failingRun
+	for _, sp := range specs {
+		failing = append(failing, failingRun{sp.name, sp.wantErr,
+			c.startPartmon(t, sp.proc, options{creds: creds, queryTimeout: timeout, tls: sp.tls})})
+	}
 
 	for _, f := range failing {
 		var last string

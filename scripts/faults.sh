@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # make faults: partmon's reliability suite (reliability/, docs/operations.md) on a
-# 3-node Cassandra cluster of its own with PasswordAuthenticator and client TLS,
-# on 127.0.0.4-6 — never the shared dev cluster. Starts the cluster, runs the
-# suite with the real partmon binary (kill -9, SIGSTOP, restarts, SIGTERM, a
-# soak, a read-only role, TLS), and stops the cluster whatever happens.
+# 3-node Cassandra cluster of its own with PasswordAuthenticator and mutual TLS
+# (client certificates required), on 127.0.0.4-6 — never the shared dev
+# cluster. Starts the cluster, runs the fault commands' own test
+# (internal/testcluster) and the suite with the real partmon binary (kill -9,
+# SIGSTOP, restarts, SIGTERM, a soak, a read-only role, TLS with and without
+# a trusted client certificate), and stops the cluster whatever happens.
 #   PARTMON_FAULT_CLUSTER_DIR  cluster directory (default <repo>/.cluster-faults)
 #   PARTMON_FAULT_FIRST_IP     first node address (default 127.0.0.4)
 #   PARTMON_SOAK_DURATION      soak length (default 3m)
@@ -28,8 +30,8 @@ stop() {
 }
 trap stop EXIT
 
-echo "== start a 3-node cluster with --auth --auth-cache-refresh --tls on $FIRST_IP.. in $PARTMON_FAULT_CLUSTER_DIR"
-"$CLUSTER" up --first-ip "$FIRST_IP" --dir "$PARTMON_FAULT_CLUSTER_DIR" --nodes 3 --heap 512M --auth --auth-cache-refresh --tls
+echo "== start a 3-node cluster with --auth --auth-cache-refresh --tls-client-auth on $FIRST_IP.. in $PARTMON_FAULT_CLUSTER_DIR"
+"$CLUSTER" up --first-ip "$FIRST_IP" --dir "$PARTMON_FAULT_CLUSTER_DIR" --nodes 3 --heap 512M --auth --auth-cache-refresh --tls-client-auth
 
 summary='^(=== RUN|--- |PASS|FAIL|ok |    [a-z_]+_integration_test.go)'
 set +e
