@@ -1,0 +1,310 @@
+package truth
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Observations are what the real nodetool said around a partmon run, on
+// the same nodes: the reference for every figure partmon prints.
+type Observations struct {
+	// Stats is tablestats at the end of the window, by node then "ks.table";
+	// StatsStart at its start (counter deltas are the window's traffic).
+	Stats      map[string]map[string]TableStat `json:"stats"`
+	StatsStart map[string]map[string]TableStat `json:"stats_start"`
+	// Status is `nodetool status KEYSPACE` by keyspace ("": no keyspace, for load).
+	Status map[string][]StatusNode `json:"status"`
+	// Histograms and Profiles by node then "ks.table".
+	Histograms map[string]map[string]TableHistograms `json:"histograms"`
+	Profiles   map[string]map[string]Profile         `json:"profiles"`
+}
+
+// FigureCheck compares one figure of a finding with nodetool (or with the
+// rows the corpus wrote, where nodetool has no such figure).
+type FigureCheck struct {
+	Finding   string  `json:"finding"`
+	Kind      string  `json:"kind"`
+	Keyspace  string  `json:"keyspace"`
+	Table     string  `json:"table,omitempty"`
+	Node      string  `json:"node,omitempty"`
+	Partmon   float64 `json:"partmon"`
+	Reference float64 `json:"reference"`
+	Source    string  `json:"source"` // what the reference is
+	ErrorPct  float64 `json:"error_pct"`
+	Tolerance float64 `json:"tolerance_pct"`
+	OK        bool    `json:"ok"`
+}
+
+func newCheck(f *Finding, node string, ref float64, source string, tolerance float64) FigureCheck {
+	c := FigureCheck{Finding: f.ID, Kind: f.Kind, Keyspace: f.Keyspace, Table: f.Table, Node: node,
+		Partmon: f.Value, Reference: ref, Source: source, Tolerance: tolerance}
+	switch {
+	case ref == 0 && f.Value == 0:
+		c.OK = true
+	case ref == 0:
+		c.ErrorPct = math.Inf(1)
+	default:
+		c.ErrorPct = 100 * math.Abs(f.Value-ref) / math.Abs(ref)
+		c.OK = c.ErrorPct <= tolerance
+	}
+	return c
+}
+
+// figureContext is what a figure check needs beyond the finding.
+type figureContext struct {
+	obs        *Observations
+	hosts      []string
+	dc         map[string]string
+	replicas   int   // total replicas of the keyspace (Σ of its factors); 0 unknown
+	truthRows  int64 // live rows of the table's largest partition, as written
+	cellsOfRow int   // regular (non-key) columns: cells per row
+	truthParts int64 // partitions written into the table
+	keyString  string
+}
+
+// checkFigures compares a finding's value with the nodetool figure that
+// measures the same thing on the same node. Kinds with no such figure give
+// no check.
+func checkFigures(f *Finding, fc figureContext) []FigureCheck {
+	nodes := f.AllNodes()
+	if len(nodes) == 0 {
+		nodes = fc.hosts
+	}
+	tk := f.Keyspace + "." + f.Table
+	var out []FigureCheck
+	switch f.Kind {
+	case "oversized_partition", "unbucketed_time_series":
+		if f.Unit != "bytes" {
+			return nil
+		}
+		node, best := maxOver(nodes, func(n string) float64 { return float64(fc.obs.Stats[n][tk].MaxPartitionBytes) })
+		out = append(out, newCheck(f, node, best, "tablestats compacted_partition_maximum_bytes (largest over the finding's nodes)", 10))
+	case "wide_partition":
+		if fc.truthRows > 0 {
+			out = append(out, newCheck(f, "", float64(fc.truthRows), "live rows the corpus wrote into the table's largest partition", 10))
+		}
+		if fc.cellsOfRow > 0 {
+			node, cells := maxOver(nodes, func(n string) float64 { return fc.obs.Histograms[n][tk].Cells.Max })
+			if cells > 0 {
+				out = append(out, newCheck(f, node, cells/float64(fc.cellsOfRow),
+					fmt.Sprintf("tablehistograms max cell count ÷ %d cells per row (a histogram bucket bound: ±20 %%)", fc.cellsOfRow), 20))
+			}
+		}
+	case "tombstone_heavy":
+		for _, n := range nodes {
+			st, ok := fc.obs.Stats[n][tk]
+			if !ok {
+				continue
+			}
+			switch f.Unit {
+			case "tombstones":
+				out = append(out, newCheck(f, n, st.MaxTombstonesPerSlice, "tablestats maximum tombstones per slice (last five minutes)", 10))
+			case "ratio":
+				if sum := st.MaxTombstonesPerSlice + st.MaxLiveRowsPerSlice; sum > 0 {
+					out = append(out, newCheck(f, n, st.MaxTombstonesPerSlice/sum,
+						"tablestats maximum tombstones ÷ (maximum tombstones + maximum live rows) per slice (last five minutes)", 10))
+				}
+			}
+		}
+	case "hot_partition":
+		reads, writes := samplersOf(f.Summary)
+		for _, n := range nodes {
+			if p, ok := fc.obs.Profiles[n][tk]; ok && f.PartitionKey != "" {
+				share, total := p.Share(f.PartitionKey, reads, writes)
+				if total > 0 {
+					out = append(out, newCheck(f, n, share, fmt.Sprintf("the key's share of %d operations sampled by nodetool profileload on the node", total),
+						samplingTolerance(share, total, sampledOps(f.Summary))))
+				}
+			}
+		}
+	case "hot_token_range":
+		for _, n := range nodes {
+			if ratio, src, ok := trafficRatio(f, n, fc); ok {
+				out = append(out, newCheck(f, n, ratio, src, 10))
+			}
+		}
+	case "ownership_skew":
+		for _, n := range nodes {
+			if skew, ok := ownershipSkew(fc.obs.Status[f.Keyspace], n); ok {
+				out = append(out, newCheck(f, n, skew, "nodetool status "+f.Keyspace+": effective ownership ÷ (Σ ownership in the DC ÷ its nodes)", 10))
+			}
+		}
+	case "load_skew":
+		for _, n := range nodes {
+			if skew, ok := loadSkew(fc.obs.Status[""], n); ok {
+				out = append(out, newCheck(f, n, skew, "nodetool status: load ÷ the DC's mean load", 10))
+			}
+		}
+	case "low_cardinality_key":
+		if fc.replicas > 0 {
+			sum := 0.0
+			for _, n := range fc.hosts {
+				sum += float64(fc.obs.Stats[n][tk].Partitions)
+			}
+			out = append(out, newCheck(f, "", sum/float64(fc.replicas), fmt.Sprintf("Σ tablestats partition estimates ÷ %d replicas", fc.replicas), 10))
+		}
+		if fc.truthParts > 0 {
+			out = append(out, newCheck(f, "", float64(fc.truthParts), "partitions the corpus wrote", 10))
+		}
+	}
+	return out
+}
+
+// samplingTolerance is the larger of 10 % and two standard errors of the
+// difference of two independent samples of a share p (n1 and n2
+// operations; n2 = n1 when partmon does not say how many it sampled),
+// relative to p: two samplers that disagree by less cannot be told apart.
+func samplingTolerance(p float64, n1, n2 int64) float64 {
+	if n2 <= 0 {
+		n2 = n1
+	}
+	if p <= 0 || p >= 1 || n1 <= 0 {
+		return 10
+	}
+	se := math.Sqrt(p * (1 - p) * (1/float64(n1) + 1/float64(n2)))
+	return math.Max(10, 100*2*se/p)
+}
+
+var sampledOpsRE = regexp.MustCompile(`of ([\d,]+) operations`)
+
+// sampledOps reads how many operations partmon's sample held, when its
+// summary says ("... of 41 operations ..."); 0 otherwise.
+func sampledOps(summary string) int64 {
+	m := sampledOpsRE.FindStringSubmatch(summary)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.ParseInt(strings.ReplaceAll(m[1], ",", ""), 10, 64)
+	return n
+}
+
+func maxOver(nodes []string, v func(string) float64) (string, float64) {
+	best, at := 0.0, ""
+	for _, n := range nodes {
+		if x := v(n); x > best || at == "" {
+			best, at = x, n
+		}
+	}
+	return at, best
+}
+
+// samplersOf reads which operations a hot-key finding speaks of.
+func samplersOf(summary string) (reads, writes bool) {
+	s := strings.ToLower(summary)
+	r, w := strings.Contains(s, "read"), strings.Contains(s, "write")
+	if r == w {
+		return true, true
+	}
+	return r, w
+}
+
+// trafficRatio is the node's share of the table's local reads (or writes,
+// when the finding speaks of writes) in its DC over the observation window,
+// from tablestats counter deltas, ÷ its share of the DC's effective
+// ownership of the keyspace (nodetool status KEYSPACE).
+func trafficRatio(f *Finding, node string, fc figureContext) (float64, string, bool) {
+	tk := f.Keyspace + "." + f.Table
+	useWrites := strings.Contains(strings.ToLower(f.Summary), "write") && !strings.Contains(strings.ToLower(f.Summary), "read")
+	count := func(s TableStat) int64 {
+		if useWrites {
+			return s.LocalWrites
+		}
+		return s.LocalReads
+	}
+	dc := fc.dc[node]
+	var mine, all float64
+	for _, n := range fc.hosts {
+		if fc.dc[n] != dc {
+			continue
+		}
+		d := float64(count(fc.obs.Stats[n][tk]) - count(fc.obs.StatsStart[n][tk]))
+		all += d
+		if n == node {
+			mine = d
+		}
+	}
+	var own, ownAll float64
+	for _, s := range fc.obs.Status[f.Keyspace] {
+		if s.DC == dc && s.Owns >= 0 {
+			ownAll += s.Owns
+			if s.Address == node {
+				own = s.Owns
+			}
+		}
+	}
+	if all == 0 || own == 0 || ownAll == 0 {
+		return 0, "", false
+	}
+	what := "reads"
+	if useWrites {
+		what = "writes"
+	}
+	src := fmt.Sprintf("tablestats local %s over the window: %.0f of %.0f in %s (%.1f %%) ÷ effective ownership share %.1f %% (nodetool status)",
+		what, mine, all, dc, 100*mine/all, 100*own/ownAll)
+	return (mine / all) / (own / ownAll), src, true
+}
+
+func ownershipSkew(status []StatusNode, node string) (float64, bool) {
+	var dc string
+	var own float64 = -1
+	for _, s := range status {
+		if s.Address == node {
+			dc, own = s.DC, s.Owns
+		}
+	}
+	if own < 0 {
+		return 0, false
+	}
+	sum, n := 0.0, 0
+	for _, s := range status {
+		if s.DC == dc && s.Owns >= 0 {
+			sum += s.Owns
+			n++
+		}
+	}
+	if sum == 0 {
+		return 0, false
+	}
+	return own / (sum / float64(n)), true
+}
+
+func loadSkew(status []StatusNode, node string) (float64, bool) {
+	var dc string
+	load := -1.0
+	for _, s := range status {
+		if s.Address == node {
+			dc, load = s.DC, s.LoadBytes
+		}
+	}
+	if load < 0 {
+		return 0, false
+	}
+	sum, n := 0.0, 0
+	for _, s := range status {
+		if s.DC == dc {
+			sum += s.LoadBytes
+			n++
+		}
+	}
+	if sum == 0 {
+		return 0, false
+	}
+	return load / (sum / float64(n)), true
+}
+
+// replicaCount is Σ of a keyspace's replication factors.
+func replicaCount(repl map[string]string) int {
+	n := 0
+	for k, v := range repl {
+		if k == "class" {
+			continue
+		}
+		if x, err := strconv.Atoi(v); err == nil {
+			n += x
+		}
+	}
+	return n
+}

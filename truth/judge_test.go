@@ -1,0 +1,191 @@
+package truth
+
+import (
+	"strings"
+	"testing"
+)
+
+// hotScenario plants a hot key on partition 0 of products and allows a
+// hot range on any node.
+func hotScenario(design string) *Scenario {
+	s := &Scenario{Name: "hot", Keyspace: "truth_hot", Design: design,
+		Tables: []Table{{Name: "products", Partitions: 10, Rows: 1}}}
+	if design == DesignBad {
+		s.Expect = []Expectation{{Kind: "hot_partition", Table: "products", MinSeverity: "warning", Phase: PhaseBoth,
+			Key: &KeyRef{Table: "products", Partition: 0}, NodeOf: &KeyRef{Table: "products", Partition: 0}}}
+		s.Allow = []Expectation{{Kind: "hot_token_range", Table: "products", Phase: PhaseBoth, MinSeverity: "warning"}}
+	}
+	return s
+}
+
+func hotTruth() *Truth {
+	return &Truth{
+		Replicas: map[string][]string{"truth_hot.products/0": {"10.0.0.2"}},
+		DC:       map[string]string{"10.0.0.1": "dc1", "10.0.0.2": "dc1"},
+		Keys:     map[string]string{"truth_hot.products/0": "SKU-0"},
+	}
+}
+
+func TestJudgeScenario(t *testing.T) {
+	hot := func(sev, node, key string) Finding {
+		return Finding{ID: sev + node + key, Kind: "hot_partition", Severity: sev, Keyspace: "truth_hot", Table: "products", Node: node, PartitionKey: key}
+	}
+	cases := []struct {
+		name     string
+		design   string
+		findings []Finding
+		found    bool
+		verdicts []string
+		note     string
+	}{
+		{"found", DesignBad, []Finding{hot("critical", "10.0.0.2", "SKU-0")}, true, []string{VerdictExpected}, ""},
+		{"folded nodes", DesignBad, []Finding{{ID: "x", Kind: "hot_partition", Severity: "warning", Keyspace: "truth_hot", Table: "products",
+			Nodes: nodeList{"10.0.0.1", "10.0.0.2"}, PartitionKey: "SKU-0"}}, true, []string{VerdictExpected}, ""},
+		{"below severity", DesignBad, []Finding{hot("info", "10.0.0.2", "SKU-0")}, false, []string{VerdictAllowed}, "below the expected warning"},
+		{"no node", DesignBad, []Finding{hot("critical", "", "SKU-0")}, false, []string{VerdictMisplaced}, "names no node"},
+		{"wrong node", DesignBad, []Finding{hot("critical", "10.0.0.1", "SKU-0")}, false, []string{VerdictMisplaced}, "names node 10.0.0.1"},
+		{"wrong key", DesignBad, []Finding{hot("critical", "10.0.0.2", "SKU-7")}, false, []string{VerdictMisplaced}, `names key "SKU-7"`},
+		{"nothing", DesignBad, nil, false, nil, "no hot_partition finding on truth_hot.products"},
+		{"allowed kind", DesignBad, []Finding{hot("critical", "10.0.0.2", "SKU-0"),
+			{ID: "r", Kind: "hot_token_range", Severity: "warning", Keyspace: "truth_hot", Table: "products", Node: "10.0.0.2"}},
+			true, []string{VerdictExpected, VerdictAllowed}, ""},
+		{"unplanned kind", DesignBad, []Finding{hot("critical", "10.0.0.2", "SKU-0"),
+			{ID: "w", Kind: "wide_partition", Severity: "warning", Keyspace: "truth_hot", Table: "products"}},
+			true, []string{VerdictExpected, VerdictFalse}, ""},
+		{"good design, info", DesignGood, []Finding{{ID: "i", Kind: "unbucketed_time_series", Severity: "info", Keyspace: "truth_hot"}},
+			false, []string{VerdictInfo}, ""},
+		{"good design, warning", DesignGood, []Finding{{ID: "w", Kind: "unbucketed_time_series", Severity: "warning", Keyspace: "truth_hot"}},
+			false, []string{VerdictFalse}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, judged := hotTruth().judgeScenario(hotScenario(c.design), PhaseOneShot, c.findings)
+			if c.design == DesignBad {
+				if len(res) != 1 || res[0].Found != c.found {
+					t.Fatalf("expectation results %+v, want found=%v", res, c.found)
+				}
+				if !strings.Contains(res[0].Note, c.note) {
+					t.Errorf("note %q, want it to contain %q", res[0].Note, c.note)
+				}
+				if res[0].Key != "SKU-0" || len(res[0].Nodes) != 1 || res[0].Nodes[0] != "10.0.0.2" {
+					t.Errorf("truth in the result: key %q nodes %v", res[0].Key, res[0].Nodes)
+				}
+			} else if len(res) != 0 {
+				t.Fatalf("a good design has no expectations, got %+v", res)
+			}
+			if len(judged) != len(c.verdicts) {
+				t.Fatalf("%d judged findings, want %d", len(judged), len(c.verdicts))
+			}
+			for i, v := range c.verdicts {
+				if judged[i].Verdict != v {
+					t.Errorf("finding %d (%s): verdict %s (%s), want %s", i, judged[i].Kind, judged[i].Verdict, judged[i].Why, v)
+				}
+			}
+		})
+	}
+}
+
+func TestJudgePhases(t *testing.T) {
+	s := hotScenario(DesignBad)
+	s.Expect[0].Phase = PhaseDaemon
+	res, _ := hotTruth().judgeScenario(s, PhaseOneShot, nil)
+	if len(res) != 0 {
+		t.Errorf("a daemon-only expectation counted in the one-shot phase: %+v", res)
+	}
+	res, _ = hotTruth().judgeScenario(s, PhaseDaemon, nil)
+	if len(res) != 1 || res[0].Found {
+		t.Errorf("daemon phase results %+v, want one missed expectation", res)
+	}
+}
+
+func TestNodesOfDC(t *testing.T) {
+	tr := &Truth{Replicas: map[string][]string{"truth_hot.products/0": {"10.0.0.2", "10.0.1.1"}},
+		DC: map[string]string{"10.0.0.2": "dc1", "10.0.1.1": "dc2"}}
+	s := hotScenario(DesignBad)
+	e := Expectation{NodeOf: &KeyRef{Table: "products", Partition: 0, DC: "dc2"}}
+	if got := tr.nodesOf(s, &e); len(got) != 1 || got[0] != "10.0.1.1" {
+		t.Errorf("replicas in dc2: %v", got)
+	}
+}
+
+func TestContradictions(t *testing.T) {
+	cases := []struct {
+		name        string
+		f           Finding
+		maxRows     int64
+		minRow      int64
+		maxBytes    int64
+		wantContain string
+	}{
+		{"consistent", Finding{Kind: "oversized_partition", Severity: "warning", Value: 60 << 20, Threshold: 50 << 20, Unit: "bytes"}, 0, 0, 0, ""},
+		{"below threshold", Finding{Kind: "oversized_partition", Severity: "warning", Value: 40 << 20, Threshold: 50 << 20, Unit: "bytes"}, 0, 0, 0, "below threshold"},
+		{"lower is worse", Finding{Kind: "low_cardinality_key", Severity: "warning", Value: 400, Threshold: 300, Unit: "partitions"}, 0, 0, 0, "not below threshold"},
+		{"share above 1", Finding{Kind: "hot_partition", Severity: "info", Value: 1.3, Unit: "ratio"}, 0, 0, 0, "outside 0..1"},
+		{"rows do not fit", Finding{Kind: "wide_partition", Severity: "warning", Value: 1500000, Threshold: 100000, Unit: "rows"}, 0, 150, 2 << 20, "cannot fit"},
+		{"more rows than written", Finding{Kind: "wide_partition", Severity: "warning", Value: 120000, Threshold: 100000, Unit: "rows"}, 5000, 0, 0, "ever held more than 5000"},
+		{"rows that fit", Finding{Kind: "wide_partition", Severity: "warning", Value: 120000, Threshold: 100000, Unit: "rows"}, 150000, 100, 18 << 20, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := strings.Join(contradictions(&c.f, c.maxRows, c.minRow, c.maxBytes), "; ")
+			if c.wantContain == "" && got != "" || !strings.Contains(got, c.wantContain) {
+				t.Errorf("contradictions %q, want %q", got, c.wantContain)
+			}
+		})
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	res := &ClusterResult{Cluster: "single",
+		Scenarios: []ScenarioBrief{{Name: "hot", Design: DesignBad}, {Name: "calm", Design: DesignGood}, {Name: "quiet", Design: DesignGood}},
+		Phases: []PhaseResult{{Phase: PhaseOneShot,
+			Expected: []ExpectResult{{Kind: "hot_partition", Found: true}, {Kind: "hot_token_range", Found: false}},
+			Findings: []Judged{
+				{Finding: Finding{Kind: "hot_partition"}, Scenario: "hot", Verdict: VerdictExpected},
+				{Finding: Finding{Kind: "wide_partition"}, Scenario: "calm", Verdict: VerdictFalse},
+				{Finding: Finding{Kind: "unbucketed_time_series"}, Scenario: "quiet", Verdict: VerdictInfo},
+			},
+			Figures: []FigureCheck{{OK: true}, {OK: false}},
+		}}}
+	s := Summarize([]*ClusterResult{res}, PhaseOneShot)
+	rows := map[string]KindRow{}
+	for _, r := range s.Rows {
+		rows[r.Kind] = r
+	}
+	if r := rows["hot_partition"]; r.Planted != 1 || r.Found != 1 || r.Missed != 0 {
+		t.Errorf("hot_partition row %+v", r)
+	}
+	if r := rows["hot_token_range"]; r.Planted != 1 || r.Missed != 1 {
+		t.Errorf("hot_token_range row %+v", r)
+	}
+	if r := rows["wide_partition"]; r.False != 1 {
+		t.Errorf("wide_partition row %+v", r)
+	}
+	if s.Good != 2 || s.GoodSilent != 1 || s.Figures != 2 || s.FiguresOK != 1 || !s.Failed() {
+		t.Errorf("summary good %d/%d figures %d/%d failed %v", s.GoodSilent, s.Good, s.FiguresOK, s.Figures, s.Failed())
+	}
+	if empty := Summarize([]*ClusterResult{res}, PhaseDaemon); empty.ScenarioCount != 0 || empty.Failed() {
+		t.Errorf("a phase that did not run: %+v", empty)
+	}
+}
+
+func TestSamplingTolerance(t *testing.T) {
+	cases := []struct {
+		p      float64
+		n1, n2 int64
+		min    float64
+		max    float64
+	}{
+		{0.7, 100000, 100000, 10, 10},
+		{0.7, 101, 41, 20, 30},
+		{0.5, 1000, 0, 10, 10},
+	}
+	for _, c := range cases {
+		if got := samplingTolerance(c.p, c.n1, c.n2); got < c.min || got > c.max {
+			t.Errorf("samplingTolerance(%g, %d, %d) = %.1f, want %.0f..%.0f", c.p, c.n1, c.n2, got, c.min, c.max)
+		}
+	}
+	if n := sampledOps("key 0 takes 80 % of t's sampled reads on n (33 ± 0 of 1,041 operations, sampler total)"); n != 1041 {
+		t.Errorf("sampledOps = %d", n)
+	}
+}

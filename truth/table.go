@@ -1,0 +1,262 @@
+package truth
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// KindRow is one line of the confusion table.
+type KindRow struct {
+	Kind    string `json:"kind"`
+	Planted int    `json:"planted"`
+	Found   int    `json:"found"`
+	Missed  int    `json:"missed"`
+	False   int    `json:"false"`   // unplanned findings above info
+	// Misplaced findings have a planted problem's kind and table but the
+	// wrong node or key; they find nothing and are listed as defects.
+	Misplaced int `json:"misplaced"`
+	Allowed int    `json:"allowed"` // unplanned but true (allowed by the truth, or confirmed by nodetool)
+	Info    int    `json:"info"`    // unplanned at info
+}
+
+func (t *KindRow) add(r KindRow) {
+	t.Planted += r.Planted
+	t.Found += r.Found
+	t.Missed += r.Missed
+	t.False += r.False
+	t.Misplaced += r.Misplaced
+	t.Allowed += r.Allowed
+	t.Info += r.Info
+}
+
+// Summary is one phase's results over every cluster.
+type Summary struct {
+	Phase          string         `json:"phase"`
+	Rows           []KindRow      `json:"rows"`
+	GoodSilent     int            `json:"good_silent"`
+	Good           int            `json:"good"`
+	Figures        int            `json:"figures"`
+	FiguresOK      int            `json:"figures_ok"`
+	Missed         []ExpectResult `json:"missed"`
+	False          []Judged       `json:"false"`
+	Misplaced      []Judged       `json:"misplaced"`
+	Contradicting  []Judged       `json:"contradicting"`
+	FigureErrors   []FigureCheck  `json:"figure_errors"`
+	SourceErrors   []string       `json:"source_errors"`
+	ScenarioCount  int            `json:"scenarios"`
+	FindingCount   int            `json:"findings"`
+	ExpectedTotal  int            `json:"expected"`
+	ExpectedFound  int            `json:"expected_found"`
+	FalseAboveInfo int            `json:"false_above_info"`
+}
+
+// Summarize folds the results of one phase into the confusion table.
+func Summarize(results []*ClusterResult, phase string) Summary {
+	s := Summary{Phase: phase}
+	rows := map[string]*KindRow{}
+	row := func(kind string) *KindRow {
+		if rows[kind] == nil {
+			rows[kind] = &KindRow{Kind: kind}
+		}
+		return rows[kind]
+	}
+	for _, cr := range results {
+		for _, p := range cr.Phases {
+			if p.Phase != phase {
+				continue
+			}
+			s.addPhase(cr, p, row)
+		}
+	}
+	for _, r := range rows {
+		s.Rows = append(s.Rows, *r)
+	}
+	sort.Slice(s.Rows, func(i, j int) bool { return s.Rows[i].Kind < s.Rows[j].Kind })
+	return s
+}
+
+func (s *Summary) addPhase(cr *ClusterResult, p PhaseResult, row func(string) *KindRow) {
+	for _, e := range p.Expected {
+		r := row(e.Kind)
+		r.Planted++
+		s.ExpectedTotal++
+		if e.Found {
+			r.Found++
+			s.ExpectedFound++
+		} else {
+			r.Missed++
+			s.Missed = append(s.Missed, e)
+		}
+	}
+	noisy := map[string]bool{}
+	for _, j := range p.Findings {
+		s.FindingCount++
+		switch j.Verdict {
+		case VerdictFalse:
+			row(j.Kind).False++
+			s.False = append(s.False, j)
+			s.FalseAboveInfo++
+			noisy[j.Scenario] = true
+		case VerdictMisplaced:
+			row(j.Kind).Misplaced++
+			s.Misplaced = append(s.Misplaced, j)
+		case VerdictAllowed:
+			row(j.Kind).Allowed++
+		case VerdictInfo:
+			row(j.Kind).Info++
+		}
+		if len(j.Contradictions) > 0 {
+			s.Contradicting = append(s.Contradicting, j)
+		}
+	}
+	for _, sc := range cr.Scenarios {
+		s.ScenarioCount++
+		if sc.Design == DesignGood {
+			s.Good++
+			if !noisy[sc.Name] {
+				s.GoodSilent++
+			}
+		}
+	}
+	for _, f := range p.Figures {
+		s.Figures++
+		if f.OK {
+			s.FiguresOK++
+		} else {
+			s.FigureErrors = append(s.FigureErrors, f)
+		}
+	}
+	for _, e := range p.SourceErrors {
+		s.SourceErrors = append(s.SourceErrors, cr.Cluster+": "+e)
+	}
+}
+
+// Failed says whether the phase missed a planted problem or gave a false
+// finding above info: what fails `make truth` and the CI subset.
+func (s Summary) Failed() bool { return s.ExpectedFound < s.ExpectedTotal || s.FalseAboveInfo > 0 }
+
+// WriteText prints the confusion table and the lists behind it.
+func (s Summary) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "\n== %s: %d scenarios, %d findings\n", s.Phase, s.ScenarioCount, s.FindingCount)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "kind\tplanted\tfound\tmissed\tfalse (>info)\twrong node/key\ttrue, unplanned\tinfo\t")
+	var tot KindRow
+	for _, r := range s.Rows {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", r.Kind, r.Planted, r.Found, r.Missed, r.False, r.Misplaced, r.Allowed, r.Info)
+		tot.add(r)
+	}
+	fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", tot.Planted, tot.Found, tot.Missed, tot.False, tot.Misplaced, tot.Allowed, tot.Info)
+	tw.Flush()
+	fmt.Fprintf(w, "good designs silent above info: %d of %d; figures within tolerance of nodetool: %d of %d; findings with contradicting figures: %d\n",
+		s.GoodSilent, s.Good, s.FiguresOK, s.Figures, len(s.Contradicting))
+	for _, m := range s.Missed {
+		fmt.Fprintf(w, "  MISSED %s %s%s%s: %s\n", m.Kind, m.Keyspace, tableSuffix(m.Table), where(m.Nodes, m.Key), m.Note)
+	}
+	for _, j := range s.False {
+		fmt.Fprintf(w, "  FALSE  %s %s %s%s%s value %g %s: %s (%s)\n", j.Severity, j.Kind, j.Keyspace, tableSuffix(j.Table), where(j.AllNodes(), j.PartitionKey), j.Value, j.Unit, j.Summary, j.Why)
+	}
+	for _, j := range s.Misplaced {
+		fmt.Fprintf(w, "  WRONG NODE/KEY %s %s %s%s%s: %s\n", j.Severity, j.Kind, j.Keyspace, tableSuffix(j.Table), where(j.AllNodes(), j.PartitionKey), j.Why)
+	}
+	for _, j := range s.Contradicting {
+		fmt.Fprintf(w, "  CONTRADICTS %s %s%s%s: %s\n", j.Kind, j.Keyspace, tableSuffix(j.Table), where(j.AllNodes(), j.PartitionKey), strings.Join(j.Contradictions, "; "))
+	}
+	for _, f := range s.FigureErrors {
+		fmt.Fprintf(w, "  FIGURE %s %s%s%s: partmon %s vs %s (%s), off by %s (tolerance %.0f %%)\n", f.Kind, f.Keyspace, tableSuffix(f.Table), where(nonEmpty(f.Node), ""),
+			num(f.Partmon), num(f.Reference), f.Source, pct(f.ErrorPct), f.Tolerance)
+	}
+	for _, e := range s.SourceErrors {
+		fmt.Fprintf(w, "  SOURCE ERROR %s\n", e)
+	}
+}
+
+// WriteMarkdown prints the confusion table as a Markdown table.
+func (s Summary) WriteMarkdown(w io.Writer) {
+	fmt.Fprintf(w, "| %s: kind | planted | found | missed | false (> info) | wrong node/key | true, unplanned | info |\n|---|---:|---:|---:|---:|---:|---:|---:|\n", s.Phase)
+	var tot KindRow
+	for _, r := range s.Rows {
+		fmt.Fprintf(w, "| `%s` | %d | %d | %d | %d | %d | %d | %d |\n", r.Kind, r.Planted, r.Found, r.Missed, r.False, r.Misplaced, r.Allowed, r.Info)
+		tot.add(r)
+	}
+	fmt.Fprintf(w, "| **total** | %d | %d | %d | %d | %d | %d | %d |\n\n", tot.Planted, tot.Found, tot.Missed, tot.False, tot.Misplaced, tot.Allowed, tot.Info)
+	fmt.Fprintf(w, "Good designs silent above info: %d of %d. Figures within tolerance of nodetool: %d of %d. Findings whose figures contradict each other or the data: %d.\n\n",
+		s.GoodSilent, s.Good, s.FiguresOK, s.Figures, len(s.Contradicting))
+}
+
+// WriteDefects lists every missed, false and contradicting finding and
+// every figure error with its evidence: the finding as partmon printed it
+// and what nodetool (or the corpus's own data) says.
+func WriteDefects(w io.Writer, sums []Summary) {
+	for _, s := range sums {
+		fmt.Fprintf(w, "## %s\n\n", s.Phase)
+		for _, m := range s.Missed {
+			fmt.Fprintf(w, "- **missed** `%s` on %s%s%s (scenario %s): %s\n", m.Kind, m.Keyspace, tableSuffix(m.Table), where(m.Nodes, m.Key), m.Scenario, m.Note)
+		}
+		for _, j := range s.False {
+			fmt.Fprintf(w, "- **false** %s (scenario %s): %s\n  ```json\n  %s\n  ```\n", j.Kind, orNone(j.Scenario), j.Why, compact(j.Finding))
+		}
+		for _, j := range s.Misplaced {
+			fmt.Fprintf(w, "- **wrong node/key** %s (scenario %s): %s\n  ```json\n  %s\n  ```\n", j.Kind, orNone(j.Scenario), j.Why, compact(j.Finding))
+		}
+		for _, j := range s.Contradicting {
+			fmt.Fprintf(w, "- **contradicting figures** %s: %s\n  ```json\n  %s\n  ```\n", j.Kind, strings.Join(j.Contradictions, "; "), compact(j.Finding))
+		}
+		for _, f := range s.FigureErrors {
+			fmt.Fprintf(w, "- **figure** `%s` %s%s on %s (finding %s): partmon %s, reference %s: %s; off by %s (tolerance %.0f %%)\n",
+				f.Kind, f.Keyspace, tableSuffix(f.Table), orNone(f.Node), f.Finding, num(f.Partmon), num(f.Reference), f.Source, pct(f.ErrorPct), f.Tolerance)
+		}
+		for _, e := range s.SourceErrors {
+			fmt.Fprintf(w, "- **source error** %s\n", e)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func compact(f Finding) string {
+	b, _ := json.Marshal(f)
+	return string(b)
+}
+
+func where(nodes []string, key string) string {
+	out := ""
+	if len(nodes) > 0 {
+		out += " on " + strings.Join(nodes, ",")
+	}
+	if key != "" {
+		out += fmt.Sprintf(" key %q", key)
+	}
+	return out
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func num(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+func pct(p float64) string {
+	if math.IsInf(p, 0) {
+		return "∞ (reference 0)"
+	}
+	return fmt.Sprintf("%.1f %%", p)
+}
