@@ -16,7 +16,7 @@ const (
 	// VerdictMisplaced: the kind, keyspace and table of a planted problem,
 	// but the wrong node or key (or none where the source names one).
 	VerdictMisplaced = "misplaced"
-	VerdictOutside  = "outside"  // not on a corpus keyspace, nothing to judge it by
+	VerdictOutside   = "outside" // not on a corpus keyspace, nothing to judge it by
 )
 
 // Judged is one finding with its verdict.

@@ -16,12 +16,12 @@ type KindRow struct {
 	Planted int    `json:"planted"`
 	Found   int    `json:"found"`
 	Missed  int    `json:"missed"`
-	False   int    `json:"false"`   // unplanned findings above info
+	False   int    `json:"false"` // unplanned findings above info
 	// Misplaced findings have a planted problem's kind and table but the
 	// wrong node or key; they find nothing and are listed as defects.
 	Misplaced int `json:"misplaced"`
-	Allowed int    `json:"allowed"` // unplanned but true (allowed by the truth, or confirmed by nodetool)
-	Info    int    `json:"info"`    // unplanned at info
+	Allowed   int `json:"allowed"` // unplanned but true (allowed by the truth, or confirmed by nodetool)
+	Info      int `json:"info"`    // unplanned at info
 }
 
 func (t *KindRow) add(r KindRow) {
