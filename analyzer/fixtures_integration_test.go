@@ -20,12 +20,19 @@ import (
 )
 
 // keyedKinds are the kinds whose key a Cassandra source names: top_partitions
-// (SIZES, TOMBSTONES, once persisted: `fixtures top-partitions`) and the
-// nodetool profileload sampler.
+// (SIZES, TOMBSTONES, once persisted: `fixtures top-partitions`; Cassandra
+// 4.1+) and the nodetool profileload sampler (every version).
 var keyedKinds = map[string]bool{
 	analyzer.KindOversizedPartition: true,
 	analyzer.KindTombstoneHeavy:     true,
 	analyzer.KindHotPartition:       true,
+}
+
+// keyedBySeries are the keyed kinds that name their key only from a release
+// series on: oversized and tombstone keys come from system.top_partitions,
+// which Cassandra 4.1 introduced (CASSANDRA-16310).
+var keyedBySeries = map[string]map[string]bool{
+	"4.0": {analyzer.KindOversizedPartition: false, analyzer.KindTombstoneHeavy: false},
 }
 
 // nodeScopedKinds are reported once per node; the truth names the nodes.
@@ -35,13 +42,13 @@ var nodeScopedKinds = map[string]bool{
 	analyzer.KindOwnershipSkew:      true,
 }
 
-// unmeasurable are planted kinds Cassandra 5.0 gives partmon no way to see
-// over CQL. wide_partition needs a row count per partition: ScyllaDB's
-// large_partitions has one; Cassandra's system tables and virtual tables do
-// not (rows_per_read counts rows per read command, i.e. per page).
+// unmeasurable are planted kinds Cassandra (4.0, 4.1, 5.0) gives partmon no
+// way to see over CQL. wide_partition needs a row count per partition:
+// ScyllaDB's large_partitions has one; Cassandra's system tables and virtual
+// tables do not (rows_per_read counts rows per read command, i.e. per page).
 var unmeasurable = map[model.Engine]map[string]string{
 	model.EngineCassandra: {
-		analyzer.KindWidePartition: "no per-partition row count over CQL on Cassandra 5.0",
+		analyzer.KindWidePartition: "no per-partition row count over CQL on Cassandra 4.0, 4.1 or 5.0",
 	},
 }
 
@@ -54,6 +61,11 @@ func TestFixturesFoundOnRealCluster(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no fixture truth (run deploy/local/fixtures load): %v", err)
 	}
+	version, err := testcluster.Version()
+	if err != nil {
+		t.Fatal(err)
+	}
+	series := testcluster.Series(version)
 	root, err := testcluster.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +116,9 @@ func TestFixturesFoundOnRealCluster(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
+	if report.Version != version {
+		t.Errorf("report of Cassandra %q, the cluster was started as %s", report.Version, version)
+	}
 	logFindings(t, report)
 
 	for _, p := range truth.Problems {
@@ -131,7 +146,12 @@ func TestFixturesFoundOnRealCluster(t *testing.T) {
 					}
 				}
 			}
-			if p.Key != "" && keyedKinds[p.Kind] && !anyKey(found, p.Key) {
+			keyed, bySeries := keyedBySeries[series][p.Kind]
+			switch {
+			case p.Key == "" || !keyedKinds[p.Kind]:
+			case bySeries && !keyed && anyKey(found, p.Key):
+				t.Errorf("%s findings for %s.%s name the key %q, which Cassandra %s has no source for: %+v", p.Kind, p.Keyspace, p.Table, p.Key, version, found)
+			case !bySeries && !anyKey(found, p.Key):
 				t.Errorf("%s findings for %s.%s do not name the planted key %q: %+v", p.Kind, p.Keyspace, p.Table, p.Key, found)
 			}
 			for _, f := range found {
@@ -155,6 +175,10 @@ func TestFixturesFoundOnRealCluster(t *testing.T) {
 	// The keys partmon reports are the ones nodetool tablestats shows (its
 	// "top partitions" come from the same tracker, over JMX, in memory).
 	t.Run("top partitions agree with nodetool tablestats", func(t *testing.T) {
+		_, noTop := keyedBySeries[series][analyzer.KindOversizedPartition]
+		if noTop && len(report.TopPartitions) > 0 {
+			t.Errorf("Cassandra %s has no system.top_partitions, yet the report lists %d top partitions", version, len(report.TopPartitions))
+		}
 		for _, p := range truth.Find(analyzer.KindOversizedPartition) {
 			out, err := testcluster.Nodetool(ctx, testcluster.NodeIndex(p.Nodes[0]), "tablestats", "-F", "json", p.Keyspace+"."+p.Table)
 			if err != nil {
@@ -173,6 +197,12 @@ func TestFixturesFoundOnRealCluster(t *testing.T) {
 				t.Fatalf("tablestats JSON for %s: %v", p.Keyspace, err)
 			}
 			top := ks.Tables[p.Table].TopSize
+			if noTop {
+				if top != nil {
+					t.Errorf("Cassandra %s: nodetool tablestats shows top partitions %v", version, top)
+				}
+				continue
+			}
 			if len(top) == 0 {
 				t.Fatalf("nodetool shows no top partitions for %s.%s", p.Keyspace, p.Table)
 			}

@@ -4,7 +4,6 @@ package collector
 
 import (
 	"context"
-	"github.com/partmon/partmon/model"
 	"math"
 	"net"
 	"reflect"
@@ -15,15 +14,60 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/model"
+
 	"github.com/gocql/gocql"
 	"github.com/partmon/partmon/internal/testcluster"
 )
 
-// cassandra50NodeSources are the node-scope sources Cassandra 5.0 supports.
-var cassandra50NodeSources = []string{
+// cassandraNodeSources are partmon's node-scope sources for Cassandra.
+var cassandraNodeSources = []string{
 	"size_estimates", "max_partition_size", "max_sstable_size", "disk_usage",
 	"local_read_latency", "local_write_latency", "local_scan_latency",
 	"tombstones_per_read", "rows_per_read", "thread_pools", "gossip_info", "settings", "top_partitions",
+}
+
+// unsupportedOn are the node sources a Cassandra release series lacks, with
+// the reason partmon must give (the matrix of docs/versions.md): read from
+// the series' own sources, measured on 4.0.19, 4.1.10 and 5.0.8.
+var unsupportedOn = map[string]map[string]string{
+	"5.0": {},
+	"4.1": {
+		"max_sstable_size": "system_views.max_sstable_size does not exist on this node (Cassandra 5.0+)",
+	},
+	"4.0": {
+		"max_sstable_size": "system_views.max_sstable_size does not exist on this node (Cassandra 5.0+)",
+		"gossip_info":      "system_views.gossip_info does not exist on this node (Cassandra 4.1+)",
+		"top_partitions":   "system.top_partitions does not exist on this node (Cassandra 4.1+)",
+	},
+}
+
+// clusterSeries is the release series of the test cluster as `cluster up`
+// recorded it ("4.1"); the test fails for a series it has no matrix for.
+func clusterSeries(t *testing.T) (version, series string) {
+	t.Helper()
+	version, err := testcluster.Version()
+	if err != nil {
+		t.Fatal(err)
+	}
+	series = testcluster.Series(version)
+	if _, ok := unsupportedOn[series]; !ok {
+		t.Fatalf("Cassandra %s: no source matrix for series %q in this test", version, series)
+	}
+	return version, series
+}
+
+// supportedNodeSources are the node sources the test cluster's series has.
+func supportedNodeSources(t *testing.T) []string {
+	t.Helper()
+	_, series := clusterSeries(t)
+	var out []string
+	for _, name := range cassandraNodeSources {
+		if _, no := unsupportedOn[series][name]; !no {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // perTableSources have one row per table of the node.
@@ -69,8 +113,9 @@ func TestIntegrationEverySourceOnEveryNode(t *testing.T) {
 		t.Fatalf("cycle: %v", err)
 	}
 	s := c.Snapshot()
-	if s.Engine != model.EngineCassandra || !strings.HasPrefix(s.Version, "5.0") || !strings.HasSuffix(s.Partitioner, "Murmur3Partitioner") || s.Cluster == "" {
-		t.Errorf("cluster %q engine %q version %q partitioner %q", s.Cluster, s.Engine, s.Version, s.Partitioner)
+	version, series := clusterSeries(t)
+	if s.Engine != model.EngineCassandra || s.Version != version || !strings.HasSuffix(s.Partitioner, "Murmur3Partitioner") || s.Cluster == "" {
+		t.Errorf("cluster %q engine %q version %q (started: %s) partitioner %q", s.Cluster, s.Engine, s.Version, version, s.Partitioner)
 	}
 	if len(s.Nodes) != len(hosts) || len(s.PerNode) != len(hosts) {
 		t.Fatalf("%d ring nodes, %d read, want %d", len(s.Nodes), len(s.PerNode), len(hosts))
@@ -80,12 +125,18 @@ func TestIntegrationEverySourceOnEveryNode(t *testing.T) {
 	for _, host := range hosts {
 		hostID := hostIDOf(t, s, host)
 		t.Run(host, func(t *testing.T) {
-			for _, name := range append([]string{"topology", "schema"}, cassandra50NodeSources...) {
+			for _, name := range append([]string{"topology", "schema"}, cassandraNodeSources...) {
 				node := host
 				if name == "topology" || name == "schema" {
 					node = ""
 				}
 				st, err := statusOf(s, name, node)
+				if why, no := unsupportedOn[series][name]; no {
+					if err != nil || st.State != model.StateUnsupported || !strings.HasSuffix(st.Error, why) {
+						t.Errorf("%s on Cassandra %s: %+v %v; want unsupported: %q", name, version, st, err, why)
+					}
+					continue
+				}
 				if err != nil || st.State != model.StateOK {
 					t.Errorf("%s: %+v %v", name, st, err)
 					continue
@@ -105,6 +156,9 @@ func TestIntegrationEverySourceOnEveryNode(t *testing.T) {
 				t.Fatalf("the session for %s answers as host %s, the ring says %s", host, caps.HostID, hostID)
 			}
 			for _, name := range append([]string{"size_estimates"}, perTableSources...) {
+				if _, no := unsupportedOn[series][name]; no {
+					continue // its status is checked above
+				}
 				out := newOutput(host)
 				if _, err := registryByName(t, name).Collect(ctx, Input{Q: q, Caps: caps, Address: host}, out); err != nil {
 					t.Fatalf("%s: %v", name, err)
@@ -120,11 +174,21 @@ func TestIntegrationEverySourceOnEveryNode(t *testing.T) {
 			if nd == nil || nd.Address != host {
 				t.Fatalf("per-node data of %s: %+v", host, nd)
 			}
-			if nd.LoadBytes <= 0 || len(nd.GossipLoad) != len(hosts) || len(nd.ThreadPools) == 0 || nd.Settings["top_partitions_enabled"] == "" {
-				t.Errorf("load %g gossip %v pools %d settings %v", nd.LoadBytes, nd.GossipLoad, len(nd.ThreadPools), nd.Settings)
+			if nd.LoadBytes <= 0 || len(nd.ThreadPools) == 0 || len(nd.Settings) == 0 {
+				t.Errorf("load %g pools %d settings %v", nd.LoadBytes, len(nd.ThreadPools), nd.Settings)
 			}
-			if nd.GossipLoad[host] != nd.LoadBytes {
-				t.Errorf("own load %g, gossip says %g", nd.LoadBytes, nd.GossipLoad[host])
+			// 4.0 has neither gossip_info nor top partitions: load is Σ disk_usage there.
+			if _, no := unsupportedOn[series]["gossip_info"]; no {
+				if len(nd.GossipLoad) != 0 || nd.Settings["top_partitions_enabled"] != "" {
+					t.Errorf("Cassandra %s: gossip load %v, top_partitions_enabled %q; want none", version, nd.GossipLoad, nd.Settings["top_partitions_enabled"])
+				}
+			} else {
+				if len(nd.GossipLoad) != len(hosts) || nd.Settings["top_partitions_enabled"] == "" {
+					t.Errorf("gossip %v settings %v", nd.GossipLoad, nd.Settings)
+				}
+				if nd.GossipLoad[host] != nd.LoadBytes {
+					t.Errorf("own load %g, gossip says %g", nd.LoadBytes, nd.GossipLoad[host])
+				}
 			}
 		})
 	}
@@ -175,8 +239,9 @@ func TestIntegrationAgreesWithNodetool(t *testing.T) {
 	if err := c.CollectAll(ctx); err != nil {
 		t.Fatal(err)
 	}
+	version, series := clusterSeries(t)
+	_, noTop := unsupportedOn[series]["top_partitions"]
 	checkedTop := 0
-	defer func() { t.Logf("%d system.top_partitions entries compared with nodetool", checkedTop) }()
 	keys := map[string]bool{}
 	for _, p := range truth.Problems {
 		if p.Table != "" {
@@ -224,6 +289,10 @@ func TestIntegrationAgreesWithNodetool(t *testing.T) {
 				}
 				// system.top_partitions is the tracker's state as last saved
 				// (every 60 min); with no repair since, it equals the live map.
+				// 4.0 has no tracker: nodetool shows no top partitions either.
+				if noTop && (nt.TopSizePartitions != nil || nt.TopTombstonePartitions != nil) {
+					t.Errorf("Cassandra %s: tablestats shows top partitions %v %v", version, nt.TopSizePartitions, nt.TopTombstonePartitions)
+				}
 				s := c.Snapshot()
 				for _, tp := range s.PerNode[hostIDOf(t, s, host)].TopPartitions {
 					if tp.Keyspace != ks || tp.Table != tbl {
@@ -241,6 +310,13 @@ func TestIntegrationAgreesWithNodetool(t *testing.T) {
 			})
 		}
 	}
+	switch {
+	case noTop && checkedTop > 0:
+		t.Errorf("Cassandra %s has no system.top_partitions, yet %d entries were compared", version, checkedTop)
+	case !noTop && checkedTop == 0:
+		t.Errorf("no system.top_partitions entry of a fixture table to compare with nodetool (run deploy/local/fixtures top-partitions)")
+	}
+	t.Logf("Cassandra %s: %d system.top_partitions entries compared with nodetool tablestats", version, checkedTop)
 }
 
 func ceilMiB(b int64) int64 { return (b + 1<<20 - 1) >> 20 << 20 }
@@ -382,7 +458,7 @@ func TestIntegrationNodeDisappears(t *testing.T) {
 		t.Fatal("want an error for the stopped node")
 	}
 	s := c.Snapshot()
-	for _, name := range cassandra50NodeSources {
+	for _, name := range supportedNodeSources(t) {
 		for _, h := range hosts {
 			st, serr := statusOf(s, name, h)
 			if serr != nil {
@@ -476,7 +552,7 @@ func TestIntegrationQueriesPerCycle(t *testing.T) {
 	elapsed := time.Since(start)
 	s := c.Snapshot()
 	cqlNodeSources := 0
-	for _, name := range cassandra50NodeSources {
+	for _, name := range supportedNodeSources(t) {
 		if c.eff[name].enabled {
 			cqlNodeSources++
 		}

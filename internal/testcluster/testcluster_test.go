@@ -140,3 +140,36 @@ func TestNewFaultsRefusesSharedCluster(t *testing.T) {
 		})
 	}
 }
+
+func TestVersionAndSeries(t *testing.T) {
+	tests := []struct {
+		name       string
+		env        string // cluster.env content; "" writes none
+		want       string
+		wantSeries string
+		wantErr    bool
+	}{
+		{name: "4.1", env: "VERSION=4.1.10\nHOSTS=127.0.0.21\n", want: "4.1.10", wantSeries: "4.1"},
+		{name: "5.0", env: "VERSION=5.0.8\n", want: "5.0.8", wantSeries: "5.0"},
+		{name: "series only", env: "VERSION=4.0\n", wantErr: true},
+		{name: "missing", env: "HOSTS=127.0.0.1\n", wantErr: true},
+		{name: "no cluster", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tt.env != "" {
+				if err := os.WriteFile(filepath.Join(dir, "cluster.env"), []byte(tt.env), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := VersionAt(dir)
+			if (err != nil) != tt.wantErr || got != tt.want {
+				t.Fatalf("VersionAt = %q, %v; want %q, error %v", got, err, tt.want, tt.wantErr)
+			}
+			if s := Series(got); s != tt.wantSeries {
+				t.Errorf("Series(%q) = %q, want %q", got, s, tt.wantSeries)
+			}
+		})
+	}
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The real-cluster acceptance suite on Cassandra 4.1 and 4.0 (make test runs it on 5.0 itself;
+# scripts/test-all.sh calls this after that). For each version: a 3-node cluster of its own, the
+# fixtures with their planted problems, then the acceptance tests against that cluster:
+#   every source ok or unsupported with the version's reason, the latency unit against that
+#   node's nodetool, sizes and counts against tablestats, top partitions against tablestats
+#   (4.1), ownership against nodetool status, the planted problems found.
+#
+#   scripts/test-versions.sh [4.1] [4.0]      default: both, 4.1 first
+#
+# Go test results are appended to test-artifacts/go-test.log ($GOLOG) with every package line
+# tagged, e.g. "ok  	github.com/partmon/partmon/collector	95.1s [Cassandra 4.1.10]", so the
+# closing summary of test-all.sh counts them and a reader tells the runs apart.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+CLUSTER=deploy/local/cluster
+FIXTURES=deploy/local/fixtures
+mkdir -p test-artifacts
+GOLOG=${GOLOG:-test-artifacts/go-test.log}
+# Big enough for an oversized_partition warning (50 MiB), small enough to load quickly.
+LARGE_MIB=${PARTMON_VERSIONS_LARGE_MIB:-60}
+
+# The acceptance tests, by package; the same on every version (they read the version from
+# cluster.env and check that version's matrix, docs/versions.md).
+COLLECTOR_TESTS='^(TestIntegrationEverySourceOnEveryNode|TestIntegrationAgreesWithNodetool|TestIntegrationLatencyUnit|TestIntegrationNodetoolSampler|TestNodetoolSamplerFindsHotKey)$'
+ANALYZER_TESTS='^(TestOwnershipMatchesNodetool|TestFixturesFoundOnRealCluster)$'
+TESTCLUSTER_TESTS='^TestClusterTopologyMatchesNodetool$'
+
+step_start=$(date +%s)
+step() {
+	local now; now=$(date +%s)
+	[ -n "${STEP:-}" ] && echo "== '$STEP' took $((now - step_start)) s"
+	STEP=$1; step_start=$now
+	[ -n "$STEP" ] && echo "== $STEP"
+	return 0
+}
+
+# Addresses of their own, clear of the 5.0 suite (127.0.0.1-12) and of each other.
+first_ip() {
+	case $1 in
+		4.1) echo 127.0.0.21 ;;
+		4.0) echo 127.0.0.31 ;;
+		*) echo "test-versions: no addresses for Cassandra $1 (use 4.1 or 4.0)" >&2; return 1 ;;
+	esac
+}
+
+run_version() {
+	local series=$1 ip dir version hosts
+	ip=$(first_ip "$series")
+	dir=$PWD/.cluster-${series/./}
+	hosts="$ip,${ip%.*}.$((${ip##*.} + 1)),${ip%.*}.$((${ip##*.} + 2))"
+
+	step "Cassandra $series: start 3 nodes on $hosts"
+	trap '"$CLUSTER" down --dir "$dir" || true' EXIT
+	"$CLUSTER" down --dir "$dir" >/dev/null 2>&1 || true
+	"$CLUSTER" up --version "$series" --first-ip "$ip" --dir "$dir" --nodes 3 --heap 512M
+	version=$(sed -n 's/^VERSION=//p' "$dir/cluster.env")
+
+	step "Cassandra $version: load fixtures"
+	"$FIXTURES" --dir "$dir" load --large-mib "$LARGE_MIB"
+	if [ "$series" != 4.0 ]; then
+		# system.top_partitions exists from 4.1 on (CASSANDRA-16310) and is written hourly.
+		"$FIXTURES" --dir "$dir" top-partitions
+	fi
+
+	step "Cassandra $version: acceptance tests"
+	PARTMON_CLUSTER_DIR=$dir PARTMON_TEST_HOSTS=$hosts go test -count=1 -tags integration -timeout 30m -p 1 \
+		-run "$COLLECTOR_TESTS" ./collector/ 2>&1 | tag "$version" | tee -a "$GOLOG"
+	PARTMON_CLUSTER_DIR=$dir PARTMON_TEST_HOSTS=$hosts go test -count=1 -tags integration -timeout 20m -p 1 \
+		-run "$ANALYZER_TESTS" ./analyzer/ 2>&1 | tag "$version" | tee -a "$GOLOG"
+	PARTMON_CLUSTER_DIR=$dir PARTMON_TEST_HOSTS=$hosts go test -count=1 -tags integration -timeout 10m -p 1 \
+		-run "$TESTCLUSTER_TESTS" ./internal/testcluster/ 2>&1 | tag "$version" | tee -a "$GOLOG"
+
+	step "Cassandra $version: stop"
+	"$CLUSTER" down --dir "$dir"
+	trap - EXIT
+}
+
+# tag VERSION: go test output with each package result line marked with the Cassandra release.
+tag() { sed -u -E "/^(ok|FAIL)([[:space:]]|$)/ s/\$/ [Cassandra $1]/"; }
+
+series=("$@")
+[ ${#series[@]} -gt 0 ] || series=(4.1 4.0)
+for s in "${series[@]}"; do
+	first_ip "$s" >/dev/null
+done
+for s in "${series[@]}"; do
+	run_version "$s"
+done
+step ""
