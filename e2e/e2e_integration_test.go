@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/partmon/partmon/internal/promtest"
 	"github.com/partmon/partmon/internal/testcluster"
+	"github.com/partmon/partmon/internal/testkit"
 )
 
 const (
@@ -75,7 +75,7 @@ func TestEndToEnd(t *testing.T) {
 	buildDir := t.TempDir()
 	wg.Go(func() {
 		t0 := time.Now()
-		bin, buildErr = buildPartmon(ctx, e.root, buildDir)
+		bin, buildErr = testkit.BuildPartmon(ctx, buildDir, "partmon", false)
 		buildTook = time.Since(t0)
 	})
 	t.Cleanup(func() { dropE2EKeyspace(t, session) })
@@ -89,7 +89,7 @@ func TestEndToEnd(t *testing.T) {
 	sinkSrv := httptest.NewServer(e.sink)
 	t.Cleanup(sinkSrv.Close)
 	e.am = promtest.StartAlertmanager(t, alertmanagerConfig(sinkSrv.URL), e.opts)
-	partmonAddr := promtest.FreePort(t)
+	partmonAddr := testkit.FreeAddr(t)
 	e.partmon = "http://" + partmonAddr
 	rules := rulesWithoutFor(t, filepath.Join(e.root, "deploy", "prometheus", "partmon-alerts.yml"))
 	e.prom = promtest.StartPrometheus(t, prometheusConfig(partmonAddr, strings.TrimPrefix(e.am.URL, "http://"), e.cluster, rules), e.opts)
@@ -131,18 +131,6 @@ func stepTimer(t *testing.T) func(string) {
 		t.Logf("step %q took %s", name, time.Since(last).Round(100*time.Millisecond))
 		last = time.Now()
 	}
-}
-
-// buildPartmon builds cmd/partmon into dir, as `make build` does.
-func buildPartmon(ctx context.Context, root, dir string) (string, error) {
-	bin := filepath.Join(dir, "partmon")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/partmon")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building partmon: %v\n%s", err, out)
-	}
-	return bin, nil
 }
 
 // partmonConfig shortens every schedule the run depends on and lowers the

@@ -28,6 +28,7 @@ import (
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/internal/promtest"
 	"github.com/partmon/partmon/internal/testcluster"
+	"github.com/partmon/partmon/internal/testkit"
 )
 
 // shutdownGrace mirrors cmd/partmon's bound on a cycle still running at
@@ -54,25 +55,13 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	root, err := testcluster.RepoRoot()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
 	for _, b := range []struct {
 		out  *string
 		name string
 		race bool
 	}{{&bins.race, "partmon-race", true}, {&bins.plain, "partmon", false}} {
-		*b.out = filepath.Join(dir, b.name)
-		args := []string{"build", "-o", *b.out}
-		if b.race {
-			args = append(args, "-race")
-		}
-		cmd := exec.Command("go", append(args, "./cmd/partmon")...)
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", b.name, err, out)
+		if *b.out, err = testkit.BuildPartmon(context.Background(), dir, b.name, b.race); err != nil {
+			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
 	}
@@ -252,7 +241,7 @@ func (c *cluster) startPartmon(t *testing.T, name string, o options) *daemon {
 	cfg, o := c.config(o)
 	listen := o.listen
 	if listen == "" {
-		listen = promtest.FreePort(t)
+		listen = testkit.FreeAddr(t)
 	}
 	cfg["web"] = map[string]any{"listen_addresses": []string{listen}}
 	data, err := yaml.Marshal(cfg)

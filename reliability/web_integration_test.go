@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/partmon/partmon/internal/promtest"
 	"github.com/partmon/partmon/internal/testcluster"
+	"github.com/partmon/partmon/internal/testkit"
 )
 
 // TestWebConfigFlag runs the real binary with --web.config.file (TLS with a
@@ -42,7 +42,7 @@ func TestWebConfigFlag(t *testing.T) {
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(caPEM)
 
-	listen := promtest.FreePort(t)
+	listen := testkit.FreeAddr(t)
 	d := c.startPartmon(t, "partmon-web-config", options{creds: c.readOnlyRole(t, "partmon_web"), webConfig: webConfig, listen: listen})
 	d.base = "https://" + listen
 	d.client = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -16,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/partmon/partmon/internal/testkit"
 )
 
 // daemonSample is one real `partmon run` process: how long until /readyz,
@@ -35,7 +36,7 @@ type daemonSample struct {
 // VmHWM and stops it with SIGTERM.
 func runDaemon(ctx context.Context, bin, host string, scrapes int, life time.Duration) (daemonSample, error) {
 	var d daemonSample
-	addr, err := freeAddr()
+	addr, err := testkit.PickFreeAddr()
 	if err != nil {
 		return d, err
 	}
@@ -176,15 +177,6 @@ func memoryKiB(pid int) (peak, rss int64, err error) {
 		err = errors.New("no VmHWM in /proc status")
 	}
 	return peak, rss, err
-}
-
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", fmt.Errorf("finding a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
 }
 
 // oneShot times `partmon report` in sidecar mode: process start, connect,

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,20 +13,8 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/internal/testkit"
 )
-
-// closedPort is a loopback address nothing listens on: every connection is
-// refused at once, as with a node that is down.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
 
 // TestDaemonStartsWithAnyStateAndSavesOnShutdown runs the daemon in-process
 // against a cluster that is down, with each kind of state file it may find:
@@ -55,7 +42,7 @@ func TestDaemonStartsWithAnyStateAndSavesOnShutdown(t *testing.T) {
 				}
 			}
 			cfg := defaultConfig()
-			cfg.Collector = collector.Config{Hosts: []string{closedPort(t)}, Mode: collector.ModeCluster,
+			cfg.Collector = collector.Config{Hosts: []string{testkit.FreeAddr(t)}, Mode: collector.ModeCluster,
 				ConnectTimeout: time.Second, QueryTimeout: time.Second}
 			cfg.Web.ListenAddresses = []string{"127.0.0.1:0"}
 			cfg.State.File = state

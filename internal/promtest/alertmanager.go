@@ -11,12 +11,20 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/partmon/partmon/internal/testkit"
 )
 
 // Alertmanager is a running real Alertmanager.
 type Alertmanager struct {
 	URL     string // http://127.0.0.1:PORT
 	Process *Process
+
+	t      testing.TB
+	opts   Options
+	config string // path of its alertmanager.yml
+	listen string
+	starts int
 }
 
 // StartAlertmanager runs Debian's prometheus-alertmanager with config (an
@@ -24,18 +32,36 @@ type Alertmanager struct {
 // waits until it is ready.
 func StartAlertmanager(t testing.TB, config string, opts Options) *Alertmanager {
 	t.Helper()
-	bin := LookPath(t, "Debian package prometheus-alertmanager", "prometheus-alertmanager", "alertmanager")
-	dir := t.TempDir()
-	cfgPath := filepath.Join(dir, "alertmanager.yml")
+	cfgPath := filepath.Join(t.TempDir(), "alertmanager.yml")
 	if err := os.WriteFile(cfgPath, []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	listen := FreePort(t)
-	p := Start(t, "alertmanager", opts, bin, "--config.file="+cfgPath, "--storage.path="+filepath.Join(dir, "data"),
-		"--web.listen-address="+listen, "--cluster.listen-address=", "--log.level=warn")
-	am := &Alertmanager{URL: "http://" + listen, Process: p}
-	waitReady(t, p, am.URL+"/-/ready", 30*time.Second)
+	listen := testkit.FreeAddr(t)
+	am := &Alertmanager{URL: "http://" + listen, t: t, opts: opts, config: cfgPath, listen: listen}
+	am.start()
 	return am
+}
+
+// Restart kills Alertmanager (SIGKILL, as a crash) if it still runs and
+// starts a new one on the same address and configuration, with empty
+// storage: it knows only the alerts sent to it after the restart.
+func (a *Alertmanager) Restart() {
+	a.t.Helper()
+	a.Process.Stop()
+	a.start()
+}
+
+func (a *Alertmanager) start() {
+	a.t.Helper()
+	bin := LookPath(a.t, "Debian package prometheus-alertmanager", "prometheus-alertmanager", "alertmanager")
+	a.starts++
+	name := "alertmanager"
+	if a.starts > 1 {
+		name = fmt.Sprintf("alertmanager-%d", a.starts)
+	}
+	a.Process = Start(a.t, name, a.opts, bin, "--config.file="+a.config, "--storage.path="+filepath.Join(a.t.TempDir(), "data"),
+		"--web.listen-address="+a.listen, "--cluster.listen-address=", "--log.level=warn")
+	waitReady(a.t, a.Process, a.URL+"/-/ready", 30*time.Second)
 }
 
 // Alert is one alert as GET /api/v2/alerts returns it (gettableAlert).

@@ -7,7 +7,6 @@ package promtest
 import (
 	"bytes"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,18 +15,6 @@ import (
 	"testing"
 	"time"
 )
-
-// FreePort returns a loopback address ("127.0.0.1:PORT") whose port was free
-// a moment ago.
-func FreePort(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("finding a free port: %v", err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
 
 // LookPath finds the first of names on PATH, failing the test with hint if none is.
 func LookPath(t testing.TB, hint string, names ...string) string {

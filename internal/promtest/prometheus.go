@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/partmon/partmon/internal/testkit"
 )
 
 // Prometheus is a running real Prometheus server.
@@ -29,7 +31,7 @@ func StartPrometheus(t testing.TB, config string, opts Options) *Prometheus {
 	if err := os.WriteFile(cfgPath, []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	listen := FreePort(t)
+	listen := testkit.FreeAddr(t)
 	p := Start(t, "prometheus", opts, bin, "--config.file="+cfgPath,
 		"--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+listen, "--web.external-url=http://"+listen, "--log.level=warn")
 	prom := &Prometheus{URL: "http://" + listen, Process: p}
