@@ -128,7 +128,7 @@ func TestSyntheticClusterAnalyzes(t *testing.T) {
 		t.Fatalf("tables %d, table nodes %d, nodes %d", len(r.Tables), len(r.TableNodes), len(r.Nodes))
 	}
 	kinds := map[string]int{}
-	for _, f := range r.Findings {
+	for _, f := range append(r.Findings, r.Remarks...) {
 		kinds[f.Kind]++
 	}
 	for _, k := range []string{KindOversizedPartition, KindSecondaryIndexHighCard, KindPartitionGrowthForecast, KindTombstoneHeavy} {

@@ -305,3 +305,24 @@ func TestSidecarView(t *testing.T) {
 		t.Fatalf("nodes %+v, table nodes %d", r.Nodes, len(r.TableNodes))
 	}
 }
+
+// Design lint that the schema alone says is a remark: kept apart from the
+// findings (which the exporter counts and alerts on), severity info.
+func TestSchemaOnlyRemarksStayApart(t *testing.T) {
+	r := Analyze(plantedSnapshot(1), nil, DefaultThresholds())
+	for _, f := range r.Findings {
+		if f.Kind == KindAscendingTimeOrder || f.remark {
+			t.Errorf("a schema-only remark among the findings: %+v", f)
+		}
+	}
+	found := false
+	for _, f := range r.Remarks {
+		if f.Severity != SeverityInfo || f.ID == "" {
+			t.Errorf("remark %+v: want severity info and an ID", f)
+		}
+		found = found || (f.Kind == KindAscendingTimeOrder && f.Keyspace == "pm_lowcard")
+	}
+	if !found {
+		t.Fatalf("the ascending timeuuid of pm_lowcard.orders_by_status is not remarked: %+v", r.Remarks)
+	}
+}

@@ -13,6 +13,9 @@ const (
 
 // growthFit is the growth of a table's largest partition.
 type growthFit struct {
+	// judged: the history was long enough to fit; with ok false the
+	// largest partition was measured not to grow.
+	judged  bool
 	ok      bool    // growth was measured and is significant
 	slope   float64 // bytes per second
 	current float64 // the larger of the last observed and the fitted size now
@@ -67,7 +70,7 @@ func fitGrowth(series []SizePoint, now int64, current int64, th Thresholds, scra
 	if span < minSpan {
 		return growthFit{}
 	}
-	var best growthFit
+	best := growthFit{judged: true}
 	for w := minSpan; ; w *= 4 {
 		w = min(w, span)
 		first := 0
@@ -98,7 +101,7 @@ func fitWindow(xs, ys []float64, scratch *[]float64) (growthFit, bool) {
 		return growthFit{}, false
 	}
 	return growthFit{
-		ok: true, slope: slope, window: window, points: len(xs),
+		judged: true, ok: true, slope: slope, window: window, points: len(xs),
 		current: max(ys[len(ys)-1], intercept+slope*xs[len(xs)-1]),
 	}, true
 }

@@ -10,10 +10,14 @@ import (
 // ruleSecondaryIndexHighCardinality: a secondary index on a column that
 // looks (nearly) unique: uuid, timeuuid or timestamp types, or id-like
 // names. A legacy index (Cassandra 2i, ScyllaDB local index) answers a
-// lookup by asking every token range, to return a row or two: warning.
-// SAI/SASI and other custom indexes cope better: info. ScyllaDB's default
-// global indexes are tables keyed by the indexed value, built for exactly
-// this, so they are left alone. Collection indexes are not judged.
+// lookup by asking every token range, to return a row or two; SAI/SASI and
+// other custom indexes cope better. ScyllaDB's default global indexes are
+// tables keyed by the indexed value, built for exactly this, so they are
+// left alone. Collection indexes are not judged. The schema cannot say
+// whether the index is queried: alone it is a remark. Cassandra runs index
+// queries as range reads (local_scan_latency), so a table whose range reads
+// reach the traffic floor makes it a finding: warning for a legacy index,
+// info for a custom one.
 func ruleSecondaryIndexHighCardinality(a *analysis) []Finding {
 	var out []Finding
 	for _, t := range a.tables {
@@ -40,15 +44,21 @@ func ruleSecondaryIndexHighCardinality(a *analysis) []Finding {
 			if scyllaLocal {
 				kind = "ScyllaDB local secondary index"
 			}
-			if custom, class := isCustomIndex(ix); custom {
+			custom, class := isCustomIndex(ix)
+			if custom {
 				sev, kind = SeverityInfo, "custom index "+class
 			}
+			scans := t.scanRate()
 			f := a.newFinding(KindSecondaryIndexHighCard, sev, nil, t.keyspace, t.name)
-			f.Value, f.Threshold, f.Unit = t.partitions, 0, UnitPartitions
+			f.Value, f.Threshold, f.Unit = scans, a.th.TrafficFloorOpsPerSecond, UnitOpsPerSec
 			f.Source = "system_schema.indexes,system_schema.columns"
 			f.Summary = fmt.Sprintf("index %s (%s) on %s(%s) covers a column that looks unique (%s)", ix.Name, kind, t.key, col, why)
-			if t.partitions > 0 {
-				f.Summary += fmt.Sprintf("; the table has ~%s partitions", format.Count(t.partitions))
+			if scans >= a.th.TrafficFloorOpsPerSecond && a.s.Engine != model.EngineScyllaDB {
+				f.Source = joinSources(f.Source, "system_views.local_scan_latency")
+				f.Summary += fmt.Sprintf("; the table serves %s of range reads, the way Cassandra runs index queries", format.Rate(scans))
+			} else {
+				f.Severity, f.remark, f.Value, f.Threshold = SeverityInfo, true, 0, 0
+				f.Summary += "; whether it is queried is not measured (no range reads on the table above the traffic floor)"
 			}
 			if sev == SeverityWarning {
 				f.Advice = fmt.Sprintf("a lookup WHERE %s = ? without the partition key visits every token range (all %d nodes) to return a row or two: keep a lookup table keyed by %s (PRIMARY KEY (%s)) written with the base table, or an SAI index on Cassandra 5.0",

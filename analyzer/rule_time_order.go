@@ -9,9 +9,9 @@ import (
 // ruleAscendingTimeOrder: a table whose first clustering column is a time
 // type in ascending order. Time series are mostly read newest first, which
 // is then a reversed read: slower in Cassandra (index blocks read backwards)
-// and, in ScyllaDB before native reversed reads, buffered in memory. Info
-// only, and only for tables with data: the schema cannot say how the table
-// is read.
+// and, in ScyllaDB before native reversed reads, buffered in memory. A
+// remark only (Report.Remarks), and only for tables with data: the schema
+// cannot say how the table is read, and no source counts reversed reads.
 func ruleAscendingTimeOrder(a *analysis) []Finding {
 	var out []Finding
 	for _, t := range a.tables {
@@ -28,6 +28,7 @@ func ruleAscendingTimeOrder(a *analysis) []Finding {
 		}
 		f := a.newFinding(KindAscendingTimeOrder, SeverityInfo, nil, t.keyspace, t.name)
 		f.Value, f.Threshold, f.Unit = size, 0, UnitBytes
+		f.remark = true
 		f.Source = "system_schema.columns"
 		f.Summary = fmt.Sprintf("%s clusters by %s (%s) ascending: reading the newest rows first is a reversed read of partitions up to %s",
 			t.key, cc[0].Name, cc[0].Type, format.Bytes(size))

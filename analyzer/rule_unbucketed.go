@@ -3,6 +3,7 @@ package analyzer
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/partmon/partmon/internal/format"
 )
@@ -18,57 +19,87 @@ func largestKnown(t *tableView) float64 {
 }
 
 // ruleUnbucketedTimeSeries: a table clustered by a time column (timestamp,
-// timeuuid, date) whose partition key has no bucket. Warning when its
-// largest partition reached the partition warning size, or grows (history
-// fit) with no default TTL to bound it. Info when it is over
-// TimeSeriesLargeBytes or grows under a TTL, and, from the schema alone,
-// when it holds data and has no TTL: its partitions then grow for as long
-// as their keys are written. A table with a TTL, small and not growing, is
-// bounded and left alone.
+// timeuuid, date) whose partition key has no bucket, judged by what was
+// measured, never by the schema alone: the design guidance itself keys a
+// per-user viewing history by user alone, because one user's rows stay few.
+//   - warning: the largest partition reached the partition warning size,
+//     or grows (history fit) with no default TTL and reaches it within
+//     ForecastWarning;
+//   - info: it grows with no TTL and reaches the warning size within the
+//     history's MaxAge (partmon forecasts no further ahead than it looks
+//     back); it grows under a TTL whose worth of growth reaches the warning
+//     size; or it is over TimeSeriesLargeBytes and the history is too short
+//     to tell whether it grows;
+//   - nothing otherwise: small, or measured flat, or growing slowly.
 func ruleUnbucketedTimeSeries(a *analysis) []Finding {
 	var out []Finding
+	warnBytes := float64(a.th.PartitionWarningBytes)
 	for _, t := range a.tables {
 		col, ok := timeClustering(t)
 		if !ok || hasBucket(t) {
 			continue
 		}
 		size := largestKnown(t)
-		ttl := t.schema.DefaultTTLSeconds
-		growing := t.growth.ok
+		ttl := float64(t.schema.DefaultTTLSeconds)
+		g := t.growth
+		toWarn := -1.0
+		if g.ok && g.slope > 0 {
+			toWarn = max(0, (warnBytes-g.current)/g.slope)
+		}
+		// value is the size the finding is about: measured, or where the
+		// fit takes it within the horizon that grades it.
 		var sev Severity
-		var threshold float64
+		var value, threshold float64
+		var why string
+		horizon := func(d time.Duration) float64 { return g.current + g.slope*d.Seconds() }
 		switch {
-		case size >= float64(a.th.PartitionWarningBytes):
-			sev, threshold = SeverityWarning, float64(a.th.PartitionWarningBytes)
-		case growing && ttl == 0:
-			sev, threshold = SeverityWarning, float64(a.th.TimeSeriesLargeBytes)
-		case size >= float64(a.th.TimeSeriesLargeBytes) || growing:
-			sev, threshold = SeverityInfo, float64(a.th.TimeSeriesLargeBytes)
-		case ttl == 0 && (size > 0 || t.partitions > 0):
-			sev, threshold = SeverityInfo, float64(a.th.TimeSeriesLargeBytes)
+		case size >= warnBytes:
+			sev, value, threshold, why = SeverityWarning, size, warnBytes, "it reached the partition warning size"
+		case toWarn >= 0 && ttl == 0 && toWarn <= a.th.ForecastWarning.Seconds():
+			sev, value, threshold = SeverityWarning, horizon(a.th.ForecastWarning), warnBytes
+			why = fmt.Sprintf("at this rate it reaches %s in %s (%s in %s)", format.Bytes(warnBytes), format.Seconds(toWarn),
+				format.Bytes(value), format.Seconds(a.th.ForecastWarning.Seconds()))
+		case toWarn >= 0 && ttl == 0 && toWarn <= a.h.Limits.MaxAge.Seconds():
+			sev, value, threshold = SeverityInfo, horizon(a.h.Limits.MaxAge), warnBytes
+			why = fmt.Sprintf("at this rate it reaches %s in %s", format.Bytes(warnBytes), format.Seconds(toWarn))
+		case g.ok && ttl > 0 && g.slope*ttl >= warnBytes:
+			sev, value, threshold = SeverityInfo, g.slope*ttl, warnBytes
+			why = fmt.Sprintf("a TTL's worth of this growth is %s", format.Bytes(value))
+		case !g.judged && size >= float64(a.th.TimeSeriesLargeBytes):
+			sev, value, threshold = SeverityInfo, size, float64(a.th.TimeSeriesLargeBytes)
+			why = "growth is not measured yet (the history is shorter than " + format.Seconds(a.th.ForecastMinSpan.Seconds()) + ")"
 		default:
 			continue
 		}
-		var key []string
-		for _, c := range partitionKey(t.schema) {
-			key = append(key, c.Name)
-		}
-		c, _ := columnByName(t.schema, col)
-		f := a.newFinding(KindUnbucketedTimeSeries, sev, nil, t.keyspace, t.name)
-		f.Value, f.Threshold, f.Unit = size, threshold, UnitBytes
-		f.Source = joinSources("system_schema.columns", a.sizeSource())
-		f.Summary = fmt.Sprintf("%s clusters by %s (%s) with no time bucket in its partition key (%s); largest partition %s",
-			t.key, col, c.Type, strings.Join(key, ", "), format.Bytes(size))
-		if growing {
-			f.Summary += fmt.Sprintf(", growing %s/day (over %s)", format.Bytes(t.growth.slope*86400), format.Seconds(t.growth.window))
-		}
-		if ttl > 0 {
-			f.Summary += fmt.Sprintf("; default TTL %s bounds it", format.Seconds(float64(ttl)))
-		} else {
-			f.Summary += "; no default TTL: partitions grow without bound"
-		}
-		f.Advice = a.splitAdvice(t, size)
+		f := a.unbucketedFinding(t, col, size, why)
+		f.Severity, f.Value, f.Threshold = sev, value, threshold
 		out = append(out, f)
 	}
 	return out
+}
+
+func (a *analysis) unbucketedFinding(t *tableView, col string, size float64, why string) Finding {
+	var key []string
+	for _, c := range partitionKey(t.schema) {
+		key = append(key, c.Name)
+	}
+	c, _ := columnByName(t.schema, col)
+	f := a.newFinding(KindUnbucketedTimeSeries, SeverityInfo, nil, t.keyspace, t.name)
+	f.Unit = UnitBytes
+	f.Source = joinSources("system_schema.columns", a.sizeSource())
+	f.Figures = &Figures{PartitionBytes: size}
+	f.Summary = fmt.Sprintf("%s clusters by %s (%s) with no time bucket in its partition key (%s); largest partition %s",
+		t.key, col, c.Type, strings.Join(key, ", "), format.Bytes(size))
+	if t.growth.ok {
+		f.Figures.CurrentBytes, f.Figures.GrowthBytesPerSecond = t.growth.current, t.growth.slope
+		f.Summary += fmt.Sprintf(", growing %s/day (over %s)", format.Bytes(t.growth.slope*86400), format.Seconds(t.growth.window))
+	}
+	f.Summary += ": " + why
+	if ttl := t.schema.DefaultTTLSeconds; ttl > 0 {
+		f.Summary += fmt.Sprintf("; default TTL %s bounds it (writes may set their own)", format.Seconds(float64(ttl)))
+	} else if t.growth.ok {
+		f.Summary += "; no default TTL: it grows for as long as its key is written"
+	}
+	f.Advice = a.splitAdvice(t, size)
+	return f
 }

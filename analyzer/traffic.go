@@ -114,3 +114,18 @@ func (a *analysis) groupSkews(t *tableView, replicas []*model.Node, byHost map[s
 		}
 	}
 }
+
+// scanRate is the table's local range reads per second, all nodes: the
+// collector's rate between cycles, else Cassandra's five-minute rate.
+func (t *tableView) scanRate() float64 {
+	var sum float64
+	for _, tn := range t.nodes {
+		o := tn.stats.LocalScans
+		if o.Rate >= 0 && (o.Rate > 0 || o.PerSecond == 0) {
+			sum += o.Rate
+		} else {
+			sum += max(0, o.PerSecond)
+		}
+	}
+	return sum
+}
