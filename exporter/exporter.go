@@ -1,7 +1,8 @@
-// Package exporter publishes the analyzer's latest Report: Prometheus const
-// metrics, the HTTP API and status page, and key-level alerts pushed to
-// Alertmanager. Nothing here talks to the database: a scrape only reads the
-// report the last collection cycle published.
+// Package exporter is partmon's Prometheus collector: const metrics built
+// from the analyzer's latest published Report (descriptors, top-K keys,
+// label sets shared per series). It neither serves HTTP (package web does)
+// nor talks to the database: collecting only reads the report the last
+// cycle published.
 package exporter
 
 import (
@@ -45,8 +46,8 @@ type BuildInfo struct {
 }
 
 // Exporter is a prometheus.Collector over the latest published report.
-// Collect builds const metrics from it on every scrape; concurrent scrapes
-// and a concurrent Publish are safe.
+// Collect builds const metrics from it alone, so its output changes only
+// with Publish; concurrent scrapes and a concurrent Publish are safe.
 type Exporter struct {
 	audience  publish.Audience
 	topK      int
@@ -54,6 +55,7 @@ type Exporter struct {
 
 	publishMu sync.Mutex // serialises writers; readers only Load
 	state     atomic.Pointer[cycleState]
+	onPublish []func() // guarded by publishMu
 }
 
 var _ prometheus.Collector = (*Exporter)(nil)
@@ -67,6 +69,21 @@ type cycleState struct {
 	sources []model.SourceStatus
 	// up is whether the latest attempt produced a good report.
 	up bool
+	// generation counts Publish calls.
+	generation uint64
+}
+
+// Cycle is what the latest Publish left, read at once so its parts agree.
+type Cycle struct {
+	// Report is the last good report, nil before the first one.
+	Report *analyzer.Report
+	// Sources is the per-source status of the latest attempt, even a failed one.
+	Sources []model.SourceStatus
+	// Up is whether the latest attempt produced a good report.
+	Up bool
+	// Generation counts Publish calls: what Collect emits can only have
+	// changed when it has.
+	Generation uint64
 }
 
 // New builds an Exporter with nothing published yet.
@@ -94,11 +111,11 @@ func New(opts Options) *Exporter {
 // report's data, while the collector self-metrics show the failed attempt.
 func (e *Exporter) Publish(r *analyzer.Report) {
 	e.publishMu.Lock()
-	defer e.publishMu.Unlock()
 	next := &cycleState{}
 	if prev := e.state.Load(); prev != nil {
 		*next = *prev
 	}
+	next.generation++
 	next.up = false
 	if r != nil {
 		next.sources = r.Sources
@@ -108,7 +125,34 @@ func (e *Exporter) Publish(r *analyzer.Report) {
 		}
 	}
 	e.state.Store(next)
+	hooks := e.onPublish
+	e.publishMu.Unlock()
+	for _, f := range hooks {
+		f()
+	}
 }
+
+// OnPublish registers f to run after every Publish, on the publishing
+// goroutine once the new state is visible (a cache of Collect's output
+// rebuilds there, so that scrapes find it ready).
+func (e *Exporter) OnPublish(f func()) {
+	e.publishMu.Lock()
+	defer e.publishMu.Unlock()
+	e.onPublish = append(e.onPublish, f)
+}
+
+// Cycle is the latest published state; the zero Cycle before any Publish.
+func (e *Exporter) Cycle() Cycle {
+	st := e.state.Load()
+	if st == nil {
+		return Cycle{}
+	}
+	return Cycle{Report: st.report, Sources: st.sources, Up: st.up, Generation: st.generation}
+}
+
+// ClusterName is the cluster label of report r: the configured override,
+// else the report's own.
+func (e *Exporter) ClusterName(r *analyzer.Report) string { return e.audience.ClusterName(r) }
 
 // Latest is the last good report, nil before the first one.
 func (e *Exporter) Latest() *analyzer.Report {
@@ -120,14 +164,6 @@ func (e *Exporter) Latest() *analyzer.Report {
 
 // Ready is true once a full cycle has published a good report.
 func (e *Exporter) Ready() bool { return e.Latest() != nil }
-
-// latestSources is the per-source status of the latest attempt.
-func (e *Exporter) latestSources() []model.SourceStatus {
-	if st := e.state.Load(); st != nil {
-		return st.sources
-	}
-	return nil
-}
 
 // Describe sends every family's descriptor: the label sets are fixed, so the
 // registry can check what Collect emits.

@@ -19,6 +19,7 @@ import (
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/publish"
+	"github.com/partmon/partmon/web"
 )
 
 // shutdownGrace bounds how long a running cycle may take to finish after
@@ -108,7 +109,7 @@ func runDaemon(ctx context.Context, cfg Config, log *zap.Logger) error {
 	if err != nil {
 		return err
 	}
-	coll, err := collector.New(cfg.Collector, log.With(zap.String("component", "collector")))
+	coll, err := collector.New(cfg.Collector, log.With(zap.String("component", "collector")), collector.WithLogState(loadLogState(cfg.State.File)))
 	if err != nil {
 		return fmt.Errorf("starting collector: %w", err)
 	}
@@ -138,13 +139,13 @@ func runDaemon(ctx context.Context, cfg Config, log *zap.Logger) error {
 		}
 	}
 
-	handler, err := exporter.NewHandler(d.exporter, d.pusher, exporter.HandlerOptions{Logger: log})
+	handler, err := web.NewHandler(d.exporter, d.pusher, web.HandlerOptions{Logger: log})
 	if err != nil {
 		return err
 	}
 	serveErr := make(chan error, 1)
 	go func() {
-		serveErr <- exporter.Serve(ctx, cfg.Web.ListenAddresses, cfg.Web.ConfigFile, handler, log.With(zap.String("component", "web")))
+		serveErr <- web.Serve(ctx, cfg.Web.ListenAddresses, cfg.Web.ConfigFile, handler, log.With(zap.String("component", "web")))
 	}()
 
 	// Cycles run under their own context so that SIGTERM lets a running one
@@ -253,7 +254,7 @@ func (d *daemon) saveState() {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if err := saveState(d.cfg.State.File, d.history); err != nil {
+	if err := saveState(d.cfg.State.File, d.history, d.collector.LogState()); err != nil {
 		d.log.Warn("saving state failed; history will be rebuilt after a restart", zap.String("file", d.cfg.State.File), zap.Error(err))
 	}
 }

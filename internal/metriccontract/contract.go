@@ -16,10 +16,9 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/partmon/partmon/alertmanager"
-	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/promexpr"
 	"github.com/partmon/partmon/internal/testkit"
+	"github.com/partmon/partmon/web"
 )
 
 // TargetLabels are the labels Prometheus adds to every series from the scrape
@@ -83,7 +82,7 @@ func readGolden() (map[string]map[string]bool, error) {
 // Names is the exporter's declared metric list as a set.
 func Names() map[string]bool {
 	set := map[string]bool{}
-	for _, n := range append(exporter.MetricNames(), alertmanager.MetricNames()...) {
+	for _, n := range web.MetricNames() {
 		set[n] = true
 	}
 	return set

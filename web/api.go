@@ -1,4 +1,4 @@
-package exporter
+package web
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/exporter"
 )
 
 const notReadyMessage = "no report yet: the first collection cycle has not finished"
@@ -76,8 +77,8 @@ func parseFindingFilter(q url.Values) (findingFilter, error) {
 		case filterFields[name] != nil:
 			set := make(map[string]bool, len(parts))
 			for _, p := range parts {
-				if name == "kind" && !slices.Contains(knownKinds, p) {
-					return ff, fmt.Errorf("parameter kind: unknown kind %q (want one of %s)", p, strings.Join(knownKinds, ", "))
+				if name == "kind" && !slices.Contains(analyzer.Kinds(), p) {
+					return ff, fmt.Errorf("parameter kind: unknown kind %q (want one of %s)", p, strings.Join(analyzer.Kinds(), ", "))
 				}
 				set[p] = true
 			}
@@ -101,7 +102,7 @@ func (ff findingFilter) keep(f analyzer.Finding) bool {
 	return true
 }
 
-func findingsHandler(e *Exporter) http.Handler {
+func findingsHandler(e *exporter.Exporter) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ff, err := parseFindingFilter(r.URL.Query())
 		if err != nil {
@@ -113,7 +114,7 @@ func findingsHandler(e *Exporter) http.Handler {
 			writeJSON(w, http.StatusServiceUnavailable, apiError{notReadyMessage})
 			return
 		}
-		out := findingsResponse{Cluster: e.audience.ClusterName(rep), Generated: rep.Generated, Findings: []analyzer.Finding{}}
+		out := findingsResponse{Cluster: e.ClusterName(rep), Generated: rep.Generated, Findings: []analyzer.Finding{}}
 		for _, f := range rep.Findings {
 			if ff.keep(f) {
 				out.Findings = append(out.Findings, f)
@@ -124,7 +125,7 @@ func findingsHandler(e *Exporter) http.Handler {
 	})
 }
 
-func reportHandler(e *Exporter) http.Handler {
+func reportHandler(e *exporter.Exporter) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if len(r.URL.Query()) > 0 {
 			writeJSON(w, http.StatusBadRequest, apiError{"/api/v1/report takes no parameters"})

@@ -1,4 +1,8 @@
-package exporter
+// Package web serves partmon over HTTP: /metrics (the exporter's cached
+// exposition plus the live self-metrics), the JSON API, the status page and
+// the health endpoints, with TLS and basic auth from an exporter-toolkit web
+// config. It reads only what the last cycle published.
+package web
 
 import (
 	"context"
@@ -16,6 +20,7 @@ import (
 	"go.uber.org/zap/exp/zapslog"
 
 	"github.com/partmon/partmon/alertmanager"
+	"github.com/partmon/partmon/exporter"
 )
 
 // DefaultMaxRequestsInFlight bounds concurrent /metrics scrapes.
@@ -44,7 +49,7 @@ type HandlerOptions struct {
 //	/                the status page
 //
 // am may be nil when no Alertmanager is configured.
-func NewHandler(e *Exporter, am *alertmanager.Pusher, opts HandlerOptions) (http.Handler, error) {
+func NewHandler(e *exporter.Exporter, am *alertmanager.Pusher, opts HandlerOptions) (http.Handler, error) {
 	logger := opts.Logger
 	if logger == nil {
 		logger = zap.NewNop()

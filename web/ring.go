@@ -1,4 +1,4 @@
-package exporter
+package web
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/internal/format"
 )
 
 // ringPalette colours nodes in ring order; it repeats past twelve nodes.
@@ -100,10 +101,10 @@ func newRingPicture(r *analyzer.Report) ringPicture {
 		text := n.Address
 		o, ok := rawOwns[n.Address]
 		if ok {
-			text += fmt.Sprintf("  owns %.1f%%  skew ×%.2f", 100*o.Owns, o.Skew)
+			text += "  owns " + format.PercentCell(o.Owns) + "  skew ×" + format.RatioCell(o.Skew)
 		}
 		pic.Legend = append(pic.Legend, ringLegend{Y: num(y), TextY: num(y + 11), Color: colour(i), Text: text,
-			Skewed: ok && (o.Skew > 1.2 || (o.Skew > 0 && o.Skew < 1/1.2))})
+			Skewed: ok && skewed(o.Skew)})
 	}
 
 	var tokens []ringToken
@@ -134,7 +135,7 @@ func newRingPicture(r *analyzer.Report) ringPicture {
 		}
 		end := start + o.Owns*2*math.Pi
 		pic.Arcs = append(pic.Arcs, ringArc{D: arcPath(start, end), Color: colour(i),
-			Title: fmt.Sprintf("%s owns %.1f%%", n.Address, 100*o.Owns)})
+			Title: n.Address + " owns " + format.PercentCell(o.Owns)})
 		start = end
 	}
 	pic.Note = "token values unknown: arcs sized by raw ownership"
@@ -152,7 +153,7 @@ func tokenArcs(tokens []ringToken, nodes []analyzer.NodeSummary, colour func(int
 	owner := tokens[0].node
 	flush := func(end float64) {
 		arcs = append(arcs, ringArc{D: arcPath(start, end), Color: colour(owner),
-			Title: fmt.Sprintf("%s owns %.1f%% of the ring here", nodes[owner].Address, 100*(end-start)/(2*math.Pi))})
+			Title: nodes[owner].Address + " owns " + format.PercentCell((end-start)/(2*math.Pi)) + " of the ring here"})
 	}
 	for i := 1; i < len(tokens); i++ {
 		if tokens[i].node != owner {

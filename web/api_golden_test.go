@@ -1,4 +1,4 @@
-package exporter
+package web
 
 import (
 	"bytes"
@@ -7,12 +7,13 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/reporttest"
 )
 
 // TestAPIGolden holds the JSON API byte for byte.
 func TestAPIGolden(t *testing.T) {
-	e := New(Options{})
+	e := exporter.New(exporter.Options{})
 	e.Publish(reporttest.Cluster())
 	srv := newTestHandler(t, e, nil)
 	tests := []struct{ name, path string }{

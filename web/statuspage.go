@@ -1,17 +1,19 @@
-package exporter
+package web
 
 import (
 	"bytes"
 	_ "embed"
 	"fmt"
 	"html/template"
-	"math"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 )
 
@@ -20,12 +22,12 @@ var statusHTML string
 
 // statusPage renders / from the latest report: no external assets, no script.
 type statusPage struct {
-	e    *Exporter
+	e    *exporter.Exporter
 	tmpl *template.Template
 	now  func() time.Time
 }
 
-func newStatusPage(e *Exporter) (*statusPage, error) {
+func newStatusPage(e *exporter.Exporter) (*statusPage, error) {
 	t, err := template.New("status").Parse(statusHTML)
 	if err != nil {
 		return nil, fmt.Errorf("parsing status page template: %w", err)
@@ -88,22 +90,18 @@ func (p *statusPage) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (p *statusPage) data() pageData {
-	st := p.e.state.Load()
-	var d pageData
-	if st != nil {
-		d.Up = st.up
-		d.Sources = pageSources(st.sources)
-	}
-	r := p.e.Latest()
+	c := p.e.Cycle()
+	d := pageData{Up: c.Up, Sources: pageSources(c.Sources)}
+	r := c.Report
 	if r == nil {
 		return d
 	}
 	d.Ready = true
-	d.Cluster = p.e.audience.ClusterName(r)
+	d.Cluster = p.e.ClusterName(r)
 	d.Engine, d.Version = string(r.Engine), r.Version
 	d.Generated = pageTime(r.Generated)
 	if !r.Generated.IsZero() {
-		d.Age = p.now().Sub(r.Generated).Round(time.Second).String()
+		d.Age = format.SecondsWords(p.now().Sub(r.Generated).Seconds())
 	}
 	d.Nodes, d.Tables = len(r.Nodes), len(r.Tables)
 	d.Notes = r.Notes
@@ -148,6 +146,9 @@ func findingScope(f analyzer.Finding) string {
 	return strings.Join(parts, " ")
 }
 
+// skewed marks a ratio outside the default fair band (1.2 either way).
+func skewed(v float64) bool { return v > 1.2 || (v > 0 && v < 1/1.2) }
+
 func pageOwnership(r *analyzer.Report) ([]string, []pageOwner) {
 	byNode := make(map[string]map[string]analyzer.Ownership)
 	ksSet := make(map[string]bool)
@@ -171,13 +172,13 @@ func pageOwnership(r *analyzer.Report) ([]string, []pageOwner) {
 		po := pageOwner{Address: n.Address, DC: n.DC, Rack: n.Rack, Tokens: n.Tokens,
 			Load: "—", LoadSkew: "—", State: "ok", Colour: ringPalette[i%len(ringPalette)]}
 		if n.LoadBytes > 0 {
-			po.Load = pageBytes(n.LoadBytes)
+			po.Load = format.BytesCell(n.LoadBytes)
 		}
 		if n.LoadSkew > 0 {
-			po.LoadSkew = fmt.Sprintf("×%.2f", n.LoadSkew)
+			po.LoadSkew = "×" + format.RatioCell(n.LoadSkew)
 		}
 		if n.Stale {
-			po.State = fmt.Sprintf("stale (%s old)", (time.Duration(n.DataAgeSeconds) * time.Second).String())
+			po.State = "stale (" + format.SecondsWords(n.DataAgeSeconds) + " old)"
 		}
 		for _, ks := range append([]string{""}, keyspaces...) {
 			o, ok := byNode[n.Address][ks]
@@ -186,8 +187,8 @@ func pageOwnership(r *analyzer.Report) ([]string, []pageOwner) {
 				continue
 			}
 			po.Cells = append(po.Cells, pageCell{
-				Text:   fmt.Sprintf("%.1f%% (×%.2f)", 100*o.Owns, o.Skew),
-				Skewed: o.Skew > 1.2 || (o.Skew > 0 && o.Skew < 1/1.2),
+				Text:   format.PercentCell(o.Owns) + " (×" + format.RatioCell(o.Skew) + ")",
+				Skewed: skewed(o.Skew),
 			})
 		}
 		owners = append(owners, po)
@@ -204,7 +205,7 @@ func pageSources(sources []model.SourceStatus) []pageSource {
 		}
 		out = append(out, pageSource{
 			Source: s.Source, Node: node, State: string(s.State),
-			Duration: s.Duration.Round(time.Millisecond).String(), Rows: fmt.Sprint(s.Rows),
+			Duration: format.Latency(s.Duration), Rows: format.Count(float64(s.Rows)),
 			LastSuccess: pageTime(s.LastSuccess), Error: s.Error,
 		})
 	}
@@ -224,25 +225,22 @@ func pageTime(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-func pageBytes(b float64) string {
-	const unit = 1024
-	if b < unit {
-		return fmt.Sprintf("%.0f B", b)
-	}
-	exp := int(math.Min(math.Floor(math.Log(b)/math.Log(unit)), 6))
-	return fmt.Sprintf("%.1f %ciB", b/math.Pow(unit, float64(exp)), "KMGTPE"[exp-1])
-}
-
+// pageValue writes a finding's value or threshold in its unit, as the
+// finding texts write them.
 func pageValue(v float64, unit string) string {
 	switch unit {
-	case "bytes":
-		return pageBytes(v)
-	case "ratio":
-		return fmt.Sprintf("%.2f", v)
-	case "seconds":
-		return (time.Duration(v) * time.Second).String()
+	case analyzer.UnitBytes:
+		return format.Bytes(v)
+	case analyzer.UnitRatio:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	case analyzer.UnitSeconds:
+		return format.Seconds(v)
+	case analyzer.UnitRows, analyzer.UnitTombstones, analyzer.UnitPartitions:
+		return format.Count(v) + " " + unit
+	case analyzer.UnitOpsPerSec:
+		return format.Rate(v)
 	case "":
-		return fmt.Sprintf("%g", v)
+		return strconv.FormatFloat(v, 'g', -1, 64)
 	}
-	return fmt.Sprintf("%g %s", v, unit)
+	return strconv.FormatFloat(v, 'g', -1, 64) + " " + unit
 }

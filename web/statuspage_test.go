@@ -1,4 +1,4 @@
-package exporter
+package web
 
 import (
 	"encoding/xml"
@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/reporttest"
 )
 
@@ -89,7 +90,7 @@ func checkPathData(t *testing.T, d string) {
 }
 
 func TestStatusPage(t *testing.T) {
-	e := New(Options{})
+	e := exporter.New(exporter.Options{})
 	r := reporttest.Cluster()
 	r.Findings = append(r.Findings, analyzer.Finding{ID: "f-xss", Kind: analyzer.KindStaleData, Severity: analyzer.SeverityInfo,
 		Summary: `<script>alert("x")</script>`, Advice: `a & b`})
@@ -100,7 +101,7 @@ func TestStatusPage(t *testing.T) {
 	for _, want := range []string{
 		"partition customer|42 is 200 MiB", "add a month bucket to the partition key: 200 MiB → 17 MiB",
 		`id="finding-f-oversized"`, `<td class="sev">critical</td>`, "1 critical", "2 warning", "2 info",
-		"127.0.0.2 serves 3.2× its fair share of shop.orders reads", "stale (10m0s old)",
+		"127.0.0.2 serves 3.2× its fair share of shop.orders reads", "stale (10 minutes old)",
 		"timeout after 10s", "size_estimates", // the failing collector and its error
 		"&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;", "a &amp; b",
 		"<li>keyspace legacy: replication class unknown, no ownership figures</li>",
@@ -124,7 +125,7 @@ func TestStatusPage(t *testing.T) {
 }
 
 func TestStatusPageAfterFailedCycle(t *testing.T) {
-	e := New(Options{})
+	e := exporter.New(exporter.Options{})
 	e.Publish(reporttest.Cluster())
 	e.Publish(reporttest.Failed())
 	page := get(t, newTestHandler(t, e, nil).URL+"/").body

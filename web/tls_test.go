@@ -1,4 +1,4 @@
-package exporter
+package web
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/reporttest"
 	"github.com/partmon/partmon/internal/testcluster"
 )
@@ -35,7 +36,7 @@ func TestServeTLSAndBasicAuth(t *testing.T) {
 	if err := os.WriteFile(webConfig, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e := New(Options{})
+	e := exporter.New(exporter.Options{})
 	e.Publish(reporttest.Cluster())
 	h, err := NewHandler(e, nil, HandlerOptions{})
 	if err != nil {

@@ -1,4 +1,4 @@
-package exporter
+package web
 
 import (
 	"context"
@@ -17,10 +17,11 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/alertmanager"
+	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/reporttest"
 )
 
-func newTestHandler(t *testing.T, e *Exporter, am *alertmanager.Pusher) *httptest.Server {
+func newTestHandler(t *testing.T, e *exporter.Exporter, am *alertmanager.Pusher) *httptest.Server {
 	t.Helper()
 	h, err := NewHandler(e, am, HandlerOptions{})
 	if err != nil {
@@ -92,7 +93,7 @@ func TestRoutes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e := New(Options{BuildInfo: fixtureBuild})
+			e := exporter.New(exporter.Options{BuildInfo: fixtureBuild})
 			am, err := alertmanager.New(alertmanager.Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -129,7 +130,7 @@ func truncate(s string, n int) string {
 }
 
 func TestFindingsFilters(t *testing.T) {
-	e := New(Options{})
+	e := exporter.New(exporter.Options{})
 	e.Publish(reporttest.Cluster())
 	srv := newTestHandler(t, e, nil)
 	tests := []struct {
@@ -172,7 +173,7 @@ func TestFindingsFilters(t *testing.T) {
 }
 
 func TestFindingsBadFilters(t *testing.T) {
-	e := New(Options{})
+	e := exporter.New(exporter.Options{})
 	e.Publish(reporttest.Cluster())
 	srv := newTestHandler(t, e, nil)
 	tests := []struct {
@@ -205,7 +206,7 @@ func TestPromtoolCheckMetrics(t *testing.T) {
 	if err != nil {
 		t.Skip("promtool is not on PATH (apt-get install prometheus); `make test` requires it")
 	}
-	e := New(Options{BuildInfo: fixtureBuild})
+	e := exporter.New(exporter.Options{BuildInfo: fixtureBuild})
 	e.Publish(reporttest.Cluster())
 	am, err := alertmanager.New(alertmanager.Options{})
 	if err != nil {
@@ -269,7 +270,7 @@ func waitServing(t *testing.T, client *http.Client, url string, errc <-chan erro
 }
 
 func TestServeWebConfigAndShutdown(t *testing.T) {
-	e := New(Options{})
+	e := exporter.New(exporter.Options{})
 	e.Publish(reporttest.Cluster())
 	h, err := NewHandler(e, nil, HandlerOptions{})
 	if err != nil {
@@ -338,7 +339,7 @@ func TestServeRejectsBadWebConfig(t *testing.T) {
 // TestMetricsHandlerConcurrentWithPublish scrapes while reports are swapped:
 // go test -race checks that the atomic swap needs no lock on the scrape path.
 func TestMetricsHandlerConcurrentWithPublish(t *testing.T) {
-	e := New(Options{})
+	e := exporter.New(exporter.Options{})
 	srv := newTestHandler(t, e, nil)
 	done := make(chan struct{})
 	go func() {
