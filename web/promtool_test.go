@@ -1,0 +1,103 @@
+package web
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/partmon/partmon/alertmanager"
+	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/internal/reporttest"
+)
+
+// toolsRequired: under `make test` (PARTMON_REQUIRE_TOOLS=1) or in CI a
+// missing external tool fails the test instead of skipping it.
+func toolsRequired() bool {
+	return os.Getenv("PARTMON_REQUIRE_TOOLS") == "1" || os.Getenv("CI") != ""
+}
+
+// promtoolProblems runs `promtool check metrics` on page and returns what
+// fails it. An exit of 0 passes. Otherwise every line promtool prints must
+// name a family on the page that partmon does not own (client_golang's
+// go_*, process_* and promhttp_* families) to be excused; anything else, a
+// parse error of the whole page included, is a problem.
+func promtoolProblems(promtool, page string) ([]string, error) {
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = strings.NewReader(page)
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		return nil, fmt.Errorf("running promtool: %w", err)
+	}
+	if err == nil {
+		return nil, nil
+	}
+	foreign := map[string]bool{}
+	sc := bufio.NewScanner(strings.NewReader(page))
+	for sc.Scan() {
+		if f := strings.Fields(sc.Text()); len(f) >= 3 && f[0] == "#" && f[1] == "TYPE" && !strings.HasPrefix(f[2], "partmon_") {
+			foreign[f[2]] = true
+		}
+	}
+	var problems []string
+	for line := range strings.SplitSeq(strings.TrimSpace(string(out)), "\n") {
+		if name, _, _ := strings.Cut(line, " "); !foreign[name] {
+			problems = append(problems, line)
+		}
+	}
+	if len(problems) == 0 && strings.TrimSpace(string(out)) == "" {
+		problems = append(problems, fmt.Sprintf("promtool exited %d and said nothing", exit.ExitCode()))
+	}
+	return problems, nil
+}
+
+// TestPromtoolCheckMetrics lints the real /metrics page with Prometheus's own
+// checker (Debian's prometheus package provides promtool), and shows that
+// the check fails a broken page and a partmon family breaking the rules.
+func TestPromtoolCheckMetrics(t *testing.T) {
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		if toolsRequired() {
+			t.Fatal("promtool is not on PATH (apt-get install prometheus); PARTMON_REQUIRE_TOOLS=1 or CI requires it")
+		}
+		t.Skip("promtool is not on PATH (apt-get install prometheus); `make test` requires it")
+	}
+	e := exporter.New(exporter.Options{BuildInfo: fixtureBuild})
+	e.Publish(reporttest.Cluster())
+	am, err := alertmanager.New(alertmanager.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := get(t, newTestHandler(t, e, am).URL+"/metrics")
+	if res.status != http.StatusOK || !strings.Contains(res.body, "go_goroutines") {
+		t.Fatalf("/metrics status %d, without the Go collector's families", res.status)
+	}
+	tests := []struct {
+		name     string
+		page     string
+		wantFail bool
+	}{
+		{name: "the served page", page: res.body},
+		{name: "a line that does not parse", page: res.body + "partmon_up{ 1\n", wantFail: true},
+		{name: "a partmon gauge named like a counter",
+			page: res.body + "# HELP partmon_bogus_total x\n# TYPE partmon_bogus_total gauge\npartmon_bogus_total 1\n", wantFail: true},
+		{name: "a foreign family's naming problem is excused",
+			page: res.body + "# HELP other_requests x\n# TYPE other_requests counter\nother_requests 1\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			problems, err := promtoolProblems(promtool, tc.page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (len(problems) > 0) != tc.wantFail {
+				t.Errorf("problems %q; want a failure: %v", problems, tc.wantFail)
+			}
+		})
+	}
+}
