@@ -47,6 +47,8 @@ type Config struct {
 	Sources         map[string]SourceConfig `yaml:"sources"`
 	NodetoolSampler NodetoolSamplerConfig   `yaml:"nodetool_sampler"`
 	ScyllaREST      ScyllaRESTConfig        `yaml:"scylla_rest"`
+	// Logs is where the logs source reads Cassandra's own warnings.
+	Logs LogsConfig `yaml:"logs"`
 
 	password string // resolved from Password or PasswordFile by New
 }
@@ -122,6 +124,7 @@ func (c Config) WithDefaults() Config {
 	if c.ScyllaREST.ListSize == 0 {
 		c.ScyllaREST.ListSize = 10
 	}
+	c.Logs = c.Logs.withDefaults()
 	return c
 }
 
@@ -187,6 +190,7 @@ func (c Config) Validate() error {
 	if c.ScyllaREST.ListSize < 1 {
 		bad("collector.scylla_rest.list_size: must be positive, got %d", c.ScyllaREST.ListSize)
 	}
+	errs = append(errs, c.Logs.validate(c.Mode)...)
 	errs = append(errs, c.validateSources()...)
 	errs = append(errs, c.validateNodetool()...)
 	return errors.Join(errs...)

@@ -22,10 +22,11 @@ type sourceDeps struct {
 	now    func() time.Time
 	rest   *scyllarest.Clients
 	schema *schemaVersionCache
+	logs   logsSource
 }
 
 func newSourceDeps(cfg Config) *sourceDeps {
-	return &sourceDeps{rates: newRateTracker(), now: time.Now, rest: scyllarest.NewClients(cfg.ScyllaREST.Scheme, cfg.ScyllaREST.Port), schema: &schemaVersionCache{}}
+	return &sourceDeps{rates: newRateTracker(), now: time.Now, rest: scyllarest.NewClients(cfg.ScyllaREST.Scheme, cfg.ScyllaREST.Port), schema: &schemaVersionCache{}, logs: newLogsSource(cfg.Logs, time.Now)}
 }
 
 // registry is the one list of every source partmon knows, in the order they
@@ -68,6 +69,7 @@ func registry(cfg Config, d *sourceDeps) []registration {
 		{src: gossipInfoSource{}, enabled: true, schedule: often, timeout: 30 * time.Second},
 		{src: settingsSource{}, enabled: true, schedule: hourly, timeout: 30 * time.Second},
 		{src: topPartitionsSource{}, enabled: true, schedule: rarely, timeout: 30 * time.Second},
+		{src: d.logs, enabled: true, schedule: often, timeout: 30 * time.Second},
 
 		{src: newLargePartitionsSource(), enabled: true, schedule: rarely, timeout: time.Minute},
 		{src: newLargeRowsSource(), enabled: true, schedule: rarely, timeout: time.Minute},

@@ -162,6 +162,7 @@ func mergeNode(dst, src *model.NodeData, from Source) {
 	dst.LargeRows = append(dst.LargeRows, src.LargeRows...)
 	dst.LargeCells = append(dst.LargeCells, src.LargeCells...)
 	dst.HotPartitions = append(dst.HotPartitions, src.HotPartitions...)
+	dst.LogEvidence = append(dst.LogEvidence, src.LogEvidence...)
 	dst.ThreadPools = append(dst.ThreadPools, src.ThreadPools...)
 	if src.LoadBytes != 0 {
 		dst.LoadBytes = src.LoadBytes

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/collector"
 )
 
 // stateFormat names partmon's state files, so a foreign JSON file is
@@ -29,6 +30,9 @@ type stateDoc struct {
 	Version int               `json:"version"`
 	Saved   time.Time         `json:"saved"`
 	History *analyzer.History `json:"history"`
+	// Logs is where the logs source stopped reading each node's log, and the
+	// evidence it holds (absent in files of earlier versions: read afresh).
+	Logs *collector.LogState `json:"logs,omitempty"`
 }
 
 // loadState reads the history kept by an earlier run. A missing file starts
@@ -83,10 +87,35 @@ func readState(path string, limits analyzer.HistoryLimits) (*analyzer.History, e
 	return analyzer.DecodeHistory(doc.History, limits)
 }
 
-// saveState writes the history atomically: a temporary file in the same
-// directory, synced, then renamed over the old one.
-func saveState(path string, h *analyzer.History) error {
-	data, err := json.Marshal(stateDoc{Format: stateFormat, Version: stateVersion, Saved: time.Now().UTC(), History: h})
+// loadLogState reads the logs source's positions and evidence from the
+// state file; nil (read the logs afresh) when there are none. An unreadable
+// file is loadState's to report and move aside.
+func loadLogState(path string) *collector.LogState {
+	if path == "" {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || fi.Size() > maxStateBytes {
+		return nil
+	}
+	var doc struct {
+		Format string              `json:"format"`
+		Logs   *collector.LogState `json:"logs"`
+	}
+	if err := json.NewDecoder(f).Decode(&doc); err != nil || doc.Format != stateFormat {
+		return nil
+	}
+	return doc.Logs
+}
+
+// saveState writes the history and the log positions atomically: a
+// temporary file in the same directory, synced, then renamed over the old one.
+func saveState(path string, h *analyzer.History, logs *collector.LogState) error {
+	data, err := json.Marshal(stateDoc{Format: stateFormat, Version: stateVersion, Saved: time.Now().UTC(), History: h, Logs: logs})
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/model"
 )
 
@@ -35,7 +36,7 @@ func historyWithPoint(t *testing.T) *analyzer.History {
 func TestStateRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
 	h := historyWithPoint(t)
-	if err := saveState(path, h); err != nil {
+	if err := saveState(path, h, nil); err != nil {
 		t.Fatal(err)
 	}
 	got := loadState(path, analyzer.HistoryLimits{}, zap.NewNop())
@@ -97,8 +98,37 @@ func TestStateMissingFileStartsEmpty(t *testing.T) {
 }
 
 func TestSaveStateFailsCleanlyInMissingDir(t *testing.T) {
-	err := saveState(filepath.Join(t.TempDir(), "no", "such", "dir", "state.json"), historyWithPoint(t))
+	err := saveState(filepath.Join(t.TempDir(), "no", "such", "dir", "state.json"), historyWithPoint(t), nil)
 	if err == nil {
 		t.Fatal("want an error for a missing directory")
+	}
+}
+
+func TestLogStateRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	logs := &collector.LogState{Nodes: map[string]*collector.NodeLogState{"10.0.0.1": {
+		Evidence: []model.LogEvidence{{Kind: model.LogTombstoneWarning, Keyspace: "pm_tomb", Table: "queue", Key: "jobs", Value: 19995, Count: 3}},
+	}}}
+	if err := saveState(path, historyWithPoint(t), logs); err != nil {
+		t.Fatal(err)
+	}
+	got := loadLogState(path)
+	if got == nil || len(got.Nodes["10.0.0.1"].Evidence) != 1 || got.Nodes["10.0.0.1"].Evidence[0].Key != "jobs" {
+		t.Fatalf("restored %+v", got)
+	}
+	// An earlier version's file (no logs), a foreign file, none at all: read the logs afresh.
+	old := filepath.Join(dir, "old.json")
+	if err := saveState(old, historyWithPoint(t), nil); err != nil {
+		t.Fatal(err)
+	}
+	foreign := filepath.Join(dir, "foreign.json")
+	if err := os.WriteFile(foreign, []byte(`{"format":"other","logs":{"nodes":{}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{old, foreign, filepath.Join(dir, "none.json"), ""} {
+		if got := loadLogState(p); got != nil {
+			t.Errorf("loadLogState(%q) = %+v, want nil", p, got)
+		}
 	}
 }

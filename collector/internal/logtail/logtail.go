@@ -50,7 +50,9 @@ type Stats struct {
 	// the saved cursor named a file that is no longer at the path (rotated
 	// while nobody read it), so the current file is read from its start.
 	Resumed, Restarted bool
-	LongLines          int // lines cut at MaxLineBytes
+	// Skipped: bytes before where a first run without a cursor started.
+	Skipped   int64
+	LongLines int // lines cut at MaxLineBytes
 }
 
 // Tailer follows one path. It is not safe for concurrent use.
@@ -59,16 +61,24 @@ type Tailer struct {
 	f     *os.File
 	cur   Cursor
 	saved *Cursor // an earlier run's cursor, used by the first open
+	// within bounds where the first open starts without a usable cursor:
+	// at most this many bytes before the end (0: the start).
+	within int64
+	opened bool
 	// partial is the start of a line longer than the read buffer; skipping
 	// is true while the rest of a line cut at MaxLineBytes goes by.
 	partial  []byte
 	skipping bool
 }
 
-// New follows path; saved is an earlier run's cursor (nil: the file is read
-// from its start).
-func New(path string, saved *Cursor) *Tailer {
-	t := &Tailer{path: path}
+// New follows path from saved, an earlier run's cursor. Without one (nil,
+// or a cursor of another path), it starts within bytes of the end of the
+// file, at a line start, so a first run reads recent history and not a
+// whole old file; within 0 reads the file from its start. A saved cursor
+// of a file that has since been rotated away starts the new file at its
+// start: none of it was read.
+func New(path string, saved *Cursor, within int64) *Tailer {
+	t := &Tailer{path: path, within: within}
 	if saved != nil && saved.Path == path {
 		c := *saved
 		t.saved = &c
@@ -141,6 +151,8 @@ func (t *Tailer) open(st *Stats) error {
 	}
 	dev, ino := fileID(fi)
 	t.f, t.cur, t.partial, t.skipping = f, Cursor{Path: t.path, Dev: dev, Inode: ino}, nil, false
+	first := !t.opened
+	t.opened = true
 	if s := t.saved; s != nil {
 		t.saved = nil
 		head, n, err := hashHead(f, s.HeadN)
@@ -153,9 +165,35 @@ func (t *Tailer) open(st *Stats) error {
 		} else {
 			st.Restarted = true
 		}
+	} else if first && t.within > 0 && fi.Size() > t.within {
+		off, err := nextLineStart(f, fi.Size()-t.within)
+		if err != nil {
+			return err
+		}
+		t.cur.Offset = off
+		st.Skipped = off
 	}
 	_, err = f.Seek(t.cur.Offset, io.SeekStart)
 	return err
+}
+
+// nextLineStart is the offset just after the first newline at or after off
+// (the end of the file when there is none).
+func nextLineStart(f *os.File, off int64) (int64, error) {
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		return 0, err
+	}
+	r := bufio.NewReader(f)
+	for {
+		b, err := r.ReadSlice('\n')
+		off += int64(len(b))
+		if err == nil || errors.Is(err, io.EOF) {
+			return off, nil
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return 0, fmt.Errorf("read %s: %w", f.Name(), err)
+		}
+	}
 }
 
 // checkRewritten notices a truncation: the file is shorter than the

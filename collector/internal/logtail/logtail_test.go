@@ -101,7 +101,7 @@ func TestTailerFollows(t *testing.T) {
 		{name: "budget: the rest", do: func(l *logFile) {}, want: []string{strings.TrimSuffix(line(11), "\n")}},
 	}
 	l := newLogFile(t)
-	tl := New(l.path, nil)
+	tl := New(l.path, nil, 0)
 	defer tl.Close()
 	for _, s := range steps {
 		s.do(l)
@@ -122,7 +122,7 @@ func TestTailerFollows(t *testing.T) {
 func TestTailerResumesFromCursor(t *testing.T) {
 	l := newLogFile(t)
 	l.append(line(1), line(2))
-	first := New(l.path, nil)
+	first := New(l.path, nil, 0)
 	got, _ := poll(t, first, 1<<20)
 	if len(got) != 2 {
 		t.Fatalf("first run read %q", got)
@@ -131,7 +131,7 @@ func TestTailerResumesFromCursor(t *testing.T) {
 	first.Close()
 
 	l.append(line(3))
-	second := New(l.path, &saved)
+	second := New(l.path, &saved, 0)
 	defer second.Close()
 	got, st := poll(t, second, 1<<20)
 	if !st.Resumed || st.Restarted {
@@ -145,14 +145,14 @@ func TestTailerResumesFromCursor(t *testing.T) {
 func TestTailerSavedCursorOfARotatedFile(t *testing.T) {
 	l := newLogFile(t)
 	l.append(line(1), line(2))
-	first := New(l.path, nil)
+	first := New(l.path, nil, 0)
 	poll(t, first, 1<<20)
 	saved := first.Cursor()
 	first.Close()
 
 	// Rotated while nobody read it: the cursor's file is system.log.1 now.
 	l.rotate(line(3))
-	second := New(l.path, &saved)
+	second := New(l.path, &saved, 0)
 	defer second.Close()
 	got, st := poll(t, second, 1<<20)
 	if !st.Restarted || st.Resumed {
@@ -166,7 +166,7 @@ func TestTailerSavedCursorOfARotatedFile(t *testing.T) {
 func TestTailerSavedCursorOfARewrittenFile(t *testing.T) {
 	l := newLogFile(t)
 	l.append(line(1), line(2))
-	first := New(l.path, nil)
+	first := New(l.path, nil, 0)
 	poll(t, first, 1<<20)
 	saved := first.Cursor()
 	first.Close()
@@ -174,7 +174,7 @@ func TestTailerSavedCursorOfARewrittenFile(t *testing.T) {
 	// Same inode, other content of at least the saved length.
 	l.truncate()
 	l.append(line(30), line(31), line(32))
-	second := New(l.path, &saved)
+	second := New(l.path, &saved, 0)
 	defer second.Close()
 	got, st := poll(t, second, 1<<20)
 	if !st.Restarted {
@@ -189,7 +189,7 @@ func TestTailerCursorForAnotherPathIsIgnored(t *testing.T) {
 	l := newLogFile(t)
 	l.append(line(1))
 	c := Cursor{Path: "/elsewhere/system.log", Offset: 5}
-	tl := New(l.path, &c)
+	tl := New(l.path, &c, 0)
 	defer tl.Close()
 	got, st := poll(t, tl, 1<<20)
 	if st.Resumed || st.Restarted || len(got) != 1 {
@@ -201,7 +201,7 @@ func TestTailerLongLines(t *testing.T) {
 	l := newLogFile(t)
 	long := strings.Repeat("x", MaxLineBytes+200_000)
 	l.append("short one\n", long+"\n", "after\n")
-	tl := New(l.path, nil)
+	tl := New(l.path, nil, 0)
 	defer tl.Close()
 	got, st := poll(t, tl, 1<<30)
 	if len(got) != 3 || got[0] != "short one" || got[2] != "after" {
@@ -216,7 +216,7 @@ func TestTailerLongLines(t *testing.T) {
 }
 
 func TestTailerMissingFile(t *testing.T) {
-	tl := New(filepath.Join(t.TempDir(), "nope.log"), nil)
+	tl := New(filepath.Join(t.TempDir(), "nope.log"), nil, 0)
 	if _, err := tl.Poll(1<<20, func(string) {}); err == nil || !strings.Contains(err.Error(), "nope.log") {
 		t.Fatalf("Poll of a missing file: %v, want an error naming it", err)
 	}
@@ -226,7 +226,7 @@ func TestTailerLineWrittenInPieces(t *testing.T) {
 	l := newLogFile(t)
 	head := strings.Repeat("a", 100_000) // longer than the read buffer
 	l.append(head)
-	tl := New(l.path, nil)
+	tl := New(l.path, nil, 0)
 	defer tl.Close()
 	if got, _ := poll(t, tl, 1<<20); len(got) != 0 {
 		t.Fatalf("an unfinished line was passed: %d lines", len(got))
@@ -235,5 +235,37 @@ func TestTailerLineWrittenInPieces(t *testing.T) {
 	got, _ := poll(t, tl, 1<<20)
 	if len(got) != 2 || got[0] != head+"bbb" {
 		t.Fatalf("got %d lines, first %d bytes; want the whole line, then line 1", len(got), len(got[0]))
+	}
+}
+
+func TestTailerFirstRunStartsNearTheEnd(t *testing.T) {
+	l := newLogFile(t)
+	for i := 0; i < 100; i++ {
+		l.append(line(i))
+	}
+	within := int64(len(line(99))*3 + 10) // three lines and a bit
+	tl := New(l.path, nil, within)
+	defer tl.Close()
+	got, st := poll(t, tl, 1<<20)
+	want := []string{strings.TrimSuffix(line(97), "\n"), strings.TrimSuffix(line(98), "\n"), strings.TrimSuffix(line(99), "\n")}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("first run read %q, want the last three whole lines %q", got, want)
+	}
+	var before int64
+	for i := 0; i < 97; i++ {
+		before += int64(len(line(i)))
+	}
+	if st.Skipped != before {
+		t.Fatalf("skipped %d bytes, want %d", st.Skipped, before)
+	}
+	// A rotation afterwards reads the new file from its start, whatever its size.
+	var big []string
+	for i := 0; i < 10; i++ {
+		big = append(big, line(200+i))
+	}
+	l.rotate(big...)
+	got, st = poll(t, tl, 1<<20)
+	if len(got) != 10 || !st.Rotated {
+		t.Fatalf("after rotation read %d lines (%+v), want all 10", len(got), st)
 	}
 }
