@@ -13,13 +13,15 @@ import (
 // `nodetool profileload` against a node (see nodetool.SamplerConfig).
 type NodetoolSamplerConfig = nodetool.SamplerConfig
 
-// nodetoolSamplerTimeout is the default timeout of one sampler run: every
-// user table is one nodetool JVM sampling for Duration, Parallel at a time.
-const nodetoolSamplerTimeout = 10 * time.Minute
+// nodetoolSamplerTimeout is the default bound of one node's sampler pass:
+// one nodetool JVM start and JMX session (1–2 s idle, up to ~15 s on a
+// loaded 2-core box), the window (10 s by default) and the JMX call that
+// gathers every table's sampler. It does not grow with the table count.
+const nodetoolSamplerTimeout = 2 * time.Minute
 
 // nodetoolSource samples Cassandra's hottest keys with `nodetool profileload`
-// (JMX only: no CQL table exposes the samplers). Enabled when a command is
-// configured.
+// (JMX only: no CQL table exposes the samplers), every table of the node in
+// one run. Enabled when a command is configured.
 type nodetoolSource struct{ cfg NodetoolSamplerConfig }
 
 func (nodetoolSource) Name() string { return "nodetool_sampler" }

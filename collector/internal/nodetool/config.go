@@ -1,9 +1,11 @@
 // Package nodetool runs Cassandra's `nodetool profileload` and parses what
 // it prints. Cassandra's hot-key samplers are reachable only over JMX: no
-// virtual table exposes them (docs/sources.md, hot keys). Output format:
-// Cassandra 5.0 tools/nodetool/ProfileLoad.java, metrics/SamplingManager.java
-// (ResultBuilder) and metrics/Sampler.java (SamplerType); real outputs are in
-// testdata/.
+// virtual table exposes them (docs/sources.md, hot keys). One run samples
+// every table of a node: Cassandra 4.0–5.0 tools/nodetool/ProfileLoad.java
+// with only a duration calls service/StorageService.samplePartitions. Output
+// format: metrics/SamplingManager.java (ResultBuilder, 5.0; ProfileLoad's own
+// in 4.x) and metrics/Sampler.java (SamplerType); real outputs of 5.0.8,
+// 4.1.10 and 4.0.19 are in testdata/.
 package nodetool
 
 import (
@@ -19,17 +21,21 @@ type SamplerConfig struct {
 	// subcommand: ["nodetool", "-h", "127.0.0.1", "-p", "7199"] or, for the
 	// local dev cluster, ["deploy/local/cluster", "nodetool", "1"].
 	Command []string `yaml:"command"`
-	// Duration is the sampling window of each table (default 10s).
+	// Duration is the sampling window of the node's one run (default 10s).
 	Duration time.Duration `yaml:"duration"`
-	// Capacity is the size of Cassandra's stream summary (-s, default 256,
-	// at most 1024); higher is more accurate and costs the node more memory.
+	// Capacity is the size of Cassandra's stream summary per table and
+	// sampler (-s, default 256, at most 1024); higher is more accurate and
+	// costs the node more heap while it samples. nodetool lists the
+	// Capacity−1 highest counts of the node (-k).
 	Capacity int `yaml:"capacity"`
-	// TopK is how many keys to list per sampler (-k, default 10, below Capacity).
+	// TopK is how many keys partmon keeps per table and sampler from that
+	// list (default 10, below Capacity).
 	TopK int `yaml:"top_k"`
 	// Samplers are READS and/or WRITES (-a, default both).
 	Samplers []string `yaml:"samplers"`
-	// Parallel is how many tables are sampled at once, each by its own
-	// nodetool JVM (default 1).
+	// Parallel has no effect: one nodetool run samples every table of a
+	// node. It was the number of per-table runs at once and is still
+	// accepted (and checked) so that existing files load.
 	Parallel int `yaml:"parallel"`
 }
 

@@ -3,7 +3,6 @@ package nodetool
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os/exec"
 	"strconv"
@@ -15,12 +14,19 @@ import (
 	"github.com/partmon/partmon/model"
 )
 
-// Sample samples each table ("ks.table") for cfg.Duration with
-// `nodetool profileload` on the node cfg.Command reaches and returns the top
-// keys of every requested sampler. Each table is one nodetool run, so a call
-// lasts about ⌈tables / Parallel⌉ × (Duration + JVM start). ctx bounds it: a
-// run still going when ctx ends has its whole process group killed. Tables
-// that fail are reported in the joined error next to the others' results.
+// Sample samples every table of the node cfg.Command reaches in one
+// `nodetool profileload` run (a duration and no table: Cassandra 4.0–5.0
+// start a sampler on every table, wait, and merge them) and returns the top
+// keys of the requested tables ("ks.table"). A call costs one JVM start, one
+// JMX session and one sampling window, whatever the table count. ctx bounds
+// it: a run still going when ctx ends has its whole process group killed.
+//
+// Cassandra merges the tables' lists and keeps the Capacity−1 highest counts
+// of the node per sampler (StorageService.samplePartitions). When it
+// listed fewer, nothing was cut and Total is the sum of the table's listed
+// counts, as for one table; when the list is full, a table's keys below the
+// cut are missing, so Total is 0 (unknown) and the analyzer takes the
+// table's operation rate over the window instead.
 func Sample(ctx context.Context, cfg SamplerConfig, tables []string) ([]model.HotPartition, error) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -30,83 +36,70 @@ func Sample(ctx context.Context, cfg SamplerConfig, tables []string) ([]model.Ho
 	for i, s := range cfg.Samplers {
 		samplers[i] = strings.ToUpper(strings.TrimSpace(s))
 	}
-	type job struct{ keyspace, table string }
-	var jobs []job
-	seen := map[string]bool{}
+	wanted := map[string]bool{}
 	for _, t := range tables {
 		ks, tb, err := cqlname.SplitTable(t)
 		if err != nil {
 			return nil, fmt.Errorf("nodetool sampler: %w", err)
 		}
-		if !seen[t] {
-			seen[t] = true
-			jobs = append(jobs, job{ks, tb})
-		}
+		wanted[model.TableKey(ks, tb)] = true
+	}
+	if len(wanted) == 0 {
+		return nil, nil
 	}
 	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < cfg.Duration+startGrace {
 		return nil, fmt.Errorf("nodetool sampler: context deadline is %s away, not enough for a %s sample: %w",
 			time.Until(deadline).Round(time.Millisecond), cfg.Duration, context.DeadlineExceeded)
 	}
-
-	type result struct {
-		hot []model.HotPartition
-		err error
-	}
-	results := make([]result, len(jobs))
-	sem := make(chan struct{}, cfg.Parallel)
-	done := make(chan struct{})
-	for i, j := range jobs {
-		go func() {
-			sem <- struct{}{}
-			defer func() { <-sem; done <- struct{}{} }()
-			hot, err := profileTable(ctx, cfg, samplers, j.keyspace, j.table)
-			results[i] = result{hot, err}
-		}()
-	}
-	for range jobs {
-		<-done
-	}
-	var all []model.HotPartition
-	var errs []error
-	for _, r := range results {
-		all = append(all, r.hot...)
-		if r.err != nil {
-			errs = append(errs, r.err)
-		}
-	}
-	return all, errors.Join(errs...)
-}
-
-// profileTable runs one `profileload <ks> <table> <ms> -s C -k K -a S` and parses it.
-func profileTable(ctx context.Context, cfg SamplerConfig, samplers []string, keyspace, table string) ([]model.HotPartition, error) {
+	listed := cfg.Capacity - 1 // -k: the most nodetool allows, so that the merged list is cut as late as possible
 	args := append(append([]string{}, cfg.Command[1:]...),
-		"profileload", keyspace, table, strconv.FormatInt(cfg.Duration.Milliseconds(), 10),
-		"-s", strconv.Itoa(cfg.Capacity), "-k", strconv.Itoa(cfg.TopK), "-a", strings.Join(samplers, ","))
+		"profileload", strconv.FormatInt(cfg.Duration.Milliseconds(), 10),
+		"-s", strconv.Itoa(cfg.Capacity), "-k", strconv.Itoa(listed), "-a", strings.Join(samplers, ","))
 	out, err := runBounded(ctx, cfg.Command[0], args)
-	if err != nil && strings.Contains(err.Error(), "ColumnFamilyStore for "+keyspace+"/"+table+" not found") {
-		return nil, nil // dropped since the schema was read: nothing to sample, nothing wrong
+	if err != nil && strings.Contains(err.Error(), "Sampling already in progress") {
+		return nil, fmt.Errorf("nodetool profileload: another sampling is running on the node (a nodetool profileload or toppartitions, "+
+			"or a scheduled profileload --interval job); Cassandra samples a table once at a time, partmon tries again on its next run: %w", err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sampling %s.%s with nodetool profileload: %w", keyspace, table, err)
+		return nil, fmt.Errorf("sampling with nodetool profileload: %w", err)
 	}
 	hot, got, err := parseProfileload(out)
 	if err != nil {
-		return nil, fmt.Errorf("parsing nodetool profileload output for %s.%s: %w", keyspace, table, err)
+		return nil, fmt.Errorf("parsing nodetool profileload output: %w", err)
 	}
 	for _, s := range samplers {
 		if !got[samplerOps[s]] {
-			return nil, fmt.Errorf("nodetool profileload output for %s.%s has no %s section", keyspace, table, s)
+			return nil, fmt.Errorf("nodetool profileload output has no %s section", s)
 		}
 	}
-	var mine []model.HotPartition
+	return keep(hot, wanted, listed, cfg), nil
+}
+
+// keep returns the entries of the wanted tables, at most cfg.TopK per table
+// and operation (the output is sorted by count), with Total cleared where
+// the node's merged list was cut (it holds `listed` entries).
+func keep(hot []model.HotPartition, wanted map[string]bool, listed int, cfg SamplerConfig) []model.HotPartition {
+	rowsPerOp := map[string]int{}
 	for _, h := range hot {
-		// Cassandra names the table keyspace.table; keep only the one asked for.
-		if h.Keyspace == keyspace && h.Table == table {
-			h.Window = cfg.Duration.Seconds()
-			mine = append(mine, h)
-		}
+		rowsPerOp[h.Op]++
 	}
-	return mine, nil
+	perTable := map[string]int{}
+	var out []model.HotPartition
+	for _, h := range hot {
+		table := model.TableKey(h.Keyspace, h.Table)
+		if !wanted[table] {
+			continue // system tables, and tables created since the schema was read
+		}
+		if perTable[h.Op+" "+table]++; perTable[h.Op+" "+table] > cfg.TopK {
+			continue
+		}
+		if rowsPerOp[h.Op] >= listed {
+			h.Total = 0
+		}
+		h.Window = cfg.Duration.Seconds()
+		out = append(out, h)
+	}
+	return out
 }
 
 // runBounded runs name args in its own process group and kills the whole

@@ -217,9 +217,9 @@ func TestSamplerConfigValidate(t *testing.T) {
 }
 
 // replayNodetool is a stand-in for nodetool: a real shell that records its
-// arguments and prints a real captured output with the table renamed to the
-// one asked for. It checks the process handling and the command line;
-// nodetool_sampler_integration_test.go runs the real nodetool.
+// arguments and prints a real captured output. It checks the process
+// handling and the command line; nodetool_sampler_integration_test.go (in
+// package collector) runs the real nodetool.
 func replayNodetool(t *testing.T, fixture string) (cmd []string, argsFile string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -228,20 +228,25 @@ func replayNodetool(t *testing.T, fixture string) (cmd []string, argsFile string
 	if err != nil {
 		t.Fatal(err)
 	}
-	// $3 and $4 are keyspace and table, after "--host-opt profileload".
-	script := `printf '%s\n' "$@" >> "$ARGS"; sed "s/pm_hot\.kv/$3.$4/" "$FIXTURE"`
+	script := `printf '%s\n' "$@" >> "$ARGS"; cat "$FIXTURE"`
 	script = "ARGS=" + shellQuote(argsFile) + " FIXTURE=" + shellQuote(abs) + "; " + script
 	return []string{"sh", "-c", script, "nodetool", "--host-opt"}, argsFile
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
+// One run for every table, whatever their number: a duration and no table,
+// -k one below the capacity.
 func TestSampleCommandLine(t *testing.T) {
-	cmd, argsFile := replayNodetool(t, "profileload_owner_k10.txt")
+	tables := []string{"cap.events", "cap.users", "cap2.sessions"}
+	for i := 0; i < 1000; i++ {
+		tables = append(tables, "bench_"+strconv.Itoa(i/50)+".t"+strconv.Itoa(i%50))
+	}
+	cmd, argsFile := replayNodetool(t, "profileload_all_tables_k255.txt")
 	cfg := SamplerConfig{Command: cmd, Duration: 1500 * time.Millisecond, Capacity: 512, TopK: 20, Samplers: []string{"reads", "WRITES"}}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	got, err := Sample(ctx, cfg, []string{"pm_hot.kv"})
+	got, err := Sample(ctx, cfg, tables)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,9 +254,9 @@ func TestSampleCommandLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "--host-opt profileload pm_hot kv 1500 -s 512 -k 20 -a READS,WRITES"
+	want := "--host-opt profileload 1500 -s 512 -k 511 -a READS,WRITES"
 	if gotArgs := strings.Join(strings.Fields(string(args)), " "); gotArgs != want {
-		t.Errorf("nodetool arguments = %q, want %q", gotArgs, want)
+		t.Errorf("nodetool arguments = %q, want %q (one run)", gotArgs, want)
 	}
 	if len(got) == 0 {
 		t.Fatal("no hot partitions")
@@ -263,47 +268,6 @@ func TestSampleCommandLine(t *testing.T) {
 	}
 }
 
-func TestSampleSeveralTables(t *testing.T) {
-	for _, parallel := range []int{1, 3} {
-		t.Run("parallel "+strconv.Itoa(parallel), func(t *testing.T) {
-			cmd, argsFile := replayNodetool(t, "profileload_owner_k10.txt")
-			cfg := SamplerConfig{Command: cmd, Duration: time.Millisecond, Parallel: parallel}
-			tables := []string{"ks1.a", "ks2.b", "ks1.a", "ks3.c"}
-			got, err := Sample(context.Background(), cfg, tables)
-			if err != nil {
-				t.Fatal(err)
-			}
-			perTable := map[string]int{}
-			for _, h := range got {
-				perTable[model.TableKey(h.Keyspace, h.Table)]++
-			}
-			rows := frequencyRows(readNodetoolFixture(t, "profileload_owner_k10.txt"))
-			for _, tb := range []string{"ks1.a", "ks2.b", "ks3.c"} {
-				if perTable[tb] != len(rows["read"])+len(rows["write"]) {
-					t.Errorf("%s: %d entries, want %d", tb, perTable[tb], len(rows["read"])+len(rows["write"]))
-				}
-			}
-			args, _ := os.ReadFile(argsFile)
-			if runs := strings.Count(string(args), "profileload"); runs != 3 {
-				t.Errorf("nodetool ran %d times, want 3 (duplicates sampled once)", runs)
-			}
-		})
-	}
-}
-
-func TestSampleKeepsOnlyTheAskedTable(t *testing.T) {
-	// The real capture names pm_hot.kv; asking for another table must not
-	// attribute its keys to that table.
-	cmd := []string{"sh", "-c", "cat testdata/profileload_owner_k10.txt"}
-	got, err := Sample(context.Background(), SamplerConfig{Command: cmd, Duration: time.Millisecond}, []string{"ks1.other"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 0 {
-		t.Errorf("got %d entries of another table, first %+v", len(got), got[0])
-	}
-}
-
 func TestSampleFailures(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -311,14 +275,14 @@ func TestSampleFailures(t *testing.T) {
 		tables  []string
 		wantErr string
 	}{
-		{"nodetool fails with stderr", []string{"sh", "-c", "cat testdata/profileload_unknown_table.stderr >&2; exit 1"},
-			[]string{"pm_hot.other"}, "ColumnFamilyStore for pm_hot/nosuch not found"},
+		{"another sampling in progress", []string{"sh", "-c", "cat testdata/profileload_busy.stderr >&2; exit 2"},
+			[]string{"cap.events"}, "another sampling is running on the node"},
 		{"argument error on stdout", []string{"sh", "-c", "cat testdata/profileload_bad_topk.stdout; exit 1"},
 			[]string{"pm_hot.kv"}, "TopK count (-k) option must be smaller"},
 		{"exit 0 but not profileload output", []string{"sh", "-c", "cat testdata/profileload_bad_topk.stdout"},
 			[]string{"pm_hot.kv"}, "outside any sampler section"},
-		{"a requested section missing", []string{"sh", "-c", "sed '/writes/,$d' testdata/profileload_owner_k10.txt"},
-			[]string{"pm_hot.kv"}, "no WRITES section"},
+		{"a requested section missing", []string{"sh", "-c", "sed '/writes/,$d' testdata/profileload_all_tables_k10.txt"},
+			[]string{"cap.events"}, "no WRITES section"},
 		{"command not found", []string{"/nonexistent/nodetool"}, []string{"pm_hot.kv"}, "no such file"},
 		{"bad table name", []string{"true"}, []string{"pm_hot"}, "keyspace.table"},
 	}
@@ -333,21 +297,23 @@ func TestSampleFailures(t *testing.T) {
 	}
 }
 
-// A table dropped between the schema read and its sample is not an error:
-// there is nothing left to sample.
-func TestSampleSkipsDroppedTable(t *testing.T) {
-	cfg := SamplerConfig{Command: []string{"sh", "-c", "cat testdata/profileload_unknown_table.stderr >&2; exit 1"}, Duration: time.Millisecond}
-	hot, err := Sample(context.Background(), cfg, []string{"pm_hot.nosuch"})
+// No user table: nothing to sample, and no JVM started for it.
+func TestSampleNoTables(t *testing.T) {
+	cmd, argsFile := replayNodetool(t, "profileload_all_tables_k10.txt")
+	hot, err := Sample(context.Background(), SamplerConfig{Command: cmd, Duration: time.Millisecond}, nil)
 	if err != nil || len(hot) != 0 {
-		t.Fatalf("dropped table: got %v, %v; want no entries and no error", hot, err)
+		t.Fatalf("got %v, %v; want nothing", hot, err)
+	}
+	if _, statErr := os.Stat(argsFile); statErr == nil {
+		t.Error("nodetool was started without a table to sample")
 	}
 }
 
 func TestSampleRefusesShortDeadline(t *testing.T) {
-	cmd, argsFile := replayNodetool(t, "profileload_owner_k10.txt")
+	cmd, argsFile := replayNodetool(t, "profileload_all_tables_k10.txt")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_, err := Sample(ctx, SamplerConfig{Command: cmd, Duration: 10 * time.Second}, []string{"pm_hot.kv"})
+	_, err := Sample(ctx, SamplerConfig{Command: cmd, Duration: 10 * time.Second}, []string{"cap.events"})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want context.DeadlineExceeded", err)
 	}
@@ -408,7 +374,8 @@ func processRunning(pid int) bool {
 }
 
 func FuzzParseProfileload(f *testing.F) {
-	for _, name := range []string{"profileload_owner_k10.txt", "profileload_all_samplers.txt", "profileload_idle.txt", "profileload_bad_topk.stdout"} {
+	for _, name := range []string{"profileload_owner_k10.txt", "profileload_all_samplers.txt", "profileload_idle.txt", "profileload_bad_topk.stdout",
+		"profileload_all_tables_k10.txt", "profileload_all_tables_idle.txt", "profileload_busy.stderr"} {
 		f.Add(readNodetoolFixture(f, name))
 	}
 	f.Fuzz(func(t *testing.T, out string) {
