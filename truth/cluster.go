@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -76,11 +77,19 @@ func (c *Cluster) NodetoolCommand() []string {
 	return []string{c.script(), "nodetool", "--dir", c.Dir, "{address}"}
 }
 
+// nodetoolTimeout bounds one nodetool run. A JVM start takes seconds on
+// an idle 2-core box and minutes on one shared by several clusters.
+const nodetoolTimeout = 8 * time.Minute
+
 // Nodetool runs the real nodetool against the node with address host.
 func (c *Cluster) Nodetool(ctx context.Context, host string, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, nodetoolTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.script(), append([]string{"nodetool", "--dir", c.Dir, host}, args...)...)
+	// The script runs a JVM: on timeout end the whole process group, not
+	// only the shell.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {

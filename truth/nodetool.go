@@ -3,6 +3,7 @@ package truth
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -91,6 +92,9 @@ type TableHistograms struct {
 // read and write latency, sstables, partition size and cell count.
 func parseHistograms(out string) (TableHistograms, error) {
 	var h TableHistograms
+	if strings.Contains(out, "No SSTables exists") {
+		return h, nil // the node holds none of the table yet: nothing to compare
+	}
 	seen := 0
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Fields(line)
@@ -99,7 +103,7 @@ func parseHistograms(out string) (TableHistograms, error) {
 		}
 		size, err1 := strconv.ParseFloat(f[4], 64)
 		cells, err2 := strconv.ParseFloat(f[5], 64)
-		if err1 != nil || err2 != nil {
+		if err1 != nil || err2 != nil || math.IsNaN(size) || math.IsNaN(cells) {
 			continue
 		}
 		var ps, cs *float64

@@ -268,10 +268,7 @@ func (r *runner) phases(ctx context.Context) error {
 	warm := time.Now()
 	// The counters' start, taken as the traffic begins: partmon's one-shot
 	// rates are Cassandra's five-minute moving rates, which start there too.
-	start, err := snapshotStats(ctx, r.c, r.keyspaces())
-	if err != nil {
-		return err
-	}
+	start := r.stats(ctx, "at the start of the traffic")
 	if err := sleep(ctx, time.Until(warm.Add(r.opt.Warmup))); err != nil {
 		return err
 	}
@@ -358,10 +355,7 @@ func (r *runner) daemon(ctx context.Context, wl *Workload) error {
 	if err := sleep(ctx, max(0, r.opt.DaemonFor-window)); err != nil {
 		return err
 	}
-	start, err := snapshotStats(ctx, r.c, r.keyspaces())
-	if err != nil {
-		return err
-	}
+	start := r.stats(ctx, "at the start of the daemon's traffic window")
 	if err := sleep(ctx, window); err != nil {
 		return err
 	}
@@ -377,6 +371,17 @@ func (r *runner) daemon(ctx context.Context, wl *Workload) error {
 	r.timed("nodetool figures after the daemon")
 	r.res.Phases = append(r.res.Phases, r.judge(PhaseDaemon, rep, obs))
 	return nil
+}
+
+// stats is snapshotStats; a failure is a note (the figure checks that need
+// the snapshot are then missing), not the end of the run.
+func (r *runner) stats(ctx context.Context, when string) map[string]map[string]TableStat {
+	st, err := snapshotStats(ctx, r.c, r.keyspaces())
+	if err != nil {
+		r.res.Notes = append(r.res.Notes, "no tablestats "+when+": "+err.Error())
+		r.logf("tablestats %s: %v", when, err)
+	}
+	return st
 }
 
 // observe asks nodetool for the figures the findings (and the planted
@@ -423,11 +428,9 @@ func (r *runner) observe(ctx context.Context, rep *Report, start map[string]map[
 		obs.Profiles, errs = collectProfiles(ctx, r.c, sortedPairs(profiles))
 	}()
 	defer func() { <-sampled }()
-	if obs.Stats, err = snapshotStats(ctx, r.c, r.keyspaces()); err != nil {
-		return nil, err
-	}
+	obs.Stats = r.stats(ctx, "after partmon")
 	if obs.Status, err = collectStatus(ctx, r.c, ks); err != nil {
-		return nil, err
+		r.res.Notes = append(r.res.Notes, "no nodetool status figures: "+err.Error())
 	}
 	var herrs []error
 	obs.Histograms, herrs = collectHistograms(ctx, r.c, sortedPairs(histos))
