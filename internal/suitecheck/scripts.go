@@ -48,6 +48,7 @@ type reader struct {
 	makefile map[string]makeTarget // read once
 	seen     map[string]bool       // scripts and targets being read, against cycles
 	shell    map[string]bool       // shell variables set so far, exported or not
+	values   map[string]string     // their values, where literal (no expansion in them)
 	out      []Invocation
 }
 
@@ -63,7 +64,7 @@ type makeTarget struct {
 // is ignored: every command of a script counts as run, and a variable counts
 // as set from its export on, in file order.
 func ReadInvocations(root string, targets ...string) ([]Invocation, error) {
-	r := &reader{root: root, seen: map[string]bool{}, shell: map[string]bool{}}
+	r := &reader{root: root, seen: map[string]bool{}, shell: map[string]bool{}, values: map[string]string{}}
 	for _, t := range targets {
 		if err := r.makeTarget(t, map[string]bool{}); err != nil {
 			return nil, err
@@ -199,7 +200,16 @@ func (r *reader) command(words []string, where string, env map[string]bool) erro
 		}
 		local[m[1]] = r.nonEmpty(m[2], env)
 	}
+	if i == len(words) { // only assignments: shell variables
+		for _, w := range words {
+			m := assignment.FindStringSubmatch(w)
+			r.remember(m[1], m[2])
+		}
+	}
 	words = words[i:]
+	for j := range words {
+		words[j] = r.expand(words[j])
+	}
 	if len(words) == 0 {
 		// Plain shell variables: not in the environment of commands, but
 		// their values may be.
@@ -215,6 +225,7 @@ func (r *reader) command(words []string, where string, env map[string]bool) erro
 		for _, w := range words[1:] {
 			if m := assignment.FindStringSubmatch(w); m != nil {
 				env[m[1]] = r.nonEmpty(m[2], env)
+				r.remember(m[1], m[2])
 			}
 		}
 	case cmd == "unset":
@@ -268,6 +279,30 @@ func (r *reader) nonEmpty(value string, env map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// remember keeps a variable's value when it is literal, for expand.
+func (r *reader) remember(name, value string) {
+	if shellVar.MatchString(value) {
+		delete(r.values, name)
+		return
+	}
+	r.values[name] = value
+}
+
+// expand replaces $NAME and ${NAME} of variables with literal values
+// (COLLECTOR_TESTS='^(TestA|TestB)$' then -run "$COLLECTOR_TESTS").
+func (r *reader) expand(word string) string {
+	return varRef.ReplaceAllStringFunc(word, func(ref string) string {
+		m := varRef.FindStringSubmatch(ref)
+		if m[2] != "" { // ${NAME:-default}: left alone
+			return ref
+		}
+		if v, ok := r.values[m[1]+m[4]]; ok {
+			return v
+		}
+		return ref
+	})
 }
 
 func isScript(word string) bool {

@@ -146,7 +146,9 @@ go test -count=1 -tags integration -run '^TestFault' -v ./internal/testcluster/ 
 	tee out.log
 bash scripts/more.sh
 `,
-		"scripts/more.sh": `go test -tags integration ./reliability/...`,
+		"scripts/more.sh": `ONLY='^(TestA|TestB)$'
+go test -tags integration ./reliability/... -run "$ONLY"
+`,
 	})
 	invs, err := ReadInvocations(root, "test", "faults")
 	if err != nil {
@@ -164,7 +166,7 @@ bash scripts/more.sh
 			env: []string{"CLUSTER_DIR", "UNBAL_DIR", "UNBAL_HOSTS"}},
 		{where: "scripts/test-all.sh:12", packages: []string{"./e2e"}, tags: []string{"integration", "linux"}, skip: "TestSlow", env: []string{"CLUSTER_DIR"}},
 		{where: "scripts/faults.sh:3", packages: []string{"./internal/testcluster/"}, tags: []string{"integration"}, run: "^TestFault", env: []string{"FAULT_DIR"}},
-		{where: "scripts/more.sh:1", packages: []string{"./reliability/..."}, tags: []string{"integration"}, env: []string{"FAULT_DIR"}},
+		{where: "scripts/more.sh:2", packages: []string{"./reliability/..."}, tags: []string{"integration"}, run: "^(TestA|TestB)$", env: []string{"FAULT_DIR"}},
 	}
 	if len(invs) != len(wants) {
 		t.Fatalf("read %d go test commands, want %d: %+v", len(invs), len(wants), invs)
