@@ -1,6 +1,9 @@
 package analyzer
 
-import "sort"
+import (
+	"math"
+	"sort"
+)
 
 // Most sizes and per-read counts the analyzer gets are not values but
 // upper bounds of Cassandra's EstimatedHistogram buckets
@@ -41,3 +44,22 @@ func bucketFloor(v float64) float64 {
 // (db/rows/UnfilteredSerializer.java, 4.0–5.0). No partition fragment of n
 // rows is smaller than n × minRowBytes.
 const minRowBytes = 3
+
+// mibBucketFloor is the least size a Cassandra MiB figure (a bucket bound
+// in bytes rounded up to whole MiB: max_partition_size) can stand for: one
+// more than the bound below the smallest bucket that rounds to it. 1 MiB
+// stands for 1 byte and up; 124 MiB for 107,964,793 bytes and up.
+func mibBucketFloor(v float64) float64 {
+	if v <= 0 {
+		return 0
+	}
+	for i, b := range bucketBounds {
+		if math.Ceil(b/mib) >= v/mib {
+			if i == 0 {
+				return 1
+			}
+			return bucketBounds[i-1] + 1
+		}
+	}
+	return v
+}

@@ -36,12 +36,12 @@ func TestLogEvidenceNamesTheOversizedKey(t *testing.T) {
 	}{
 		{name: "guardrail names the key of a large table", max: 120 * mib, evs: []model.LogEvidence{size}, wantKey: "big", wantSev: SeverityCritical,
 			inText: []string{"key big measured 117 MiB by system_views.system_logs", "partition_size guardrail (threshold 50 MiB)", "logged by 10.0.0.1 (system_views.system_logs) 2 times", "last 10 minutes before this report"}},
-		{name: "a logged key below the warning size is not blamed", max: 60 * mib, evs: []model.LogEvidence{ev(model.LogPartitionSize, "mid", 10*mib, 1)}, wantSev: SeverityWarning},
+		{name: "a logged key below the warning size is not blamed", max: 72 * mib, evs: []model.LogEvidence{ev(model.LogPartitionSize, "mid", 10*mib, 1)}, wantSev: SeverityWarning},
 		{name: "the log's size counts when max_partition_size lags", max: 1 * mib, evs: []model.LogEvidence{size}, wantKey: "big", wantSev: SeverityCritical},
 		{name: "4.x compaction warning from a log file", max: 120 * mib,
 			evs:     []model.LogEvidence{{Kind: model.LogPartitionSize, Keyspace: "ks", Table: "t", Key: "big", Value: 112 * mib, Count: 1, First: t0, Last: t0, Where: "/var/log/cassandra/system.log"}},
 			wantKey: "big", wantSev: SeverityCritical, inText: []string{"by log:system.log", "compaction's large-partition warning", "(/var/log/cassandra/system.log) once"}},
-		{name: "other kinds do not measure size", max: 60 * mib, evs: []model.LogEvidence{ev(model.LogTombstoneWarning, "big", 500*mib, 1)}, wantSev: SeverityWarning},
+		{name: "other kinds do not measure size", max: 72 * mib, evs: []model.LogEvidence{ev(model.LogTombstoneWarning, "big", 500*mib, 1)}, wantSev: SeverityWarning},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

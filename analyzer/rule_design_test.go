@@ -31,22 +31,22 @@ func TestRuleLowCardinalityKey(t *testing.T) {
 		{name: "under the minimum on disk", tbl: status, nodes: three(1, 100*kib, 512*kib)},
 		// Measured on the fixture: 3 keys, RF 3, one sstable per node.
 		{name: "the fixture's three statuses", tbl: status, nodes: []node{{1, 943_127, 1 * mib}, {128, 943_127, 1 * mib}, {1, 943_127, 1 * mib}},
-			want: SeverityInfo, value: maxCompression * float64(mib) / 943_127,
-			inText: []string{"ks.orders_by_status has at most ~9 partitions for 3 nodes (fewer than 100 per node)",
+			want: SeverityInfo, value: maxCompression * meanBound * float64(mib) / 943_127,
+			inText: []string{"ks.orders_by_status has at most ~14 partitions for 3 nodes (fewer than 100 per node)",
 				"1.0 MiB on disk per replica ÷ mean partition 921 KiB = ~1", "the key estimate (130) is the index summary's floor", "status looks like an enum"}},
 		// Issue #11 item 1: 5 countries, RF 1, 200,000 rows; the key estimate
 		// read 341 (128 on each node holding an sstable), above the 300 limit.
 		{name: "issue 11: five countries at the floor", tbl: byCountry, repl: simple("1"),
 			nodes: []node{{128, 1_955_666, 2 * mib}, {128, 1_955_666, 2 * mib}, {85, 1_955_666, 1 * mib}},
-			want:  SeverityInfo, value: maxCompression * 5 * float64(mib) / 1_955_666,
-			inText: []string{"at most ~22 partitions", "the key estimate (341) is the index summary's floor"}},
+			want:  SeverityInfo, value: maxCompression * meanBound * 5 * float64(mib) / 1_955_666,
+			inText: []string{"at most ~33 partitions", "the key estimate (341) is the index summary's floor"}},
 		{name: "enough partitions by both counts", tbl: status, nodes: three(100, 10*kib, 3*mib)},
 		{name: "a key estimate the bytes allow", tbl: status, nodes: three(99, 10*kib, 2*mib), want: SeverityInfo, value: 297,
 			inText: []string{"key estimate 297"}},
 		{name: "boolean key: two values at most", tbl: flag, nodes: three(1, 2*mib, 2*mib), want: SeverityInfo, value: 2,
 			inText: []string{"(active boolean) can take at most 2 values"}},
 		{name: "boolean key, RF 1: a node holds none", tbl: flag, repl: simple("1"), nodes: three(1, 2*mib, 2*mib), want: SeverityWarning, value: 2},
-		{name: "much data in few partitions", tbl: status, nodes: three(128, 30*mib, 60*mib), want: SeverityWarning, value: 16},
+		{name: "much data in few partitions", tbl: status, nodes: three(128, 30*mib, 60*mib), want: SeverityWarning, value: 24},
 		{name: "many users", tbl: users, nodes: three(6_700, 79, 2*mib)},
 	}
 	for _, c := range cases {
@@ -90,7 +90,7 @@ func TestLowCardinalityWarnsWhenSomeNodesHoldNone(t *testing.T) {
 	if len(fs) != 1 || fs[0].Severity != SeverityWarning || fs[0].Value != 2 {
 		t.Fatalf("want one warning of 2 partitions, got %+v", fs)
 	}
-	// With the bytes alone (up to 8× compression) it cannot be sure some node holds none.
+	// With the bytes alone (up to 10× compression) it cannot be sure some node holds none.
 	b.s.Schema.Keyspaces[0].Tables[0] = table("by_flag", pk("region", "text", 0), ck("id", "int", 0, "asc"))
 	if fs := ruleLowCardinalityKey(analysisOf(t, b.s)); len(fs) != 1 || fs[0].Severity != SeverityInfo {
 		t.Fatalf("want one info, got %+v", fs)

@@ -10,10 +10,15 @@ import (
 )
 
 // maxCompression is how many times smaller than its data a table is
-// assumed to be on disk at most. Cassandra compresses sstables (LZ4 by
-// default) and no CQL source gives the ratio; measured on the fixture
-// tables, 0.36 (2.8×). Eight times leaves room for very repetitive data.
-const maxCompression = 8
+// assumed to be on disk at most: a compression ratio of at least 0.1.
+// Cassandra compresses sstables (LZ4 by default) and no CQL source gives
+// the ratio; nodetool tablestats measured 0.36 for the fixture tables, and
+// LZ4 on pathological data can go lower (the summary says what is assumed).
+const maxCompression = 10
+
+// meanBound: the mean partition size is a mean of bucket upper bounds, up
+// to ×1.2 above the true mean, so disk ÷ mean may count 1.2× too few.
+const meanBound = 1.2
 
 // estimateSource names the partition count and mean size estimates.
 func (a *analysis) estimateSource() string {
@@ -72,7 +77,8 @@ type cardinality struct {
 // before 2025.4.9 it also counts one shard only. Bytes do not have that
 // floor: one replica's disk usage ÷ the mean partition size counts the
 // partitions the data holds, low by the compression ratio (disk usage is
-// compressed, the mean is not), so at most maxCompression × that many fit.
+// compressed, the mean is not; the mean is a bucket bound), so at most
+// maxCompression × meanBound × that many fit.
 // A key estimate under that bound narrows it. Without disk usage the count
 // is unknown.
 func (a *analysis) tableCardinality(t *tableView) cardinality {
@@ -94,7 +100,7 @@ func (a *analysis) tableCardinality(t *tableView) cardinality {
 	}
 	c.disk = disk / owned
 	c.byBytes = c.disk / c.mean
-	c.upper = maxCompression * c.byBytes
+	c.upper = maxCompression * meanBound * c.byBytes
 	c.keysAtFloor = c.keys > c.upper
 	if c.keys > 0 && !c.keysAtFloor {
 		c.upper = max(c.keys, c.byBytes)
@@ -173,7 +179,7 @@ func lowCardinalitySummary(t *tableView, c cardinality, key []model.Column, type
 	}
 	s := fmt.Sprintf("%s has at most ~%s partitions for %d nodes (fewer than %s per node)", t.key, format.Count(math.Ceil(upper)), nodes, format.Count(perNode))
 	if c.byBytes > 0 {
-		s += fmt.Sprintf(": %s on disk per replica ÷ mean partition %s = ~%s, and disk bytes are compressed (assumed at most %d×)",
+		s += fmt.Sprintf(": %s on disk per replica ÷ mean partition %s = ~%s, and disk bytes are compressed (assumed at most %d×) while the mean may be 1.2× high",
 			format.Bytes(c.disk), format.Bytes(c.mean), format.Count(math.Max(1, math.Round(c.byBytes))), maxCompression)
 	}
 	switch {

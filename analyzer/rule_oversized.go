@@ -16,10 +16,15 @@ func (a *analysis) sizeSource() string {
 }
 
 // ruleOversizedPartition: per table per node, the largest partition against
-// the partition size thresholds. The value is max_partition_size (on
-// Cassandra a histogram bucket's upper bound, per sstable) or the largest
-// key the node's key lists measured, whichever is larger; the key is named
-// when a key list shows it over the warning size.
+// the partition size thresholds. max_partition_size is a bucket bound (on
+// Cassandra rounded up to whole MiB) of the largest fragment in one
+// sstable, so it stands for an interval: 124 MiB means 102.96 to 124 MiB.
+// The severity is the one the whole interval reaches; an interval across
+// the warning size is an info finding ("may be over"). A key list's
+// measurement of one key (top_partitions' digest bytes of the merged
+// partition, a guardrail's or ScyllaDB's bytes in one sstable) counts as it
+// is, and names the key when it reaches the warning size. Memtables are in
+// no figure: a table with only unflushed data reads 0 and is not judged.
 func ruleOversizedPartition(a *analysis) []Finding {
 	var out []Finding
 	warn, crit := float64(a.th.PartitionWarningBytes), float64(a.th.PartitionCriticalBytes)
@@ -27,17 +32,25 @@ func ruleOversizedPartition(a *analysis) []Finding {
 		for _, tn := range t.nodes {
 			logged := a.noteLogSizes(t, tn)
 			size := float64(max(tn.stats.MaxPartitionBytes, tn.largestKeyBytes))
-			sev := severityFor(size, warn, crit)
-			if sev == SeverityNone {
+			least := max(a.sizeFloor(float64(tn.stats.MaxPartitionBytes)), float64(tn.largestKeyBytes))
+			sev := severityFor(least, warn, crit)
+			maybe := sev == SeverityNone && size >= warn
+			if maybe {
+				sev = SeverityInfo
+			} else if sev == SeverityNone {
 				continue
 			}
 			f := a.newFinding(KindOversizedPartition, sev, tn.node, t.keyspace, t.name)
 			f.Value, f.Threshold, f.Unit = size, thresholdFor(sev, warn, crit), UnitBytes
 			f.Source = a.sizeSource()
+			f.Figures = &Figures{PartitionBytes: size, MeanPartitionBytes: t.meanBytes}
 			summary := fmt.Sprintf("largest partition of %s on %s is %s", t.key, tn.node.Address, format.Bytes(size))
-			if tn.stats.MaxPartitionBytes > 0 && a.s.Engine != model.EngineScyllaDB {
-				summary = fmt.Sprintf("largest partition of %s on %s is up to %s (max_partition_size: a histogram bucket bound, per sstable)",
-					t.key, tn.node.Address, format.Bytes(float64(tn.stats.MaxPartitionBytes)))
+			if m := float64(tn.stats.MaxPartitionBytes); m > 0 && m >= float64(tn.largestKeyBytes) {
+				summary = fmt.Sprintf("largest partition of %s on %s is %s to %s (max_partition_size: a histogram bucket, the largest fragment in one sstable)",
+					t.key, tn.node.Address, bytesFine(a.sizeFloor(m)), format.Bytes(m))
+			}
+			if maybe {
+				summary += fmt.Sprintf(": it may be over the %s warning size or under it", format.Bytes(warn))
 			}
 			if tn.largestKeyBytes >= a.th.PartitionWarningBytes {
 				f.PartitionKey = tn.largestKey
@@ -56,6 +69,23 @@ func ruleOversizedPartition(a *analysis) []Finding {
 		}
 	}
 	return out
+}
+
+// sizeFloor is the least size a max_partition_size figure stands for.
+func (a *analysis) sizeFloor(v float64) float64 {
+	if a.s.Engine == model.EngineScyllaDB {
+		return bucketFloor(v)
+	}
+	return mibBucketFloor(v)
+}
+
+// bytesFine prints a bucket's lower end to a tenth of a MiB, so that an
+// interval across a threshold does not print as the threshold itself.
+func bytesFine(b float64) string {
+	if b >= mib && b < gib {
+		return fmt.Sprintf("%.1f MiB", b/mib)
+	}
+	return format.Bytes(b)
 }
 
 // maxMeanRatio is the table's largest partition ÷ its mean; 0 when unknown.

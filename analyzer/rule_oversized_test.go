@@ -24,10 +24,16 @@ func TestRuleOversizedPartition(t *testing.T) {
 		inText []string // substrings of summary + advice
 	}{
 		{name: "just under warning", max: 50*mib - 1},
-		{name: "at warning", max: 50 * mib, mean: 40 * mib,
-			want:   &want{SeverityWarning, 50 * testMiB, 50 * testMiB, ""},
-			inText: []string{"up to 50 MiB", "uniformly big", "add a shard column (0..1"}},
-		{name: "at critical", max: 100 * mib, want: &want{SeverityCritical, 100 * testMiB, 100 * testMiB, ""}},
+		// 50 MiB is the bucket 41.4–49.65 MiB rounded up: maybe over, maybe not.
+		{name: "a bucket across the warning size", max: 50 * mib, mean: 40 * mib,
+			want:   &want{SeverityInfo, 50 * testMiB, 50 * testMiB, ""},
+			inText: []string{"is 41.4 MiB to 50 MiB", "it may be over the 50 MiB warning size or under it"}},
+		{name: "at warning", max: 72 * mib, mean: 40 * mib,
+			want:   &want{SeverityWarning, 72 * testMiB, 50 * testMiB, ""},
+			inText: []string{"is 59.6 MiB to 72 MiB (max_partition_size: a histogram bucket", "uniformly big", "add a shard column (0..2"}},
+		{name: "a bucket across the critical size", max: 103 * mib, want: &want{SeverityWarning, 103 * testMiB, 50 * testMiB, ""},
+			inText: []string{"85.8 MiB to 103 MiB"}},
+		{name: "at critical", max: 124 * mib, want: &want{SeverityCritical, 124 * testMiB, 100 * testMiB, ""}},
 		{name: "key named by top_partitions when it is itself large", max: 120 * mib, mean: 1 * mib,
 			top: []model.TopPartition{
 				{Keyspace: "ks", Table: "t", Type: "SIZES", Key: "big", Value: 110 * mib},
@@ -36,9 +42,9 @@ func TestRuleOversizedPartition(t *testing.T) {
 			},
 			want:   &want{SeverityCritical, 120 * testMiB, 100 * testMiB, "big"},
 			inText: []string{"key big measured 110 MiB", "2 keys at or over 50 MiB", "120× the mean: one outlier", "fix key big, not the whole model"}},
-		{name: "a small key is not blamed", max: 60 * mib,
+		{name: "a small key is not blamed", max: 72 * mib,
 			top:  []model.TopPartition{{Keyspace: "ks", Table: "t", Type: "SIZES", Key: "small", Value: 2 * mib}},
-			want: &want{SeverityWarning, 60 * testMiB, 50 * testMiB, ""}},
+			want: &want{SeverityWarning, 72 * testMiB, 50 * testMiB, ""}},
 		{name: "ScyllaDB without REST: the large_partitions key gives the size", engine: model.EngineScyllaDB,
 			large: []model.LargePartition{{Keyspace: "ks", Table: "t", SSTable: "me-1-big-Data.db", SizeBytes: 1100 * mib, Key: "k1", Rows: 10}},
 			want:  &want{SeverityCritical, 1100 * testMiB, 100 * testMiB, "k1"}},

@@ -55,8 +55,8 @@ func (a *analysis) wideOnNode(tn *tableNode) (e wideEvidence, ok bool, why strin
 }
 
 // ruleWidePartition: per table per node, a partition with at least
-// PartitionRowsWarning rows (critical at PartitionRowsCritical), claimed
-// from wideOnNode's lower bound only. Cassandra has no per-partition row
+// PartitionRowsWarning rows (critical at PartitionRowsCritical, from a key
+// list only), claimed from wideOnNode's lower bound only. Cassandra has no per-partition row
 // count over CQL: what it measures is rows per read command, so a wide
 // partition that is only read in pages, or not read at all, is unknown,
 // and the finding names no key. Rows and bytes are checked against each
@@ -78,6 +78,11 @@ func ruleWidePartition(a *analysis) []Finding {
 			sev := severityFor(e.rows, warn, crit)
 			if sev == SeverityNone {
 				continue
+			}
+			if e.upper > 0 {
+				// rows_per_read is attributed to single-partition reads only
+				// through the range-read rate: never more than a warning.
+				sev = min(sev, SeverityWarning)
 			}
 			out = append(out, a.wideFinding(t, tn, e, sev, warn, crit))
 		}
