@@ -17,6 +17,7 @@ import (
 	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/reporttest"
+	"github.com/partmon/partmon/internal/testkit"
 )
 
 func newTestHandler(t *testing.T, e *exporter.Exporter, am *alertmanager.Pusher) *httptest.Server {
@@ -197,18 +198,6 @@ func TestFindingsBadFilters(t *testing.T) {
 	}
 }
 
-// freeAddress finds a loopback port for Serve (which takes addresses, not listeners).
-func freeAddress(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
-
 // waitServing polls until url answers: Serve has no "listening" signal.
 func waitServing(t *testing.T, client *http.Client, url string, errc <-chan error) {
 	t.Helper()
@@ -243,7 +232,7 @@ func TestServeWebConfigAndShutdown(t *testing.T) {
 	if err := os.WriteFile(webConfig, []byte("basic_auth_users:\n  dave: $2y$10$2UXri9cIDdgeKjBo4Rlpx.U3ZLDV8X1IxKmsfOvhcM5oXQt/mLmXq\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddress(t)
+	addr := testkit.FreeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() { errc <- Serve(ctx, []string{addr}, webConfig, h, nil) }()
@@ -289,7 +278,7 @@ func TestServeRejectsBadWebConfig(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("tls_server_config:\n  cert_file: /nonexistent.crt\n  key_file: /nonexistent.key\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	err := Serve(context.Background(), []string{freeAddress(t)}, bad, http.NotFoundHandler(), nil)
+	err := Serve(context.Background(), []string{testkit.FreeAddr(t)}, bad, http.NotFoundHandler(), nil)
 	if err == nil || !strings.Contains(err.Error(), "web config") {
 		t.Errorf("Serve with a bad web config: %v", err)
 	}

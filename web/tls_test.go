@@ -16,6 +16,7 @@ import (
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/reporttest"
 	"github.com/partmon/partmon/internal/testcluster"
+	"github.com/partmon/partmon/internal/testkit"
 )
 
 // TestServeTLSAndBasicAuth serves /metrics through an exporter-toolkit web
@@ -42,7 +43,7 @@ func TestServeTLSAndBasicAuth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddress(t)
+	addr := testkit.FreeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() { errc <- Serve(ctx, []string{addr}, webConfig, h, nil) }()
