@@ -75,8 +75,8 @@ func (a *analysis) seenWhereWhen(seen []logSeen) string {
 		times = fmt.Sprintf("%s times", format.Count(float64(count)))
 	}
 	when := last.UTC().Format("2006-01-02 15:04:05 UTC")
-	if count > 1 && !first.Equal(last) {
-		when = first.UTC().Format("2006-01-02 15:04:05") + " to " + when
+	if from := first.UTC().Format("2006-01-02 15:04:05"); count > 1 && from+" UTC" != when {
+		when = from + " to " + when
 	}
 	ago := ""
 	if d := a.s.Taken.Sub(last); d > 0 {
@@ -125,7 +125,9 @@ func (a *analysis) logSizeNote(seen []logSeen) string {
 		return ""
 	}
 	e := seen[0].ev
-	by := "the partition_size guardrail or compaction's large-partition warning"
+	// Only 5.0's guardrail message states its threshold; 4.x's compaction
+	// warning does not.
+	by := "Cassandra's \"Writing large partition\" warning (compaction_large_partition_warning_threshold)"
 	if e.Threshold > 0 {
 		by = fmt.Sprintf("the partition_size guardrail (threshold %s)", format.Bytes(float64(e.Threshold)))
 	}
@@ -292,6 +294,9 @@ func (a *analysis) logHotFindings(t *tableView, done map[string]bool) []Finding 
 		f.Advice = "find why reads of this key are slow before splitting it: "
 		if lt := tomb[key]; lt != nil {
 			f.Advice += fmt.Sprintf("it holds tombstones (%s scanned by one read, see tombstone_heavy), ", format.Count(float64(lt.most)))
+		}
+		if sz := a.logKeys(t, model.LogPartitionSize)[key]; len(sz) > 0 {
+			f.Advice += fmt.Sprintf("it is large (%s written to one sstable, see oversized_partition), ", format.Bytes(float64(maxValue(sz))))
 		}
 		f.Advice += "a large partition (oversized_partition) or heavy traffic; a sampler (collector.nodetool_sampler) measures its share of all operations, and with it partmon sizes suffix buckets"
 		out = append(out, f)

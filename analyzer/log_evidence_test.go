@@ -40,7 +40,7 @@ func TestLogEvidenceNamesTheOversizedKey(t *testing.T) {
 		{name: "the log's size counts when max_partition_size lags", max: 1 * mib, evs: []model.LogEvidence{size}, wantKey: "big", wantSev: SeverityCritical},
 		{name: "4.x compaction warning from a log file", max: 120 * mib,
 			evs:     []model.LogEvidence{{Kind: model.LogPartitionSize, Keyspace: "ks", Table: "t", Key: "big", Value: 112 * mib, Count: 1, First: t0, Last: t0, Where: "/var/log/cassandra/system.log"}},
-			wantKey: "big", wantSev: SeverityCritical, inText: []string{"by log:system.log", "compaction's large-partition warning", "(/var/log/cassandra/system.log) once"}},
+			wantKey: "big", wantSev: SeverityCritical, inText: []string{"by log:system.log", `"Writing large partition" warning (compaction_large_partition_warning_threshold)`, "(/var/log/cassandra/system.log) once"}},
 		{name: "other kinds do not measure size", max: 72 * mib, evs: []model.LogEvidence{ev(model.LogTombstoneWarning, "big", 500*mib, 1)}, wantSev: SeverityWarning},
 	}
 	for _, c := range cases {
