@@ -74,12 +74,13 @@ func collectSources(m emitter, sources []model.SourceStatus) {
 	}
 }
 
-// collectTableNodes emits at most the eight per-table-per-node families.
-func collectTableNodes(m emitter, r *analyzer.Report, cluster string, speaks func(string) bool) {
+// collectTableNodes emits at most the eight per-table-per-node families,
+// for the table nodes the floor does not hide.
+func collectTableNodes(m emitter, r *analyzer.Report, cluster string, speaks func(string) bool, floor floorFilter) {
 	seen := make(map[[3]string]bool, len(r.TableNodes))
 	for _, tn := range inLabelOrder(r.TableNodes) {
 		id := [3]string{tn.Node, tn.Keyspace, tn.Table}
-		if !speaks(tn.Node) || seen[id] {
+		if !speaks(tn.Node) || seen[id] || floor.hides(tn) {
 			continue
 		}
 		seen[id] = true

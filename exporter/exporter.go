@@ -33,6 +33,9 @@ type Options struct {
 	// TopK bounds the keys published per table and key metric; 0 means
 	// DefaultTopK, a negative value publishes none.
 	TopK int
+	// TableFloor hides the per-table-per-node series of small, idle tables
+	// (opt-in; the zero value publishes every table).
+	TableFloor TableFloor
 	// BuildInfo labels partmon_build_info; empty fields come from
 	// github.com/prometheus/common/version (set with -ldflags -X).
 	BuildInfo BuildInfo
@@ -51,6 +54,7 @@ type BuildInfo struct {
 type Exporter struct {
 	audience  publish.Audience
 	topK      int
+	floor     TableFloor
 	buildInfo BuildInfo
 
 	publishMu sync.Mutex // serialises writers; readers only Load
@@ -102,7 +106,7 @@ func New(opts Options) *Exporter {
 	if bi.GoVersion == "" {
 		bi.GoVersion = version.GoVersion
 	}
-	return &Exporter{audience: publish.NewAudience(opts.Cluster, opts.Mode, opts.SpeakFor), topK: topK, buildInfo: bi}
+	return &Exporter{audience: publish.NewAudience(opts.Cluster, opts.Mode, opts.SpeakFor), topK: topK, floor: opts.TableFloor, buildInfo: bi}
 }
 
 // Publish makes r the report every later scrape reads (an atomic swap); r
@@ -195,7 +199,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	cluster := e.audience.ClusterName(r)
 	speaks := e.audience.NodeFilter(r)
 	collectCycle(m, r)
-	collectTableNodes(m, r, cluster, speaks)
+	collectTableNodes(m, r, cluster, speaks, newFloorFilter(e.floor, r))
 	collectTables(m, r, cluster)
 	collectTopPartitions(m, r, cluster, speaks, e.topK)
 	collectNodes(m, r, cluster, speaks)

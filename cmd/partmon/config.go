@@ -17,6 +17,7 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/exporter"
 )
 
 // Config is partmon's configuration file. Every key is documented in
@@ -28,6 +29,7 @@ type Config struct {
 	Thresholds   analyzer.Thresholds `yaml:"thresholds"`
 	Analysis     AnalysisConfig      `yaml:"analysis"`
 	Web          WebConfig           `yaml:"web"`
+	Metrics      MetricsConfig       `yaml:"metrics"`
 	Alertmanager AlertmanagerConfig  `yaml:"alertmanager"`
 	State        StateConfig         `yaml:"state"`
 	Log          LogConfig           `yaml:"log"`
@@ -46,6 +48,14 @@ type WebConfig struct {
 	ListenAddresses []string `yaml:"listen_addresses"`
 	// ConfigFile is an exporter-toolkit web config (TLS, basic auth).
 	ConfigFile string `yaml:"config_file"`
+}
+
+// MetricsConfig shapes what /metrics publishes.
+type MetricsConfig struct {
+	// TableFloor (opt-in): a table node both small and idle, with no
+	// finding and nothing at a warning threshold, publishes no per-node
+	// series (docs/scale.md).
+	TableFloor exporter.TableFloor `yaml:"table_floor"`
 }
 
 // AlertmanagerConfig enables partmon's own key-level alerts.
@@ -162,6 +172,7 @@ func (c *Config) validate(root *yaml.Node, name string, decodeErrs ...error) err
 			add("web", fmt.Errorf("listen_addresses: %q is not host:port", a))
 		}
 	}
+	add("metrics", c.Metrics.TableFloor.Validate())
 	for _, u := range c.Alertmanager.URLs {
 		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
 			add("alertmanager", fmt.Errorf("urls: %q is not an http(s) URL", u))

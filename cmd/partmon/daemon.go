@@ -120,7 +120,7 @@ func runDaemon(ctx context.Context, cfg Config, log *zap.Logger) error {
 		cfg:       cfg,
 		log:       log,
 		collector: coll,
-		exporter:  exporter.New(exporter.Options{Cluster: cfg.Cluster, Mode: mode, TopK: cfg.Thresholds.TopK}),
+		exporter:  exporter.New(exporter.Options{Cluster: cfg.Cluster, Mode: mode, TopK: cfg.Thresholds.TopK, TableFloor: cfg.Metrics.TableFloor}),
 		history:   loadState(cfg.State.File, cfg.Analysis.History, log),
 	}
 	if len(cfg.Alertmanager.URLs) > 0 {
