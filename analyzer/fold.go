@@ -94,11 +94,19 @@ func merge(g []Finding) Finding {
 	})
 	f := g[0]
 	var nodes []NodeValue
-	var sources []string
+	var sources, otherUnit []string
 	for _, o := range g {
 		sources = append(sources, o.Source)
 		if f.PartitionKey == "" && o.PartitionKey != "" && kindScopes[f.Kind] != scopeKey {
 			f.PartitionKey = o.PartitionKey
+		}
+		if o.Unit != f.Unit {
+			// A value in another unit (a tombstone ratio beside counts) is
+			// no value of this finding: name the node only.
+			if o.Node != "" {
+				otherUnit = append(otherUnit, fmt.Sprintf("%s (%s %s)", o.Node, o.Unit, formatValue(o.Value, o.Unit)))
+			}
+			continue
 		}
 		if len(o.Nodes) > 0 {
 			nodes = append(nodes, o.Nodes...)
@@ -107,6 +115,9 @@ func merge(g []Finding) Finding {
 		}
 	}
 	f.Source = joinSources(sources...)
+	if len(otherUnit) > 0 {
+		f.Summary += "; also on " + strings.Join(otherUnit, ", ")
+	}
 	if len(nodes) == 0 {
 		return f
 	}

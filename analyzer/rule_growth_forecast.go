@@ -31,6 +31,7 @@ func rulePartitionGrowthForecast(a *analysis) []Finding {
 		}
 		f := a.newFinding(KindPartitionGrowthForecast, sev, nil, t.keyspace, t.name)
 		f.Value, f.Threshold, f.Unit = secs, horizon, UnitSeconds
+		f.Figures = &Figures{PartitionBytes: float64(t.maxBytes), CurrentBytes: t.growth.current, GrowthBytesPerSecond: t.growth.slope}
 		f.Source = joinSources(a.sizeSource(), "history")
 		f.Summary = fmt.Sprintf("largest partition of %s is %s and grows %s/day (robust fit of %d points over %s): it crosses %s in %s",
 			t.key, format.Bytes(t.growth.current), format.Bytes(t.growth.slope*86400), t.growth.points,

@@ -39,6 +39,7 @@ func ruleHotPartition(a *analysis) []Finding {
 			f := a.newFinding(KindHotPartition, sev, nil, t.keyspace, t.name)
 			f.PartitionKey = hk.key
 			f.Value, f.Threshold, f.Unit = hk.share, thresholdFor(sev, a.th.HotKeyShareWarning, a.th.HotKeyShareCritical), UnitRatio
+			f.Figures = &Figures{Share: hk.share}
 			f.Source = hk.source
 			op := hk.op + "s"
 			f.Summary = fmt.Sprintf("key %s takes %s of %s's sampled %s on %s (%s ± %s of %s operations, %s)",

@@ -79,6 +79,7 @@ func ruleHotTokenRange(a *analysis) []Finding {
 			}
 			f := a.newFinding(KindHotTokenRange, s.sev, tn.node, t.keyspace, t.name)
 			f.Value, f.Threshold, f.Unit = s.skew, thresholdFor(s.sev, s.thr, a.th.HotRangeRatioCritical), UnitRatio
+			f.Figures = &Figures{Share: s.share, FairShare: tn.owns / tn.groupOwns}
 			f.Source = joinSources(a.trafficSource(), "system.local,system.peers")
 			where := tn.node.DC
 			if placementGroup(t.ks.repl, tn.node) == "" {

@@ -68,6 +68,8 @@ type cardinality struct {
 	// keysAtFloor: the key estimate is more than the bytes can hold, i.e.
 	// the index summary's floor (128 keys a sample, per sstable and range).
 	keysAtFloor bool
+	// contradictory: the mean partition is larger than the data on disk can hold.
+	contradictory bool
 }
 
 // tableCardinality cross-checks the two estimates of a table's partitions.
@@ -101,6 +103,12 @@ func (a *analysis) tableCardinality(t *tableView) cardinality {
 	c.disk = disk / owned
 	c.byBytes = c.disk / c.mean
 	c.upper = maxCompression * meanBound * c.byBytes
+	if c.upper < 1 {
+		// Not even one mean partition fits the data on disk: the figures
+		// are from different moments or sstables. Unknown.
+		c.contradictory, c.upper = true, 0
+		return c
+	}
 	c.keysAtFloor = c.keys > c.upper
 	if c.keys > 0 && !c.keysAtFloor {
 		c.upper = max(c.keys, c.byBytes)
@@ -124,6 +132,11 @@ func ruleLowCardinalityKey(a *analysis) []Finding {
 		}
 		c := a.tableCardinality(t)
 		if c.disk < float64(a.th.LowCardinalityMinTableBytes) {
+			continue
+		}
+		if c.contradictory {
+			a.note("low_cardinality_key of %s unknown: its mean partition (%s) is more than %d× its data on disk per replica (%s)",
+				t.key, format.Bytes(c.mean), maxCompression, format.Bytes(c.disk))
 			continue
 		}
 		nodes := max(1, a.replicaNodes(t.ks))

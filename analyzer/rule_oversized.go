@@ -43,7 +43,10 @@ func ruleOversizedPartition(a *analysis) []Finding {
 			f := a.newFinding(KindOversizedPartition, sev, tn.node, t.keyspace, t.name)
 			f.Value, f.Threshold, f.Unit = size, thresholdFor(sev, warn, crit), UnitBytes
 			f.Source = a.sizeSource()
-			f.Figures = &Figures{PartitionBytes: size, MeanPartitionBytes: t.meanBytes}
+			f.Figures = &Figures{PartitionBytes: size}
+			if maxMeanRatio(t) > 0 {
+				f.Figures.MeanPartitionBytes = t.meanBytes
+			}
 			summary := fmt.Sprintf("largest partition of %s on %s is %s", t.key, tn.node.Address, format.Bytes(size))
 			if m := float64(tn.stats.MaxPartitionBytes); m > 0 && m >= float64(tn.largestKeyBytes) {
 				summary = fmt.Sprintf("largest partition of %s on %s is %s to %s (max_partition_size: a histogram bucket, the largest fragment in one sstable)",
@@ -90,7 +93,9 @@ func bytesFine(b float64) string {
 
 // maxMeanRatio is the table's largest partition ÷ its mean; 0 when unknown.
 func maxMeanRatio(t *tableView) float64 {
-	if t.meanBytes <= 0 || t.maxBytes <= 0 {
+	// A mean above the largest bound (allowing the mean's own ×1.2) comes
+	// from another moment or other sstables: no ratio.
+	if t.meanBytes <= 0 || t.maxBytes <= 0 || t.meanBytes/1.2 > float64(t.maxBytes) {
 		return 0
 	}
 	return float64(t.maxBytes) / t.meanBytes

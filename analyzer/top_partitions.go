@@ -176,7 +176,8 @@ func (ki *keyIndex) addHot(nd *model.NodeData, node *model.Node, addr string, tn
 		if total < float64(hp.Count) {
 			total, from = float64(sums[group{model.TableKey(hp.Keyspace, hp.Table), hp.Op}]), "sum of sampled keys"
 		}
-		share := float64(hp.Count-hp.Error) / total
+		// count − error is the sampler's guaranteed count; never below 0.
+		share := float64(max(0, hp.Count-hp.Error)) / total
 		src := srcSampler
 		if hp.Source != "" {
 			src += ":" + hp.Source
