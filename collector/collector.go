@@ -115,7 +115,7 @@ func (c *Collector) CollectAll(ctx context.Context) error {
 		}
 	}
 	errs = append(errs, c.onEveryTarget(ctx, nodeRegs)...)
-	return errors.Join(errs...)
+	return joinRunErrors(errs)
 }
 
 // CollectSource runs one source: once for the cluster, or on every targeted
@@ -131,7 +131,7 @@ func (c *Collector) CollectSource(ctx context.Context, name string) error {
 		if r.src.Scope() == ClusterScope {
 			return c.runCluster(ctx, r)
 		}
-		return errors.Join(c.onEveryTarget(ctx, []registration{r})...)
+		return joinRunErrors(c.onEveryTarget(ctx, []registration{r}))
 	}
 	return fmt.Errorf("unknown source %q", name)
 }
@@ -150,6 +150,11 @@ func (c *Collector) onEveryTarget(ctx context.Context, regs []registration) []er
 		mu   sync.Mutex
 		errs []error
 	)
+	add := func(err error) {
+		mu.Lock()
+		errs = append(errs, err)
+		mu.Unlock()
+	}
 	for _, t := range targets {
 		wg.Go(func() {
 			for _, r := range regs {
@@ -157,15 +162,64 @@ func (c *Collector) onEveryTarget(ctx context.Context, regs []registration) []er
 					return
 				}
 				if err := c.runNode(ctx, r, t); err != nil {
-					mu.Lock()
-					errs = append(errs, err)
-					mu.Unlock()
+					add(err)
 				}
 			}
 		})
 	}
 	wg.Wait()
 	return errs
+}
+
+// joinRunErrors joins the errors of one CollectAll or CollectSource, with
+// the sources each backing-off node skipped said once: they all carry that
+// node's last failure, which is said in full only if no run reported it.
+func joinRunErrors(errs []error) error {
+	var (
+		out     []error
+		skipped = map[string][]*cql.BackoffError{}
+		nodes   []string
+	)
+	for _, err := range flatten(errs) {
+		var b *cql.BackoffError
+		switch {
+		case errors.As(err, &b):
+			if skipped[b.Node] == nil {
+				nodes = append(nodes, b.Node)
+			}
+			skipped[b.Node] = append(skipped[b.Node], b)
+		case err != nil:
+			out = append(out, err)
+		}
+	}
+	reported := errors.Join(out...)
+	for _, node := range nodes {
+		b, n := skipped[node][0], len(skipped[node])
+		sources := "sources"
+		if n == 1 {
+			sources = "source"
+		}
+		if b.Last != nil && errors.Is(reported, b.Last) {
+			out = append(out, fmt.Errorf("%w: %d more %s skipped on %s, next attempt in %s", cql.ErrBackoff, n, sources, node, b.Wait.Round(time.Second)))
+		} else {
+			out = append(out, fmt.Errorf("%w (%d %s skipped)", b, n, sources))
+		}
+	}
+	return errors.Join(out...)
+}
+
+// flatten replaces each joined error (a cluster source's, one per node it
+// tried) by its parts.
+func flatten(errs []error) []error {
+	var out []error
+	for _, err := range errs {
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			out = append(out, flatten(j.Unwrap())...)
+			continue
+		}
+		out = append(out, err)
+	}
+	return out
 }
 
 // schema is the last good schema, nil before one was read.
@@ -191,7 +245,8 @@ func (c *Collector) runCluster(ctx context.Context, r registration) error {
 		rows int
 		out  *Output
 	)
-	for _, t := range c.clusterCandidates(ctx) {
+	candidates, unresolved := c.clusterCandidates(ctx)
+	for _, t := range candidates {
 		if ctx.Err() != nil {
 			break
 		}
@@ -209,6 +264,9 @@ func (c *Collector) runCluster(ctx context.Context, r registration) error {
 	err := errors.Join(errs...)
 	if out == nil && err == nil {
 		err = errors.New("no host to read from")
+		if len(unresolved) > 0 {
+			err = fmt.Errorf("no host to read from: %w", errors.Join(unresolved...))
+		}
 		if ctx.Err() != nil {
 			err = ctx.Err()
 		}

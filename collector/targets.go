@@ -81,9 +81,9 @@ func (c *Collector) configuredPorts(ctx context.Context) map[string]int {
 
 // clusterCandidates are the nodes a cluster-scope source may be read from,
 // in order of preference: the configured hosts (the own node first), then
-// the ring's nodes in the local DC, then the rest.
-func (c *Collector) clusterCandidates(ctx context.Context) []target {
-	var out []target
+// the ring's nodes in the local DC, then the rest. unresolved are the
+// configured hosts whose names did not resolve.
+func (c *Collector) clusterCandidates(ctx context.Context) (out []target, unresolved []error) {
 	seen := map[string]bool{}
 	add := func(addr string, port int, own bool) {
 		if !seen[addr] {
@@ -94,6 +94,7 @@ func (c *Collector) clusterCandidates(ctx context.Context) []target {
 	for i, h := range c.cfg.Hosts {
 		addr, port, err := c.resolveHost(ctx, h)
 		if err != nil {
+			unresolved = append(unresolved, fmt.Errorf("%s: %w", h, err))
 			continue
 		}
 		add(addr, port, i == 0)
@@ -107,7 +108,7 @@ func (c *Collector) clusterCandidates(ctx context.Context) []target {
 			add(n.Address, c.cfg.Port, false)
 		}
 	}
-	return out
+	return out, unresolved
 }
 
 // resolveHost turns a configured host into an IP and port. The CQL session

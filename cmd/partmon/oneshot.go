@@ -144,20 +144,14 @@ func collectOnce(cfg Config, timeout time.Duration, log *zap.Logger, stderr io.W
 	defer coll.Close()
 	start := time.Now()
 	fmt.Fprintf(stderr, "collecting from %v (%s mode)...\n", cfg.Collector.Hosts, cfg.Collector.Mode)
-	if err := coll.CollectAll(ctx); err != nil {
-		log.Warn("collection incomplete", zap.Error(err))
-	}
+	collectErr := coll.CollectAll(ctx)
 	snap := coll.Snapshot()
 	if snap == nil || len(snap.Nodes) == 0 {
-		fmt.Fprintf(stderr, "partmon: could not read the ring from any of %v\n", cfg.Collector.Hosts)
-		if snap != nil {
-			for _, s := range snap.Sources {
-				if s.State == model.StateError {
-					fmt.Fprintf(stderr, "  %s %s: %s\n", s.Source, s.Node, s.Error)
-				}
-			}
-		}
+		writeNoRing(stderr, cfg.Collector.Hosts, coll.NodeProblems(), snap)
 		return nil, exitCollectFail
+	}
+	if collectErr != nil {
+		log.Warn("collection incomplete", zap.Error(collectErr))
 	}
 	failed := 0
 	for _, s := range snap.Sources {
@@ -168,6 +162,31 @@ func collectOnce(cfg Config, timeout time.Duration, log *zap.Logger, stderr io.W
 	fmt.Fprintf(stderr, "collected %d nodes, %d keyspaces in %s; %d of %d source reads failed\n",
 		len(snap.Nodes), len(snap.Schema.Keyspaces), time.Since(start).Round(time.Millisecond), failed, len(snap.Sources))
 	return snap, exitOK
+}
+
+// writeNoRing says why no ring could be read: one line per node that could
+// not be used, with the cause and what to check; without such a node (it
+// answered, but with errors), each distinct source error once.
+func writeNoRing(w io.Writer, hosts []string, problems []collector.NodeProblem, snap *model.Snapshot) {
+	fmt.Fprintf(w, "partmon: could not read the ring from any of %v\n", hosts)
+	for _, p := range problems {
+		fmt.Fprintf(w, "  %s\n", p)
+	}
+	if len(problems) > 0 || snap == nil {
+		return
+	}
+	seen := map[string]bool{}
+	for _, s := range snap.Sources {
+		if s.State != model.StateError || seen[s.Error] {
+			continue
+		}
+		seen[s.Error] = true
+		where := s.Source
+		if s.Node != "" {
+			where += " on " + s.Node
+		}
+		fmt.Fprintf(w, "  %s: %s\n", where, s.Error)
+	}
 }
 
 func writeSourceTable(w io.Writer, snap *model.Snapshot) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -78,11 +80,38 @@ func NewNode[P any](addr string, port int, opts *Options, probe func(context.Con
 	}
 }
 
-// ErrBackoff is returned while a failing node waits for its next attempt.
+// ErrBackoff is what a BackoffError is (errors.Is).
 var ErrBackoff = errors.New("backing off")
+
+// BackoffError is returned while a failing node waits for its next attempt.
+type BackoffError struct {
+	Node     string // the node's address
+	Failures int    // attempts in a row that failed
+	Wait     time.Duration
+	Last     error // the last failure, as its caller got it
+}
+
+func (e *BackoffError) Error() string {
+	return fmt.Sprintf("%v: node %s failed %d times in a row, next attempt in %s; last error: %v",
+		ErrBackoff, e.Node, e.Failures, e.Wait.Round(time.Second), e.Last)
+}
+
+// Is makes errors.Is(err, ErrBackoff) true.
+func (e *BackoffError) Is(target error) bool { return target == ErrBackoff }
 
 // Address is the node's IP.
 func (n *Node[P]) Address() string { return n.addr }
+
+// Endpoint is the node's host:port as partmon dials it.
+func (n *Node[P]) Endpoint() string { return net.JoinHostPort(n.addr, strconv.Itoa(n.port)) }
+
+// Failure is how many attempts in a row failed (connecting, or a query the
+// node never answered) and the last one's error; 0 and nil while healthy.
+func (n *Node[P]) Failure() (failures int, last error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.failures, n.lastErr
+}
 
 // Statements is the number of statements sent to the node so far; a
 // statement read over several pages counts once.
@@ -131,8 +160,7 @@ func (n *Node[P]) Querier(ctx context.Context) (Querier, P, error) {
 
 func (n *Node[P]) backoffErrLocked() error {
 	if wait := n.retryAt.Sub(n.now()); wait > 0 {
-		return fmt.Errorf("%w: node %s failed %d times in a row, next attempt in %s; last error: %v",
-			ErrBackoff, n.addr, n.failures, wait.Round(time.Second), n.lastErr)
+		return &BackoffError{Node: n.addr, Failures: n.failures, Wait: wait, Last: n.lastErr}
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package cql
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -24,8 +23,16 @@ func TestBackoffGrowsAndResets(t *testing.T) {
 			t.Errorf("failure %d: backoff %s, want %s", i+1, got, want)
 		}
 	}
-	if err := n.backoffErr(); !errors.Is(err, ErrBackoff) || !strings.Contains(err.Error(), "failed 6 times in a row") {
-		t.Errorf("got %v", err)
+	err := n.backoffErr()
+	var b *BackoffError
+	if !errors.Is(err, ErrBackoff) || !errors.As(err, &b) || b.Node != "10.0.0.1" || b.Failures != 6 || b.Wait != 10*time.Second || b.Last.Error() != "refused" {
+		t.Errorf("got %#v", err)
+	}
+	if want := "backing off: node 10.0.0.1 failed 6 times in a row, next attempt in 10s; last error: refused"; err.Error() != want {
+		t.Errorf("message %q, want %q", err, want)
+	}
+	if failures, last := n.Failure(); failures != 6 || last == nil || last.Error() != "refused" || n.Endpoint() != "10.0.0.1:9042" {
+		t.Errorf("Failure() = %d, %v; Endpoint() = %s", failures, last, n.Endpoint())
 	}
 	if _, _, err := n.Querier(ctx); !errors.Is(err, ErrBackoff) {
 		t.Errorf("Querier while backing off: want ErrBackoff, got %v", err)
@@ -33,6 +40,9 @@ func TestBackoffGrowsAndResets(t *testing.T) {
 	n.succeeded()
 	if err := n.backoffErr(); err != nil {
 		t.Errorf("after a success: %v", err)
+	}
+	if failures, last := n.Failure(); failures != 0 || last != nil {
+		t.Errorf("after a success: Failure() = %d, %v", failures, last)
 	}
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
