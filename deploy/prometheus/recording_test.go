@@ -1,0 +1,145 @@
+package prometheus
+
+import (
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/partmon/partmon/internal/metriccontract"
+	"github.com/partmon/partmon/internal/promexpr"
+)
+
+const (
+	recordingFile     = "partmon-recording.yml"
+	recordingTestFile = "partmon-recording_test.yml"
+)
+
+// toolsRequired: under `make test` (PARTMON_REQUIRE_TOOLS=1) or in CI a
+// missing promtool fails instead of skipping.
+func toolsRequired() bool {
+	return os.Getenv("PARTMON_REQUIRE_TOOLS") == "1" || os.Getenv("CI") != ""
+}
+
+// The roll-ups read only partmon's metrics and labels, and their names say
+// what they keep (level:metric:operation, the level one of their labels).
+func TestRecordingRulesReadTheContract(t *testing.T) {
+	rules, err := promexpr.LoadRules(recordingFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rules) == 0 {
+		t.Fatal("no recording rules")
+	}
+	levels := map[string][]string{
+		"table": {"cluster", "keyspace", "table"},
+		"node":  {"cluster", "dc", "rack", "node"},
+	}
+	for _, r := range rules {
+		if r.Record == "" || r.Alert != "" {
+			t.Errorf("%s: %s holds recording rules only", r.Name(), recordingFile)
+			continue
+		}
+		parts := strings.Split(r.Record, ":")
+		if len(parts) != 3 || levels[parts[0]] == nil || !strings.HasPrefix(parts[1], "partmon_") {
+			t.Errorf("%s: want level:partmon_metric:operation with level table or node", r.Record)
+			continue
+		}
+		a, err := promexpr.Analyze(r.Expr)
+		if err != nil {
+			t.Errorf("%s: %v", r.Record, err)
+			continue
+		}
+		problems, err := metriccontract.Check(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range problems {
+			t.Errorf("%s: %s", r.Record, p)
+		}
+		// The outermost aggregation keeps exactly the level's labels.
+		if !slices.Equal(sortedCopy(levels[parts[0]]), sortedCopy(outerGrouping(r.Expr))) {
+			t.Errorf("%s: outer aggregation keeps %v, want %v", r.Record, outerGrouping(r.Expr), levels[parts[0]])
+		}
+	}
+}
+
+// outerGrouping is the label list of the expression's first "by (...)".
+func outerGrouping(expr string) []string {
+	_, rest, ok := strings.Cut(expr, " by (")
+	if !ok {
+		return nil
+	}
+	list, _, _ := strings.Cut(rest, ")")
+	var out []string
+	for _, l := range strings.Split(list, ",") {
+		out = append(out, strings.TrimSpace(l))
+	}
+	return out
+}
+
+func sortedCopy(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return out
+}
+
+// Every roll-up has a promtool test of its value.
+func TestEveryRecordingRuleIsTested(t *testing.T) {
+	data, err := os.ReadFile(recordingTestFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rt struct {
+		RuleFiles []string `yaml:"rule_files"`
+		Tests     []struct {
+			PromQL []struct {
+				Expr       string `yaml:"expr"`
+				ExpSamples []any  `yaml:"exp_samples"`
+			} `yaml:"promql_expr_test"`
+		} `yaml:"tests"`
+	}
+	if err := yaml.Unmarshal(data, &rt); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(rt.RuleFiles, recordingFile) {
+		t.Errorf("%s does not load %s", recordingTestFile, recordingFile)
+	}
+	tested := map[string]bool{}
+	for _, tc := range rt.Tests {
+		for _, p := range tc.PromQL {
+			if len(p.ExpSamples) > 0 {
+				tested[strings.TrimSpace(p.Expr)] = true
+			}
+		}
+	}
+	rules, err := promexpr.LoadRules(recordingFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rules {
+		if !tested[r.Record] {
+			t.Errorf("%s: no promql_expr_test in %s checks its value", r.Record, recordingTestFile)
+		}
+	}
+}
+
+// promtool checks the file and runs its unit tests.
+func TestPromtoolRecordingRules(t *testing.T) {
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		if toolsRequired() {
+			t.Fatal("promtool is not on PATH (apt-get install prometheus); PARTMON_REQUIRE_TOOLS=1 or CI requires it")
+		}
+		t.Skip("promtool is not on PATH (apt-get install prometheus); `make test` requires it")
+	}
+	for _, args := range [][]string{{"check", "rules", recordingFile}, {"test", "rules", recordingTestFile}} {
+		out, err := exec.Command(promtool, args...).CombinedOutput()
+		if err != nil {
+			t.Errorf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}
