@@ -36,6 +36,31 @@ import (
 // 5.0.8 with Java 17: no run was refused with bad_certificate or unknown_ca).
 const clientCertRefused = "remote error: tls: certificate required"
 
+// tlsRun is a partmon run whose TLS settings every node must refuse.
+type tlsRun struct {
+	name, proc string
+	tls        map[string]any // collector.tls
+	wantErr    string         // in every node's source errors
+}
+
+// mutualTLSRefusals are the runs a cluster with require_client_auth must
+// refuse: verified TLS without a client certificate, and with one from
+// another CA.
+func mutualTLSRefusals(t *testing.T, c *cluster, otherCA *testcluster.CA) []tlsRun {
+	t.Helper()
+	strangerCert, strangerKey, err := otherCA.IssueClient(t.TempDir(), "partmon-stranger")
+	if err != nil {
+		t.Fatal(err)
+	}
+	verified := map[string]any{"enabled": true, "ca_file": c.env["TLS_CA"], "server_name": c.env["TLS_SERVER_NAME"]}
+	withCert := maps.Clone(verified)
+	withCert["cert_file"], withCert["key_file"] = strangerCert, strangerKey
+	return []tlsRun{
+		{"no client certificate", "partmon-mtls-no-cert", verified, clientCertRefused},
+		{"client certificate from another CA", "partmon-mtls-stranger", withCert, clientCertRefused},
+	}
+}
+
 func TestClientTLS(t *testing.T) {
 	c := ownCluster(t)
 	if !c.tls() {
@@ -79,11 +104,7 @@ func TestClientTLS(t *testing.T) {
 		return true, ""
 	})
 
-	specs := []struct {
-		name, proc string
-		tls        map[string]any
-		wantErr    string // in every node's source errors
-	}{
+	specs := []tlsRun{
 		{"CA the nodes do not chain to", "partmon-tls-wrong-ca", clientCert(map[string]any{"enabled": true, "ca_file": otherCAFile}),
 			"x509: certificate signed by unknown authority"},
 		{"server_name the certificates do not name", "partmon-tls-wrong-name", clientCert(map[string]any{
@@ -91,21 +112,7 @@ func TestClientTLS(t *testing.T) {
 		{"no TLS", "partmon-no-tls", map[string]any{"enabled": false}, ""},
 	}
 	if c.env["TLS_CLIENT_AUTH"] == "true" {
-		strangerCert, strangerKey, err := otherCA.IssueClient(t.TempDir(), "partmon-stranger")
-		if err != nil {
-			t.Fatal(err)
-		}
-		verified := map[string]any{"enabled": true, "ca_file": c.env["TLS_CA"], "server_name": c.env["TLS_SERVER_NAME"]}
-		withCert := maps.Clone(verified)
-		withCert["cert_file"], withCert["key_file"] = strangerCert, strangerKey
-		specs = append(specs, []struct {
-			name, proc string
-			tls        map[string]any
-			wantErr    string
-		}{
-			{"no client certificate", "partmon-mtls-no-cert", verified, clientCertRefused},
-			{"client certificate from another CA", "partmon-mtls-stranger", withCert, clientCertRefused},
-		}...)
+		specs = append(specs, mutualTLSRefusals(t, c, otherCA)...)
 	} else {
 		t.Logf("the cluster does not require client certificates (cluster up --tls-client-auth does): mutual TLS not checked")
 	}

@@ -20,16 +20,24 @@ const (
 	faultKey      = "written-before-the-faults"
 )
 
-// faultSession is a session pinned to host on the fault cluster, with short
-// timeouts so a paused node fails fast instead of holding the test.
-func faultSession(f Faults, host string) (*gocql.Session, error) {
+// Query timeouts of faultSession: short where a paused node must fail fast
+// instead of holding the test; long for schema changes, which wait for every
+// node's agreement and take more than 5 s on a busy machine.
+const (
+	probeTimeout  = 5 * time.Second
+	schemaTimeout = time.Minute
+)
+
+// faultSession is a session pinned to host on the fault cluster.
+func faultSession(f Faults, host string, timeout time.Duration) (*gocql.Session, error) {
 	cfg := gocql.NewCluster(host)
 	cfg.ProtoVersion = 4
-	cfg.Timeout = 5 * time.Second
+	cfg.Timeout = timeout
 	cfg.ConnectTimeout = 3 * time.Second
 	cfg.Consistency = gocql.One
 	cfg.HostFilter = gocql.WhiteListHostFilter(host)
 	cfg.DisableInitialHostLookup = true
+	cfg.Dialer = setupDeadlineDialer{net.Dialer{Timeout: cfg.ConnectTimeout}}
 	if env, err := EnvAt(f.Dir); err == nil {
 		ApplyEnv(cfg, env)
 	}
@@ -40,11 +48,29 @@ func faultSession(f Faults, host string) (*gocql.Session, error) {
 	return s, nil
 }
 
+// setupDeadlineDialer bounds a connection's set-up, TLS handshake included,
+// by the connect timeout: gocql v1.7 bounds only the TCP connect, and a
+// paused node accepts TCP connections and never answers a TLS handshake
+// (collector/internal/cql does the same for partmon).
+type setupDeadlineDialer struct{ net.Dialer }
+
+func (d setupDeadlineDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	conn, err := d.Dialer.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	if err := conn.SetDeadline(time.Now().Add(d.Timeout)); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
+}
+
 // nodeView is what the node itself answers over CQL: its host_id (a node
 // started on wiped data would get a new one) and the row written before the
 // faults, read at CL ONE through it.
 func nodeView(f Faults, host string) (hostID, value string, err error) {
-	s, err := faultSession(f, host)
+	s, err := faultSession(f, host, probeTimeout)
 	if err != nil {
 		return "", "", err
 	}
@@ -117,7 +143,7 @@ func TestFaultInjection(t *testing.T) {
 	}
 
 	// A row on every node (RF = node count, at most 3: the victim is then a replica).
-	s, err := faultSession(f, hosts[0])
+	s, err := faultSession(f, hosts[0], schemaTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +200,7 @@ func TestFaultInjection(t *testing.T) {
 				t.Errorf("cleanup: %v", err)
 			}
 		}
-		if s, err := faultSession(f, hosts[observer-1]); err == nil {
+		if s, err := faultSession(f, hosts[observer-1], schemaTimeout); err == nil {
 			_ = s.Query("DROP KEYSPACE IF EXISTS " + faultKeyspace).Exec()
 			s.Close()
 		}
