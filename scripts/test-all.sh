@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # make test: lint, unit tests, alert-rule tests, then integration and end-to-end
-# tests against a real local Cassandra cluster that this script starts and stops.
+# tests against a real local Cassandra 5.0 cluster that this script starts and stops,
+# then the acceptance suite on Cassandra 4.1 and 4.0 clusters of their own
+# (scripts/test-versions.sh; PARTMON_TEST_VERSIONS="4.1" picks, "" leaves them out).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,7 +22,8 @@ step() {
 	echo "== $STEP"
 }
 
-for tool in java mvn go promtool prometheus prometheus-alertmanager; do
+# python3: pip installs the Java 11 runtime Cassandra 4.x needs (deploy/local/cluster).
+for tool in java mvn go python3 promtool prometheus prometheus-alertmanager; do
 	command -v "$tool" >/dev/null || { echo "make test needs $tool on PATH (.ci/run installs it; see README)"; exit 1; }
 done
 
@@ -65,6 +68,18 @@ PARTMON_TEST_UNBALANCED_HOSTS=127.0.0.10,127.0.0.11,127.0.0.12 PARTMON_TEST_UNBA
 	go test -count=1 -tags integration -run TestOwnershipMatchesNodetoolUnbalanced -v ./analyzer/ 2>&1 | tee -a "$GOLOG" | tail -20
 "$CLUSTER" down --dir "$UNBAL_DIR"
 trap - EXIT
+
+# The same acceptance tests on the other supported versions, each on a 3-node
+# cluster of its own (4.1 on 127.0.0.21-23, 4.0 on 127.0.0.31-33); their go test
+# lines go to the same log, tagged with the Cassandra release.
+versions=${PARTMON_TEST_VERSIONS-4.1 4.0}
+step "Cassandra ${versions:-4.x}: acceptance suite (scripts/test-versions.sh)"
+if [ -n "$versions" ]; then
+	# shellcheck disable=SC2086
+	GOLOG=$GOLOG scripts/test-versions.sh $versions
+else
+	echo "left out: PARTMON_TEST_VERSIONS is empty"
+fi
 
 step "done"
 # One closing line for whoever reads the end of the log: packages passed and failed.
