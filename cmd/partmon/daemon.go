@@ -95,6 +95,7 @@ func (d *daemonFlags) run(stderr io.Writer) int {
 // daemon is the running state of `partmon run`.
 type daemon struct {
 	cfg       Config
+	mode      publish.Mode
 	log       *zap.Logger
 	collector *collector.Collector
 	exporter  *exporter.Exporter
@@ -105,39 +106,12 @@ type daemon struct {
 }
 
 func runDaemon(ctx context.Context, cfg Config, log *zap.Logger) error {
-	mode, err := publish.ParseMode(cfg.Collector.Mode)
+	d, err := newDaemon(cfg, log)
 	if err != nil {
 		return err
 	}
-	coll, err := collector.New(cfg.Collector, log.With(zap.String("component", "collector")), collector.WithLogState(loadLogState(cfg.State.File)))
-	if err != nil {
-		return fmt.Errorf("starting collector: %w", err)
-	}
-	closeCollector := sync.OnceFunc(func() { closeWithin(coll.Close, sessionCloseGrace, log) })
+	closeCollector := sync.OnceFunc(func() { closeWithin(d.collector.Close, sessionCloseGrace, log) })
 	defer closeCollector()
-
-	d := &daemon{
-		cfg:       cfg,
-		log:       log,
-		collector: coll,
-		exporter:  exporter.New(exporter.Options{Cluster: cfg.Cluster, Mode: mode, TopK: cfg.Thresholds.TopK, TableFloor: cfg.Metrics.TableFloor}),
-		history:   loadState(cfg.State.File, cfg.Analysis.History, log),
-	}
-	if len(cfg.Alertmanager.URLs) > 0 {
-		minSev, _ := analyzer.ParseSeverity(cfg.Alertmanager.MinSeverity) // validated
-		d.pusher, err = alertmanager.New(alertmanager.Options{
-			URLs:           cfg.Alertmanager.URLs,
-			MinSeverity:    minSev,
-			ResendInterval: cfg.Alertmanager.ResendInterval,
-			Timeout:        cfg.Alertmanager.Timeout,
-			Cluster:        cfg.Cluster,
-			Mode:           mode,
-			Logger:         log.With(zap.String("component", "alertmanager")),
-		})
-		if err != nil {
-			return fmt.Errorf("alertmanager: %w", err)
-		}
-	}
 
 	handler, err := web.NewHandler(d.exporter, d.pusher, web.HandlerOptions{Logger: log})
 	if err != nil {
@@ -157,34 +131,13 @@ func runDaemon(ctx context.Context, cfg Config, log *zap.Logger) error {
 		workers.Add(1)
 		go func() { defer workers.Done(); d.pusher.Run(cycleCtx) }()
 	}
-
-	sched := cron.New(
-		cron.WithLocation(time.UTC),
-		cron.WithLogger(newCronLogger(log.With(zap.String("component", "cron")))),
-		cron.WithChain(cron.Recover(newCronLogger(log)), cron.SkipIfStillRunning(newCronLogger(log))),
-	)
-	if err := coll.Schedule(sched, nil); err != nil {
+	sched, err := d.schedule()
+	if err != nil {
 		return err
 	}
-	if _, err := sched.AddFunc(cfg.Analysis.Schedule, d.analyze); err != nil {
-		return fmt.Errorf("analysis schedule %q: %w", cfg.Analysis.Schedule, err)
-	}
-
-	// The first cycle runs at once: cron would leave /metrics empty until its first tick.
 	workers.Add(1)
-	go func() {
-		defer workers.Done()
-		start := time.Now()
-		if err := coll.CollectAll(cycleCtx); err != nil {
-			log.Warn("first collection incomplete", zap.Error(err))
-		}
-		d.analyze()
-		log.Info("first cycle done", zap.Duration("duration", time.Since(start)))
-		if cycleCtx.Err() == nil {
-			sched.Start()
-		}
-	}()
-	log.Info("partmon started", zap.String("mode", string(mode)), zap.Strings("hosts", cfg.Collector.Hosts),
+	go func() { defer workers.Done(); d.firstCycle(cycleCtx, sched) }()
+	log.Info("partmon started", zap.String("mode", string(d.mode)), zap.Strings("hosts", cfg.Collector.Hosts),
 		zap.Strings("listen", cfg.Web.ListenAddresses), zap.Int("alertmanagers", len(cfg.Alertmanager.URLs)))
 
 	select {
@@ -203,9 +156,8 @@ func runDaemon(ctx context.Context, cfg Config, log *zap.Logger) error {
 	// collector's runs first), let the workers end, save the history.
 	start := time.Now()
 	deadline := start.Add(shutdownGrace)
-	stopped := sched.Stop()
 	select {
-	case <-stopped.Done():
+	case <-sched.Stop().Done():
 	case <-time.After(time.Until(deadline)):
 		log.Warn("cycle still running at shutdown; cancelling it", zap.Duration("grace", shutdownGrace))
 	}
@@ -215,6 +167,75 @@ func runDaemon(ctx context.Context, cfg Config, log *zap.Logger) error {
 	d.saveState()
 	log.Info("partmon stopped", zap.Duration("duration", time.Since(start)))
 	return nil
+}
+
+// newDaemon builds the collector, the exporter, the alert pusher (when
+// Alertmanagers are configured) and the history restored from the state file.
+func newDaemon(cfg Config, log *zap.Logger) (*daemon, error) {
+	mode, err := publish.ParseMode(cfg.Collector.Mode)
+	if err != nil {
+		return nil, err
+	}
+	coll, err := collector.New(cfg.Collector, log.With(zap.String("component", "collector")), collector.WithLogState(loadLogState(cfg.State.File)))
+	if err != nil {
+		return nil, fmt.Errorf("starting collector: %w", err)
+	}
+	d := &daemon{
+		cfg:       cfg,
+		mode:      mode,
+		log:       log,
+		collector: coll,
+		exporter:  exporter.New(exporter.Options{Cluster: cfg.Cluster, Mode: mode, TopK: cfg.Thresholds.TopK, TableFloor: cfg.Metrics.TableFloor}),
+		history:   loadState(cfg.State.File, cfg.Analysis.History, log),
+	}
+	if len(cfg.Alertmanager.URLs) == 0 {
+		return d, nil
+	}
+	minSev, _ := analyzer.ParseSeverity(cfg.Alertmanager.MinSeverity) // validated
+	d.pusher, err = alertmanager.New(alertmanager.Options{
+		URLs:           cfg.Alertmanager.URLs,
+		MinSeverity:    minSev,
+		ResendInterval: cfg.Alertmanager.ResendInterval,
+		Timeout:        cfg.Alertmanager.Timeout,
+		Cluster:        cfg.Cluster,
+		Mode:           mode,
+		Logger:         log.With(zap.String("component", "alertmanager")),
+	})
+	if err != nil {
+		closeWithin(coll.Close, sessionCloseGrace, log)
+		return nil, fmt.Errorf("alertmanager: %w", err)
+	}
+	return d, nil
+}
+
+// schedule puts every source and the analysis on a cron scheduler, not yet started.
+func (d *daemon) schedule() (*cron.Cron, error) {
+	sched := cron.New(
+		cron.WithLocation(time.UTC),
+		cron.WithLogger(newCronLogger(d.log.With(zap.String("component", "cron")))),
+		cron.WithChain(cron.Recover(newCronLogger(d.log)), cron.SkipIfStillRunning(newCronLogger(d.log))),
+	)
+	if err := d.collector.Schedule(sched, nil); err != nil {
+		return nil, err
+	}
+	if _, err := sched.AddFunc(d.cfg.Analysis.Schedule, d.analyze); err != nil {
+		return nil, fmt.Errorf("analysis schedule %q: %w", d.cfg.Analysis.Schedule, err)
+	}
+	return sched, nil
+}
+
+// firstCycle collects and analyzes at once, then starts the scheduler: cron
+// would leave /metrics empty until its first tick.
+func (d *daemon) firstCycle(ctx context.Context, sched *cron.Cron) {
+	start := time.Now()
+	if err := d.collector.CollectAll(ctx); err != nil {
+		d.log.Warn("first collection incomplete", zap.Error(err))
+	}
+	d.analyze()
+	d.log.Info("first cycle done", zap.Duration("duration", time.Since(start)))
+	if ctx.Err() == nil {
+		sched.Start()
+	}
 }
 
 // closeWithin runs closeFn and waits for it at most bound.
