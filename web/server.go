@@ -61,30 +61,34 @@ func NewHandler(e *exporter.Exporter, am *alertmanager.Pusher, opts HandlerOptio
 		inFlight = 0 // promhttp: no limit
 	}
 
+	// The live registry: everything but the exporter, whose part of the
+	// page metricsHandler caches per published report.
 	reg := prometheus.NewRegistry()
-	cs := []prometheus.Collector{e}
+	var cs []prometheus.Collector
 	if am != nil {
 		cs = append(cs, am)
 	}
 	if !opts.DisableExporterMetrics {
 		cs = append(cs, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}
+	// promhttp's own error counter, registered as promhttp.HandlerFor would.
+	errCnt := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "promhttp_metric_handler_errors_total",
+		Help: "Total number of internal errors encountered by the promhttp metric handler.",
+	}, []string{"cause"})
+	errCnt.WithLabelValues("gathering")
+	errCnt.WithLabelValues("encoding")
+	if !opts.DisableExporterMetrics {
+		cs = append(cs, errCnt)
+	}
 	for _, c := range cs {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("registering metrics collector: %w", err)
 		}
 	}
-	hopts := promhttp.HandlerOpts{
-		ErrorLog:            zapPrintln{logger},
-		ErrorHandling:       promhttp.ContinueOnError,
-		MaxRequestsInFlight: inFlight,
-	}
-	var metrics http.Handler
-	if opts.DisableExporterMetrics {
-		metrics = promhttp.HandlerFor(reg, hopts)
-	} else {
-		hopts.Registry = reg
-		metrics = promhttp.InstrumentMetricHandler(reg, promhttp.HandlerFor(reg, hopts))
+	var metrics http.Handler = newMetricsHandler(e, reg, errCnt, zapPrintln{logger}, inFlight)
+	if !opts.DisableExporterMetrics {
+		metrics = promhttp.InstrumentMetricHandler(reg, metrics)
 	}
 
 	page, err := newStatusPage(e)

@@ -1,0 +1,86 @@
+package web
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/internal/publish"
+	"github.com/partmon/partmon/internal/reporttest"
+)
+
+// BenchmarkExposition1000Tables3Nodes is one /metrics scrape of a cluster-mode
+// partmon watching 1,000 tables on 3 nodes, through the real handler (no
+// Go/process collectors), plain and gzip-encoded as Prometheus asks.
+func BenchmarkExposition1000Tables3Nodes(b *testing.B) {
+	e := exporter.New(exporter.Options{Mode: publish.ModeCluster, BuildInfo: fixtureBuild})
+	handler, err := NewHandler(e, nil, HandlerOptions{DisableExporterMetrics: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	e.Publish(reporttest.Large(1000))
+	for _, enc := range []string{"identity", "gzip"} {
+		b.Run(enc, func(b *testing.B) {
+			var body []byte
+			b.ReportAllocs()
+			for b.Loop() {
+				body = scrape(b, handler, enc)
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(len(body)), "bytes/scrape")
+			series, tableNode := reporttest.CountExposition(gunzipIf(b, body, enc))
+			b.ReportMetric(float64(series), "series")
+			b.ReportMetric(float64(tableNode)/(1000*3), "table_series/table/node")
+		})
+	}
+}
+
+func scrape(b *testing.B, h http.Handler, encoding string) []byte {
+	req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+	req.Header.Set("Accept-Encoding", encoding)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		b.Fatalf("status %d: %s", rec.Code, rec.Body.String())
+	}
+	return rec.Body.Bytes()
+}
+
+func gunzipIf(tb testing.TB, body []byte, encoding string) []byte {
+	tb.Helper()
+	if encoding != "gzip" {
+		return body
+	}
+	r, err := gzip.NewReader(bytes.NewReader(body))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	text, err := io.ReadAll(r)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return text
+}
+
+// BenchmarkExpositionPublish1000Tables3Nodes is what the cache costs the
+// publishing goroutine per cycle: after a page was served plain and gzipped,
+// each Publish gathers the exporter once and encodes and deflates its part.
+func BenchmarkExpositionPublish1000Tables3Nodes(b *testing.B) {
+	e := exporter.New(exporter.Options{Mode: publish.ModeCluster, BuildInfo: fixtureBuild})
+	handler, err := NewHandler(e, nil, HandlerOptions{DisableExporterMetrics: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := reporttest.Large(1000)
+	e.Publish(r)
+	scrape(b, handler, "identity")
+	scrape(b, handler, "gzip")
+	b.ReportAllocs()
+	for b.Loop() {
+		e.Publish(r)
+	}
+}
