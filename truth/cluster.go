@@ -81,8 +81,30 @@ func (c *Cluster) NodetoolCommand() []string {
 // an idle 2-core box and minutes on one shared by several clusters.
 const nodetoolTimeout = 8 * time.Minute
 
-// Nodetool runs the real nodetool against the node with address host.
+// Nodetool runs the real nodetool against the node with address host. A
+// shell error from the script itself (it is a shared file that may be
+// mid-edit) is retried a few times; nodetool's own failures are not.
 func (c *Cluster) Nodetool(ctx context.Context, host string, args ...string) (string, error) {
+	var out string
+	var err error
+	for attempt := 1; attempt <= 5; attempt++ {
+		var stderr string
+		out, stderr, err = c.nodetoolOnce(ctx, host, args)
+		if err == nil {
+			return out, nil
+		}
+		err = fmt.Errorf("nodetool %s on %s: %w: %s", strings.Join(args, " "), host, err, stderr)
+		if !strings.Contains(stderr, "syntax error") && !strings.Contains(stderr, "unbound variable") {
+			return out, err
+		}
+		if sleep(ctx, 20*time.Second) != nil {
+			break
+		}
+	}
+	return out, err
+}
+
+func (c *Cluster) nodetoolOnce(ctx context.Context, host string, args []string) (string, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, nodetoolTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.script(), append([]string{"nodetool", "--dir", c.Dir, host}, args...)...)
@@ -92,10 +114,8 @@ func (c *Cluster) Nodetool(ctx context.Context, host string, args ...string) (st
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		return out.String(), fmt.Errorf("nodetool %s on %s: %w: %s", strings.Join(args, " "), host, err, strings.TrimSpace(errOut.String()))
-	}
-	return out.String(), nil
+	err := cmd.Run()
+	return out.String(), strings.TrimSpace(errOut.String()), err
 }
 
 // OnEveryNode runs nodetool args on every node at once (each run is a JVM

@@ -339,11 +339,16 @@ func (r *runner) daemon(ctx context.Context, wl *Workload) error {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := d.Stop(); err != nil {
-			r.logf("partmon run exit: %v", err)
+	stopped := false
+	stopDaemon := func() {
+		if !stopped {
+			stopped = true
+			if err := d.Stop(); err != nil {
+				r.logf("partmon run exit: %v", err)
+			}
 		}
-	}()
+	}
+	defer stopDaemon()
 	growCtx, stopGrow := context.WithCancel(ctx)
 	defer stopGrow()
 	wl.grow(growCtx, r.c, r.tables, r.scs, r.sessions[""], r.logf)
@@ -363,6 +368,9 @@ func (r *runner) daemon(ctx context.Context, wl *Workload) error {
 	if err != nil {
 		return err
 	}
+	// Cassandra runs one sampling at a time: the daemon's sampler must not
+	// meet the reference profileload.
+	stopDaemon()
 	r.timed("partmon run")
 	obs, err := r.observe(ctx, rep, start)
 	if err != nil {
