@@ -13,6 +13,47 @@ import (
 	"time"
 )
 
+// NewImpostorCA makes a CA with the same subject name as the CA certificate
+// in caFile and a key of its own: certificates it issues name the real CA
+// as their issuer, so a TLS client sends them where the real CA is asked
+// for, and only the signature check of the server can refuse them.
+func NewImpostorCA(caFile string) (*CA, error) {
+	data, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, err
+	}
+	block, _ := pem.Decode(data)
+	if block == nil || block.Type != "CERTIFICATE" {
+		return nil, fmt.Errorf("%s holds no PEM certificate", caFile)
+	}
+	real, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("parsing %s: %w", caFile, err)
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          serial(),
+		RawSubject:            real.RawSubject,
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(24 * time.Hour),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, fmt.Errorf("signing impostor CA: %w", err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, err
+	}
+	return &CA{cert: cert, key: key, PEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}, nil
+}
+
 // IssueClient signs a client certificate (extended key usage clientAuth, as
 // a node with require_client_auth checks) and writes it and its key
 // (mode 0600) into dir as NAME.pem and NAME-key.pem.
