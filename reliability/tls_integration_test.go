@@ -25,9 +25,9 @@ import (
 // With mutual TLS (`cluster up --tls-client-auth`, as make faults starts it:
 // require_client_auth, the nodes trust only DIR/tls/ca.pem) the good run's
 // client certificate is the one the cluster issued, so the run proves it is
-// accepted; a run without a client certificate and one with a certificate
-// from another CA must be refused by every node, each saying so, and keep
-// serving.
+// accepted; runs without a client certificate, with one from another CA, and
+// with one from another CA that bears the cluster CA's name must be refused
+// by every node, each saying so, and keep serving.
 // clientCertRefused is the TLS 1.3 alert (certificate_required) a node with
 // require_client_auth sends when the client presents no certificate, as
 // Go's crypto/tls reports it. A certificate from another CA gets the same
