@@ -115,9 +115,10 @@ func inLabelOrder(tns []analyzer.TableNode) []*analyzer.TableNode {
 	return out
 }
 
-// collectTables emits the per-table forecasts. They carry no node label; in
-// sidecar mode each sidecar publishes its own view (aggregate with max by).
-func collectTables(m emitter, r *analyzer.Report, cluster string) {
+// collectTables emits the per-table growth and forecast: without a node
+// label in cluster mode, with the sidecar's own node (own) in sidecar mode,
+// where they are computed from that node's data alone.
+func collectTables(m emitter, r *analyzer.Report, cluster string, growth, forecast *metricDesc, own *analyzer.NodeSummary) {
 	seen := make(map[[2]string]bool, len(r.Tables))
 	for _, t := range r.Tables {
 		id := [2]string{t.Keyspace, t.Table}
@@ -125,9 +126,13 @@ func collectTables(m emitter, r *analyzer.Report, cluster string) {
 			continue
 		}
 		seen[id] = true
-		m.emit(tableGrowth, t.GrowthBytesPerSecond, cluster, t.Keyspace, t.Table)
+		labels := []string{cluster, t.Keyspace, t.Table}
+		if own != nil {
+			labels = []string{cluster, own.DC, own.Rack, own.Address, t.Keyspace, t.Table}
+		}
+		m.emit(growth, t.GrowthBytesPerSecond, labels...)
 		if t.SecondsToCritical >= 0 {
-			m.emit(tableForecast, t.SecondsToCritical, cluster, t.Keyspace, t.Table)
+			m.emit(forecast, t.SecondsToCritical, labels...)
 		}
 	}
 }
@@ -170,7 +175,7 @@ var knownKinds = analyzer.Kinds()
 
 var publishedSeverities = []analyzer.Severity{analyzer.SeverityInfo, analyzer.SeverityWarning, analyzer.SeverityCritical}
 
-func collectFindings(m emitter, r *analyzer.Report, cluster string, speaks func(string) bool) {
+func collectFindings(m emitter, r *analyzer.Report, cluster string, speaks func(string) bool, own *analyzer.NodeSummary) {
 	type kindSev struct {
 		kind string
 		sev  analyzer.Severity
@@ -206,6 +211,10 @@ func collectFindings(m emitter, r *analyzer.Report, cluster string, speaks func(
 	seen := make(map[[8]string]bool, len(scoped))
 	for _, f := range scoped {
 		l := [8]string{cluster, f.DC, f.Rack, f.Node, f.Keyspace, f.Table, f.Kind, f.Severity.String()}
+		if f.Node == "" && own != nil {
+			// A sidecar found it in its own node's data: say whose.
+			l[1], l[2], l[3] = own.DC, own.Rack, own.Address
+		}
 		if seen[l] {
 			continue
 		}

@@ -56,6 +56,9 @@ type Exporter struct {
 	topK      int
 	floor     TableFloor
 	buildInfo BuildInfo
+	// growth and forecast are the table-wide families' descriptors for the
+	// mode: sidecars add their own node's labels.
+	growth, forecast *metricDesc
 
 	publishMu sync.Mutex // serialises writers; readers only Load
 	state     atomic.Pointer[cycleState]
@@ -106,7 +109,12 @@ func New(opts Options) *Exporter {
 	if bi.GoVersion == "" {
 		bi.GoVersion = version.GoVersion
 	}
-	return &Exporter{audience: publish.NewAudience(opts.Cluster, opts.Mode, opts.SpeakFor), topK: topK, floor: opts.TableFloor, buildInfo: bi}
+	e := &Exporter{audience: publish.NewAudience(opts.Cluster, opts.Mode, opts.SpeakFor), topK: topK, floor: opts.TableFloor, buildInfo: bi,
+		growth: tableGrowth, forecast: tableForecast}
+	if opts.Mode == publish.ModeSidecar {
+		e.growth, e.forecast = tableGrowthSidecar, tableForecastSidecar
+	}
+	return e
 }
 
 // Publish makes r the report every later scrape reads (an atomic swap); r
@@ -173,6 +181,12 @@ func (e *Exporter) Ready() bool { return e.Latest() != nil }
 // registry can check what Collect emits.
 func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range reportDescs {
+		switch d {
+		case tableGrowth:
+			d = e.growth
+		case tableForecast:
+			d = e.forecast
+		}
 		ch <- d.desc
 	}
 }
@@ -198,12 +212,17 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	}
 	cluster := e.audience.ClusterName(r)
 	speaks := e.audience.NodeFilter(r)
+	// own: in sidecar mode, the node whose labels series without a node of their own take.
+	var own *analyzer.NodeSummary
+	if n, ok := e.audience.OwnNode(r); ok {
+		own = &n
+	}
 	collectCycle(m, r)
 	collectTableNodes(m, r, cluster, speaks, newFloorFilter(e.floor, r))
-	collectTables(m, r, cluster)
-	collectTopPartitions(m, r, cluster, speaks, e.topK)
+	collectTables(m, r, cluster, e.growth, e.forecast, own)
+	collectTopPartitions(m, r, cluster, speaks, own, e.topK)
 	collectNodes(m, r, cluster, speaks)
-	collectFindings(m, r, cluster, speaks)
+	collectFindings(m, r, cluster, speaks, own)
 	collectThresholds(m, r, cluster)
 }
 

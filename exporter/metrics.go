@@ -45,6 +45,13 @@ func counter(name, help string, labels []string) *metricDesc {
 	return newMetricDesc(name, help+cachedNote+".", prometheus.CounterValue, labels)
 }
 
+const (
+	growthHelp = "Fitted growth of the table's largest partition, in bytes per second (0 when flat or unknown); " +
+		"a sidecar computes it from its own node's data and adds that node's dc, rack and node labels (max by (cluster, keyspace, table) is the cluster's)"
+	forecastHelp = "Forecast seconds until the table's largest partition crosses the critical size; absent when it does not grow; " +
+		"a sidecar computes it from its own node's data and adds that node's dc, rack and node labels (min by (cluster, keyspace, table) is the cluster's)"
+)
+
 // Report-backed metric families. Per table per node there are exactly the
 // eight table* families below; tests hold that bound.
 var (
@@ -57,8 +64,14 @@ var (
 	tableTombstonesP99     = gauge("table_tombstones_per_read_p99", "99th percentile of tombstones scanned per read of the table on the node", tableNodeLabels)
 	tableTrafficSkew       = gauge("table_traffic_skew_ratio", "Larger of the node's read and write share of the table divided by its fair share by ownership (1 is fair)", tableNodeLabels)
 
-	tableGrowth   = gauge("table_partition_growth_bytes_per_second", "Fitted growth of the table's largest partition, in bytes per second (0 when flat or unknown)", tableLabels)
-	tableForecast = gauge("table_partition_size_forecast_seconds", "Forecast seconds until the table's largest partition crosses the critical size; absent when it does not grow", tableLabels)
+	// In sidecar mode the two table-wide families carry the sidecar's node
+	// (tableNodeLabels): a sidecar reads only its own node's node-local
+	// sources, so its figure is that node's, and N sidecars publish N
+	// distinct series instead of one label set N times.
+	tableGrowth          = gauge("table_partition_growth_bytes_per_second", growthHelp, tableLabels)
+	tableGrowthSidecar   = gauge("table_partition_growth_bytes_per_second", growthHelp, tableNodeLabels)
+	tableForecast        = gauge("table_partition_size_forecast_seconds", forecastHelp, tableLabels)
+	tableForecastSidecar = gauge("table_partition_size_forecast_seconds", forecastHelp, tableNodeLabels)
 
 	partitionSize       = gauge("partition_size_bytes", "Size of a top-K large partition as reported by the node, in bytes", keyLabels)
 	partitionTombstones = gauge("partition_tombstones", "Tombstones in a top-K tombstone-heavy partition as reported by the node", keyLabels)
@@ -73,7 +86,7 @@ var (
 	nodeDataAge       = gauge("node_data_age_seconds", "Age of the oldest node-local data held for the node, in seconds", nodeLabels)
 
 	findingsCount    = gauge("findings", "Number of active findings by kind and severity", []string{"cluster", "kind", "severity"})
-	findingValue     = gauge("finding_value", "Measured value of a finding, in the finding's unit; findings naming partition keys fold into their table's series, the most severe and largest value first", findingLabels)
+	findingValue     = gauge("finding_value", "Measured value of a finding, in the finding's unit; findings naming partition keys fold into their table's series, the most severe and largest value first; a sidecar labels findings that name no node with its own node", findingLabels)
 	findingThreshold = gauge("finding_threshold", "Threshold the finding's value was compared with, in the finding's unit", findingLabels)
 
 	collectorSuccess     = gauge("collector_success", "1 when the collector's last attempt on the node succeeded, 0 when it failed", collectorLabels)

@@ -52,7 +52,7 @@ type keyRow struct {
 // collectTopPartitions publishes, for each table and key metric, the K keys
 // with the largest positive value, one series per replica this partmon speaks
 // for: at most K keys per table and metric, never a series per partition.
-func collectTopPartitions(m emitter, r *analyzer.Report, cluster string, speaks func(string) bool, k int) {
+func collectTopPartitions(m emitter, r *analyzer.Report, cluster string, speaks func(string) bool, own *analyzer.NodeSummary, k int) {
 	if k <= 0 {
 		return
 	}
@@ -65,7 +65,12 @@ func collectTopPartitions(m emitter, r *analyzer.Report, cluster string, speaks 
 			}
 		}
 		if len(p.Nodes) == 0 {
-			nodes = []string{""} // no replica named: published like a node-less finding
+			// No replica named: published like a node-less finding, by a
+			// sidecar with its own node.
+			nodes = []string{""}
+			if own != nil {
+				nodes = []string{own.Address}
+			}
 		}
 		if len(nodes) == 0 {
 			continue
