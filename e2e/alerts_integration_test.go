@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -182,16 +181,22 @@ func pushed(f analyzer.Finding) bool {
 	return f.Severity >= analyzer.SeverityWarning && (f.PartitionKey != "" || slices.Contains(alertmanager.DefaultAlertKinds, f.Kind))
 }
 
+// requiredAlert is a pushed alert a planted problem must produce: one alert
+// for the problem (labels), its finding naming every replica (nodes).
+type requiredAlert struct {
+	labels map[string]string
+	nodes  []string
+}
+
 // checkPushedAlerts: every finding partmon pushes is in Alertmanager under
 // alertmanager.AlertName(kind) with the finding's labels, its partition key and
-// advice in annotations; and the planted problems it must find are among them.
+// advice in annotations; and the planted problems it must find are among
+// them, one alert each, its finding measured on each of the problem's replicas.
 func checkPushedAlerts(t *testing.T, e *env) {
-	var required []map[string]string
+	var required []requiredAlert
 	need := func(kind, keyspace, table string, nodes []string) {
-		for _, n := range nodes {
-			required = append(required, map[string]string{"alertname": alertmanager.AlertName(kind),
-				"cluster": e.cluster, "keyspace": keyspace, "table": table, "node": n})
-		}
+		required = append(required, requiredAlert{labels: map[string]string{"alertname": alertmanager.AlertName(kind),
+			"cluster": e.cluster, "keyspace": keyspace, "table": table}, nodes: slices.Sorted(slices.Values(nodes))})
 	}
 	for _, kind := range []string{analyzer.KindOversizedPartition, analyzer.KindTombstoneHeavy} {
 		for _, p := range problems(t, e.truth, kind) {
@@ -209,15 +214,31 @@ func checkPushedAlerts(t *testing.T, e *env) {
 	for _, p := range problemsFound {
 		t.Error(p)
 	}
+	if count == 0 {
+		t.Error("partmon pushes none of its findings")
+	}
 	if len(problemsFound) == 0 {
 		t.Logf("%d pushed alerts in Alertmanager match partmon's findings, %d of them with a partition key (%d required by truth.json and pm_e2e)",
 			count, keyed, len(required))
 	}
 }
 
+// findingNodes are the nodes that measured f, sorted.
+func findingNodes(f analyzer.Finding) []string {
+	var out []string
+	for _, n := range f.Nodes {
+		out = append(out, n.Node)
+	}
+	if len(out) == 0 && f.Node != "" {
+		out = []string{f.Node}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // comparePushed returns what is wrong now, how many pushed findings it
 // compared, and how many of them name a partition key.
-func comparePushed(e *env, required []map[string]string) (bad []string, n, keyed int) {
+func comparePushed(e *env, required []requiredAlert) (bad []string, n, keyed int) {
 	alerts, err := e.am.Alerts()
 	if err != nil {
 		return []string{fmt.Sprintf("listing Alertmanager's alerts: %v", err)}, 0, 0
@@ -240,8 +261,8 @@ func comparePushed(e *env, required []map[string]string) (bad []string, n, keyed
 		name := alertmanager.AlertName(f.Kind)
 		got := matching(alerts, map[string]string{"alertname": name, "finding_id": f.ID})
 		if len(got) != 1 {
-			bad = append(bad, fmt.Sprintf("finding %s (%s %s on %s %s.%s key %q): %d alerts %s in Alertmanager, want 1",
-				f.ID, f.Severity, f.Kind, f.Node, f.Keyspace, f.Table, f.PartitionKey, len(got), name))
+			bad = append(bad, fmt.Sprintf("finding %s (%s %s on %v %s.%s key %q): %d alerts %s in Alertmanager, want 1",
+				f.ID, f.Severity, f.Kind, findingNodes(f), f.Keyspace, f.Table, f.PartitionKey, len(got), name))
 			continue
 		}
 		a := got[0]
@@ -265,16 +286,24 @@ func comparePushed(e *env, required []map[string]string) (bad []string, n, keyed
 			bad = append(bad, fmt.Sprintf("alert %s for finding %s is %s, want active", name, f.ID, a.Status.State))
 		}
 	}
+	byID := map[string]analyzer.Finding{}
+	for _, f := range fr.Findings {
+		byID[f.ID] = f
+	}
 	for _, r := range required {
-		got := matching(alerts, r)
-		if len(got) == 0 {
-			bad = append(bad, fmt.Sprintf("no pushed alert %v in Alertmanager; partmon's findings of that kind: %s",
-				r, describeFindings(fr.Findings, r)))
+		got := matching(alerts, r.labels)
+		if len(got) != 1 {
+			bad = append(bad, fmt.Sprintf("%d pushed alerts %v in Alertmanager, want 1 for the problem; partmon's findings of that kind: %s",
+				len(got), r.labels, describeFindings(fr.Findings, r.labels)))
+			continue
 		}
-		for _, a := range got {
-			if a.Labels["dc"] == "" || a.Annotations["description"] == "" {
-				bad = append(bad, fmt.Sprintf("pushed alert %v has no dc label or no advice: %v %v", r, a.Labels, a.Annotations))
-			}
+		a := got[0]
+		if nodes := findingNodes(byID[a.Labels["finding_id"]]); !slices.Equal(nodes, r.nodes) {
+			bad = append(bad, fmt.Sprintf("pushed alert %v: its finding %s is measured on %v, the problem's replicas are %v",
+				r.labels, a.Labels["finding_id"], nodes, r.nodes))
+		}
+		if a.Annotations["description"] == "" {
+			bad = append(bad, fmt.Sprintf("pushed alert %v has no advice: %v", r.labels, a.Annotations))
 		}
 	}
 	return bad, n, keyed
@@ -292,20 +321,28 @@ func checkResolution(ctx context.Context, t *testing.T, e *env, s *gocql.Session
 		t.Fatal(err)
 	}
 	before := matching(alerts, selector)
+	if len(before) != 1 {
+		t.Fatalf("before the drop, %d pushed %s alerts for %s, want 1 (one problem): %s", len(before), selector["alertname"], e2eKeyspace, describe(before))
+	}
+	// Alertmanager ends an alert by itself at endsAt (3 × partmon's resend
+	// interval, 1m by default): later than the bound below, so only
+	// partmon's resolve can end it in time.
+	if until := time.Until(before[0].EndsAt); until < 2*time.Minute {
+		t.Errorf("pushed alert %v ends in %s by itself; the test cannot tell a resolve from expiry", before[0].Labels, until)
+	}
+	id := before[0].Labels["finding_id"]
+	fr, err := fetchFindings(e.partmon)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var nodes []string
-	for _, a := range before {
-		nodes = append(nodes, a.Labels["node"])
-		// Alertmanager ends an alert by itself at endsAt (3 × partmon's
-		// resend interval, 1m by default): later than the bound below, so
-		// only partmon's resolve can end it in time.
-		if until := time.Until(a.EndsAt); until < 2*time.Minute {
-			t.Errorf("pushed alert %v ends in %s by itself; the test cannot tell a resolve from expiry", a.Labels, until)
+	for _, f := range fr.Findings {
+		if f.ID == id {
+			nodes = findingNodes(f)
 		}
 	}
-	sort.Strings(nodes)
-	want := slices.Sorted(slices.Values(hosts))
-	if !slices.Equal(nodes, want) {
-		t.Fatalf("before the drop, pushed %s alerts for %s are on nodes %v, want %v", selector["alertname"], e2eKeyspace, nodes, want)
+	if want := slices.Sorted(slices.Values(hosts)); !slices.Equal(nodes, want) {
+		t.Fatalf("before the drop, the finding %s of the pushed alert is measured on %v, want every replica %v", id, nodes, want)
 	}
 
 	dropped := time.Now()
@@ -326,28 +363,23 @@ func checkResolution(ctx context.Context, t *testing.T, e *env, s *gocql.Session
 		t.Fatalf("%d pushed alerts for %s still active %s after DROP KEYSPACE: %s", len(still), e2eKeyspace, bound, describe(still))
 	}
 	resolvedAfter := time.Since(dropped)
-	for _, node := range hosts {
-		sel := map[string]string{"alertname": selector["alertname"], "keyspace": e2eKeyspace, "node": node}
-		var got []notified
-		promtest.Eventually(15*time.Second, func() bool {
-			got = e.sink.resolved(sel)
-			return len(got) > 0
-		})
-		if len(got) == 0 {
-			t.Errorf("Alertmanager sent no resolved notification for %v", sel)
-			continue
-		}
-		if end := got[len(got)-1].EndsAt; end.Before(dropped) || end.After(time.Now()) {
-			t.Errorf("resolved %v with endsAt %s, want between the drop (%s) and now", sel, end, dropped)
-		}
+	sel := map[string]string{"alertname": selector["alertname"], "keyspace": e2eKeyspace, "finding_id": id}
+	var got []notified
+	promtest.Eventually(15*time.Second, func() bool {
+		got = e.sink.resolved(sel)
+		return len(got) > 0
+	})
+	if len(got) == 0 {
+		t.Errorf("Alertmanager sent no resolved notification for %v", sel)
+	} else if end := got[len(got)-1].EndsAt; end.Before(dropped) || end.After(time.Now()) {
+		t.Errorf("resolved %v with endsAt %s, want between the drop (%s) and now", sel, end, dropped)
 	}
-	fr, err := fetchFindings(e.partmon)
-	if err != nil {
+	if fr, err = fetchFindings(e.partmon); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range fr.Findings {
 		if f.Keyspace == e2eKeyspace {
-			t.Errorf("partmon still reports %s %s.%s on %s after the drop", f.Kind, f.Keyspace, f.Table, f.Node)
+			t.Errorf("partmon still reports %s %s.%s on %v after the drop", f.Kind, f.Keyspace, f.Table, findingNodes(f))
 		}
 	}
 	t.Logf("pushed alerts for %s resolved in Alertmanager %s after DROP KEYSPACE", e2eKeyspace, resolvedAfter.Round(100*time.Millisecond))
@@ -368,7 +400,7 @@ func describeFindings(fs []analyzer.Finding, want map[string]string) string {
 	var parts []string
 	for _, f := range fs {
 		if alertmanager.AlertName(f.Kind) == want["alertname"] {
-			parts = append(parts, fmt.Sprintf("%s %s.%s on %q (%s)", f.Kind, f.Keyspace, f.Table, f.Node, f.Severity))
+			parts = append(parts, fmt.Sprintf("%s %s.%s on %v (%s)", f.Kind, f.Keyspace, f.Table, findingNodes(f), f.Severity))
 		}
 	}
 	if len(parts) == 0 {

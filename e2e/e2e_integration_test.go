@@ -38,7 +38,8 @@ type env struct {
 	opts      promtest.Options
 	cluster   string // cluster_name of the real cluster
 	truth     *testcluster.Truth
-	partmon   string // http://127.0.0.1:PORT
+	partmon   string            // http://127.0.0.1:PORT
+	proc      *promtest.Process // the partmon process
 	prom      *promtest.Prometheus
 	am        *promtest.Alertmanager
 	sink      *webhookSink
@@ -46,15 +47,13 @@ type env struct {
 
 func TestEndToEnd(t *testing.T) {
 	began := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	step := stepTimer(t)
 
 	e := &env{}
 	var err error
-	if e.root, err = testcluster.RepoRoot(); err != nil {
-		t.Fatal(err)
-	}
+	e.root = testkit.Root(t)
 	e.artifacts = filepath.Join(e.root, "test-artifacts")
 	// PARTMON_E2E_KEEP_LOGS=1 keeps the processes' output when the test passes too.
 	e.opts = promtest.Options{LogDir: filepath.Join(e.artifacts, "e2e"), KeepLogs: os.Getenv("PARTMON_E2E_KEEP_LOGS") != ""}
@@ -72,10 +71,9 @@ func TestEndToEnd(t *testing.T) {
 	var bin string
 	var buildErr, plantErr error
 	var buildTook, plantTook time.Duration
-	buildDir := t.TempDir()
 	wg.Go(func() {
 		t0 := time.Now()
-		bin, buildErr = testkit.BuildPartmon(ctx, buildDir, "partmon", false)
+		bin, buildErr = partmonBinary(ctx)
 		buildTook = time.Since(t0)
 	})
 	t.Cleanup(func() { dropE2EKeyspace(t, session) })
@@ -121,6 +119,8 @@ func TestEndToEnd(t *testing.T) {
 	step("status page and screenshot")
 	t.Run("pushed alert resolves", func(t *testing.T) { checkResolution(ctx, t, e, session) })
 	step("resolution after DROP KEYSPACE")
+	t.Run("Alertmanager restart", func(t *testing.T) { checkAlertmanagerRestart(t, e) })
+	step("Alertmanager stopped and started again")
 	t.Logf("end-to-end test took %s", time.Since(began).Round(time.Second))
 }
 
@@ -133,10 +133,46 @@ func stepTimer(t *testing.T) func(string) {
 	}
 }
 
+// TestMain removes the partmon binary the tests share.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+var built struct {
+	once     sync.Once
+	dir, bin string
+	err      error
+}
+
+// partmonBinary builds cmd/partmon once for the package's tests, as `make
+// build` does.
+func partmonBinary(ctx context.Context) (string, error) {
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "partmon-e2e-"); built.err == nil {
+			built.bin, built.err = testkit.BuildPartmon(ctx, built.dir, "partmon", false)
+		}
+	})
+	return built.bin, built.err
+}
+
 // partmonConfig shortens every schedule the run depends on and lowers the
 // partition thresholds (see partitionWarningBytes); the hosts, mode,
 // listen address and Alertmanager come from flags, as in the docs.
-func partmonConfig() string {
+func partmonConfig() string { return schedulesConfig() + lowThresholds() }
+
+// lowThresholds are partitionWarningBytes and partitionCriticalBytes.
+func lowThresholds() string {
+	return fmt.Sprintf("thresholds:\n  partition_warning_bytes: %d\n  partition_critical_bytes: %d\n",
+		partitionWarningBytes, partitionCriticalBytes)
+}
+
+// schedulesConfig runs every source the checks read every 10 s and the
+// analysis every 5 s, with the default thresholds.
+func schedulesConfig() string {
 	var b strings.Builder
 	b.WriteString("collector:\n  sources:\n")
 	for _, s := range []string{"topology", "schema", "size_estimates", "max_partition_size", "max_sstable_size",
@@ -144,15 +180,12 @@ func partmonConfig() string {
 		"rows_per_read", "thread_pools", "gossip_info", "top_partitions"} {
 		fmt.Fprintf(&b, "    %s: {schedule: \"@every 10s\"}\n", s)
 	}
-	fmt.Fprintf(&b, `analysis:
+	b.WriteString(`analysis:
   schedule: "@every 5s"
-thresholds:
-  partition_warning_bytes: %d
-  partition_critical_bytes: %d
 log:
   level: info
   format: console
-`, partitionWarningBytes, partitionCriticalBytes)
+`)
 	return b.String()
 }
 
@@ -164,6 +197,7 @@ func startPartmon(t *testing.T, e *env, bin, addr string, hosts []string) {
 	}
 	p := promtest.Start(t, "partmon", e.opts, bin, "run", "--mode", "cluster", "--hosts", strings.Join(hosts, ","),
 		"--web.listen-address", addr, "--alertmanager.url", e.am.URL, "--config.file", cfg)
+	e.proc = p
 	client := &http.Client{Timeout: 5 * time.Second}
 	promtest.WaitFor(t, 90*time.Second, "partmon /readyz", func() bool {
 		if exited, err := p.Exited(); exited {

@@ -19,10 +19,8 @@ import (
 )
 
 // expectedAbsent are the metrics partmon may not publish for what a query
-// selects in this run, and why. A query that returns nothing must read one of
-// them with selectors that really match no series; every other query must
-// return data. (Other tests on the shared cluster may run repairs or load
-// pm_hot meanwhile; then some of these exist, which is fine.)
+// selects in this run, and why. (Other tests on the shared cluster may run
+// repairs or load pm_hot meanwhile; then some of these exist, which is fine.)
 var expectedAbsent = map[string]string{
 	"partmon_partition_size_bytes": "top-K keys by size come from system.top_partitions, which Cassandra fills " +
 		"only from repair validation and persists hourly; this test runs no repair",
@@ -34,6 +32,25 @@ var expectedAbsent = map[string]string{
 	"partmon_finding_value": "published only for findings without a partition key (metric contract): a table " +
 		"whose findings all name a key (pm_big.events once system.top_partitions lists it) has none",
 	"partmon_finding_threshold": "as partmon_finding_value",
+}
+
+// expectedEmpty are the queries that may return nothing in this run, each
+// with its own reason. Such a query must read at least one expected-absent
+// metric that really has no series for its selectors, and every other metric
+// it reads must have series; every other query must return data.
+var expectedEmpty = map[string]string{
+	`partmon-overview.json panel "Traffic skew, top 10 (hot token ranges)" (id 23) query A`: "no traffic skew ratio: " +
+		"this run puts no live load on pm_hot, the only keyspace the nodes do not fully replicate",
+	`partmon-overview.json panel "Hot keys" (id 24) query A`: "no hot keys: the run enables no nodetool profileload sampler",
+	`partmon-table.json panel "Traffic skew per node" (id 16) query A`: "the table dashboard shows pm_big.events, " +
+		"RF 3 on 3 nodes: every node holds every range, so no node can take more than its share",
+	`partmon-table.json panel "Top-K partition keys" (id 19) query B`: "pm_big.events has no deletes: " +
+		"system.top_partitions lists no tombstone-heavy key of it",
+	`partmon-table.json panel "Top-K partition keys" (id 19) query C`: "no hot keys: the run enables no nodetool profileload sampler",
+	"rule PartmonHotTokenRange/warning":                               "no traffic skew ratio: no live load on pm_hot (see the overview's traffic skew panel)",
+	"rule PartmonHotTokenRange/critical":                              "no traffic skew ratio: no live load on pm_hot (see the overview's traffic skew panel)",
+	"rule PartmonHotKey/warning":                                      "no hot keys: no nodetool profileload sampler in this run",
+	"rule PartmonHotKey/critical":                                     "no hot keys: no nodetool profileload sampler in this run",
 }
 
 // selfHealthAlerts must not fire while partmon, its scrape and its cycles are healthy.
@@ -50,6 +67,7 @@ func checkQueries(t *testing.T, e *env) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	nDashboard := len(queries)
 	for _, r := range rules {
 		m, err := measurement(r.Expr)
 		if err != nil {
@@ -57,18 +75,36 @@ func checkQueries(t *testing.T, e *env) {
 		}
 		queries = append(queries, namedQuery{name: fmt.Sprintf("rule %s/%s", r.Name(), r.Labels["severity"]), expr: r.Expr, mustReturn: m})
 	}
+	if len(rules) == 0 || nDashboard == 0 {
+		t.Fatalf("%d rules and %d dashboard queries to run: the files were not read", len(rules), nDashboard)
+	}
+	names := map[string]bool{}
+	for _, q := range queries {
+		if names[q.name] {
+			t.Errorf("two queries are named %q: expected-empty reasons could not tell them apart", q.name)
+		}
+		names[q.name] = true
+	}
+	for name := range expectedEmpty {
+		if !names[name] {
+			t.Errorf("expectedEmpty names %q, which is no query any more: remove or rename it", name)
+		}
+	}
 
 	var failures, empty []string
+	var withData map[bool]int // dashboard query → how many returned data
 	logged := false
 	promtest.Eventually(60*time.Second, func() bool {
-		failures, empty = nil, nil
-		for _, q := range queries {
-			problem, absent := runQuery(e.prom, q)
+		failures, empty, withData = nil, nil, map[bool]int{}
+		for i, q := range queries {
+			problem, isEmpty := runQuery(e.prom, q)
 			if problem != "" {
 				failures = append(failures, problem)
 			}
-			if absent != "" {
-				empty = append(empty, fmt.Sprintf("%s (no %s)", q.name, absent))
+			if isEmpty {
+				empty = append(empty, fmt.Sprintf("%s: %s", q.name, expectedEmpty[q.name]))
+			} else {
+				withData[i < nDashboard]++
 			}
 		}
 		if len(failures) > 0 && !logged {
@@ -80,8 +116,12 @@ func checkQueries(t *testing.T, e *env) {
 	for _, f := range failures {
 		t.Error(f)
 	}
-	t.Logf("%d queries (%d rules, %d dashboard) ran; %d empty for lack of an expected-absent metric:\n  %s",
-		len(queries), len(rules), len(queries)-len(rules), len(empty), strings.Join(empty, "\n  "))
+	if withData[true] == 0 || withData[false] == 0 {
+		t.Errorf("%d of %d dashboard queries and %d of %d rules returned data: the run checked nothing",
+			withData[true], nDashboard, withData[false], len(rules))
+	}
+	t.Logf("%d queries (%d rules, %d dashboard) ran, %d returned data; %d empty, each for its reason:\n  %s",
+		len(queries), len(rules), nDashboard, len(queries)-len(empty), len(empty), strings.Join(empty, "\n  "))
 
 	checkRuleHealth(t, e, len(rules))
 }
@@ -92,46 +132,55 @@ type namedQuery struct {
 	name, expr, mustReturn string
 }
 
-// runQuery returns what is wrong with q ("" if nothing): it must run, and
-// return data unless it reads an expected-absent metric that is absent for its
-// selectors; that metric is returned as absent.
-func runQuery(p *promtest.Prometheus, q namedQuery) (problem, absent string) {
+// runQuery returns what is wrong with q ("" if nothing) and whether it came
+// back empty. It must run and return data, unless it has an expected-empty
+// reason; then every metric it reads must have series for its selectors
+// except expected-absent ones, and one of those must really have none.
+func runQuery(p *promtest.Prometheus, q namedQuery) (problem string, empty bool) {
 	if _, err := p.Query(q.expr); err != nil {
-		return fmt.Sprintf("%s: %v\n%s", q.name, err, q.expr), ""
+		return fmt.Sprintf("%s: %v\n%s", q.name, err, q.expr), false
 	}
 	n, err := p.Query(q.mustReturn)
 	if err != nil {
-		return fmt.Sprintf("%s: %v\n%s", q.name, err, q.mustReturn), ""
+		return fmt.Sprintf("%s: %v\n%s", q.name, err, q.mustReturn), false
 	}
 	if n > 0 {
-		return "", ""
+		return "", false
+	}
+	if _, ok := expectedEmpty[q.name]; !ok {
+		return fmt.Sprintf("%s returns no data and has no expected-empty reason:\n%s", q.name, q.mustReturn), true
 	}
 	a, err := promexpr.Analyze(q.mustReturn)
 	if err != nil {
-		return err.Error(), ""
+		return err.Error(), true
 	}
-	var present []string
+	var missing, absent []string
 	for _, sel := range a.Selectors {
-		if _, ok := expectedAbsent[sel.Metric]; !ok {
-			continue
-		}
 		parts := []string{fmt.Sprintf("__name__=%q", sel.Metric)}
 		for _, m := range sel.Matchers {
 			parts = append(parts, m.String())
 		}
-		c, err := p.Query("count({" + strings.Join(parts, ", ") + "})")
+		selector := "{" + strings.Join(parts, ", ") + "}"
+		c, err := p.Query("count(" + selector + ")")
 		if err != nil {
-			return err.Error(), ""
+			return err.Error(), true
 		}
-		if c == 0 {
-			return "", sel.Metric
+		_, mayBeAbsent := expectedAbsent[sel.Metric]
+		switch {
+		case c == 0 && mayBeAbsent:
+			absent = append(absent, selector)
+		case c == 0:
+			missing = append(missing, selector)
 		}
-		present = append(present, sel.Metric)
 	}
-	if len(present) > 0 {
-		return fmt.Sprintf("%s returns nothing, though what it reads of %v (expected absent) is there:\n%s", q.name, present, q.mustReturn), ""
+	if len(missing) > 0 {
+		return fmt.Sprintf("%s reads %s, which has no series and is not expected absent:\n%s", q.name, strings.Join(missing, ", "), q.mustReturn), true
 	}
-	return fmt.Sprintf("%s returns no data and reads no expected-absent metric:\n%s", q.name, q.mustReturn), ""
+	if len(absent) == 0 {
+		return fmt.Sprintf("%s returns nothing though every metric it reads has series; its reason (%s) no longer explains it:\n%s",
+			q.name, expectedEmpty[q.name], q.mustReturn), true
+	}
+	return "", true
 }
 
 // dashboardQueries expands every dashboard query for the real cluster:
@@ -179,8 +228,10 @@ func dashboardQueries(t *testing.T, e *env) ([]namedQuery, error) {
 }
 
 // measurement is what a rule watches: its expression without the threshold
-// comparisons (`x >= 52428800` becomes `x`) and with absent(x) read as x. An
-// alert rule is mostly silent when all is well, but what it measures must exist.
+// comparisons (`x >= 52428800` and `x >= on (cluster) group_left ()
+// max by (cluster) (partmon_threshold_...)` become `x`) and with absent(x)
+// read as x. An alert rule is mostly silent when all is well, but what it
+// measures must exist.
 func measurement(expr string) (string, error) {
 	root, err := promexpr.Parse(expr)
 	if err != nil {
@@ -195,9 +246,9 @@ func withoutThresholds(e parser.Expr) parser.Expr {
 		n.LHS, n.RHS = withoutThresholds(n.LHS), withoutThresholds(n.RHS)
 		if n.Op.IsComparisonOperator() && !n.ReturnBool {
 			switch {
-			case n.RHS.Type() == parser.ValueTypeScalar && n.LHS.Type() == parser.ValueTypeVector:
+			case isThreshold(n.RHS) && n.LHS.Type() == parser.ValueTypeVector:
 				return n.LHS
-			case n.LHS.Type() == parser.ValueTypeScalar && n.RHS.Type() == parser.ValueTypeVector:
+			case isThreshold(n.LHS) && n.RHS.Type() == parser.ValueTypeVector:
 				return n.RHS
 			}
 		}
@@ -221,6 +272,27 @@ func withoutThresholds(e parser.Expr) parser.Expr {
 		return n
 	}
 	return e
+}
+
+// isThreshold: a scalar, or an expression that reads only partmon's
+// threshold gauges (partmon_threshold_*).
+func isThreshold(e parser.Expr) bool {
+	if e.Type() == parser.ValueTypeScalar {
+		return true
+	}
+	var names []string
+	parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
+		if vs, ok := n.(*parser.VectorSelector); ok {
+			names = append(names, vs.Name)
+		}
+		return nil
+	})
+	for _, name := range names {
+		if !strings.HasPrefix(name, "partmon_threshold_") {
+			return false
+		}
+	}
+	return len(names) > 0
 }
 
 // checkRuleHealth: Prometheus evaluated every rule of the copy without error,

@@ -95,7 +95,7 @@ func screenshot(ctx context.Context, t *testing.T, e *env) {
 	p := promtest.Start(t, "chromium", e.opts, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
 		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--user-data-dir="+t.TempDir(), fmt.Sprintf("--window-size=%d,%d", screenshotWidth, screenshotHeight), "--screenshot="+out, e.partmon+"/")
-	wait := 90 * time.Second
+	wait := 150 * time.Second // a busy 2-core machine has taken more than 90 s
 	if d, ok := ctx.Deadline(); ok {
 		wait = min(wait, time.Until(d))
 	}
