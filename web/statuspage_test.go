@@ -211,3 +211,30 @@ func TestRingPicture(t *testing.T) {
 		})
 	}
 }
+
+// pageValue writes values in the finding's unit the way the finding texts do.
+func TestPageValue(t *testing.T) {
+	tests := []struct {
+		v    float64
+		unit string
+		want string
+	}{
+		{200 << 20, analyzer.UnitBytes, "200 MiB"},
+		{1536, analyzer.UnitBytes, "1.5 KiB"},
+		{3.2, analyzer.UnitRatio, "3.20"},
+		{0, analyzer.UnitRatio, "0.00"},
+		{86400, analyzer.UnitSeconds, "24.0 h"},
+		{3 * 86400, analyzer.UnitSeconds, "3.0 d"},
+		{150000, analyzer.UnitRows, "150,000 rows"},
+		{52000, analyzer.UnitTombstones, "52,000 tombstones"},
+		{3, analyzer.UnitPartitions, "3 partitions"},
+		{1200, analyzer.UnitOpsPerSec, "1,200 ops/s"},
+		{0.5, "", "0.5"},
+		{7, "widgets", "7 widgets"},
+	}
+	for _, tc := range tests {
+		if got := pageValue(tc.v, tc.unit); got != tc.want {
+			t.Errorf("pageValue(%v, %q) = %q, want %q", tc.v, tc.unit, got, tc.want)
+		}
+	}
+}
