@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # make bench: partmon against a real 3-node Cassandra at 10, 100 and 1,000
-# tables (cmd/benchtables), then the Go benchmarks of the exposition,
-# the analysis and the ownership computation. Results: docs/benchmarks.md
-# explains them; this run writes its own to $OUT.
+# tables (cmd/benchtables) in one run: partmon's cycle, scrape and memory,
+# what a cycle costs the node (Cassandra's CPU and GC pauses, idle
+# subtracted) next to one jmx_exporter scrape and one `nodetool tablestats`,
+# the peer's scrape, series and memory, and the nodetool sampler's one pass
+# over every table; then the Go benchmarks of the exposition, the analysis
+# and the ownership computation. Results: docs/benchmarks.md explains them;
+# this run writes its own to $OUT.
 #
 # It starts its own cluster in a dedicated directory on dedicated loopback
 # addresses (so it never touches a dev cluster on 127.0.0.1-3) and takes it
@@ -13,7 +17,11 @@
 #   PARTMON_BENCH_TABLES    table counts              (default 10,100,1000)
 #   PARTMON_BENCH_RUNS      runs per figure (medians) (default 5)
 #   PARTMON_BENCH_OUT       where results go          (default $PARTMON_BENCH_DIR/results)
+#   PARTMON_BENCH_SAMPLER_WINDOW  sampling window of the sampler pass (default 5s)
+#   PARTMON_BENCH_SAMPLER_RUNS    sampler passes per table count (default 3)
 #   PARTMON_BENCH_KEEP=true leave the cluster running (rerun with the same DIR to skip nothing but start-up)
+# The peer, jmx_exporter's standalone jmx_prometheus_httpserver, comes from
+# Maven Central into $PARTMON_CACHE (default ~/.cache/partmon)/jmx_exporter.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO"
@@ -25,6 +33,11 @@ TABLES=${PARTMON_BENCH_TABLES:-10,100,1000}
 RUNS=${PARTMON_BENCH_RUNS:-5}
 OUT=$(realpath -m "${PARTMON_BENCH_OUT:-$DIR/results}")
 KEEP=${PARTMON_BENCH_KEEP:-false}
+SAMPLER_WINDOW=${PARTMON_BENCH_SAMPLER_WINDOW:-5s}
+SAMPLER_RUNS=${PARTMON_BENCH_SAMPLER_RUNS:-3}
+JMX_VERSION=0.20.0
+JMX_DIR=${PARTMON_CACHE:-$HOME/.cache/partmon}/jmx_exporter
+JMX_JAR=$JMX_DIR/jmx_prometheus_httpserver-$JMX_VERSION.jar
 
 say() { printf 'bench: %s\n' "$*" >&2; }
 
@@ -47,6 +60,12 @@ trap 'exit 143' TERM
 
 [[ -x bin/partmon ]] || { say "bin/partmon missing: run make bench (it builds first)"; exit 1; }
 mkdir -p "$DIR/.bin" "$OUT"
+if [[ ! -f $JMX_JAR ]]; then
+  command -v mvn >/dev/null || { say "mvn not found: it fetches jmx_exporter $JMX_VERSION from Maven Central (apt-get install maven)"; exit 1; }
+  say "fetching io.prometheus.jmx:jmx_prometheus_httpserver:$JMX_VERSION into $JMX_DIR"
+  mvn -q dependency:copy -Dartifact="io.prometheus.jmx:jmx_prometheus_httpserver:$JMX_VERSION" -DoutputDirectory="$JMX_DIR"
+fi
+command -v jcmd >/dev/null || say "jcmd not found: GC pauses of the node will not be measured (a JDK's jcmd switches the GC log on)"
 say "building the benchmark driver"
 go build -o "$DIR/.bin/benchtables" ./cmd/benchtables
 
@@ -56,6 +75,7 @@ cluster_up=true
 "$CLUSTER" up --first-ip "$FIRST_IP" --dir "$DIR" --nodes 3 --heap "$HEAP"
 
 "$DIR/.bin/benchtables" --dir "$DIR" --partmon bin/partmon --tables "$TABLES" --runs "$RUNS" \
+  --jmx-exporter-jar "$JMX_JAR" --sampler-window "$SAMPLER_WINDOW" --sampler-runs "$SAMPLER_RUNS" \
   --json "$OUT/results.json" --markdown "$OUT/results.md" | tee "$OUT/benchtables.txt"
 
 # The Go benchmarks need no cluster: stop it first so that they run on a quieter machine.

@@ -69,6 +69,14 @@ func (c *benchCluster) session() (*gocql.Session, error) {
 // `deploy/local/cluster nodetool`, the way a user on the box would, and
 // returns its stdout and wall time.
 func (c *benchCluster) nodetool(ctx context.Context, n int, args ...string) (string, time.Duration, error) {
+	out, took, _, err := c.nodetoolCPU(ctx, n, args...)
+	return out, took, err
+}
+
+// nodetoolCPU is nodetool that also returns the CPU seconds its processes
+// spent (the script and the JVM it waits for: wait4's rusage includes the
+// descendants a child waited for).
+func (c *benchCluster) nodetoolCPU(ctx context.Context, n int, args ...string) (string, time.Duration, float64, error) {
 	full := append([]string{"nodetool", "--dir", c.dir, strconv.Itoa(n)}, args...)
 	cmd := exec.CommandContext(ctx, c.script, full...)
 	var out, errOut bytes.Buffer
@@ -77,8 +85,25 @@ func (c *benchCluster) nodetool(ctx context.Context, n int, args ...string) (str
 	start := time.Now()
 	err := cmd.Run()
 	took := time.Since(start)
-	if err != nil {
-		return out.String(), took, fmt.Errorf("nodetool %s on node %d: %w: %s", strings.Join(args, " "), n, err, strings.TrimSpace(errOut.String()))
+	var cpu float64
+	if cmd.ProcessState != nil {
+		cpu = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
 	}
-	return out.String(), took, nil
+	if err != nil {
+		return out.String(), took, cpu, fmt.Errorf("nodetool %s on node %d: %w: %s", strings.Join(args, " "), n, err, strings.TrimSpace(errOut.String()))
+	}
+	return out.String(), took, cpu, nil
+}
+
+// jmxPort is node n's JMX port (cluster.env JMX_PORTS; JMX listens on 127.0.0.1).
+func (c *benchCluster) jmxPort(n int) (int, error) {
+	env, err := testcluster.EnvAt(c.dir)
+	if err != nil {
+		return 0, err
+	}
+	ports := strings.Split(env["JMX_PORTS"], ",")
+	if n < 1 || n > len(ports) {
+		return 0, fmt.Errorf("cluster.env JMX_PORTS %q has no node %d", env["JMX_PORTS"], n)
+	}
+	return strconv.Atoi(strings.TrimSpace(ports[n-1]))
 }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -27,6 +28,7 @@ type daemonSample struct {
 	gzipBytes int
 	bytes     int
 	series    seriesCount
+	signals   map[string]bool // partition signals the exposition carries
 	peakKiB   int64
 	rssKiB    int64
 }
@@ -108,12 +110,10 @@ func runDaemon(ctx context.Context, bin, host string, scrapes int, life time.Dur
 			return d, fmt.Errorf("decoding /metrics: %w", err)
 		}
 	}
-	d.bytes = len(body)
-	d.series = countSeries(body)
-	if d.peakKiB, d.rssKiB, err = memoryKiB(cmd.Process.Pid); err != nil {
-		return d, err
-	}
-	return d, nil
+	d.bytes, d.series = len(body), countSeries(body)
+	d.signals = signalsIn(body, func(s partitionSignal) *regexp.Regexp { return s.partmon })
+	d.peakKiB, d.rssKiB, err = memoryKiB(cmd.Process.Pid)
+	return d, err
 }
 
 // scrape GETs url as Prometheus does (gzip) and times the whole response.

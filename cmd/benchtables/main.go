@@ -37,6 +37,12 @@ type options struct {
 	jsonOut    string
 	markdown   string
 	histoTable string
+
+	jmxJar        string
+	samplerWindow time.Duration
+	samplerRuns   int
+	idleWindow    time.Duration
+	gcLog         *gcLog // the measured node's GC pause log, set by benchmark
 }
 
 func main() {
@@ -55,6 +61,10 @@ func main() {
 	flag.StringVar(&o.jsonOut, "json", "", "also write the raw results to this JSON file")
 	flag.StringVar(&o.markdown, "markdown", "", "also write the results table (Markdown) to this file")
 	flag.StringVar(&o.histoTable, "histograms-table", "bench_00.t000", "the table `nodetool tablehistograms` is timed on")
+	flag.StringVar(&o.jmxJar, "jmx-exporter-jar", "", "jmx_prometheus_httpserver-"+jmxExporterVersion+".jar to compare with (empty: not measured)")
+	flag.DurationVar(&o.samplerWindow, "sampler-window", 5*time.Second, "sampling window of the nodetool sampler pass")
+	flag.IntVar(&o.samplerRuns, "sampler-runs", 3, "nodetool sampler passes per table count (0: none)")
+	flag.DurationVar(&o.idleWindow, "idle-window", 3*time.Second, "quiet window per run that measures the node's idle CPU and GC")
 	flag.Parse()
 	var err error
 	if o.tables, err = parseCounts(tables); err != nil || o.dir == "" || o.runs < 1 || o.scrapes < 1 {
@@ -128,6 +138,13 @@ func benchmark(ctx context.Context, o options) ([]*stageResult, error) {
 	if o.node < 1 || o.node > len(c.hosts) {
 		return nil, fmt.Errorf("--node %d: the cluster has %d nodes", o.node, len(c.hosts))
 	}
+	pid, err := c.cassandraPID(ctx, o.node)
+	if err != nil {
+		return nil, err
+	}
+	if o.gcLog, err = enableGCLog(ctx, pid, c.dir); err != nil {
+		logf("GC pauses not measured: %v", err)
+	}
 	var results []*stageResult
 	have := 0
 	for _, n := range o.tables {
@@ -183,144 +200,6 @@ func grow(ctx context.Context, c *benchCluster, from, to int, o options) error {
 		logf("flushed %d nodes in %.1f s", len(c.hosts), time.Since(start).Seconds())
 	}
 	return nil
-}
-
-// stageResult is everything measured at one table count.
-type stageResult struct {
-	UserTables int    `json:"user_tables"`
-	Node       string `json:"node"`
-	// TablesSeen are the tables with figures on the node (system tables too);
-	// BenchWithData the benchmark tables with estimates and a max size.
-	TablesSeen    int `json:"tables_seen"`
-	BenchWithData int `json:"bench_tables_with_data"`
-
-	ColdCycle  float64   `json:"cold_cycle_ms"` // first cycle: connect, probe, collect, analyze
-	Cycle      []float64 `json:"cycle_ms"`      // warm, collect + analyze
-	Collect    []float64 `json:"collect_ms"`
-	Analyze    []float64 `json:"analyze_ms"`
-	Statements []int64   `json:"statements_per_cycle"`
-	ColdStmts  int64     `json:"statements_first_cycle"`
-	Pages      []int64   `json:"round_trips_per_cycle"`
-	Rows       []int64   `json:"rows_per_cycle"`
-	Failed     []string  `json:"failed_sources,omitempty"`
-	// PerStatement is the last warm cycle's statements on the node.
-	PerStatement []stmtCount `json:"per_statement"`
-
-	ClusterCycle []float64         `json:"cluster_mode_cycle_ms"`
-	ClusterStmts map[string]int64  `json:"cluster_mode_statements_per_node"`
-	ClusterPages map[string]int64  `json:"cluster_mode_round_trips_per_node"`
-	OneShot      []float64         `json:"partmon_report_process_ms"`
-	Tablestats   []float64         `json:"nodetool_tablestats_ms"`
-	Histograms   []float64         `json:"nodetool_tablehistograms_ms"`
-	NodetoolVer  []float64         `json:"nodetool_version_ms"`
-	TablestatsKB int               `json:"nodetool_tablestats_output_kib"`
-	Ready        []float64         `json:"daemon_ready_ms"`
-	PeakRSS      []float64         `json:"daemon_peak_rss_mib"`
-	Scrape       []float64         `json:"scrape_ms"`
-	ScrapeBytes  int               `json:"scrape_bytes"`
-	ScrapeGzip   int               `json:"scrape_gzip_bytes"`
-	Series       map[string]any    `json:"series"`
-	series       seriesCount       // for printing
-	Load         map[string]string `json:"load"`
-}
-
-func measure(ctx context.Context, c *benchCluster, n int, o options) (*stageResult, error) {
-	node := c.hosts[o.node-1]
-	r := &stageResult{UserTables: n, Node: node, Load: map[string]string{"start": loadAvg()}}
-	logf("measuring %d tables on node %d (%s), %d runs", n, o.node, node, o.runs)
-
-	side, err := newCycleBench([]string{node}, "sidecar")
-	if err != nil {
-		return nil, err
-	}
-	defer side.close()
-	clus, err := newCycleBench(c.hosts, "cluster")
-	if err != nil {
-		return nil, err
-	}
-	defer clus.close()
-
-	cold := side.run(ctx)
-	r.ColdCycle = ms(cold.total())
-	r.ColdStmts = cold.statements[node]
-	_ = clus.run(ctx) // connects and probes every node
-	side.counter.statements(node)
-
-	ks, tbl, _ := strings.Cut(o.histoTable, ".")
-	for i := 0; i < o.runs; i++ {
-		if ctx.Err() != nil {
-			return r, ctx.Err()
-		}
-		s := side.run(ctx)
-		r.Cycle = append(r.Cycle, ms(s.total()))
-		r.Collect = append(r.Collect, ms(s.collect))
-		r.Analyze = append(r.Analyze, ms(s.analyze))
-		r.Statements = append(r.Statements, s.statements[node])
-		r.Pages = append(r.Pages, s.pages[node])
-		r.Rows = append(r.Rows, s.rows[node])
-		r.Failed = s.failed
-		r.TablesSeen, r.BenchWithData = tablesSeen(s.snapshot, node)
-		r.PerStatement = side.counter.statements(node)
-
-		cs := clus.run(ctx)
-		r.ClusterCycle = append(r.ClusterCycle, ms(cs.total()))
-		r.ClusterStmts, r.ClusterPages = cs.statements, cs.pages
-		if len(cs.failed) > 0 {
-			r.Failed = append(r.Failed, cs.failed...)
-		}
-
-		d, err := oneShot(ctx, o.partmon, node)
-		if err != nil {
-			return r, err
-		}
-		r.OneShot = append(r.OneShot, ms(d))
-
-		out, d, err := c.nodetool(ctx, o.node, "tablestats")
-		if err != nil {
-			return r, err
-		}
-		r.Tablestats = append(r.Tablestats, ms(d))
-		r.TablestatsKB = len(out) / 1024
-		if _, d, err = c.nodetool(ctx, o.node, "tablehistograms", ks, tbl); err != nil {
-			return r, err
-		}
-		r.Histograms = append(r.Histograms, ms(d))
-		if _, d, err = c.nodetool(ctx, o.node, "version"); err != nil {
-			return r, err
-		}
-		r.NodetoolVer = append(r.NodetoolVer, ms(d))
-		logf("run %d/%d: cycle %.0f ms (%d statements), partmon report %.0f ms, tablestats %.0f ms",
-			i+1, o.runs, r.Cycle[i], r.Statements[i], r.OneShot[i], r.Tablestats[i])
-	}
-	side.close()
-	clus.close()
-
-	for i := 0; i < o.runs; i++ {
-		life := 2 * time.Second
-		if i == 0 {
-			life = o.longLife
-		}
-		d, err := runDaemon(ctx, o.partmon, node, o.scrapes, life)
-		if err != nil {
-			return r, err
-		}
-		r.Ready = append(r.Ready, ms(d.ready))
-		r.PeakRSS = append(r.PeakRSS, float64(d.peakKiB)/1024)
-		for _, s := range d.scrapes {
-			r.Scrape = append(r.Scrape, ms(s))
-		}
-		r.ScrapeBytes, r.ScrapeGzip, r.series = d.bytes, d.gzipBytes, d.series
-		logf("partmon run %d/%d (life %s): ready %.0f ms, peak RSS %.1f MiB, scrape median %.1f ms, %d series",
-			i+1, o.runs, life, r.Ready[i], r.PeakRSS[i], median(r.Scrape[len(r.Scrape)-len(d.scrapes):]), d.series.total)
-	}
-	s := r.series
-	r.Series = map[string]any{
-		"total": s.total, "partmon": s.partmon, "table_node": s.tableNode, "with_table_label": s.tableAny,
-		"tables": s.tables, "per_table_node": s.perTable(), "all_per_table": s.perTableAll(), "max_per_table_node": s.maxPerTable,
-		"bench_table_node": s.bench, "bench_tables": s.benchTables,
-	}
-	r.Load["end"] = loadAvg()
-	return r, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -23,6 +23,22 @@ func printStage(w io.Writer, r *stageResult) {
 		spread(r.Ready), spread(r.PeakRSS), spread(r.Scrape), r.ScrapeBytes, r.ScrapeGzip, r.series.total, r.series.partmon)
 	fmt.Fprintf(w, "   per table on this node: %.2f series (at most %d for one table), %.2f with every table-labelled series\n",
 		r.series.perTable(), r.series.maxPerTable, r.series.perTableAll())
+	fmt.Fprintf(w, "   cost to the node (CPU, idle %s ms/s subtracted): partmon cycle %s ms, jmx_exporter scrape %s ms, tablestats %s ms; GC pauses %s / %s / %s ms\n",
+		spreadScaled(r.IdleCPU, 1000), spreadOr(netCPU(r, costCycle)), spreadOr(netCPU(r, costJMX)), spreadOr(netCPU(r, costTablestats)),
+		spreadOr(netGC(r, costCycle)), spreadOr(netGC(r, costJMX)), spreadOr(netGC(r, costTablestats)))
+	fmt.Fprintf(w, "   own process CPU: partmon cycle %s ms, jmx_exporter scrape %s ms, nodetool tablestats %s ms\n",
+		spreadOr(procCPU(r, costCycle)), spreadOr(procCPU(r, costJMX)), spreadOr(procCPU(r, costTablestats)))
+	if p := r.Peer; p != nil && p.Skipped == "" {
+		fmt.Fprintf(w, "   jmx_exporter %s: first scrape %.0f ms, scrape %s ms, %d series, %d bytes (%d gzip), RSS %.0f MiB (peak %.0f)\n",
+			p.Version, p.Cold, spread(p.Scrape), p.Series, p.Bytes, p.Gzip, p.RSS, p.PeakRSS)
+	}
+	if s := r.Sampler; s != nil {
+		fmt.Fprintf(w, "   sampler pass: %s ms for a %.0f s window, keys kept %v, tables with keys %v, hot key found %v\n",
+			spread(s.Pass), s.Window, s.Entries, s.Tables, s.HotFound)
+		for _, e := range s.Errors {
+			fmt.Fprintf(w, "   SAMPLER ERROR: %s\n", e)
+		}
+	}
 	if len(r.Failed) > 0 {
 		fmt.Fprintf(w, "   FAILED SOURCES: %s\n", strings.Join(r.Failed, "; "))
 	}
@@ -97,6 +113,175 @@ func rows(results []*stageResult) [][]string {
 	}
 }
 
+// costRows compare what one partmon cycle, one jmx_exporter scrape and one
+// nodetool tablestats cost the node and their own process.
+func costRows(results []*stageResult) [][]string {
+	line := func(name string, f func(r *stageResult) string) []string {
+		out := []string{name}
+		for _, r := range results {
+			out = append(out, f(r))
+		}
+		return out
+	}
+	cpu := func(key string) func(r *stageResult) string {
+		return func(r *stageResult) string { return spreadOr(netCPU(r, key)) }
+	}
+	gc := func(key string) func(r *stageResult) string {
+		return func(r *stageResult) string {
+			if !r.GCMeasured {
+				return "not measured"
+			}
+			return spreadOr(netGC(r, key))
+		}
+	}
+	proc := func(key string) func(r *stageResult) string {
+		return func(r *stageResult) string { return spreadOr(procCPU(r, key)) }
+	}
+	ratioOf := func(a, b string) func(r *stageResult) string {
+		return func(r *stageResult) string { return ratio(median(netCPU(r, a)), median(netCPU(r, b))) }
+	}
+	return [][]string{
+		line("node idle, CPU ms per s", func(r *stageResult) string { return spreadScaled(r.IdleCPU, 1000) }),
+		line("node CPU per partmon cycle (sidecar, warm), ms", cpu(costCycle)),
+		line("node CPU per jmx_exporter scrape, ms", cpu(costJMX)),
+		line("node CPU per `nodetool tablestats`, ms", cpu(costTablestats)),
+		line("jmx_exporter scrape ÷ partmon cycle (node CPU)", ratioOf(costJMX, costCycle)),
+		line("tablestats ÷ partmon cycle (node CPU)", ratioOf(costTablestats, costCycle)),
+		line("node GC pauses per partmon cycle, ms", gc(costCycle)),
+		line("node GC pauses per jmx_exporter scrape, ms", gc(costJMX)),
+		line("node GC pauses per tablestats, ms", gc(costTablestats)),
+		line("own process CPU per partmon cycle, ms", proc(costCycle)),
+		line("own process CPU per jmx_exporter scrape, ms", proc(costJMX)),
+		line("own process CPU per tablestats (nodetool JVM), ms", proc(costTablestats)),
+	}
+}
+
+// peerRows compare jmx_exporter with partmon's sidecar, and the sampler pass.
+func peerRows(results []*stageResult) [][]string {
+	line := func(name string, f func(r *stageResult) string) []string {
+		out := []string{name}
+		for _, r := range results {
+			out = append(out, f(r))
+		}
+		return out
+	}
+	peer := func(f func(p *peerResult) string) func(r *stageResult) string {
+		return func(r *stageResult) string {
+			if r.Peer == nil || r.Peer.Skipped != "" {
+				return "not measured"
+			}
+			return f(r.Peer)
+		}
+	}
+	smp := func(f func(s *samplerResult) string) func(r *stageResult) string {
+		return func(r *stageResult) string {
+			if r.Sampler == nil {
+				return "not measured"
+			}
+			return f(r.Sampler)
+		}
+	}
+	return [][]string{
+		line("jmx_exporter: first scrape after start, ms", peer(func(p *peerResult) string { return fmt.Sprintf("%.0f", p.Cold) })),
+		line("jmx_exporter: scrape, ms", peer(func(p *peerResult) string { return spread(p.Scrape) })),
+		line("partmon sidecar: /metrics scrape, ms", func(r *stageResult) string { return spread(r.Scrape) }),
+		line("jmx_exporter: series", peer(func(p *peerResult) string { return fmt.Sprint(p.Series) })),
+		line("partmon sidecar: series", func(r *stageResult) string { return fmt.Sprint(r.series.total) }),
+		line("jmx_exporter: text / gzip, KiB", peer(func(p *peerResult) string {
+			return fmt.Sprintf("%.0f / %.0f", float64(p.Bytes)/1024, float64(p.Gzip)/1024)
+		})),
+		line("partmon sidecar: text / gzip, KiB", func(r *stageResult) string {
+			return fmt.Sprintf("%.0f / %.0f", float64(r.ScrapeBytes)/1024, float64(r.ScrapeGzip)/1024)
+		}),
+		line("jmx_exporter: RSS after the scrapes (peak), MiB", peer(func(p *peerResult) string { return fmt.Sprintf("%.0f (%.0f)", p.RSS, p.PeakRSS) })),
+		line("partmon sidecar: peak RSS, MiB", func(r *stageResult) string { return spread(r.PeakRSS) }),
+		line("sampler pass (one profileload, all tables), ms", smp(func(s *samplerResult) string {
+			return fmt.Sprintf("%s (%.0f s window)", spread(s.Pass), s.Window)
+		})),
+		line("sampler: keys kept / tables with keys (median)", smp(func(s *samplerResult) string {
+			return fmt.Sprintf("%d / %d", medianInt(s.Entries), medianInt(s.Tables))
+		})),
+		line("sampler: planted hot key found", smp(func(s *samplerResult) string {
+			n := 0
+			for _, f := range s.HotFound {
+				if f {
+					n++
+				}
+			}
+			return fmt.Sprintf("%d of %d passes", n, len(s.HotFound))
+		})),
+	}
+}
+
+// signalRows say which partition signals each exporter's scrape carried.
+func signalRows(r *stageResult) [][]string {
+	var out [][]string
+	yes := func(b bool) string {
+		if b {
+			return "yes"
+		}
+		return "no"
+	}
+	for _, s := range partitionSignals {
+		jmx := "not measured"
+		if r.Peer != nil && r.Peer.Skipped == "" {
+			jmx = yes(r.Peer.Signals[s.Name])
+		}
+		out = append(out, []string{s.Name, yes(r.Signals[s.Name]), jmx, s.note})
+	}
+	return out
+}
+
+func netCPU(r *stageResult, key string) []float64 {
+	var v []float64
+	for _, c := range r.Cost[key] {
+		cpu, _ := r.idleNet(c)
+		v = append(v, cpu*1000)
+	}
+	return v
+}
+
+func netGC(r *stageResult, key string) []float64 {
+	var v []float64
+	for _, c := range r.Cost[key] {
+		_, gc := r.idleNet(c)
+		v = append(v, gc)
+	}
+	return v
+}
+
+func procCPU(r *stageResult, key string) []float64 {
+	var v []float64
+	for _, c := range r.Cost[key] {
+		v = append(v, c.Process*1000)
+	}
+	return v
+}
+
+// spreadOr is spread, or "not measured" without values.
+func spreadOr(v []float64) string {
+	if len(v) == 0 {
+		return "not measured"
+	}
+	return spread(v)
+}
+
+func spreadScaled(v []float64, k float64) string {
+	s := make([]float64, len(v))
+	for i, x := range v {
+		s[i] = x * k
+	}
+	return spreadOr(s)
+}
+
+func medianInt(v []int) int {
+	s := make([]int64, len(v))
+	for i, x := range v {
+		s[i] = int64(x)
+	}
+	return int(median(s))
+}
+
 type target struct {
 	name, measured string
 	met            bool
@@ -119,7 +304,7 @@ func targets(results []*stageResult) []target {
 	}
 	speedup := median(last.Tablestats) / max(median(last.Cycle), 0.001)
 	_, peak := minMax(last.PeakRSS)
-	return []target{
+	out := []target{
 		{"cycle ≤ 1 s per node", fmt.Sprintf("%.0f ms", median(last.Cycle)), median(last.Cycle) <= 1000},
 		{"CQL statements per node per cycle ≤ 15, independent of tables", strings.Join(counts, " / "), stmts <= 15 && constant},
 		{"scrape ≤ 50 ms", fmt.Sprintf("%.1f ms", median(last.Scrape)), median(last.Scrape) <= 50},
@@ -127,6 +312,16 @@ func targets(results []*stageResult) []target {
 		{"≤ 8 series per table per node", fmt.Sprintf("%.2f, max %d", last.series.perTable(), last.series.maxPerTable), last.series.maxPerTable <= 8},
 		{"≥ 10× faster than nodetool tablestats", fmt.Sprintf("%.1f×", speedup), speedup >= 10},
 	}
+	if jmx, cyc := median(netCPU(last, costJMX)), median(netCPU(last, costCycle)); len(last.Cost[costJMX]) > 0 {
+		out = append(out, target{"partmon cycle ≥ 20× less node CPU than a jmx_exporter scrape",
+			fmt.Sprintf("%.0f ms vs %.0f ms: %s", cyc, jmx, ratio(jmx, cyc)), cyc > 0 && jmx >= 20*cyc})
+	}
+	if first, lastS := results[0].Sampler, last.Sampler; first != nil && lastS != nil && len(first.Pass) > 0 && len(lastS.Pass) > 0 {
+		a, b := median(first.Pass), median(lastS.Pass)
+		out = append(out, target{fmt.Sprintf("sampler pass at %d tables ≤ 2× at %d", last.UserTables, results[0].UserTables),
+			fmt.Sprintf("%.1f s vs %.1f s: %s", b/1000, a/1000, ratio(b, a)), b <= 2*a})
+	}
+	return out
 }
 
 func printSummary(w io.Writer, results []*stageResult, o options) {
@@ -147,9 +342,20 @@ func writeTable(w io.Writer, results []*stageResult) {
 	for _, r := range results {
 		head = append(head, fmt.Sprintf("%d tables", r.UserTables))
 	}
-	fmt.Fprintln(w, "| "+strings.Join(head, " | ")+" |")
-	fmt.Fprintln(w, "|"+strings.Repeat("---|", len(head)))
-	for _, row := range rows(results) {
+	for i, part := range [][][]string{rows(results), costRows(results), peerRows(results)} {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w, "| "+strings.Join(head, " | ")+" |")
+		fmt.Fprintln(w, "|"+strings.Repeat("---|", len(head)))
+		for _, row := range part {
+			fmt.Fprintln(w, "| "+strings.Join(row, " | ")+" |")
+		}
+	}
+	last := results[len(results)-1]
+	fmt.Fprintf(w, "\n| partition signal (scrapes at %d tables) | partmon | jmx_exporter %s, upstream example | note |\n|---|---|---|---|\n",
+		last.UserTables, jmxExporterVersion)
+	for _, row := range signalRows(last) {
 		fmt.Fprintln(w, "| "+strings.Join(row, " | ")+" |")
 	}
 }
