@@ -72,23 +72,9 @@ func topPartitionsCommand(ctx context.Context, repair, persist bool) error {
 	}
 	hosts := testcluster.Hosts()
 	if repair {
-		t := time.Now()
-		// -pr on every node covers each range once; one node at a time, since
-		// overlapping repairs of the same ranges fail. pm_hot has RF 1: a repair
-		// runs no validation there, so its keys never reach the tracker.
-		var repaired []string
-		for _, ks := range fixtureKeyspaces {
-			if !have[ks] || ks == "pm_hot" {
-				continue
-			}
-			for n := range hosts {
-				if _, err := testcluster.Nodetool(ctx, n+1, "repair", "--full", "-pr", ks); err != nil {
-					return err
-				}
-			}
-			repaired = append(repaired, ks)
+		if err := repairFixtures(ctx, have, len(hosts)); err != nil {
+			return err
 		}
-		logf("repair --full -pr of %s on %d nodes done in %.1f s", strings.Join(repaired, ", "), len(hosts), time.Since(t).Seconds())
 	}
 	if persist {
 		t := time.Now()
@@ -99,21 +85,59 @@ func topPartitionsCommand(ctx context.Context, repair, persist bool) error {
 		fmt.Fprint(os.Stderr, report)
 		logf("save-top-partitions done in %.1f s", time.Since(t).Seconds())
 	}
+	missing, err := missingTopPartitions(ctx, hosts)
+	if err != nil {
+		return err
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("system.top_partitions lacks, on a replica of the key: %s (without --repair the tracker may be empty; without --persist the node saves hourly)",
+			strings.Join(missing, "; "))
+	}
+	logf("top-partitions done in %.1f s", time.Since(start).Seconds())
+	return nil
+}
+
+// repairFixtures runs a full primary-range repair of every fixture keyspace,
+// which fills each node's top-partitions tracker.
+func repairFixtures(ctx context.Context, have map[string]bool, nodes int) error {
+	t := time.Now()
+	// -pr on every node covers each range once; one node at a time, since
+	// overlapping repairs of the same ranges fail. pm_hot has RF 1: a repair
+	// runs no validation there, so its keys never reach the tracker.
+	var repaired []string
+	for _, ks := range fixtureKeyspaces {
+		if !have[ks] || ks == "pm_hot" {
+			continue
+		}
+		for n := 0; n < nodes; n++ {
+			if _, err := testcluster.Nodetool(ctx, n+1, "repair", "--full", "-pr", ks); err != nil {
+				return err
+			}
+		}
+		repaired = append(repaired, ks)
+	}
+	logf("repair --full -pr of %s on %d nodes done in %.1f s", strings.Join(repaired, ", "), nodes, time.Since(t).Seconds())
+	return nil
+}
+
+// missingTopPartitions reads system.top_partitions on every node and lists
+// each target key a replica of it does not show.
+func missingTopPartitions(ctx context.Context, hosts []string) ([]string, error) {
 	var missing []string
 	for _, tg := range topPartitionTargets {
 		replicas, err := endpoints(ctx, tg.keyspace, tg.table, tg.key)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, host := range hosts {
 			hs, err := testcluster.NewSession(host)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			top, lastUpdate, err := readTopPartitions(hs, tg.keyspace, tg.table, tg.topType)
 			hs.Close()
 			if err != nil {
-				return fmt.Errorf("on %s: %w", host, err)
+				return nil, fmt.Errorf("on %s: %w", host, err)
 			}
 			var found *topEntry
 			for i := range top {
@@ -130,10 +154,5 @@ func topPartitionsCommand(ctx context.Context, repair, persist bool) error {
 			}
 		}
 	}
-	if len(missing) > 0 {
-		return fmt.Errorf("system.top_partitions lacks, on a replica of the key: %s (without --repair the tracker may be empty; without --persist the node saves hourly)",
-			strings.Join(missing, "; "))
-	}
-	logf("top-partitions done in %.1f s", time.Since(start).Seconds())
-	return nil
+	return missing, nil
 }
