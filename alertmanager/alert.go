@@ -90,6 +90,14 @@ func (t alertTemplate) alertFor(f analyzer.Finding, cluster string) postableAler
 	if f.PartitionKey != "" {
 		ann["partition_key"] = f.PartitionKey
 	}
+	if len(f.Nodes) > 1 {
+		// One problem seen by several nodes is one alert: name them all.
+		names := make([]string, len(f.Nodes))
+		for i, n := range f.Nodes {
+			names[i] = n.Node
+		}
+		ann["nodes"] = strings.Join(names, ",")
+	}
 	if t.runbookURL != "-" {
 		ann["runbook_url"] = strings.ReplaceAll(t.runbookURL, "{kind}", f.Kind)
 	}

@@ -25,6 +25,8 @@ type findingsResponse struct {
 	Generated time.Time          `json:"generated"`
 	Count     int                `json:"count"`
 	Findings  []analyzer.Finding `json:"findings"`
+	// Remarks are the schema-only design notes, apart from the findings.
+	Remarks []analyzer.Finding `json:"remarks,omitempty"`
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -95,11 +97,23 @@ func (ff findingFilter) keep(f analyzer.Finding) bool {
 		return false
 	}
 	for name, set := range ff.sets {
+		if name == "node" && anyNode(f, set) {
+			continue // a finding folded over nodes matches any of them
+		}
 		if !set[filterFields[name](f)] {
 			return false
 		}
 	}
 	return true
+}
+
+func anyNode(f analyzer.Finding, set map[string]bool) bool {
+	for _, n := range f.Nodes {
+		if set[n.Node] {
+			return true
+		}
+	}
+	return false
 }
 
 func findingsHandler(e *exporter.Exporter) http.Handler {
@@ -118,6 +132,11 @@ func findingsHandler(e *exporter.Exporter) http.Handler {
 		for _, f := range rep.Findings {
 			if ff.keep(f) {
 				out.Findings = append(out.Findings, f)
+			}
+		}
+		for _, f := range rep.Remarks {
+			if ff.keep(f) {
+				out.Remarks = append(out.Remarks, f)
 			}
 		}
 		out.Count = len(out.Findings)

@@ -101,9 +101,19 @@ func (a Audience) OwnNode(r *analyzer.Report) (analyzer.NodeSummary, bool) {
 	return analyzer.NodeSummary{}, false
 }
 
-// SpeaksForFinding: node-scoped findings follow the node filter; findings
-// without a node (table- or cluster-wide) are published by every partmon.
+// SpeaksForFinding: node-scoped findings follow the node filter (a finding
+// folded over several nodes is spoken for by a partmon that speaks for one
+// of them); findings without a node (table- or cluster-wide) are published
+// by every partmon.
 func SpeaksForFinding(f analyzer.Finding, speaks func(string) bool) bool {
+	if len(f.Nodes) > 0 {
+		for _, n := range f.Nodes {
+			if speaks(n.Node) {
+				return true
+			}
+		}
+		return false
+	}
 	return f.Node == "" || speaks(f.Node)
 }
 
