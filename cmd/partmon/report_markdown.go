@@ -45,6 +45,12 @@ func renderMarkdown(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severi
 			p.f("\n")
 		}
 	}
+	if len(r.Remarks) > 0 && minSeverity <= analyzer.SeverityInfo {
+		p.f("\n## Design remarks\n\nFrom the schema alone; not counted as findings.\n\n")
+		for _, f := range r.Remarks {
+			p.f("- `%s` %s — %s\n", f.Kind, mdEscape(scope(f)), mdEscape(f.Summary))
+		}
+	}
 	if tables := largestTables(r); len(tables) > 0 {
 		p.f("\n## Tables by largest partition\n\n| Table | Largest | Mean | Partitions | Reads/s | Writes/s | Forecast to critical |\n|---|---:|---:|---:|---:|---:|---|\n")
 		for _, t := range tables {

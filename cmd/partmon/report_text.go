@@ -99,6 +99,12 @@ func renderText(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severity) 
 	if countAtLeast(r.Findings, minSeverity) == 0 {
 		p.f("\nNo findings at or above %s.\n", minSeverity)
 	}
+	if len(r.Remarks) > 0 && minSeverity <= analyzer.SeverityInfo {
+		p.f("\nDesign remarks (%d; from the schema alone, not counted as findings)\n", len(r.Remarks))
+		for _, f := range r.Remarks {
+			p.f("  [%s] %s\n      %s\n", f.Kind, scope(f), f.Summary)
+		}
+	}
 
 	if tables := largestTables(r); len(tables) > 0 {
 		p.f("\nTables by largest partition\n")
@@ -177,6 +183,12 @@ func scope(f analyzer.Finding) string {
 	}
 	if f.Node != "" {
 		parts = append(parts, "node "+f.Node)
+	} else if len(f.Nodes) > 1 {
+		names := make([]string, len(f.Nodes))
+		for i, n := range f.Nodes {
+			names[i] = n.Node
+		}
+		parts = append(parts, "nodes "+strings.Join(names, ", "))
 	} else if f.DC != "" {
 		parts = append(parts, "dc "+f.DC)
 	}
