@@ -14,6 +14,7 @@ import (
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/format"
+	"github.com/partmon/partmon/internal/headline"
 	"github.com/partmon/partmon/model"
 )
 
@@ -46,12 +47,16 @@ type pageData struct {
 	Counts    []pageCount
 	Nodes     int
 	Tables    int
-	Findings  []pageFinding
-	Keyspaces []string // columns of the ownership table after the raw one
-	Owners    []pageOwner
-	Ring      ringPicture
-	Sources   []pageSource
-	Notes     []string // what the analysis had to skip
+	// StateLine is the cluster's state in one line, StateClass its severity.
+	StateLine, StateClass string
+	Problems              []pageProblem // one card per finding, most severe first
+	Remarks               []pageProblem // schema-only notes, shown apart
+	Findings              []pageFinding // the cards again as one compact table
+	Keyspaces             []string      // columns of the ownership table after the raw one
+	Owners                []pageOwner
+	Ring                  ringPicture
+	Sources               []pageSource
+	Notes                 []string // what the analysis had to skip
 }
 
 type pageCount struct {
@@ -60,7 +65,7 @@ type pageCount struct {
 }
 
 type pageFinding struct {
-	ID, Severity, Kind, Scope, Key, Value, Threshold, Summary, Advice string
+	ID, Severity, Kind, Scope, Key, Value, Threshold string
 }
 
 type pageOwner struct {
@@ -119,20 +124,22 @@ func (p *statusPage) data() pageData {
 	for _, f := range findings {
 		d.Findings = append(d.Findings, pageFinding{
 			ID: f.ID, Severity: f.Severity.String(), Kind: f.Kind, Scope: findingScope(f), Key: f.PartitionKey,
-			Value: pageValue(f.Value, f.Unit), Threshold: pageValue(f.Threshold, f.Unit), Summary: f.Summary, Advice: f.Advice,
+			Value: pageValue(f.Value, f.Unit), Threshold: pageValue(f.Threshold, f.Unit),
 		})
 	}
 
+	d.StateLine, d.StateClass = stateLine(r, c.Up)
+	d.Problems, d.Remarks = pageProblems(r.Findings), pageProblems(r.Remarks)
 	d.Ring = newRingPicture(r)
 	d.Keyspaces, d.Owners = pageOwnership(r)
 	return d
 }
 
-// findingScope names where a finding lives: dc/rack/node keyspace.table.
+// findingScope names where a finding lives: its nodes and keyspace.table.
 func findingScope(f analyzer.Finding) string {
 	var parts []string
-	if f.Node != "" {
-		parts = append(parts, f.Node)
+	if nodes := headline.Nodes(f); len(nodes) > 0 {
+		parts = append(parts, strings.Join(nodes, ", "))
 	}
 	switch {
 	case f.Table != "":

@@ -129,7 +129,7 @@ func TestStatusPageAfterFailedCycle(t *testing.T) {
 	e.Publish(reporttest.Cluster())
 	e.Publish(reporttest.Failed())
 	page := get(t, newTestHandler(t, e, nil).URL+"/").body
-	for _, want := range []string{"the last cycle failed; showing the last good report", "no hosts available", "partition customer|42 is 200 MiB"} {
+	for _, want := range []string{"the last cycle failed, this is the last good report", "no hosts available", "partition customer|42 is 200 MiB"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("status page lacks %q", want)
 		}

@@ -1,0 +1,49 @@
+package headline
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/partmon/partmon/analyzer"
+)
+
+func TestHeadline(t *testing.T) {
+	tests := []struct {
+		name                        string
+		f                           analyzer.Finding
+		label, where, nodes, starts string
+	}{
+		{"folded replicas", analyzer.Finding{Kind: analyzer.KindOversizedPartition, Keyspace: "ks", Table: "t",
+			Nodes: []analyzer.NodeValue{{Node: "a"}, {Node: "b"}}}, "oversized partition", "ks.t", "a,b", "A partition has grown"},
+		{"one node", analyzer.Finding{Kind: analyzer.KindOwnershipSkew, Keyspace: "ks", Node: "a"}, "ownership skew", "ks", "a", "A node owns"},
+		{"cluster-wide", analyzer.Finding{Kind: analyzer.KindLoadSkew}, "load skew", "cluster", "", "A node holds"},
+		{"unknown kind: the summary's first clause", analyzer.Finding{Kind: "new_kind", Summary: "first; second"},
+			"new kind", "cluster", "", "first"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Label(tc.f.Kind); got != tc.label {
+				t.Errorf("Label = %q, want %q", got, tc.label)
+			}
+			if got := Where(tc.f); got != tc.where {
+				t.Errorf("Where = %q, want %q", got, tc.where)
+			}
+			if got := strings.Join(Nodes(tc.f), ","); got != tc.nodes {
+				t.Errorf("Nodes = %q, want %q", got, tc.nodes)
+			}
+			if got := Sentence(tc.f); !strings.HasPrefix(got, tc.starts) {
+				t.Errorf("Sentence = %q, want it to start %q", got, tc.starts)
+			}
+		})
+	}
+}
+
+// TestEveryKindHasWords: a kind added to the analyzer gets a label and a
+// sentence here, or the page would fall back to its summary.
+func TestEveryKindHasWords(t *testing.T) {
+	for _, k := range append(analyzer.Kinds(), analyzer.KindAscendingTimeOrder) {
+		if labels[k] == "" || sentences[k] == "" {
+			t.Errorf("kind %s has no label or sentence", k)
+		}
+	}
+}

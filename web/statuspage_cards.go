@@ -1,0 +1,109 @@
+package web
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/internal/headline"
+)
+
+// pageProblem is one card: one problem, its replicas folded in by the
+// analyzer (Finding.Nodes), the sentence and number first, the evidence
+// and advice behind a <details>.
+type pageProblem struct {
+	ID, Severity, Kind, Label, Where, Key, Sentence string
+	Value, Threshold                                string
+	Nodes                                           string // "127.0.0.1, 127.0.0.2" or ""
+	Summary, Advice, Sources                        string
+	PerNode                                         []pageNodeValue
+}
+
+// pageNodeValue is one node's own measurement of a problem.
+type pageNodeValue struct {
+	Node, DC, Rack, Value, Threshold, Severity string
+}
+
+func pageProblems(fs []analyzer.Finding) []pageProblem {
+	sorted := append([]analyzer.Finding(nil), fs...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Severity > sorted[j].Severity })
+	out := make([]pageProblem, 0, len(sorted))
+	for _, f := range sorted {
+		p := pageProblem{
+			ID: f.ID, Severity: f.Severity.String(), Kind: f.Kind, Label: headline.Label(f.Kind),
+			Where: headline.Where(f), Key: f.PartitionKey, Sentence: headline.Sentence(f),
+			Value: pageValue(f.Value, f.Unit), Threshold: pageValue(f.Threshold, f.Unit),
+			Nodes:   strings.Join(headline.Nodes(f), ", "),
+			Summary: f.Summary, Advice: f.Advice, Sources: strings.ReplaceAll(f.Source, ",", ", "),
+		}
+		if f.Threshold == 0 {
+			p.Threshold = "" // schema remarks judge no number
+		}
+		for _, n := range f.Nodes {
+			p.PerNode = append(p.PerNode, pageNodeValue{
+				Node: n.Node, DC: n.DC, Rack: n.Rack, Value: pageValue(n.Value, f.Unit),
+				Threshold: pageValue(n.Threshold, f.Unit), Severity: n.Severity.String(),
+			})
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// stateLine is the cluster's state in one line: how many problems of which
+// severity in how many tables, or that there are none.
+func stateLine(r *analyzer.Report, up bool) (string, string) {
+	var crit, warn, info int
+	tables := map[string]bool{}
+	for _, f := range r.Findings {
+		switch f.Severity {
+		case analyzer.SeverityCritical:
+			crit++
+		case analyzer.SeverityWarning:
+			warn++
+		case analyzer.SeverityInfo:
+			info++
+		}
+		if f.Severity >= analyzer.SeverityWarning && f.Table != "" {
+			tables[f.Keyspace+"."+f.Table] = true
+		}
+	}
+	class := "ok"
+	var line string
+	switch {
+	case crit+warn == 0:
+		line = "No problems at warning or above"
+	default:
+		var parts []string
+		if crit > 0 {
+			parts = append(parts, plural(crit, "critical problem"))
+		}
+		if warn > 0 {
+			parts = append(parts, plural(warn, "warning"))
+		}
+		line = strings.Join(parts, " and ")
+		if len(tables) > 0 {
+			line += " in " + plural(len(tables), "table")
+		}
+		class = "warning"
+		if crit > 0 {
+			class = "critical"
+		}
+	}
+	if info > 0 {
+		line += fmt.Sprintf(" (%s)", plural(info, "info finding"))
+	}
+	if !up {
+		line += "; the last cycle failed, this is the last good report"
+		class = "critical"
+	}
+	return line, class
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
