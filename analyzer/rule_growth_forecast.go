@@ -7,7 +7,10 @@ import (
 )
 
 // rulePartitionGrowthForecast: the time until a table's largest partition
-// crosses the critical size, from a robust fit of its history. None when it
+// crosses the critical size, from a robust fit of its history. The history
+// is of max_partition_size: bucket bounds per sstable in whole MiB, so it
+// moves in steps, and a step can be compaction merging fragments rather
+// than new data. None when it
 // does not grow (or the history is too short), and none once it has crossed
 // (oversized_partition then speaks).
 func rulePartitionGrowthForecast(a *analysis) []Finding {

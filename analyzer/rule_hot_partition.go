@@ -10,10 +10,14 @@ import (
 
 // ruleHotPartition: a sampled key whose share of its table's sampled
 // operations on a replica reaches the hot-key thresholds. The share uses
-// count − error, the space-saving sampler's guaranteed count. A key is not
-// hot when the table has so few partitions that its share is no more than
-// HotRangeRatioWarning × its fair 1/partitions, nor when its own rate is
-// under the traffic floor. One finding per key, cluster-wide: the summary
+// count − error, the space-saving sampler's guaranteed count; Cassandra's
+// READS sampler counts single-partition read commands (pages, digest reads)
+// and drops samples when its queue of 1,000 is full, ScyllaDB's counts
+// every partition a read passed through. A key is not hot when the table
+// has so few partitions that its share is no more than
+// HotRangeRatioWarning × its fair 1/partitions (fewestPartitions: the key
+// estimate reads ~128 per sstable for a handful of keys, so the bytes
+// decide), nor when its own rate is under the traffic floor. One finding per key, cluster-wide: the summary
 // names the replica where it was hottest.
 func ruleHotPartition(a *analysis) []Finding {
 	var out []Finding
@@ -33,7 +37,7 @@ func ruleHotPartition(a *analysis) []Finding {
 			if rate < 0 && float64(hk.count) < 60*a.th.TrafficFloorOpsPerSecond {
 				continue // no window: a minute's worth of operations at the floor
 			}
-			if t.partitions > 0 && hk.share <= a.th.HotRangeRatioWarning/t.partitions {
+			if few := a.fewestPartitions(t); few > 0 && hk.share <= a.th.HotRangeRatioWarning/few {
 				continue
 			}
 			f := a.newFinding(KindHotPartition, sev, nil, t.keyspace, t.name)
@@ -77,4 +81,18 @@ func (a *analysis) hotKeyAdvice(hk *hotKey) string {
 		advice += "; for a read-mostly key a cache in front of the database avoids the fan-out"
 	}
 	return advice
+}
+
+// fewestPartitions is the fewest partitions the table may have: the data on
+// disk ÷ the mean partition size (low by the compression ratio), else the
+// key estimate; never fewer than the keys the samplers name. 0 when unknown.
+func (a *analysis) fewestPartitions(t *tableView) float64 {
+	few := t.partitions
+	if c := a.tableCardinality(t); c.byBytes > 0 && (few <= 0 || c.byBytes < few) {
+		few = c.byBytes
+	}
+	if few > 0 {
+		few = max(few, float64(len(a.hot[t.key])))
+	}
+	return few
 }

@@ -38,7 +38,11 @@ func effectiveWarning(th Thresholds, tn *tableNode, write bool) float64 {
 
 // ruleHotTokenRange: a node whose share of a table's local reads or writes
 // in its group (DC) is far above its share by effective ownership, over the
-// traffic window. Groups under the traffic floor, with a replica that did
+// traffic window. The counts are local read commands (pages, digest reads,
+// read repair) and partition updates per replica, since the node started:
+// a window across a restart is unknown (the counter went back), and which
+// replica serves a read is also the driver's and the snitch's choice. One
+// finding per table and DC, the hot nodes inside. Groups under the traffic floor, with a replica that did
 // not report, or where a node holds all data (routing, not placement, then
 // decides its share) have no skew and no finding.
 func ruleHotTokenRange(a *analysis) []Finding {

@@ -10,7 +10,9 @@ import (
 const topologySource = "system.local,system.peers,system_schema.keyspaces"
 
 // ruleOwnershipSkew: per node per keyspace, effective ownership ÷ its fair
-// share (RF_dc ÷ N_dc), as nodetool status <keyspace> computes it.
+// share (RF_dc ÷ N_dc), as nodetool status <keyspace> computes it: exact
+// for the tokens the ring tables give. One finding per keyspace and DC, its
+// over-owning nodes inside.
 func ruleOwnershipSkew(a *analysis) []Finding {
 	var out []Finding
 	for _, ks := range a.keyspaces {
@@ -60,7 +62,9 @@ func (a *analysis) groupOf(ks *keyspaceView, n *model.Node) (string, int) {
 }
 
 // ruleLoadSkew: per node, load ÷ the mean load of its DC; the advice says
-// whether token ownership explains it.
+// whether token ownership explains it. Load is gossip's live sstable bytes
+// (4.1+) or Σ disk_usage, which also counts obsolete sstables not yet
+// deleted after a compaction; both are compressed. One finding per DC.
 func ruleLoadSkew(a *analysis) []Finding {
 	var out []Finding
 	loads, skews := a.loadSkews()

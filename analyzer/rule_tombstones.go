@@ -32,7 +32,15 @@ func tombstoneRatio(ts *model.TableStats, minPerRead float64) (float64, bool) {
 // ruleTombstoneHeavy: per table per node, tombstones scanned per read
 // (p99) and the tombstone ratio; per key, the partitions that
 // top_partitions (TOMBSTONES) or large_partitions (dead rows + range
-// tombstones) list with at least the per-read warning level.
+// tombstones) list with at least the per-read warning level. One finding
+// per table, its nodes and worst key inside. tombstones_per_read counts,
+// per local read command (a page) in the last minutes, non-live cells
+// (expired TTL cells included), row deletions and range markers, after
+// purgeable ones are dropped; TOMBSTONES counts a full repair's merged
+// partition before purging, without expired cells: the two differ by
+// design. The ratio divides two independent tails in different units: an
+// indicator. ScyllaDB never fills its per-read histograms: there only the
+// key lists speak (docs/detection.md "tombstone_heavy").
 func ruleTombstoneHeavy(a *analysis) []Finding {
 	var out []Finding
 	th := a.th

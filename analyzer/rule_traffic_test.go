@@ -112,6 +112,7 @@ func TestRuleHotPartition(t *testing.T) {
 		window     float64
 		readRate   float64 // of the table on the node, for samplers without a total
 		partitions int64
+		disk, mean int64   // disk usage and mean partition size of the table on the node
 		others     []int64 // counts of other sampled keys
 		wantSev    Severity
 		wantShare  float64
@@ -128,6 +129,10 @@ func TestRuleHotPartition(t *testing.T) {
 		// One partition on this node of three ⇒ ~3 in the ring: a fair key share is 1/3.
 		{name: "few partitions: a big share is fair", count: 500, total: 1000, window: 10, partitions: 1},
 		{name: "enough partitions", count: 700, total: 1000, window: 10, partitions: 1, wantSev: SeverityCritical, wantShare: 0.7},
+		// Three keys read evenly: the key estimate reads the floor (128),
+		// the bytes say ~3 partitions (1 MiB on this third of the ring), so half
+		// the reads of one key is within twice its fair share.
+		{name: "few partitions by bytes, the key estimate at its floor", count: 500, total: 1000, window: 10, partitions: 128, disk: 1 * mib, mean: 1 * mib},
 		{name: "no sampler total: table rate × window", count: 300, window: 10, readRate: 100, wantSev: SeverityWarning, wantShare: 0.3,
 			inText: []string{"table rate × window"}},
 		{name: "no total, no rate: sum of sampled keys", count: 300, window: 10, others: []int64{100, 100},
@@ -136,7 +141,7 @@ func TestRuleHotPartition(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			b := newSnap().ring("dc1", 3).keyspace("ks", simple("1"), table("t", pk("k", "text", 0)))
-			b.stats("h01", "ks", "t", model.TableStats{PartitionsEstimate: c.partitions,
+			b.stats("h01", "ks", "t", model.TableStats{PartitionsEstimate: c.partitions, DiskUsageBytes: c.disk, MeanPartitionBytes: c.mean,
 				LocalReads: model.Ops{Count: 1e6, Rate: c.readRate}})
 			hp := []model.HotPartition{{Keyspace: "ks", Table: "t", Key: "hot", Op: "read", Count: c.count, Error: c.err,
 				Total: c.total, Window: c.window, Source: "rest"}}
