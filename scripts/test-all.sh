@@ -9,7 +9,13 @@ cd "$(dirname "$0")/.."
 CLUSTER=deploy/local/cluster
 FIXTURES=deploy/local/fixtures
 export PARTMON_CLUSTER_DIR=${PARTMON_CLUSTER_DIR:-$PWD/.cluster}
-export PARTMON_TEST_HOSTS=${PARTMON_TEST_HOSTS:-127.0.0.1,127.0.0.2,127.0.0.3}
+# The fixture cluster's first address (PARTMON_TEST_FIRST_IP moves it off
+# 127.0.0.1-3, e.g. beside a running demo).
+FIRST_IP=${PARTMON_TEST_FIRST_IP:-127.0.0.1}
+IFS=. read -r ip_a ip_b ip_c ip_d <<<"$FIRST_IP"
+export PARTMON_TEST_HOSTS=${PARTMON_TEST_HOSTS:-$FIRST_IP,$ip_a.$ip_b.$ip_c.$((ip_d + 1)),$ip_a.$ip_b.$ip_c.$((ip_d + 2))}
+# Tests that need a tool (promtool, chromium) fail instead of skipping without it.
+export PARTMON_REQUIRE_TOOLS=1
 mkdir -p test-artifacts
 GOLOG=test-artifacts/go-test.log
 : >"$GOLOG"
@@ -43,7 +49,7 @@ cleanup() {
 	"$CLUSTER" down || true
 }
 trap cleanup EXIT
-"$CLUSTER" up --nodes 3
+"$CLUSTER" up --first-ip "$FIRST_IP" --nodes 3
 
 step "load fixtures with planted problems"
 "$FIXTURES" load
