@@ -188,13 +188,19 @@ func collectFindings(m emitter, r *analyzer.Report, cluster string, speaks func(
 	}
 	// Every finding has a value series; a partition key is not a label, so
 	// findings naming keys fold into their scope's series (the worst wins).
+	// A finding folded over several nodes counts once and keeps one value
+	// series per node it speaks for (Finding.PerNode).
 	var scoped []analyzer.Finding
 	for _, f := range r.Findings {
 		if !publish.SpeaksForFinding(f, speaks) {
 			continue
 		}
 		counts[kindSev{f.Kind, f.Severity}]++
-		scoped = append(scoped, f)
+		for _, nf := range f.PerNode() {
+			if nf.Node == "" || speaks(nf.Node) {
+				scoped = append(scoped, nf)
+			}
+		}
 	}
 	for ks, n := range counts {
 		m.emit(findingsCount, float64(n), cluster, ks.kind, ks.sev.String())
