@@ -19,6 +19,7 @@
 #   PARTMON_BENCH_OUT       where results go          (default $PARTMON_BENCH_DIR/results)
 #   PARTMON_BENCH_SAMPLER_WINDOW  sampling window of the sampler pass (default 5s)
 #   PARTMON_BENCH_SAMPLER_RUNS    sampler passes per table count (default 3)
+#   PARTMON_BENCH_ESTIMATES_TIMEOUT  wait for system.table_estimates per table count (default 5m)
 #   PARTMON_BENCH_KEEP=true leave the cluster running (rerun with the same DIR to skip nothing but start-up)
 # The peer, jmx_exporter's standalone jmx_prometheus_httpserver, comes from
 # Maven Central into $PARTMON_CACHE (default ~/.cache/partmon)/jmx_exporter.
@@ -35,6 +36,7 @@ OUT=$(realpath -m "${PARTMON_BENCH_OUT:-$DIR/results}")
 KEEP=${PARTMON_BENCH_KEEP:-false}
 SAMPLER_WINDOW=${PARTMON_BENCH_SAMPLER_WINDOW:-5s}
 SAMPLER_RUNS=${PARTMON_BENCH_SAMPLER_RUNS:-3}
+ESTIMATES_TIMEOUT=${PARTMON_BENCH_ESTIMATES_TIMEOUT:-5m}
 JMX_VERSION=0.20.0
 JMX_DIR=${PARTMON_CACHE:-$HOME/.cache/partmon}/jmx_exporter
 JMX_JAR=$JMX_DIR/jmx_prometheus_httpserver-$JMX_VERSION.jar
@@ -76,6 +78,7 @@ cluster_up=true
 
 "$DIR/.bin/benchtables" --dir "$DIR" --partmon bin/partmon --tables "$TABLES" --runs "$RUNS" \
   --jmx-exporter-jar "$JMX_JAR" --sampler-window "$SAMPLER_WINDOW" --sampler-runs "$SAMPLER_RUNS" \
+  --estimates-timeout "$ESTIMATES_TIMEOUT" \
   --json "$OUT/results.json" --markdown "$OUT/results.md" | tee "$OUT/benchtables.txt"
 
 # The Go benchmarks need no cluster: stop it first so that they run on a quieter machine.

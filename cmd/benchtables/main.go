@@ -64,7 +64,7 @@ func main() {
 	flag.StringVar(&o.jmxJar, "jmx-exporter-jar", "", "jmx_prometheus_httpserver-"+jmxExporterVersion+".jar to compare with (empty: not measured)")
 	flag.DurationVar(&o.samplerWindow, "sampler-window", 5*time.Second, "sampling window of the nodetool sampler pass")
 	flag.IntVar(&o.samplerRuns, "sampler-runs", 3, "nodetool sampler passes per table count (0: none)")
-	flag.DurationVar(&o.idleWindow, "idle-window", 3*time.Second, "quiet window per run that measures the node's idle CPU and GC")
+	flag.DurationVar(&o.idleWindow, "idle-window", 5*time.Second, "quiet window per run that measures the node's idle CPU and GC")
 	flag.Parse()
 	var err error
 	if o.tables, err = parseCounts(tables); err != nil || o.dir == "" || o.runs < 1 || o.scrapes < 1 {
