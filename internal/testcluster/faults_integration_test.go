@@ -208,9 +208,19 @@ func TestFaultInjection(t *testing.T) {
 
 	// answers: the node is back, on the data it had (same host_id, the row), and UN on the observer.
 	answers := func(t *testing.T) {
-		gotID, value, err := nodeView(f, victimHost)
+		// The script returns once the node serves CQL and is UN; a first
+		// session on a busy machine may still time out, so a few tries.
+		var gotID, value string
+		var err error
+		deadline := time.Now().Add(time.Minute)
+		for {
+			if gotID, value, err = nodeView(f, victimHost); err == nil || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(2 * time.Second)
+		}
 		if err != nil {
-			t.Fatalf("node %d does not answer CQL: %v", victim, err)
+			t.Fatalf("node %d does not answer CQL for a minute after the step: %v", victim, err)
 		}
 		if gotID != hostID || value != written {
 			t.Errorf("node %d: host_id %s, row %q; want host_id %s, row %q (its data kept)", victim, gotID, value, hostID, written)
