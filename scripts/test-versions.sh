@@ -45,6 +45,12 @@ first_ip() {
 	esac
 }
 
+# stop_cluster DIR: down, and no longer on the exit trap.
+stop_cluster() {
+	"$CLUSTER" down --dir "$1" || return 1
+	trap - EXIT
+}
+
 run_version() {
 	local series=$1 ip dir version hosts
 	ip=$(first_ip "$series")
@@ -52,29 +58,34 @@ run_version() {
 	hosts="$ip,${ip%.*}.$((${ip##*.} + 1)),${ip%.*}.$((${ip##*.} + 2))"
 
 	step "Cassandra $series: start 3 nodes on $hosts"
-	trap '"$CLUSTER" down --dir "$dir" || true' EXIT
+	# Expanded now: the trap runs outside this function, where $dir is gone.
+	# shellcheck disable=SC2064
+	trap "\"$CLUSTER\" down --dir \"$dir\" || true" EXIT
 	"$CLUSTER" down --dir "$dir" >/dev/null 2>&1 || true
-	"$CLUSTER" up --version "$series" --first-ip "$ip" --dir "$dir" --nodes 3 --heap 512M
+	# (set -e does not apply inside a function called with ||: each step says when to stop)
+	"$CLUSTER" up --version "$series" --first-ip "$ip" --dir "$dir" --nodes 3 --heap 512M || { stop_cluster "$dir"; return 1; }
 	version=$(sed -n 's/^VERSION=//p' "$dir/cluster.env")
 
 	step "Cassandra $version: load fixtures"
-	"$FIXTURES" --dir "$dir" load --large-mib "$LARGE_MIB"
+	"$FIXTURES" --dir "$dir" load --large-mib "$LARGE_MIB" || { stop_cluster "$dir"; return 1; }
 	if [ "$series" != 4.0 ]; then
 		# system.top_partitions exists from 4.1 on (CASSANDRA-16310) and is written hourly.
-		"$FIXTURES" --dir "$dir" top-partitions
+		"$FIXTURES" --dir "$dir" top-partitions || { stop_cluster "$dir"; return 1; }
 	fi
 
 	step "Cassandra $version: acceptance tests"
+	# Every package runs even when one fails: one run tells all there is to know.
+	local failed=0
 	PARTMON_CLUSTER_DIR=$dir PARTMON_TEST_HOSTS=$hosts go test -count=1 -tags integration -timeout 30m -p 1 \
-		-run "$COLLECTOR_TESTS" ./collector/ 2>&1 | tag "$version" | tee -a "$GOLOG"
+		-run "$COLLECTOR_TESTS" ./collector/ 2>&1 | tag "$version" | tee -a "$GOLOG" || failed=1
 	PARTMON_CLUSTER_DIR=$dir PARTMON_TEST_HOSTS=$hosts go test -count=1 -tags integration -timeout 20m -p 1 \
-		-run "$ANALYZER_TESTS" ./analyzer/ 2>&1 | tag "$version" | tee -a "$GOLOG"
+		-run "$ANALYZER_TESTS" ./analyzer/ 2>&1 | tag "$version" | tee -a "$GOLOG" || failed=1
 	PARTMON_CLUSTER_DIR=$dir PARTMON_TEST_HOSTS=$hosts go test -count=1 -tags integration -timeout 10m -p 1 \
-		-run "$TESTCLUSTER_TESTS" ./internal/testcluster/ 2>&1 | tag "$version" | tee -a "$GOLOG"
+		-run "$TESTCLUSTER_TESTS" ./internal/testcluster/ 2>&1 | tag "$version" | tee -a "$GOLOG" || failed=1
 
 	step "Cassandra $version: stop"
-	"$CLUSTER" down --dir "$dir"
-	trap - EXIT
+	stop_cluster "$dir" || failed=1
+	return "$failed"
 }
 
 # tag VERSION: go test output with each package result line marked with the Cassandra release.
@@ -85,7 +96,12 @@ series=("$@")
 for s in "${series[@]}"; do
 	first_ip "$s" >/dev/null
 done
+failed=()
 for s in "${series[@]}"; do
-	run_version "$s"
+	run_version "$s" || failed+=("$s")
 done
 step ""
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "test-versions: acceptance tests failed on Cassandra ${failed[*]} (test lines tagged in $GOLOG)"
+	exit 1
+fi
