@@ -39,6 +39,9 @@ func pageProblems(fs []analyzer.Finding) []pageProblem {
 		}
 		if f.Threshold == 0 {
 			p.Threshold = "" // schema remarks judge no number
+			if f.Value == 0 {
+				p.Value = ""
+			}
 		}
 		for _, n := range f.Nodes {
 			p.PerNode = append(p.PerNode, pageNodeValue{

@@ -12,6 +12,7 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/internal/format"
+	"github.com/partmon/partmon/internal/headline"
 )
 
 // outputFormat is an output format of the one-shot report.
@@ -53,12 +54,68 @@ func renderReport(w io.Writer, r *analyzer.Report, f outputFormat, minSeverity a
 // topTablesShown bounds the "largest partitions" table: a report is read by a person.
 const topTablesShown = 10
 
+// renderText writes what a paged person reads first on top: the findings,
+// one problem each (replicas folded) with its sentence, number and advice,
+// then the ring and the tables, and the notes last (as the status page).
 func renderText(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severity) error {
 	p := &printer{w: w}
 	p.f("partmon report — cluster %q (%s %s), collected %s\n", r.Cluster, r.Engine, r.Version, r.Taken.UTC().Format(time.RFC3339))
-	p.f("%d nodes, %d tables, %d findings (%s)\n\n", len(r.Nodes), len(r.Tables), len(r.Findings), severityCounts(r.Findings))
+	p.f("%d nodes, %d tables, %d findings (%s)\n", len(r.Nodes), len(r.Tables), len(r.Findings), severityCounts(r.Findings))
+	renderTextFindings(p, r, minSeverity)
+	renderTextOwnership(w, p, r)
 
-	p.f("Nodes and token ownership\n")
+	if tables := largestTables(r); len(tables) > 0 {
+		p.f("\nTables by largest partition\n")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  Table\tLargest\tMean\tPartitions\tReads/s\tWrites/s\tForecast to critical")
+		for _, t := range tables {
+			fmt.Fprintf(tw, "  %s.%s\t%s\t%s\t%d\t%s\t%s\t%s\n", t.Keyspace, t.Table,
+				format.BytesCell(float64(t.MaxPartitionBytes)), format.BytesCell(float64(t.MeanPartitionBytes)),
+				t.PartitionsEstimate, format.RateCell(t.ReadRate), format.RateCell(t.WriteRate), forecast(t.SecondsToCritical))
+		}
+		tw.Flush()
+	}
+	if bad := failedSources(r); len(bad) > 0 {
+		p.f("\nSources that could not be read\n")
+		for _, s := range bad {
+			p.f("  %s\n", s)
+		}
+	}
+	renderTextNotes(p, r, minSeverity)
+	return p.err
+}
+
+// renderTextFindings: per severity, one block per problem: where, the plain
+// sentence with the number against its threshold, what was measured, advice.
+func renderTextFindings(p *printer, r *analyzer.Report, minSeverity analyzer.Severity) {
+	for _, sev := range []analyzer.Severity{analyzer.SeverityCritical, analyzer.SeverityWarning, analyzer.SeverityInfo} {
+		if sev < minSeverity {
+			continue
+		}
+		fs := findingsOf(r, sev)
+		if len(fs) == 0 {
+			continue
+		}
+		p.f("\n%s findings (%d)\n", strings.ToUpper(sev.String()), len(fs))
+		for _, f := range fs {
+			p.f("  [%s] %s\n", f.Kind, scope(f))
+			p.f("      %s%s\n", headline.Sentence(f), valueAgainst(f))
+			p.f("      measured: %s\n", f.Summary)
+			if f.Advice != "" {
+				p.f("      advice: %s\n", f.Advice)
+			}
+		}
+	}
+	if countAtLeast(r.Findings, minSeverity) == 0 {
+		p.f("\nNo findings at or above %s.\n", minSeverity)
+	}
+}
+
+func renderTextOwnership(w io.Writer, p *printer, r *analyzer.Report) {
+	p.f("\nNodes and token ownership\n")
+	if p.err != nil {
+		return
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  Address\tDC\tRack\tTokens\tLoad\tOwns (raw)\tLoad skew\tState")
 	raw := ownershipFor(r, "")
@@ -78,52 +135,40 @@ func renderText(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severity) 
 		}
 		tw.Flush()
 	}
+}
 
-	for _, sev := range []analyzer.Severity{analyzer.SeverityCritical, analyzer.SeverityWarning, analyzer.SeverityInfo} {
-		if sev < minSeverity {
-			continue
-		}
-		fs := findingsOf(r, sev)
-		if len(fs) == 0 {
-			continue
-		}
-		p.f("\n%s findings (%d)\n", strings.ToUpper(sev.String()), len(fs))
-		for _, f := range fs {
-			p.f("  [%s] %s\n", f.Kind, scope(f))
-			p.f("      %s\n", f.Summary)
+// renderTextNotes: schema-only remarks (info, never problems) and what the
+// analysis skipped, last.
+func renderTextNotes(p *printer, r *analyzer.Report, minSeverity analyzer.Severity) {
+	showRemarks := minSeverity <= analyzer.SeverityInfo && len(r.Remarks) > 0
+	if !showRemarks && len(r.Notes) == 0 {
+		return
+	}
+	p.f("\nNotes\n")
+	if showRemarks {
+		p.f("  Design remarks (%d; from the schema alone, not counted as findings)\n", len(r.Remarks))
+		for _, f := range r.Remarks {
+			p.f("  [%s] %s: %s\n", f.Kind, scope(f), f.Summary)
 			if f.Advice != "" {
 				p.f("      advice: %s\n", f.Advice)
 			}
 		}
 	}
-	if countAtLeast(r.Findings, minSeverity) == 0 {
-		p.f("\nNo findings at or above %s.\n", minSeverity)
+	for _, n := range r.Notes {
+		p.f("  %s\n", n)
 	}
-	if len(r.Remarks) > 0 && minSeverity <= analyzer.SeverityInfo {
-		p.f("\nDesign remarks (%d; from the schema alone, not counted as findings)\n", len(r.Remarks))
-		for _, f := range r.Remarks {
-			p.f("  [%s] %s\n      %s\n", f.Kind, scope(f), f.Summary)
-		}
-	}
+}
 
-	if tables := largestTables(r); len(tables) > 0 {
-		p.f("\nTables by largest partition\n")
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  Table\tLargest\tMean\tPartitions\tReads/s\tWrites/s\tForecast to critical")
-		for _, t := range tables {
-			fmt.Fprintf(tw, "  %s.%s\t%s\t%s\t%d\t%s\t%s\t%s\n", t.Keyspace, t.Table,
-				format.BytesCell(float64(t.MaxPartitionBytes)), format.BytesCell(float64(t.MeanPartitionBytes)),
-				t.PartitionsEstimate, format.RateCell(t.ReadRate), format.RateCell(t.WriteRate), forecast(t.SecondsToCritical))
-		}
-		tw.Flush()
+// valueAgainst is a finding's number against its threshold, in its unit,
+// after a space; empty when the finding carries no number.
+func valueAgainst(f analyzer.Finding) string {
+	switch {
+	case f.Value == 0 && f.Threshold == 0:
+		return ""
+	case f.Threshold == 0:
+		return " (" + headline.Value(f.Value, f.Unit) + ")"
 	}
-	if bad := failedSources(r); len(bad) > 0 {
-		p.f("\nSources that could not be read\n")
-		for _, s := range bad {
-			p.f("  %s\n", s)
-		}
-	}
-	return p.err
+	return fmt.Sprintf(" (%s against %s)", headline.Value(f.Value, f.Unit), headline.Value(f.Threshold, f.Unit))
 }
 
 // printer keeps the first write error so the render functions stay linear.

@@ -56,14 +56,16 @@ func TestRenderText(t *testing.T) {
 			want: []string{
 				`cluster "prod" (cassandra 5.0.8)`,
 				"1 critical, 1 warning, 1 info",
-				"10.0.0.1  dc1  r1    16      3.0 GiB  75.0%       1.50       ok",
-				"stale (10 minutes old)",
-				"Effective ownership, keyspace shop",
 				"CRITICAL findings (1)",
 				`[oversized_partition] shop.orders, key "customer|42", node 10.0.0.1`,
+				"A partition has grown past the size",
+				"measured: largest partition 200 MiB ≥ 100 MiB",
 				"advice: add a month bucket: 200 MiB → 17 MiB",
 				"WARNING findings (1)",
 				"INFO findings (1)",
+				"10.0.0.1  dc1  r1    16      3.0 GiB  75.0%       1.50       ok",
+				"stale (10 minutes old)",
+				"Effective ownership, keyspace shop",
 				"Tables by largest partition",
 				"shop.orders", "already over",
 				"shop.events", "in 3.0 days",
@@ -83,6 +85,50 @@ func TestRenderText(t *testing.T) {
 			want:     []string{"CRITICAL findings (1)"},
 			wantNone: []string{"WARNING findings", "No findings at or above"},
 		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := renderReport(&b, r, outputText, tc.min); err != nil {
+				t.Fatal(err)
+			}
+			assertInOrder(t, b.String(), tc.want)
+			for _, s := range tc.wantNone {
+				if strings.Contains(b.String(), s) {
+					t.Errorf("output contains %q:\n%s", s, b.String())
+				}
+			}
+		})
+	}
+}
+
+// TestRenderTextFoldedAndNotes: a problem seen by three replicas is one
+// block naming its nodes, its number against its threshold; schema remarks
+// and analysis notes come last, the remarks only down to info.
+func TestRenderTextFoldedAndNotes(t *testing.T) {
+	r := renderSample()
+	r.Findings[1].Node = ""
+	r.Findings[1].Value, r.Findings[1].Threshold, r.Findings[1].Unit = 200<<20, 100<<20, analyzer.UnitBytes
+	r.Findings[1].Nodes = []analyzer.NodeValue{{Node: "10.0.0.1"}, {Node: "10.0.0.2"}, {Node: "10.0.0.3"}}
+	r.Remarks = []analyzer.Finding{{Kind: analyzer.KindAscendingTimeOrder, Severity: analyzer.SeverityInfo, Keyspace: "shop", Table: "events",
+		Summary: "clusters by ts ascending", Advice: "recreate WITH CLUSTERING ORDER BY (ts DESC)"}}
+	r.Notes = []string{"keyspace legacy: replication class unknown"}
+	tests := []struct {
+		name     string
+		min      analyzer.Severity
+		want     []string // in this order
+		wantNone []string
+	}{
+		{"info", analyzer.SeverityInfo, []string{
+			`[oversized_partition] shop.orders, key "customer|42", nodes 10.0.0.1, 10.0.0.2, 10.0.0.3`,
+			"(200 MiB against 100 MiB)", "advice: add a month bucket",
+			"Tables by largest partition", "Sources that could not be read",
+			"\nNotes\n", "Design remarks (1; from the schema alone", "  [ascending_time_order] shop.events: clusters by ts ascending",
+			"      advice: recreate WITH CLUSTERING ORDER BY (ts DESC)", "  keyspace legacy: replication class unknown",
+		}, nil},
+		{"warning: the analysis notes only", analyzer.SeverityWarning, []string{
+			"nodes 10.0.0.1, 10.0.0.2, 10.0.0.3", "\nNotes\n", "  keyspace legacy: replication class unknown",
+		}, []string{"ascending_time_order", "Design remarks"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
