@@ -38,8 +38,9 @@ bench: build
 	scripts/bench.sh
 
 ## faults: the reliability suite (docs/operations.md) — node kill/pause/restart,
-## partmon restart and SIGTERM, a soak, a read-only role and TLS — on a 3-node
-## cluster with --auth --tls of its own on 127.0.0.4-6, started and stopped here.
+## partmon restart and SIGTERM, a soak, a read-only role and mutual TLS — on a
+## 3-node cluster with --auth --tls --tls-client-auth of its own on 127.0.0.4-6,
+## started and stopped here.
 faults:
 	scripts/faults.sh
 
