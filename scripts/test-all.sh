@@ -87,6 +87,18 @@ else
 	echo "left out: PARTMON_TEST_VERSIONS is empty"
 fi
 
+# Keys from Cassandra's own warnings read through the log file on 4.x (the main
+# integration step ran the same test on a fresh 5.0 node): one fresh node of each
+# on 127.0.0.44 and 127.0.0.47, never repaired, no sampler.
+logs_versions=${PARTMON_LOGS_VERSIONS-4.1 4.0}
+step "partition keys from Cassandra's logs on fresh ${logs_versions:-4.x} nodes"
+if [ -n "$logs_versions" ]; then
+	PARTMON_LOGS_VERSIONS="$logs_versions" go test -count=1 -tags integration -timeout 40m -p 1 \
+		-run '^TestLogsOnAFreshCluster$' ./e2e/ 2>&1 | sed -u -E "/^(ok|FAIL)([[:space:]]|\$)/ s/\$/ [logs on Cassandra $logs_versions]/" | tee -a "$GOLOG"
+else
+	echo "left out: PARTMON_LOGS_VERSIONS is empty"
+fi
+
 step "done"
 # One closing line for whoever reads the end of the log: packages passed and failed.
 echo "summary: $(grep -c '^ok ' "$GOLOG") passed, $(grep -c '^FAIL' "$GOLOG") failed"
