@@ -111,7 +111,10 @@ func partmonConfig(c *Cluster, listen, stateFile string) string {
 	for _, s := range []string{"max_partition_size", "local_read_latency", "local_write_latency", "tombstones_per_read", "rows_per_read", "disk_usage"} {
 		fmt.Fprintf(&b, "    %s: {schedule: \"@every 15s\"}\n", s)
 	}
-	b.WriteString("    top_partitions: {schedule: \"@every 1m\"}\n    nodetool_sampler: {schedule: \"@every 2m\"}\n")
+	// The sampler's pass (one nodetool JVM per node) gets minutes, not the
+	// default 2: on a 2-core box shared by several clusters a JVM start alone
+	// can take that long, and a timed-out pass finds no hot key at all.
+	b.WriteString("    top_partitions: {schedule: \"@every 1m\"}\n    nodetool_sampler: {schedule: \"@every 3m\", timeout: 6m}\n")
 	b.WriteString("  nodetool_sampler:\n    command: [")
 	for i, a := range c.NodetoolCommand() {
 		if i > 0 {
@@ -119,7 +122,7 @@ func partmonConfig(c *Cluster, listen, stateFile string) string {
 		}
 		fmt.Fprintf(&b, "%q", a)
 	}
-	b.WriteString("]\n    duration: 5s\n    parallel: 2\n")
+	b.WriteString("]\n    duration: 10s\n")
 	b.WriteString("analysis:\n  schedule: \"@every 15s\"\n  history:\n    traffic_window: 2m\n")
 	b.WriteString("thresholds:\n  forecast_min_points: 4\n  forecast_min_span: 2m\n")
 	fmt.Fprintf(&b, "web:\n  listen_addresses: [%q]\n", listen)

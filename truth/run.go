@@ -162,7 +162,12 @@ func (r *runner) load(ctx context.Context) error {
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			start := time.Now()
-			err := loadTable(ctx, s, l, 6)
+			// One-row partitions are one statement each: more in flight.
+			workers := 6
+			if l.t.Rows == 1 {
+				workers = 24
+			}
+			err := loadTable(ctx, s, l, workers)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
