@@ -317,7 +317,7 @@ func TestFixtureRowsPerReadCountsReadCommands(t *testing.T) {
 	if len(hosts) < 2 {
 		t.Fatalf("need two nodes, have %v", hosts)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	w := readWideKey(t, p, hosts[0], hosts[1])
 	_, whole := bucketOf(int64(w.rows))
