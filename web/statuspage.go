@@ -7,7 +7,6 @@ import (
 	"html/template"
 	"net/http"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -234,20 +233,4 @@ func pageTime(t time.Time) string {
 
 // pageValue writes a finding's value or threshold in its unit, as the
 // finding texts write them.
-func pageValue(v float64, unit string) string {
-	switch unit {
-	case analyzer.UnitBytes:
-		return format.Bytes(v)
-	case analyzer.UnitRatio:
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	case analyzer.UnitSeconds:
-		return format.Seconds(v)
-	case analyzer.UnitRows, analyzer.UnitTombstones, analyzer.UnitPartitions:
-		return format.Count(v) + " " + unit
-	case analyzer.UnitOpsPerSec:
-		return format.Rate(v)
-	case "":
-		return strconv.FormatFloat(v, 'g', -1, 64)
-	}
-	return strconv.FormatFloat(v, 'g', -1, 64) + " " + unit
-}
+func pageValue(v float64, unit string) string { return headline.Value(v, unit) }

@@ -5,9 +5,11 @@
 package headline
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/internal/format"
 )
 
 // Label is a kind's name as a person reads it.
@@ -87,4 +89,24 @@ func Nodes(f analyzer.Finding) []string {
 		return []string{f.Node}
 	}
 	return nil
+}
+
+// Value writes a finding's value or threshold in its unit, as the finding
+// texts write them.
+func Value(v float64, unit string) string {
+	switch unit {
+	case analyzer.UnitBytes:
+		return format.Bytes(v)
+	case analyzer.UnitRatio:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	case analyzer.UnitSeconds:
+		return format.Seconds(v)
+	case analyzer.UnitRows, analyzer.UnitTombstones, analyzer.UnitPartitions:
+		return format.Count(v) + " " + unit
+	case analyzer.UnitOpsPerSec:
+		return format.Rate(v)
+	case "":
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64) + " " + unit
 }
