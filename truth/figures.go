@@ -94,32 +94,9 @@ func checkFigures(f *Finding, fc figureContext) []FigureCheck {
 			}
 		}
 	case "tombstone_heavy":
-		for _, n := range nodes {
-			st, ok := fc.obs.Stats[n][tk]
-			if !ok {
-				continue
-			}
-			switch f.Unit {
-			case "tombstones":
-				out = append(out, newCheck(f, n, st.MaxTombstonesPerSlice, "tablestats maximum tombstones per slice (last five minutes)", 10))
-			case "ratio":
-				if sum := st.MaxTombstonesPerSlice + st.MaxLiveRowsPerSlice; sum > 0 {
-					out = append(out, newCheck(f, n, st.MaxTombstonesPerSlice/sum,
-						"tablestats maximum tombstones ÷ (maximum tombstones + maximum live rows) per slice (last five minutes)", 10))
-				}
-			}
-		}
+		out = append(out, tombstoneChecks(f, nodes, tk, fc)...)
 	case "hot_partition":
-		reads, writes := samplersOf(f.Summary)
-		for _, n := range nodes {
-			if p, ok := fc.obs.Profiles[n][tk]; ok && f.PartitionKey != "" {
-				share, total := p.Share(f.PartitionKey, reads, writes)
-				if total > 0 {
-					out = append(out, newCheck(f, n, share, fmt.Sprintf("the key's share of %d operations sampled by nodetool profileload on the node", total),
-						samplingTolerance(share, total, sampledOps(f.Summary))))
-				}
-			}
-		}
+		out = append(out, hotKeyChecks(f, nodes, tk, fc)...)
 	case "hot_token_range":
 		for _, n := range nodes {
 			if ratio, src, ok := trafficRatio(f, n, fc); ok {
@@ -307,4 +284,43 @@ func replicaCount(repl map[string]string) int {
 		}
 	}
 	return n
+}
+
+// tombstoneChecks holds a tombstone finding's figure to nodetool tablestats'
+// tombstones (or their share) per slice on each of its nodes.
+func tombstoneChecks(f *Finding, nodes []string, tk string, fc figureContext) []FigureCheck {
+	var out []FigureCheck
+	for _, n := range nodes {
+		st, ok := fc.obs.Stats[n][tk]
+		if !ok {
+			continue
+		}
+		switch f.Unit {
+		case "tombstones":
+			out = append(out, newCheck(f, n, st.MaxTombstonesPerSlice, "tablestats maximum tombstones per slice (last five minutes)", 10))
+		case "ratio":
+			if sum := st.MaxTombstonesPerSlice + st.MaxLiveRowsPerSlice; sum > 0 {
+				out = append(out, newCheck(f, n, st.MaxTombstonesPerSlice/sum,
+					"tablestats maximum tombstones ÷ (maximum tombstones + maximum live rows) per slice (last five minutes)", 10))
+			}
+		}
+	}
+	return out
+}
+
+// hotKeyChecks holds a hot key's share to what nodetool profileload sampled
+// on each of its nodes.
+func hotKeyChecks(f *Finding, nodes []string, tk string, fc figureContext) []FigureCheck {
+	var out []FigureCheck
+	reads, writes := samplersOf(f.Summary)
+	for _, n := range nodes {
+		if p, ok := fc.obs.Profiles[n][tk]; ok && f.PartitionKey != "" {
+			share, total := p.Share(f.PartitionKey, reads, writes)
+			if total > 0 {
+				out = append(out, newCheck(f, n, share, fmt.Sprintf("the key's share of %d operations sampled by nodetool profileload on the node", total),
+					samplingTolerance(share, total, sampledOps(f.Summary))))
+			}
+		}
+	}
+	return out
 }
