@@ -6,7 +6,7 @@ LDFLAGS   := -X github.com/prometheus/common/version.Version=$(VERSION) -X githu
 CLUSTER   := deploy/local/cluster
 FIXTURES  := deploy/local/fixtures
 
-.PHONY: all build test unit integration lint demo demo-down bench faults clean
+.PHONY: all build test unit integration lint demo demo-down bench faults truth clean
 
 all: build
 
@@ -43,6 +43,11 @@ bench: build
 ## started and stopped here.
 faults:
 	scripts/faults.sh
+
+## truth: the truth corpus (truth/scenarios) on real clusters of its own (127.0.0.61-67),
+## judged against its truth and nodetool: a confusion table per kind (docs/detection.md).
+truth: build
+	scripts/truth.sh
 
 clean:
 	rm -rf bin
