@@ -39,6 +39,8 @@ type ExpectResult struct {
 	Found    bool     `json:"found"`
 	Matches  []string `json:"matches,omitempty"` // finding IDs
 	Note     string   `json:"note,omitempty"`
+	// Evidence is what nodetool said of a missed problem on the truth's nodes.
+	Evidence []string `json:"evidence,omitempty"`
 }
 
 // Truth is what the runner resolved against the live cluster before

@@ -28,6 +28,11 @@ func (r *runner) judge(phase string, rep *Report, obs *Observations) PhaseResult
 		res.Expected = append(res.Expected, exp...)
 		res.Findings = append(res.Findings, judged...)
 	}
+	for i := range res.Expected {
+		if !res.Expected[i].Found {
+			res.Expected[i].Evidence = r.evidence(&res.Expected[i], obs)
+		}
+	}
 	for i := range res.Findings {
 		j := &res.Findings[i]
 		fc, minRow := r.figureContext(byKS[j.Keyspace], &j.Finding, obs)
@@ -113,4 +118,46 @@ func partmonMaxBytes(rep *Report, f *Finding) int64 {
 		}
 	}
 	return best
+}
+
+// evidence says what nodetool measured of a planted problem partmon
+// missed, on the truth's nodes (every node when the truth names none).
+func (r *runner) evidence(e *ExpectResult, obs *Observations) []string {
+	nodes := e.Nodes
+	if len(nodes) == 0 {
+		nodes = r.c.Hosts
+	}
+	tk := e.Keyspace + "." + e.Table
+	var out []string
+	for _, n := range nodes {
+		st, ok := obs.Stats[n][tk]
+		if !ok && e.Table != "" {
+			continue
+		}
+		switch e.Kind {
+		case "oversized_partition", "unbucketed_time_series", "partition_growth_forecast":
+			out = append(out, fmt.Sprintf("%s: tablestats compacted partition maximum %d bytes", n, st.MaxPartitionBytes))
+		case "wide_partition":
+			h := obs.Histograms[n][tk]
+			out = append(out, fmt.Sprintf("%s: tablestats compacted partition maximum %d bytes, maximum live rows per slice %.0f; tablehistograms max cell count %.0f",
+				n, st.MaxPartitionBytes, st.MaxLiveRowsPerSlice, h.Cells.Max))
+		case "tombstone_heavy":
+			out = append(out, fmt.Sprintf("%s: tablestats maximum tombstones per slice %.0f, maximum live rows per slice %.0f", n, st.MaxTombstonesPerSlice, st.MaxLiveRowsPerSlice))
+		case "hot_partition":
+			if p, ok := obs.Profiles[n][tk]; ok {
+				share, total := p.Share(e.Key, true, true)
+				out = append(out, fmt.Sprintf("%s: nodetool profileload: key %q has %.0f %% of %d sampled operations", n, e.Key, 100*share, total))
+			}
+		case "hot_token_range":
+			f := Finding{Kind: e.Kind, Keyspace: e.Keyspace, Table: e.Table}
+			if ratio, src, ok := trafficRatio(&f, n, figureContext{obs: obs, hosts: r.c.Hosts, dc: r.c.DC}); ok {
+				out = append(out, fmt.Sprintf("%s: %.2f× its fair share: %s", n, ratio, src))
+			}
+		case "ownership_skew":
+			if skew, ok := ownershipSkew(obs.Status[e.Keyspace], n); ok {
+				out = append(out, fmt.Sprintf("%s: nodetool status %s: %.2f× its fair share", n, e.Keyspace, skew))
+			}
+		}
+	}
+	return out
 }

@@ -419,9 +419,12 @@ func (r *runner) observe(ctx context.Context, rep *Report, start map[string]map[
 	for _, sc := range r.scs {
 		for i := range sc.Expect {
 			e := &sc.Expect[i]
-			if e.Kind == "hot_partition" {
-				for _, n := range r.truth.nodesOf(sc, e) {
+			for _, n := range r.truth.nodesOf(sc, e) {
+				switch e.Kind {
+				case "hot_partition":
 					profiles[nodeTable{n, sc.Keyspace + "." + e.Table}] = true
+				case "wide_partition", "oversized_partition":
+					histos[nodeTable{n, sc.Keyspace + "." + e.Table}] = true
 				}
 			}
 		}

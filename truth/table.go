@@ -196,6 +196,9 @@ func WriteDefects(w io.Writer, sums []Summary) {
 		fmt.Fprintf(w, "## %s\n\n", s.Phase)
 		for _, m := range s.Missed {
 			fmt.Fprintf(w, "- **missed** `%s` on %s%s%s (scenario %s): %s\n", m.Kind, m.Keyspace, tableSuffix(m.Table), where(m.Nodes, m.Key), m.Scenario, m.Note)
+			for _, e := range m.Evidence {
+				fmt.Fprintf(w, "  - nodetool %s\n", e)
+			}
 		}
 		for _, j := range s.False {
 			fmt.Fprintf(w, "- **false** %s (scenario %s): %s\n  ```json\n  %s\n  ```\n", j.Kind, orNone(j.Scenario), j.Why, compact(j.Finding))
