@@ -205,8 +205,11 @@ func TestFixturesFoundOnRealCluster(t *testing.T) {
 	// "top partitions" come from the same tracker, over JMX, in memory).
 	t.Run("top partitions agree with nodetool tablestats", func(t *testing.T) {
 		_, noTop := keyedBySeries[series][analyzer.KindOversizedPartition]
-		if noTop && len(report.TopPartitions) > 0 {
-			t.Errorf("Cassandra %s has no system.top_partitions, yet the report lists %d top partitions", version, len(report.TopPartitions))
+		// Sampled hot keys are top partitions too; only system.top_partitions is missing on 4.0.
+		for _, e := range report.TopPartitions {
+			if noTop && strings.Contains(e.Source, "system.top_partitions") {
+				t.Errorf("Cassandra %s has no system.top_partitions, yet the report lists %+v from it", version, e)
+			}
 		}
 		for _, p := range truth.Find(analyzer.KindOversizedPartition) {
 			out, err := testcluster.Nodetool(ctx, testcluster.NodeIndex(p.Nodes[0]), "tablestats", "-F", "json", p.Keyspace+"."+p.Table)
