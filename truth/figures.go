@@ -93,6 +93,9 @@ type figureContext struct {
 func checkFigures(f *Finding, fc figureContext) []FigureCheck {
 	nodes := f.AllNodes()
 	if len(nodes) == 0 {
+		if nodeScoped[f.Kind] {
+			return nil // a per-node figure of no named node: nothing to compare it with
+		}
 		nodes = fc.hosts
 	}
 	tk := f.Keyspace + "." + f.Table
@@ -174,6 +177,9 @@ func sampledOps(summary string) int64 {
 	n, _ := strconv.ParseInt(strings.ReplaceAll(m[1], ",", ""), 10, 64)
 	return n
 }
+
+// nodeScoped kinds measure one node; their figure is that node's.
+var nodeScoped = map[string]bool{"hot_partition": true, "hot_token_range": true, "ownership_skew": true, "load_skew": true}
 
 func maxOver(nodes []string, v func(string) float64) (string, float64) {
 	best, at := 0.0, ""
