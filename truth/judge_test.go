@@ -189,3 +189,47 @@ func TestSamplingTolerance(t *testing.T) {
 		t.Errorf("sampledOps = %d", n)
 	}
 }
+
+func TestJudgeOutside(t *testing.T) {
+	cases := []struct {
+		name    string
+		f       Finding
+		checks  []FigureCheck
+		verdict string
+	}{
+		{"skew nodetool agrees", Finding{Kind: "load_skew", Severity: "warning", Threshold: 1.2}, []FigureCheck{{Reference: 1.26}}, VerdictAllowed},
+		{"skew nodetool disagrees", Finding{Kind: "load_skew", Severity: "warning", Threshold: 1.2}, []FigureCheck{{Reference: 1.05}}, VerdictFalse},
+		{"skew without nodetool", Finding{Kind: "ownership_skew", Severity: "warning", Threshold: 1.2}, nil, VerdictOutside},
+		{"stale with every node up", Finding{Kind: "stale_data", Severity: "critical"}, nil, VerdictFalse},
+		{"stale at info", Finding{Kind: "stale_data", Severity: "info"}, nil, VerdictOutside},
+		{"another keyspace", Finding{Kind: "hot_partition", Severity: "critical", Keyspace: "pm_hot"}, nil, VerdictOutside},
+	}
+	for _, c := range cases {
+		if got, _ := judgeOutside(&c.f, c.checks); got != c.verdict {
+			t.Errorf("%s: %s, want %s", c.name, got, c.verdict)
+		}
+	}
+}
+
+func TestFigureBounds(t *testing.T) {
+	cases := []struct {
+		name    string
+		summary string
+		value   float64
+		ref     float64
+		ok      bool
+	}{
+		{"value within 10 %", "largest partition is 72 MiB", 105, 100, true},
+		{"value off", "largest partition is 72 MiB", 150, 100, false},
+		{"upper bound holds", "has at most ~117 partitions", 117, 5, true},
+		{"upper bound broken", "has at most ~3 partitions", 3, 5, false},
+		{"lower bound holds", "holds at least 120,000 rows", 120000, 150000, true},
+		{"lower bound broken", "holds at least 200,000 rows", 200000, 150000, false},
+	}
+	for _, c := range cases {
+		got := newCheck(&Finding{Summary: c.summary, Value: c.value}, "", c.ref, "test", 10)
+		if got.OK != c.ok {
+			t.Errorf("%s: ok %v (%+v), want %v", c.name, got.OK, got, c.ok)
+		}
+	}
+}
