@@ -14,7 +14,9 @@ type nodeFreshness struct {
 	// oldest LastSuccess of any source, and of the failing ones.
 	oldest, oldestFailed time.Time
 	oldestSrc            string
-	trafficFailed        bool // a source of the traffic counters failed
+	// neverSince is the first attempt of the sources that never succeeded.
+	neverSince    time.Time
+	trafficFailed bool // a source of the traffic counters failed
 }
 
 // trafficSource tells the sources that read the operation counters
@@ -43,6 +45,13 @@ func freshness(s *model.Snapshot) map[string]*nodeFreshness {
 		}
 		if st.LastSuccess.IsZero() {
 			f.never = append(f.never, st.Source)
+			first := st.FirstAttempt
+			if first.IsZero() { // a snapshot from before FirstAttempt: its last attempt is all we know
+				first = st.Taken
+			}
+			if !first.IsZero() && (f.neverSince.IsZero() || first.Before(f.neverSince)) {
+				f.neverSince = first
+			}
 			f.trafficFailed = f.trafficFailed || trafficSource(st.Source)
 			continue
 		}
@@ -71,6 +80,15 @@ func (f *nodeFreshness) failedAge(now time.Time) float64 {
 		return 0
 	}
 	return max(0, now.Sub(f.oldestFailed).Seconds())
+}
+
+// neverAge is how long the sources that never succeeded have been tried
+// without data; 0 when there are none.
+func (f *nodeFreshness) neverAge(now time.Time) float64 {
+	if f == nil || f.neverSince.IsZero() {
+		return 0
+	}
+	return max(0, now.Sub(f.neverSince).Seconds())
 }
 
 // isStale: some node-local source could not be read (this cycle or ever).

@@ -76,7 +76,7 @@ func severityInvariant(kind string, sev Severity, value, threshold float64) erro
 	if sev < SeverityInfo || sev > SeverityCritical {
 		return fmt.Errorf("severity %v", sev)
 	}
-	if sev < SeverityWarning || (kind == KindStaleData && value == -1) {
+	if sev < SeverityWarning {
 		return nil
 	}
 	const eps = 1e-9

@@ -228,6 +228,9 @@ func TestRuleStaleData(t *testing.T) {
 		return st
 	}
 	ok, failed := model.StateOK, model.StateError
+	never := func(src string, tried time.Duration) model.SourceStatus {
+		return model.SourceStatus{Source: src, Node: "10.0.0.1", State: failed, Taken: t0, FirstAttempt: t0.Add(-tried)}
+	}
 	cases := []struct {
 		name      string
 		sources   []model.SourceStatus
@@ -243,8 +246,15 @@ func TestRuleStaleData(t *testing.T) {
 			wantSev: SeverityInfo, wantValue: after.Seconds(), wantAge: after.Seconds(), inText: []string{"failing now: b", "their data is 15 min old"}},
 		{name: "failing, data too old", sources: []model.SourceStatus{status("a", ok, 0), status("b", failed, after+time.Second)},
 			wantSev: SeverityWarning, wantValue: (after + time.Second).Seconds(), wantAge: (after + time.Second).Seconds()},
-		{name: "never read", sources: []model.SourceStatus{status("a", failed, -1)},
-			wantSev: SeverityCritical, wantValue: -1, inText: []string{"never read: a"}},
+		// A first cycle or a one-shot report: no data yet is not an alert.
+		{name: "never read, first attempt", sources: []model.SourceStatus{status("a", failed, -1)},
+			wantSev: SeverityInfo, wantValue: 0, inText: []string{"never read: a (tried for 0 s)"}},
+		{name: "never read, tried for less than stale_after", sources: []model.SourceStatus{never("a", after)},
+			wantSev: SeverityInfo, wantValue: after.Seconds(), inText: []string{"never read: a (tried for 15 min)"}},
+		{name: "never read, tried for longer", sources: []model.SourceStatus{never("a", after+time.Second)},
+			wantSev: SeverityCritical, wantValue: (after + time.Second).Seconds()},
+		{name: "never read beside failing data", sources: []model.SourceStatus{status("b", failed, 2*after), never("a", time.Minute)},
+			wantSev: SeverityWarning, wantValue: (2 * after).Seconds(), wantAge: (2 * after).Seconds(), inText: []string{"never read: a (tried for 60 s)", "failing now: b, a"}},
 		{name: "unsupported is not stale", sources: []model.SourceStatus{
 			{Source: "top_partitions", Node: "10.0.0.1", State: model.StateUnsupported, Taken: t0}}},
 		{name: "cluster sources do not make a node stale", sources: []model.SourceStatus{

@@ -9,11 +9,13 @@ import (
 )
 
 // ruleStaleData: a node whose node-local sources failed or never succeeded;
-// its figures are from its last good read, so the other rules may miss or
-// misjudge it. The value is the age of the failing sources' data. Critical
-// when a source never succeeded (value -1: no data at all); warning once
-// the failing data is older than StaleAfter; info while it is younger (one
-// failed read is not yet an alert).
+// its figures are from its last good read (or missing), so the other rules
+// may miss or misjudge it. The value is how long the node has been without
+// fresh data: the age of the failing sources' last good read, or for a
+// source that never succeeded the time since partmon first tried it. Info
+// while that is within StaleAfter (one failed or slow read, a first cycle,
+// a one-shot report, is not yet an alert); warning past it; critical past
+// it when a source never gave any data at all.
 //
 // A source that succeeded is current as far as its own schedule goes, so
 // its LastSuccess is not judged: some sources run only every 30 minutes.
@@ -27,16 +29,18 @@ func ruleStaleData(a *analysis) []Finding {
 		if !fresh.isStale() {
 			continue
 		}
-		age := fresh.failedAge(a.s.Taken)
+		age, never := fresh.failedAge(a.s.Taken), fresh.neverAge(a.s.Taken)
 		f := a.newFinding(KindStaleData, SeverityInfo, n, "", "")
-		f.Value, f.Threshold, f.Unit = age, after, UnitSeconds
-		if age > after {
+		f.Value, f.Threshold, f.Unit = max(age, never), after, UnitSeconds
+		switch {
+		case never > after:
+			f.Severity = SeverityCritical
+		case f.Value > after:
 			f.Severity = SeverityWarning
 		}
 		var parts []string
 		if len(fresh.never) > 0 {
-			f.Severity, f.Value = SeverityCritical, -1
-			parts = append(parts, "never read: "+strings.Join(fresh.never, ", "))
+			parts = append(parts, fmt.Sprintf("never read: %s (tried for %s)", strings.Join(fresh.never, ", "), format.Seconds(never)))
 		}
 		if len(fresh.failed) > 0 {
 			parts = append(parts, "failing now: "+strings.Join(fresh.failed, ", "))

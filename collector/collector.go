@@ -327,6 +327,7 @@ func (c *Collector) record(source, node, hostID string, out *Output, rows int, e
 	res, ok := c.results[k]
 	if !ok {
 		res = &result{}
+		res.status.FirstAttempt = start
 		c.results[k] = res
 	}
 	st := &res.status

@@ -249,10 +249,13 @@ type SourceStatus struct {
 	Error  string      `json:"error,omitempty"`
 	// Taken is when this source was last attempted, LastSuccess when it last succeeded
 	// (zero if never). Data older than LastSuccess is what the snapshot carries.
-	Taken       time.Time     `json:"taken"`
-	LastSuccess time.Time     `json:"last_success"`
-	Duration    time.Duration `json:"duration_ns"`
-	Rows        int           `json:"rows"`
+	Taken       time.Time `json:"taken"`
+	LastSuccess time.Time `json:"last_success"`
+	// FirstAttempt is when this partmon first ran the source on the node: how
+	// long a source that never succeeded has been without data.
+	FirstAttempt time.Time     `json:"first_attempt,omitempty"`
+	Duration     time.Duration `json:"duration_ns"`
+	Rows         int           `json:"rows"`
 }
 
 // Stats returns d's stats for one table, adding an empty entry on first use.
