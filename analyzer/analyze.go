@@ -53,6 +53,8 @@ func Analyze(s *model.Snapshot, h *History, th Thresholds) *Report {
 		TableNodes:    a.tableNodes(),
 		TopPartitions: a.topPartitions(),
 		Sources:       append([]model.SourceStatus(nil), s.Sources...),
+		SizeHistory:   a.sizeHistories(),
+		Placements:    a.placements(),
 	}
 	var all []Finding
 	for _, rl := range rules {

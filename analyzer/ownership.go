@@ -333,6 +333,17 @@ func (ring *TokenRing) simpleOwnership(rf int, owns []float64) {
 		}
 		return
 	}
+	ring.simpleWalks(rf, func(start int, chosen []int32) {
+		for _, node := range chosen {
+			owns[node] += ring.share[start]
+		}
+	})
+}
+
+// simpleWalks calls visit with the replicas of every range (pred(t), t] in
+// ring order, each the first rf distinct nodes met walking clockwise from
+// t (fewer when the ring has fewer). chosen is reused between calls.
+func (ring *TokenRing) simpleWalks(rf int, visit func(start int, chosen []int32)) {
 	n := len(ring.tokens)
 	// chosenIn[node] == walk marks the nodes already taken by this walk,
 	// so no set is cleared between walks. A walk skips only tokens of nodes
@@ -352,8 +363,6 @@ func (ring *TokenRing) simpleOwnership(rf int, owns []float64) {
 				q = 0
 			}
 		}
-		for _, node := range chosen {
-			owns[node] += ring.share[start]
-		}
+		visit(start, chosen)
 	}
 }

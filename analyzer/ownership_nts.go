@@ -9,6 +9,19 @@ import "sort"
 // meets the same DC token first get the same replicas in that DC, so each
 // sub-ring position is walked once, weighted by the shares of those tokens.
 func (ring *TokenRing) networkTopologyOwnership(dcs map[string]ReplicationFactor, owns []float64) {
+	dcNames, subRings, _ := ring.dcSubRings(dcs)
+	for d, sub := range subRings {
+		if len(sub.node) == 0 {
+			continue // a DC in the map with no nodes
+		}
+		ring.dcOwnership(sub, dcs[dcNames[d]].All, owns)
+	}
+}
+
+// dcSubRings splits the ring into the sub-rings of the DCs that get
+// replicas (see splitByDC), each position weighted by the shares of the
+// ring tokens whose walk meets it first.
+func (ring *TokenRing) dcSubRings(dcs map[string]ReplicationFactor) ([]string, []*dcRing, []int) {
 	dcNames, subRings, nodeDC, nodeRack := ring.splitByDC(dcs)
 	// A ring token's walk meets first, in each DC, the DC token at or after
 	// it: pending[d] collects the shares of ring tokens until the next DC
@@ -31,12 +44,11 @@ func (ring *TokenRing) networkTopologyOwnership(dcs map[string]ReplicationFactor
 		pending[d] = 0
 	}
 	for d, sub := range subRings {
-		if len(sub.node) == 0 {
-			continue // a DC in the map with no nodes
+		if len(sub.node) > 0 {
+			sub.weight[0] += pending[d]
 		}
-		sub.weight[0] += pending[d]
-		ring.dcOwnership(sub, dcs[dcNames[d]].All, owns)
 	}
+	return dcNames, subRings, nodeDC
 }
 
 // splitByDC numbers the DCs that get replicas (by name) and each one's racks,
@@ -114,10 +126,7 @@ const linearRackSearch = 64
 // DC), acceptableRackRepeats = rf - racks in DC; a node from an unseen rack
 // is always taken, one from a seen rack only while repeats are left.
 func (ring *TokenRing) dcOwnership(d *dcRing, rf int, owns []float64) {
-	m := len(d.node)
-	racks := len(d.rackPos)
-	needed := min(rf, d.members)
-	if needed == d.members {
+	if min(rf, d.members) == d.members {
 		// Every node of the DC replicates every range.
 		total := ring.totalShare()
 		for _, node := range d.node {
@@ -125,6 +134,20 @@ func (ring *TokenRing) dcOwnership(d *dcRing, rf int, owns []float64) {
 		}
 		return
 	}
+	ring.dcWalks(d, rf, func(start int, chosen []int32) {
+		for _, node := range chosen {
+			owns[node] += d.weight[start]
+		}
+	})
+}
+
+// dcWalks calls visit with the replicas in this DC of every sub-ring
+// position, in placement order (NetworkTopologyStrategy.DatacenterEndpoints,
+// see dcOwnership). chosen is reused between calls.
+func (ring *TokenRing) dcWalks(d *dcRing, rf int, visit func(start int, chosen []int32)) {
+	m := len(d.node)
+	racks := len(d.rackPos)
+	needed := min(rf, d.members)
 	chosenIn := make([]int, len(ring.nodes))
 	rackSeenIn := make([]int, racks)
 	chosen := make([]int32, 0, needed)
@@ -156,9 +179,7 @@ func (ring *TokenRing) dcOwnership(d *dcRing, rf int, owns []float64) {
 			}
 			steps++
 		}
-		for _, node := range chosen {
-			owns[node] += d.weight[start]
-		}
+		visit(start, chosen)
 	}
 }
 

@@ -112,6 +112,12 @@ type Report struct {
 	// Notes say what the analysis had to skip and why (e.g. a keyspace whose
 	// replication it could not parse: no ownership figures for it).
 	Notes []string `json:"notes,omitempty"`
+	// SizeHistory is every table's largest partition over time with its
+	// growth fit, for tables with two points or more.
+	SizeHistory []SizeHistory `json:"size_history,omitempty"`
+	// Placements are the replica sets of each distinct replication (the
+	// status page's rings); none on rings of more than 4,096 tokens.
+	Placements []Placement `json:"-"`
 }
 
 // NodeSummary is one node of the ring with its load and token figures.

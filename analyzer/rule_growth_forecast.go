@@ -19,7 +19,7 @@ func rulePartitionGrowthForecast(a *analysis) []Finding {
 	warnSecs, critSecs := a.th.ForecastWarning.Seconds(), a.th.ForecastCritical.Seconds()
 	for _, t := range a.tables {
 		secs := t.growth.secondsTo(crit)
-		if !t.growth.ok || secs <= 0 {
+		if !t.growth.trusted() || secs <= 0 {
 			continue
 		}
 		var sev Severity

@@ -1,0 +1,160 @@
+package analyzer
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/partmon/partmon/model"
+)
+
+// maxPlacementRanges bounds the rings whose replica sets a report carries:
+// beyond it a picture of every range is unreadable and costly to build.
+const maxPlacementRanges = 4096
+
+// TokenRange is the range (Start, End] of the ring; the first range wraps
+// (Start is the ring's last token). Share is its nodetool share.
+type TokenRange struct {
+	Start, End int64
+	Share      float64
+}
+
+// DCReplicas are the replicas one DC holds of every range (SimpleStrategy
+// and EverywhereStrategy: DC "" is the whole ring).
+type DCReplicas struct {
+	DC string
+	RF int
+	// Holders[i] are the host IDs holding range i's replicas in placement
+	// order: Holders[i][0] is the first replica met walking from its end.
+	Holders [][]string
+}
+
+// Placement is where one replication puts its replicas; keyspaces with the
+// same replication map share it.
+type Placement struct {
+	Keyspaces   []string
+	Replication string // "NetworkTopologyStrategy dc1:3"
+	Ranges      []TokenRange
+	DCs         []DCReplicas
+}
+
+// ReplicaSets are the replica holders of every range of the ring under r,
+// placed by the same walks as Effective (so the shares of the ranges a node
+// holds add up to its effective ownership).
+func (ring *TokenRing) ReplicaSets(r Replication) ([]TokenRange, []DCReplicas, error) {
+	n := len(ring.tokens)
+	ranges := make([]TokenRange, n)
+	for i, t := range ring.tokens {
+		ranges[i] = TokenRange{Start: ring.tokens[(i+n-1)%n], End: t, Share: ring.share[i]}
+	}
+	ids := func(chosen []int32) []string {
+		out := make([]string, len(chosen))
+		for k, node := range chosen {
+			out[k] = ring.nodes[node].HostID
+		}
+		return out
+	}
+	switch r.Class {
+	case StrategySimple, StrategyEverywhere:
+		rf := r.Factor.All
+		if r.Class == StrategyEverywhere {
+			rf = len(ring.nodes)
+		}
+		dc := DCReplicas{RF: rf, Holders: make([][]string, n)}
+		if rf > 0 {
+			ring.simpleWalks(rf, func(start int, chosen []int32) { dc.Holders[start] = ids(chosen) })
+		}
+		return ranges, []DCReplicas{dc}, nil
+	case StrategyNetworkTopology:
+		return ranges, ring.dcReplicaSets(r.DCs, ids), nil
+	case StrategyLocal:
+		return nil, nil, errors.New("a LocalStrategy keyspace has no replica sets: every node keeps its own data")
+	}
+	return nil, nil, fmt.Errorf("replication class %q is not supported", r.Class)
+}
+
+// dcReplicaSets maps every ring token to the sub-ring position its walk
+// meets first in each DC, and gives it that position's replicas.
+func (ring *TokenRing) dcReplicaSets(dcs map[string]ReplicationFactor, ids func([]int32) []string) []DCReplicas {
+	dcNames, subRings, nodeDC := ring.dcSubRings(dcs)
+	out := make([]DCReplicas, 0, len(dcNames))
+	for d, sub := range subRings {
+		rf := dcs[dcNames[d]].All
+		dc := DCReplicas{DC: dcNames[d], RF: rf, Holders: make([][]string, len(ring.tokens))}
+		m := len(sub.node)
+		if m == 0 {
+			out = append(out, dc)
+			continue
+		}
+		atPos := make([][]string, m)
+		ring.dcWalks(sub, rf, func(start int, chosen []int32) { atPos[start] = ids(chosen) })
+		next := 0 // the sub-ring position at or after ring token i
+		for i, owner := range ring.owner {
+			dc.Holders[i] = atPos[next%m]
+			if nodeDC[owner] == d {
+				next++
+			}
+		}
+		out = append(out, dc)
+	}
+	return out
+}
+
+// placements are the replica sets of the keyspaces' distinct replications,
+// by keyspace name; none for rings over maxPlacementRanges.
+func (a *analysis) placements() []Placement {
+	if a.ringLen == 0 || len(a.keyspaces) == 0 {
+		return nil
+	}
+	ring, err := NewTokenRing(a.s.Nodes)
+	if err != nil || len(ring.tokens) > maxPlacementRanges {
+		return nil
+	}
+	bySig := map[string]int{}
+	var out []Placement
+	for _, ks := range a.keyspaces {
+		if ks.owns == nil {
+			continue // replication not understood or not placeable
+		}
+		sig := replicationSignature(ks.ks.Replication)
+		if i, ok := bySig[sig]; ok {
+			out[i].Keyspaces = append(out[i].Keyspaces, ks.ks.Name)
+			continue
+		}
+		ranges, dcs, err := ring.ReplicaSets(ks.repl)
+		if err != nil {
+			continue
+		}
+		bySig[sig] = len(out)
+		out = append(out, Placement{Keyspaces: []string{ks.ks.Name}, Replication: replicationText(ks.repl),
+			Ranges: ranges, DCs: dcs})
+	}
+	return out
+}
+
+// replicationText writes a replication for people: "SimpleStrategy rf 3",
+// "NetworkTopologyStrategy dc1:3 dc2:2".
+func replicationText(r Replication) string {
+	switch r.Class {
+	case StrategySimple:
+		return r.Class + " rf " + r.Factor.String()
+	case StrategyNetworkTopology:
+		dcs := make([]string, 0, len(r.DCs))
+		for dc, f := range r.DCs {
+			dcs = append(dcs, dc+":"+f.String())
+		}
+		sort.Strings(dcs)
+		return r.Class + " " + strings.Join(dcs, " ")
+	}
+	return r.Class
+}
+
+// ReplicaSets is TokenRing.ReplicaSets of nodes' ring.
+func ReplicaSets(nodes []model.Node, r Replication) ([]TokenRange, []DCReplicas, error) {
+	ring, err := buildTokenRing(nodes)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ring.ReplicaSets(r)
+}
