@@ -123,7 +123,7 @@ func (p *statusPage) data() pageData {
 	for _, f := range findings {
 		d.Findings = append(d.Findings, pageFinding{
 			ID: f.ID, Severity: f.Severity.String(), Kind: f.Kind, Scope: findingScope(f), Key: f.PartitionKey,
-			Value: pageValue(f.Value, f.Unit), Threshold: pageValue(f.Threshold, f.Unit),
+			Value: pageValue(f.Kind, f.Value, f.Unit), Threshold: pageValue(f.Kind, f.Threshold, f.Unit),
 		})
 	}
 
@@ -232,5 +232,5 @@ func pageTime(t time.Time) string {
 }
 
 // pageValue writes a finding's value or threshold in its unit, as the
-// finding texts write them.
-func pageValue(v float64, unit string) string { return headline.Value(v, unit) }
+// finding texts write them, a multiple of a fair share as one.
+func pageValue(kind string, v float64, unit string) string { return headline.KindValue(kind, v, unit) }

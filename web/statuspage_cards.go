@@ -33,7 +33,7 @@ func pageProblems(fs []analyzer.Finding) []pageProblem {
 		p := pageProblem{
 			ID: f.ID, Severity: f.Severity.String(), Kind: f.Kind, Label: headline.Label(f.Kind),
 			Where: headline.Where(f), Key: f.PartitionKey, Sentence: headline.Sentence(f),
-			Value: pageValue(f.Value, f.Unit), Threshold: pageValue(f.Threshold, f.Unit),
+			Value: pageValue(f.Kind, f.Value, f.Unit), Threshold: pageValue(f.Kind, f.Threshold, f.Unit),
 			Nodes:   strings.Join(headline.Nodes(f), ", "),
 			Summary: f.Summary, Advice: f.Advice, Sources: strings.ReplaceAll(f.Source, ",", ", "),
 		}
@@ -45,8 +45,8 @@ func pageProblems(fs []analyzer.Finding) []pageProblem {
 		}
 		for _, n := range f.Nodes {
 			p.PerNode = append(p.PerNode, pageNodeValue{
-				Node: n.Node, DC: n.DC, Rack: n.Rack, Value: pageValue(n.Value, f.Unit),
-				Threshold: pageValue(n.Threshold, f.Unit), Severity: n.Severity.String(),
+				Node: n.Node, DC: n.DC, Rack: n.Rack, Value: pageValue(f.Kind, n.Value, f.Unit),
+				Threshold: pageValue(f.Kind, n.Threshold, f.Unit), Severity: n.Severity.String(),
 			})
 		}
 		out = append(out, p)

@@ -63,7 +63,7 @@ func TestStatusPageCards(t *testing.T) {
 			"<td>127.0.0.2</td><td>dc1</td><td>r2</td><td class=\"num\">103 MiB</td>",
 			"<td>127.0.0.3</td><td>dc1</td><td>r3</td><td class=\"num\">60 MiB</td><td class=\"num\">50 MiB</td><td>warning</td>",
 			"Sources: system_views.max_partition_size, system.top_partitions"}, nil},
-		{"f-hot", []string{`warning|`, `data-table="pm_hot.kv"`, `<dd class="nodes">127.0.0.2</dd>`, "<b>2.62</b>", "against 2.00"},
+		{"f-hot", []string{`warning|`, `data-table="pm_hot.kv"`, `<dd class="nodes">127.0.0.2</dd>`, "<b>2.62× fair share</b>", "against 2.00× fair share"},
 			[]string{"data-key=", "<th>node</th>"}},
 	}
 	for _, tc := range tests {

@@ -233,7 +233,7 @@ func TestPageValue(t *testing.T) {
 		{7, "widgets", "7 widgets"},
 	}
 	for _, tc := range tests {
-		if got := pageValue(tc.v, tc.unit); got != tc.want {
+		if got := pageValue("", tc.v, tc.unit); got != tc.want {
 			t.Errorf("pageValue(%v, %q) = %q, want %q", tc.v, tc.unit, got, tc.want)
 		}
 	}

@@ -166,9 +166,9 @@ func valueAgainst(f analyzer.Finding) string {
 	case f.Value == 0 && f.Threshold == 0:
 		return ""
 	case f.Threshold == 0:
-		return " (" + headline.Value(f.Value, f.Unit) + ")"
+		return " (" + headline.KindValue(f.Kind, f.Value, f.Unit) + ")"
 	}
-	return fmt.Sprintf(" (%s against %s)", headline.Value(f.Value, f.Unit), headline.Value(f.Threshold, f.Unit))
+	return fmt.Sprintf(" (%s against %s)", headline.KindValue(f.Kind, f.Value, f.Unit), headline.KindValue(f.Kind, f.Threshold, f.Unit))
 }
 
 // printer keeps the first write error so the render functions stay linear.

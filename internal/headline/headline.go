@@ -91,6 +91,24 @@ func Nodes(f analyzer.Finding) []string {
 	return nil
 }
 
+// multipleOf names what a ratio-unit kind's number is a multiple of: a
+// bare "2.58" says nothing to a reader. Ratios that are fractions (a hot
+// key's share, the tombstone ratio) are not multiples and keep their number.
+var multipleOf = map[string]string{
+	analyzer.KindHotTokenRange: "fair share",
+	analyzer.KindOwnershipSkew: "fair share",
+	analyzer.KindLoadSkew:      "its DC's mean load",
+}
+
+// KindValue writes a finding's value or threshold as Value does, a
+// multiple with what it is a multiple of: "2.58× fair share".
+func KindValue(kind string, v float64, unit string) string {
+	if of, ok := multipleOf[kind]; ok && unit == analyzer.UnitRatio {
+		return strconv.FormatFloat(v, 'f', 2, 64) + "× " + of
+	}
+	return Value(v, unit)
+}
+
 // Value writes a finding's value or threshold in its unit, as the finding
 // texts write them.
 func Value(v float64, unit string) string {

@@ -47,3 +47,25 @@ func TestEveryKindHasWords(t *testing.T) {
 		}
 	}
 }
+
+// TestKindValue: a multiple of a fair share says so; other units and
+// fraction ratios are written as Value writes them.
+func TestKindValue(t *testing.T) {
+	tests := []struct {
+		kind, unit string
+		v          float64
+		want       string
+	}{
+		{analyzer.KindHotTokenRange, analyzer.UnitRatio, 2.583, "2.58× fair share"},
+		{analyzer.KindOwnershipSkew, analyzer.UnitRatio, 1.2, "1.20× fair share"},
+		{analyzer.KindLoadSkew, analyzer.UnitRatio, 1.5, "1.50× its DC's mean load"},
+		{analyzer.KindHotPartition, analyzer.UnitRatio, 0.25, "0.25"},
+		{analyzer.KindTombstoneHeavy, analyzer.UnitRatio, 0.2, "0.20"},
+		{analyzer.KindOversizedPartition, analyzer.UnitBytes, 124 << 20, "124 MiB"},
+	}
+	for _, tc := range tests {
+		if got := KindValue(tc.kind, tc.v, tc.unit); got != tc.want {
+			t.Errorf("KindValue(%s, %v, %s) = %q, want %q", tc.kind, tc.v, tc.unit, got, tc.want)
+		}
+	}
+}
