@@ -28,13 +28,21 @@ type HistoryLimits struct {
 	MaxAge time.Duration `yaml:"max_age" json:"max_age"`
 	// TrafficWindow is the window of the traffic rates (hot_token_range).
 	TrafficWindow time.Duration `yaml:"traffic_window" json:"traffic_window"`
+	// HeatColumns bound the heatmap's time columns; older ones are merged
+	// so that their span grows with age. HeatTables bound the tables per
+	// column, the busiest kept.
+	HeatColumns int `yaml:"heat_columns" json:"heat_columns,omitempty"`
+	HeatTables  int `yaml:"heat_tables" json:"heat_tables,omitempty"`
 }
 
 // DefaultHistoryLimits keep two weeks of size history in 96 points per table
 // and a 15-minute traffic window: about 3 KiB of JSON per table, plus about
-// 150 bytes per busy table per node (6 MB for 1,000 tables on 30 nodes).
+// 150 bytes per busy table per node (6 MB for 1,000 tables on 30 nodes);
+// the heatmap's 120 columns of at most 64 tables add about 10 bytes per
+// table, node and column (2.3 MB at 30 nodes).
 func DefaultHistoryLimits() HistoryLimits {
-	return HistoryLimits{MaxPoints: 96, MaxAge: 14 * 24 * time.Hour, TrafficWindow: 15 * time.Minute}
+	return HistoryLimits{MaxPoints: 96, MaxAge: 14 * 24 * time.Hour, TrafficWindow: 15 * time.Minute,
+		HeatColumns: 120, HeatTables: 64}
 }
 
 // Validate checks the limits.
@@ -48,6 +56,12 @@ func (l HistoryLimits) Validate() error {
 	}
 	if l.TrafficWindow < time.Minute {
 		errs = append(errs, fmt.Errorf("traffic_window must be at least 1m, got %s", l.TrafficWindow))
+	}
+	if l.HeatColumns != 0 && (l.HeatColumns < 8 || l.HeatColumns > 1000) {
+		errs = append(errs, fmt.Errorf("heat_columns must be in 8..1000, got %d", l.HeatColumns))
+	}
+	if l.HeatTables != 0 && (l.HeatTables < 1 || l.HeatTables > 1000) {
+		errs = append(errs, fmt.Errorf("heat_tables must be in 1..1000, got %d", l.HeatTables))
 	}
 	if l.MaxAge > 0 && l.TrafficWindow > l.MaxAge {
 		errs = append(errs, fmt.Errorf("traffic_window (%s) must not be longer than max_age (%s)", l.TrafficWindow, l.MaxAge))
@@ -73,6 +87,9 @@ type History struct {
 	Sizes map[string][]SizePoint `json:"sizes"`
 	// Traffic is keyed by host ID, then model.TableKey.
 	Traffic map[string]map[string][]TrafficPoint `json:"traffic"`
+	// Heat is the heatmap's rates over time; absent from state files
+	// written before it (the first column then starts at the next cycle).
+	Heat *Heat `json:"heat,omitempty"`
 }
 
 // NewHistory returns an empty history with the given limits (defaults for
@@ -109,6 +126,12 @@ func withDefaults(l HistoryLimits) HistoryLimits {
 	if l.TrafficWindow == 0 {
 		l.TrafficWindow = d.TrafficWindow
 	}
+	if l.HeatColumns == 0 {
+		l.HeatColumns = d.HeatColumns
+	}
+	if l.HeatTables == 0 {
+		l.HeatTables = d.HeatTables
+	}
 	return l
 }
 
@@ -141,6 +164,7 @@ func (h *History) Record(s *model.Snapshot) {
 		h.Sizes[key] = h.appendSize(h.Sizes[key], SizePoint{now, max}, now)
 	}
 	stale := staleTraffic(s)
+	h.recordHeat(s, now, system, stale) // before the traffic points move on to s's counters
 	for hostID, nd := range s.PerNode {
 		if nd == nil || stale[hostID] {
 			continue
@@ -253,6 +277,7 @@ func (h *History) prune(now int64) {
 			delete(h.Traffic, host)
 		}
 	}
+	h.pruneHeat(now)
 }
 
 func newestPoint(h *History) int64 {
@@ -268,6 +293,9 @@ func newestPoint(h *History) int64 {
 				newest = pts[n-1][0]
 			}
 		}
+	}
+	if h.Heat != nil && h.Heat.Last > newest {
+		newest = h.Heat.Last
 	}
 	return newest
 }

@@ -118,6 +118,9 @@ type Report struct {
 	// Placements are the replica sets of each distinct replication (the
 	// status page's rings); none on rings of more than 4,096 tokens.
 	Placements []Placement `json:"-"`
+	// Heat is the ring heatmaps over time (the status page's); nil before
+	// the history has a column. Left out of the JSON: it is large.
+	Heat *HeatMaps `json:"-"`
 }
 
 // NodeSummary is one node of the ring with its load and token figures.

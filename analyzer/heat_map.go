@@ -1,0 +1,335 @@
+package analyzer
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/partmon/partmon/internal/format"
+	"github.com/partmon/partmon/internal/murmur3"
+	"github.com/partmon/partmon/model"
+)
+
+// HeatMapTables is how many tables get a heatmap of their own: those with
+// findings first, then the busiest; the all-tables map comes on top.
+const HeatMapTables = 6
+
+// HeatMaps are the ring heatmaps of one report.
+type HeatMaps struct {
+	// Maps are all user tables together first (Keyspace and Table ""), then
+	// one per table picked.
+	Maps []HeatMap
+	// LeftOut counts the tables with heat history that got no map of their own.
+	LeftOut int
+}
+
+// HeatMap is a table's (or all tables') traffic on each node over time,
+// against each node's fair share by effective ownership.
+type HeatMap struct {
+	Keyspace, Table string
+	Columns         []HeatSpan
+	Nodes           []HeatNode // the ring's nodes with tokens, as in the report
+	Keys            []HeatKey
+	// ReadRate and WriteRate are the table's mean ops/s over the columns.
+	ReadRate, WriteRate float64
+	Findings            int // active findings on the table
+}
+
+// HeatSpan is one column: unix seconds.
+type HeatSpan struct{ Start, End int64 }
+
+// HeatNode is one node's cells, one per column.
+type HeatNode struct {
+	HostID, Address, DC string
+	Reads, Writes       []HeatCell
+}
+
+// HeatCell is one node in one column: Rate in ops/s (negative: no data),
+// Share of its placement group's (DC's) operations, Ratio = Share ÷ the
+// node's fair share by effective ownership. Ratio 0 means none could be
+// given, and Note says why.
+type HeatCell struct {
+	Rate, Share, Ratio float64
+	Note               string
+}
+
+// HeatKey is a sampled hot key placed on the ring: Token where OK, else Why
+// it cannot be placed. Column is the newest column it was seen in.
+type HeatKey struct {
+	Keyspace, Table, Key string
+	Token                int64
+	OK                   bool
+	Why                  string
+	Column               int
+	Share                float64 // of the table's sampled operations; 0 unknown
+}
+
+// heatMaps builds the report's heatmaps from the history's columns with
+// the current ownership; nil without columns.
+func (a *analysis) heatMaps(findings []Finding) *HeatMaps {
+	heat := a.h.Heat
+	if heat == nil || len(heat.Columns) == 0 {
+		return nil
+	}
+	cols := make([]HeatSpan, len(heat.Columns))
+	for i, c := range heat.Columns {
+		cols[i] = HeatSpan{c.Start, c.End}
+	}
+	count := map[string]int{}
+	for _, f := range findings {
+		count[model.TableKey(f.Keyspace, f.Table)]++
+	}
+	idx := make(map[string]int, len(heat.Nodes))
+	for i, id := range heat.Nodes {
+		idx[id] = i
+	}
+	total := a.newHeatMap(cols, nil)
+	var tables []HeatMap
+	for _, t := range a.tables {
+		if !inHeat(heat, t.key) {
+			continue
+		}
+		m := a.newHeatMap(cols, t)
+		m.Findings = count[t.key]
+		a.fillTableHeat(&m, t, &total, idx)
+		m.Keys = a.heatKeys(t, len(cols)-1, findings)
+		tables = append(tables, m)
+	}
+	finishTotal(&total, a.th.TrafficFloorOpsPerSecond)
+	sort.SliceStable(tables, func(i, j int) bool {
+		if (tables[i].Findings > 0) != (tables[j].Findings > 0) {
+			return tables[i].Findings > 0
+		}
+		return tables[i].ReadRate+tables[i].WriteRate > tables[j].ReadRate+tables[j].WriteRate
+	})
+	out := &HeatMaps{}
+	if len(tables) > HeatMapTables {
+		out.LeftOut = len(tables) - HeatMapTables
+		tables = tables[:HeatMapTables]
+	}
+	for _, m := range tables {
+		total.Keys = append(total.Keys, m.Keys...)
+	}
+	out.Maps = append([]HeatMap{total}, tables...)
+	return out
+}
+
+func inHeat(h *Heat, key string) bool {
+	for _, c := range h.Columns {
+		if _, ok := c.Tables[key]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *analysis) newHeatMap(cols []HeatSpan, t *tableView) HeatMap {
+	m := HeatMap{Columns: cols}
+	if t != nil {
+		m.Keyspace, m.Table = t.keyspace, t.name
+	}
+	for i := range a.s.Nodes {
+		n := &a.s.Nodes[i]
+		if len(n.Tokens) == 0 {
+			continue
+		}
+		m.Nodes = append(m.Nodes, HeatNode{HostID: n.HostID, Address: n.Address, DC: n.DC,
+			Reads: make([]HeatCell, len(cols)), Writes: make([]HeatCell, len(cols))})
+	}
+	return m
+}
+
+// heatGroup is one placement group's traffic in one column.
+type heatGroup struct {
+	total, owned float64
+	replicas     int
+	complete     bool
+}
+
+// fillTableHeat sets a table's cells and adds its traffic to the
+// all-tables map: per cell Rate into total's Rate, the group's traffic
+// into Share (as a running denominator) and the traffic the node's fair
+// share expects into Ratio, which finishTotal turns into the figures.
+func (a *analysis) fillTableHeat(m *HeatMap, t *tableView, total *HeatMap, idx map[string]int) {
+	var owns map[string]float64
+	var repl Replication
+	if t.ks != nil {
+		owns, repl = t.ks.owns, t.ks.repl
+	}
+	var readSum, writeSum, seconds float64
+	for c, col := range a.h.Heat.Columns {
+		rates, present := col.Tables[t.key]
+		span := float64(col.End - col.Start)
+		for _, write := range []bool{false, true} {
+			perNode := make([]float64, len(m.Nodes))
+			groups := map[string]*heatGroup{}
+			for i, hn := range m.Nodes {
+				perNode[i] = heatRate(rates, present, idx, hn.HostID, write)
+				if owns[hn.HostID] <= 0 {
+					continue
+				}
+				g := groups[placementGroup(repl, a.byHost[hn.HostID])]
+				if g == nil {
+					g = &heatGroup{complete: true}
+					groups[placementGroup(repl, a.byHost[hn.HostID])] = g
+				}
+				g.replicas++
+				g.owned += owns[hn.HostID]
+				g.complete = g.complete && perNode[i] >= 0
+				g.total += max(0, perNode[i])
+			}
+			for i := range m.Nodes {
+				n := &m.Nodes[i]
+				g := groups[placementGroup(repl, a.byHost[n.HostID])]
+				cell := a.heatCell(perNode[i], owns[n.HostID], g, owns == nil)
+				cells, totals := &n.Reads, &total.Nodes[i].Reads
+				if write {
+					cells, totals = &n.Writes, &total.Nodes[i].Writes
+					writeSum += max(0, perNode[i]) * span
+				} else {
+					readSum += max(0, perNode[i]) * span
+				}
+				(*cells)[c] = cell
+				addToTotal(&(*totals)[c], cell, perNode[i], g, owns[n.HostID])
+			}
+		}
+		seconds += span
+	}
+	if seconds > 0 {
+		m.ReadRate, m.WriteRate = readSum/seconds, writeSum/seconds
+	}
+}
+
+// heatRate is a node's rate in a column: 0 where the table had no traffic.
+func heatRate(rates HeatRates, present bool, idx map[string]int, hostID string, write bool) float64 {
+	if !present {
+		return 0
+	}
+	i, ok := idx[hostID]
+	if !ok {
+		return noRate
+	}
+	if write {
+		return rateAt(rates.Writes, i)
+	}
+	return rateAt(rates.Reads, i)
+}
+
+// heatCell judges one cell as hot_token_range judges a window: within the
+// node's group, every replica with a rate, over the traffic floor, and
+// not holding all the data.
+func (a *analysis) heatCell(rate, owns float64, g *heatGroup, noOwnership bool) HeatCell {
+	cell := HeatCell{Rate: rate}
+	switch {
+	case rate < 0:
+		cell.Note = "no rate: the node's counters were not read, or it restarted"
+	case noOwnership:
+		cell.Note = "no effective ownership for the keyspace"
+	case owns <= 0 || g == nil:
+		cell.Note = "the node holds none of the keyspace's data"
+	case g.replicas < 2:
+		cell.Note = "the only node holding the keyspace in its DC"
+	case !g.complete:
+		cell.Note = "a node of its DC has no rate: no share"
+	case g.total < a.th.TrafficFloorOpsPerSecond:
+		cell.Note = fmt.Sprintf("%s in its DC, under the %s traffic floor", format.Rate(g.total), format.Rate(a.th.TrafficFloorOpsPerSecond))
+	case owns >= fullReplica:
+		cell.Note = "the node holds all of the keyspace's data: routing, not placement, decides its share"
+	default:
+		cell.Share = rate / g.total
+		cell.Ratio = cell.Share / (owns / g.owned)
+	}
+	return cell
+}
+
+// addToTotal accumulates a table cell into the all-tables cell; Share and
+// Ratio hold the group's traffic and the expected traffic until finishTotal.
+// A table cell without a ratio for want of data leaves the total without one.
+func addToTotal(tc *HeatCell, cell HeatCell, rate float64, g *heatGroup, owns float64) {
+	if tc.Rate < 0 {
+		return
+	}
+	switch {
+	case rate < 0 || (g != nil && !g.complete):
+		*tc = HeatCell{Rate: noRate, Note: "a table's rate is missing on a node of its DC"}
+	case cell.Ratio > 0:
+		tc.Rate += rate
+		tc.Share += g.total
+		tc.Ratio += g.total * owns / g.owned
+	}
+}
+
+// finishTotal turns the accumulated sums into share and ratio: the node's
+// share of all tables' operations in its groups ÷ the share its fair share
+// of each table's traffic adds up to.
+func finishTotal(m *HeatMap, floor float64) {
+	for i := range m.Nodes {
+		for _, cells := range [][]HeatCell{m.Nodes[i].Reads, m.Nodes[i].Writes} {
+			for c := range cells {
+				cell := &cells[c]
+				groupTotal, expected := cell.Share, cell.Ratio
+				cell.Share, cell.Ratio = 0, 0
+				switch {
+				case cell.Rate < 0:
+				case groupTotal < floor || expected <= 0:
+					cell.Note = "no table judged here: idle, under the traffic floor, or no fair share to compare with"
+				default:
+					cell.Share = cell.Rate / groupTotal
+					cell.Ratio = cell.Rate / expected
+				}
+			}
+		}
+	}
+}
+
+// heatKeys are the table's hot keys, sampled or named by a hot_partition
+// finding, placed at their tokens in the newest column (the one they were
+// seen in: the history keeps no keys).
+func (a *analysis) heatKeys(t *tableView, column int, findings []Finding) []HeatKey {
+	var out []HeatKey
+	seen := map[string]bool{}
+	add := func(key string, share float64) {
+		if key == "" || seen[key] {
+			return
+		}
+		seen[key] = true
+		k := HeatKey{Keyspace: t.keyspace, Table: t.name, Key: key, Column: column, Share: share}
+		k.Token, k.Why = a.keyToken(t, key)
+		k.OK = k.Why == ""
+		out = append(out, k)
+	}
+	for _, hk := range a.hot[t.key] {
+		add(hk.key, hk.share)
+	}
+	for _, f := range findings {
+		if f.Kind == KindHotPartition && f.Keyspace == t.keyspace && f.Table == t.name {
+			share := 0.0
+			if f.Figures != nil {
+				share = f.Figures.Share
+			}
+			add(f.PartitionKey, share)
+		}
+	}
+	return out
+}
+
+// keyToken is the key's Murmur3 token, or why there is none.
+func (a *analysis) keyToken(t *tableView, key string) (int64, string) {
+	if p := a.s.Partitioner; p != "" && !strings.HasSuffix(p, "Murmur3Partitioner") {
+		return 0, "the cluster's partitioner is " + p + ", not Murmur3Partitioner"
+	}
+	if t.schema == nil {
+		return 0, "the table's partition key types are unknown (not in the schema)"
+	}
+	var types []string
+	for _, c := range t.schema.Columns {
+		if c.Kind == "partition_key" {
+			types = append(types, c.Type)
+		}
+	}
+	tok, err := murmur3.KeyToken(key, types)
+	if err != nil {
+		return 0, "no token: " + err.Error()
+	}
+	return tok, ""
+}

@@ -1,0 +1,348 @@
+package analyzer
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/partmon/partmon/internal/murmur3"
+	"github.com/partmon/partmon/model"
+)
+
+// heatStep is one snapshot of a one-node, one-table history.
+type heatStep struct {
+	at            time.Duration
+	reads, writes int64
+}
+
+// heatSnap is st's snapshot; stale: the node's latency source failed.
+func heatSnap(st heatStep, stale bool) *model.Snapshot {
+	s := sizeSnap(st.at, 0, st.reads, st.writes)
+	if stale {
+		s.Sources = []model.SourceStatus{{Source: "local_read_latency", Node: "10.0.0.1", State: model.StateError,
+			Taken: s.Taken, LastSuccess: t0.Add(-time.Hour)}}
+	}
+	return s
+}
+
+func TestHeatRates(t *testing.T) {
+	cases := []struct {
+		name  string
+		steps []heatStep
+		stale int // the step whose counters were not read; 0: none (the first step is never stale here)
+		// want is the read and write rate of ks.t on h01 in each column;
+		// NaN: the table is absent from the column (no traffic).
+		want [][2]float64
+	}{
+		{"first snapshot starts the timeline", []heatStep{{0, 100, 10}}, 0, nil},
+		{"steady rates", []heatStep{{0, 100, 10}, {time.Minute, 700, 70}, {2 * time.Minute, 1900, 70}}, 0,
+			[][2]float64{{10, 1}, {20, 0}}},
+		{"restart: no rate for that step, never a negative one",
+			[]heatStep{{0, 1000, 100}, {time.Minute, 1600, 160}, {2 * time.Minute, 50, 5}, {3 * time.Minute, 650, 65}}, 0,
+			[][2]float64{{10, 1}, {noRate, noRate}, {10, 1}}},
+		{"no traffic leaves the table out", []heatStep{{0, 100, 10}, {time.Minute, 100, 10}}, 0,
+			[][2]float64{{math.NaN(), math.NaN()}}},
+		{"a node whose counters were not read has no rate",
+			[]heatStep{{0, 100, 10}, {time.Minute, 700, 70}, {2 * time.Minute, 1300, 130}}, 1,
+			[][2]float64{{math.NaN(), math.NaN()}, {10, 1}}}, // the second rate spans both minutes
+		{"zero counters are not recorded: the next step has no rate", []heatStep{{0, 0, 0}, {time.Minute, 0, 600}, {2 * time.Minute, 0, 1200}}, 0,
+			[][2]float64{{math.NaN(), math.NaN()}, {0, 10}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := NewHistory(HistoryLimits{})
+			for i, st := range c.steps {
+				h.Record(heatSnap(st, c.stale != 0 && i == c.stale))
+			}
+			if h.Heat == nil || len(h.Heat.Columns) != len(c.want) {
+				t.Fatalf("columns %+v, want %d", h.Heat, len(c.want))
+			}
+			for i, w := range c.want {
+				col := h.Heat.Columns[i]
+				if col.Start != t0.Add(c.steps[i].at).Unix() || col.End != t0.Add(c.steps[i+1].at).Unix() {
+					t.Errorf("column %d spans %d..%d, want the snapshots' times", i, col.Start, col.End)
+				}
+				r, ok := col.Tables["ks.t"]
+				if math.IsNaN(w[0]) {
+					if ok {
+						t.Errorf("column %d: table present with %+v, want absent", i, r)
+					}
+					continue
+				}
+				if got := [2]float64{rateAt(r.Reads, 0), rateAt(r.Writes, 0)}; got != w {
+					t.Errorf("column %d: rates %v, want %v", i, got, w)
+				}
+			}
+		})
+	}
+}
+
+func TestHeatMergeColumns(t *testing.T) {
+	col := func(start, end int64, reads ...float64) HeatColumn {
+		c := HeatColumn{Start: start, End: end, Tables: map[string]HeatRates{}}
+		if reads != nil {
+			c.Tables["ks.t"] = HeatRates{Reads: reads, Writes: make([]float64, len(reads))}
+		}
+		return c
+	}
+	cases := []struct {
+		name string
+		a, b HeatColumn
+		want []float64
+	}{
+		{"time-weighted", col(0, 60, 10, 4), col(60, 240, 30, 8), []float64{25, 7}},
+		{"a node without a rate in one keeps the other's", col(0, 60, noRate, 4), col(60, 120, 30, noRate), []float64{30, 4}},
+		{"without a rate in both stays unknown", col(0, 60, noRate), col(60, 120, noRate), []float64{noRate}},
+		{"a table absent from one had no traffic there", col(0, 60), col(60, 120, 30), []float64{15}},
+		{"a shorter slice ends in unknowns", col(0, 60, 10), col(60, 120, 20, 6), []float64{15, 6}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := mergeColumns(c.a, c.b)
+			if m.Start != c.a.Start || m.End != c.b.End {
+				t.Fatalf("merged span %d..%d", m.Start, m.End)
+			}
+			got := m.Tables["ks.t"].Reads
+			if len(got) != len(c.want) {
+				t.Fatalf("reads %v, want %v", got, c.want)
+			}
+			for i := range got {
+				if math.Abs(got[i]-c.want[i]) > 1e-9 {
+					t.Fatalf("reads %v, want %v", got, c.want)
+				}
+			}
+		})
+	}
+}
+
+func TestHeatBoundKeepsSpanAndRates(t *testing.T) {
+	for _, limit := range []int{8, 20, 120} {
+		h := NewHistory(HistoryLimits{HeatColumns: limit})
+		const steps = 400
+		for i := 0; i <= steps; i++ {
+			// 10 reads/s; from step 300 on 40 reads/s.
+			reads := 1 + int64(i)*600
+			if i > 300 {
+				reads = 1 + 300*600 + int64(i-300)*2400
+			}
+			h.Record(sizeSnap(time.Duration(i)*time.Minute, 0, reads, 0))
+		}
+		cols := h.Heat.Columns
+		if len(cols) != limit {
+			t.Fatalf("limit %d: %d columns", limit, len(cols))
+		}
+		if cols[0].Start != t0.Unix() || cols[len(cols)-1].End != t0.Add(steps*time.Minute).Unix() {
+			t.Errorf("limit %d: columns span %d..%d, want the whole history", limit, cols[0].Start, cols[len(cols)-1].End)
+		}
+		var ops, prevSpan float64
+		for i, c := range cols {
+			if i > 0 && c.Start != cols[i-1].End {
+				t.Errorf("limit %d: gap or overlap between columns %d and %d", limit, i-1, i)
+			}
+			span := float64(c.End - c.Start)
+			ops += c.Tables["ks.t"].Reads[0] * span
+			if i > 0 && span > prevSpan*4+60 {
+				t.Errorf("limit %d: column %d spans %.0f s after one of %.0f s: spans must grow with age", limit, i, span, prevSpan)
+			}
+			prevSpan = span
+		}
+		if want := float64(300*600 + 100*2400); math.Abs(ops-want) > 1e-6*want {
+			t.Errorf("limit %d: merged columns hold %.0f reads, want %.0f", limit, ops, want)
+		}
+		if last := cols[len(cols)-1]; last.End-last.Start != 60 || last.Tables["ks.t"].Reads[0] != 40 {
+			t.Errorf("limit %d: the newest column is %+v, want one cycle at 40/s", limit, last)
+		}
+	}
+}
+
+func TestHeatTablesCapAndMaxAge(t *testing.T) {
+	h := NewHistory(HistoryLimits{HeatTables: 2, MaxAge: time.Hour})
+	snap := func(at time.Duration, n int64, tables ...string) *model.Snapshot {
+		b := newSnap().ring("dc1", 1)
+		for i, tbl := range tables {
+			b.stats("h01", "ks", tbl, model.TableStats{LocalReads: model.Ops{Count: 1 + n*int64(i+1)}})
+		}
+		b.s.Taken = t0.Add(at)
+		return b.s
+	}
+	h.Record(snap(0, 0, "a", "b", "c"))
+	h.Record(snap(time.Minute, 600, "a", "b", "c"))
+	first := h.Heat.Columns[0].Tables
+	if _, ok := first["ks.a"]; ok || len(first) != 2 {
+		t.Fatalf("want the 2 busiest tables (b, c), got %v", first)
+	}
+	// Table c goes away; two hours later only a and b are in the history.
+	h.Record(snap(2*time.Hour, 1200, "a", "b"))
+	h.Record(snap(2*time.Hour+time.Minute, 1800, "a", "b"))
+	for _, c := range h.Heat.Columns {
+		if c.End < t0.Add(time.Hour).Unix() {
+			t.Errorf("column ending %d is older than max_age", c.End)
+		}
+		if _, ok := c.Tables["ks.c"]; ok {
+			t.Errorf("a table gone for max_age is still there: %v", c.Tables)
+		}
+	}
+}
+
+func TestHeatJSONRoundTripAndOldStateFile(t *testing.T) {
+	h := NewHistory(HistoryLimits{})
+	h.Record(sizeSnap(0, 5*mib, 100, 10))
+	h.Record(sizeSnap(time.Minute, 5*mib, 700, 70))
+	data, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"heat":{"nodes":["h01"]`) {
+		t.Fatalf("heat not serialized: %s", data)
+	}
+	back, err := DecodeHistory(data, HistoryLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := json.Marshal(back); string(again) != string(data) {
+		t.Fatalf("round trip changed the history:\n%s\n%s", data, again)
+	}
+
+	// A state file written before the heat history: same version, no field.
+	var old map[string]json.RawMessage
+	if err := json.Unmarshal(data, &old); err != nil {
+		t.Fatal(err)
+	}
+	delete(old, "heat")
+	oldData, _ := json.Marshal(old)
+	restored, err := DecodeHistory(oldData, HistoryLimits{})
+	if err != nil {
+		t.Fatalf("a state file without heat must load: %v", err)
+	}
+	if restored.Heat != nil || len(restored.Traffic["h01"]["ks.t"]) == 0 {
+		t.Fatalf("restored %+v", restored)
+	}
+	// The traffic points it kept give the next cycle's column at once.
+	restored.Record(sizeSnap(2*time.Minute, 5*mib, 1300, 130))
+	restored.Record(sizeSnap(3*time.Minute, 5*mib, 1900, 190))
+	if n := len(restored.Heat.Columns); n != 1 || restored.Heat.Columns[0].Tables["ks.t"].Reads[0] != 10 {
+		t.Fatalf("after two cycles: %+v", restored.Heat)
+	}
+}
+
+func TestHeatLimitsValidate(t *testing.T) {
+	cases := []struct {
+		columns, tables int
+		want            string
+	}{
+		{0, 0, ""}, {8, 1, ""}, {1000, 1000, ""},
+		{7, 64, "heat_columns must be in 8..1000, got 7"},
+		{120, 1001, "heat_tables must be in 1..1000, got 1001"},
+		{-1, 64, "heat_columns must be in 8..1000, got -1"},
+	}
+	for _, c := range cases {
+		l := DefaultHistoryLimits()
+		l.HeatColumns, l.HeatTables = c.columns, c.tables
+		err := l.Validate()
+		if (c.want == "") != (err == nil) || (err != nil && err.Error() != c.want) {
+			t.Errorf("columns %d tables %d: %v, want %q", c.columns, c.tables, err, c.want)
+		}
+	}
+}
+
+// heatRing is a 3-node ring, RF 1, with ks.kv (text key) and ks.blobs
+// (varint key: no token), read at the given per-node rates for one minute.
+func heatRing(rates [3]float64) (*History, *model.Snapshot) {
+	h := NewHistory(HistoryLimits{})
+	var s *model.Snapshot
+	for step := int64(0); step < 2; step++ {
+		b := newSnap().ring("dc1", 3).keyspace("ks", simple("1"), table("kv", pk("k", "text", 0)), table("vi", pk("k", "varint", 0)))
+		for i, r := range rates {
+			b.stats(hostID(i+1), "ks", "kv", model.TableStats{LocalReads: model.Ops{Count: 1 + int64(float64(step)*60*r)}})
+			b.stats(hostID(i+1), "ks", "vi", model.TableStats{LocalReads: model.Ops{Count: 1 + int64(float64(step)*60*r)}})
+		}
+		b.s.Taken = t0.Add(time.Duration(step) * time.Minute)
+		s = b.s
+		h.Record(s)
+	}
+	return h, s
+}
+
+func TestHeatMapRatiosAndKeys(t *testing.T) {
+	h, s := heatRing([3]float64{10, 80, 10})
+	s.PerNode["h02"].HotPartitions = []model.HotPartition{
+		{Keyspace: "ks", Table: "kv", Key: "hot", Op: "read", Count: 700, Total: 800, Window: 10, Source: "nodetool"},
+	}
+	r := Analyze(s, h, DefaultThresholds())
+	if r.Heat == nil || len(r.Heat.Maps) != 3 {
+		t.Fatalf("want the all-tables map, ks.kv's and ks.vi's, got %+v", r.Heat)
+	}
+	for j, m := range r.Heat.Maps {
+		if len(m.Columns) != 1 || len(m.Nodes) != 3 {
+			t.Fatalf("map %s.%s: %d columns, %d nodes", m.Keyspace, m.Table, len(m.Columns), len(m.Nodes))
+		}
+		for i, want := range []struct{ rate, share, ratio float64 }{{10, 0.1, 0.3}, {80, 0.8, 2.4}, {10, 0.1, 0.3}} {
+			c := m.Nodes[i].Reads[0]
+			if j == 0 {
+				want.rate *= 2 // all tables: both tables' reads
+			}
+			if math.Abs(c.Rate-want.rate) > 1e-9 || math.Abs(c.Share-want.share) > 1e-3 || math.Abs(c.Ratio-want.ratio) > 2e-3 {
+				t.Errorf("map %q node %s: %+v, want %+v", m.Table, m.Nodes[i].Address, c, want)
+			}
+		}
+	}
+	kv := r.Heat.Maps[1]
+	if kv.Table != "kv" {
+		kv = r.Heat.Maps[2]
+	}
+	want, _ := murmur3.KeyToken("hot", []string{"text"})
+	if len(kv.Keys) != 1 || !kv.Keys[0].OK || kv.Keys[0].Token != want || kv.Keys[0].Column != 0 {
+		t.Fatalf("hot key marker %+v, want token %d", kv.Keys, want)
+	}
+	if len(r.Heat.Maps[0].Keys) != 1 {
+		t.Errorf("the all-tables map must carry the tables' keys: %+v", r.Heat.Maps[0].Keys)
+	}
+}
+
+func TestHeatMapCellsWithoutRatio(t *testing.T) {
+	cases := []struct {
+		name  string
+		rates [3]float64
+		edit  func(*model.Snapshot)
+		note  string
+	}{
+		// 0.5 op/s in all: busy enough to record, idle for a ratio.
+		{"under the traffic floor", [3]float64{0.5, 0, 0}, nil, "under the"},
+		{"a key type without a token", [3]float64{10, 80, 10}, func(s *model.Snapshot) {
+			s.PerNode["h02"].HotPartitions = []model.HotPartition{{Keyspace: "ks", Table: "vi", Key: "12345", Op: "read", Count: 9, Total: 10}}
+		}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h, s := heatRing(c.rates)
+			if c.edit != nil {
+				c.edit(s)
+			}
+			r := Analyze(s, h, DefaultThresholds())
+			if r.Heat == nil {
+				t.Fatal("no heatmaps")
+			}
+			if c.note != "" {
+				cell := r.Heat.Maps[1].Nodes[0].Reads[0]
+				if cell.Ratio != 0 || !strings.Contains(cell.Note, c.note) {
+					t.Fatalf("cell %+v, want no ratio and a note with %q", cell, c.note)
+				}
+				return
+			}
+			keys := 0
+			for _, m := range r.Heat.Maps[1:] {
+				for _, k := range m.Keys {
+					keys++
+					if k.Table != "vi" || k.OK || !strings.Contains(k.Why, "varint") {
+						t.Fatalf("varint key %+v: want no token and why", k)
+					}
+				}
+			}
+			if keys != 1 {
+				t.Fatalf("want the varint key listed once, got %d keys", keys)
+			}
+		})
+	}
+}
