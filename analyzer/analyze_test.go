@@ -89,7 +89,7 @@ func TestAnalyzeFindsPlantedProblems(t *testing.T) {
 	want := []scope{
 		{KindOversizedPartition, "pm_big", "events", "10.0.0.1", "big"},
 		{KindOversizedPartition, "pm_big", "events", "10.0.0.3", "big"},
-		{KindHotPartition, "pm_hot", "kv", "", "hot-key"},
+		{KindHotPartition, "pm_hot", "kv", "10.0.0.2", "hot-key"},
 		{KindHotTokenRange, "pm_hot", "kv", "10.0.0.2", ""},
 		{KindTombstoneHeavy, "pm_tomb", "queue", "10.0.0.2", "jobs"},
 		{KindOwnershipSkew, "pm_hot", "", "10.0.0.1", ""},

@@ -3,6 +3,7 @@ package analyzer
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/partmon/partmon/internal/format"
@@ -56,11 +57,31 @@ func ruleHotPartition(a *analysis) []Finding {
 				f.Summary += "; sampled on " + strings.Join(hk.nodes, ", ")
 			}
 			f.Advice = a.hotKeyAdvice(hk)
+			a.hotKeyNodes(&f, hk)
 			out = append(out, f)
 		}
 		out = append(out, a.logHotFindings(t, findingKeys(out, t))...)
 	}
 	return out
+}
+
+// hotKeyNodes names the replicas on which the key reached the thresholds,
+// each with its own share: the nodes an operator looks at and the ones a
+// sidecar speaks for. The hottest one is always among them.
+func (a *analysis) hotKeyNodes(f *Finding, hk *hotKey) {
+	for _, p := range hk.perNode {
+		sev := severityFor(p.share, a.th.HotKeyShareWarning, a.th.HotKeyShareCritical)
+		if sev == SeverityNone {
+			continue
+		}
+		f.Nodes = append(f.Nodes, NodeValue{Node: p.node.Address, DC: p.node.DC, Rack: p.node.Rack, Value: p.share,
+			Threshold: thresholdFor(sev, a.th.HotKeyShareWarning, a.th.HotKeyShareCritical), Severity: sev})
+	}
+	sort.Slice(f.Nodes, func(i, j int) bool { return f.Nodes[i].Node < f.Nodes[j].Node })
+	f.DC = commonDC(f.Nodes)
+	if len(f.Nodes) == 1 {
+		f.Node, f.Rack = f.Nodes[0].Node, f.Nodes[0].Rack
+	}
 }
 
 // hotKeyAdvice: b suffix buckets bring the key's share on each replica set

@@ -163,7 +163,7 @@ func TestRuleHotPartition(t *testing.T) {
 				t.Fatalf("want one finding, got %+v", fs)
 			}
 			f := fs[0]
-			if f.Severity != c.wantSev || math.Abs(f.Value-c.wantShare) > 1e-9 || f.PartitionKey != "hot" || f.Unit != UnitRatio || f.Node != "" {
+			if f.Severity != c.wantSev || math.Abs(f.Value-c.wantShare) > 1e-9 || f.PartitionKey != "hot" || f.Unit != UnitRatio || f.Node != "10.0.0.1" || len(f.Nodes) != 1 {
 				t.Fatalf("got %v share %g key %q node %q, want %v %g", f.Severity, f.Value, f.PartitionKey, f.Node, c.wantSev, c.wantShare)
 			}
 			for _, s := range c.inText {
@@ -267,5 +267,34 @@ func TestRatesFromHistoryWindow(t *testing.T) {
 	}
 	if got := a.tables[0].readRate; math.Abs(got-600) > 1e-9 {
 		t.Errorf("table read rate %g, want 600", got)
+	}
+}
+
+// TestHotPartitionNodes: the finding names the replicas where the key is
+// hot, each with its share, and not the replica where it is not.
+func TestHotPartitionNodes(t *testing.T) {
+	b := newSnap().ring("dc1", 3).keyspace("ks", simple("3"), table("t", pk("k", "text", 0)))
+	for node, count := range map[string]int64{"h01": 900, "h02": 400, "h03": 100} {
+		b.stats(node, "ks", "t", model.TableStats{LocalReads: model.Ops{Count: 1e6}})
+		b.nodeData(node).HotPartitions = []model.HotPartition{{Keyspace: "ks", Table: "t", Key: "hot", Op: "read",
+			Count: count, Total: 1000, Window: 10, Source: "rest"}}
+	}
+	fs := ruleHotPartition(analysisOf(t, b.s))
+	if len(fs) != 1 {
+		t.Fatalf("want one finding per key, got %+v", fs)
+	}
+	f := fs[0]
+	want := []NodeValue{
+		{Node: "10.0.0.1", DC: "dc1", Value: 0.9, Severity: SeverityCritical},
+		{Node: "10.0.0.2", DC: "dc1", Value: 0.4, Severity: SeverityWarning},
+	}
+	if f.Severity != SeverityCritical || f.Value != 0.9 || f.Node != "" || f.DC != "dc1" || len(f.Nodes) != len(want) {
+		t.Fatalf("got %v %g node %q dc %q nodes %+v", f.Severity, f.Value, f.Node, f.DC, f.Nodes)
+	}
+	for i, w := range want {
+		g := f.Nodes[i]
+		if g.Node != w.Node || g.DC != w.DC || math.Abs(g.Value-w.Value) > 1e-9 || g.Severity != w.Severity || g.Threshold <= 0 {
+			t.Errorf("node %d: got %+v, want %+v", i, g, w)
+		}
 	}
 }

@@ -29,6 +29,14 @@ type hotKey struct {
 	share      float64 // (count − error) ÷ total: a lower bound
 	nodes      []string
 	source     string
+	// perNode is the key's share on each replica that sampled it.
+	perNode []nodeShare
+}
+
+// nodeShare is one replica's sampled share of a hot key.
+type nodeShare struct {
+	node  *model.Node
+	share float64
 }
 
 // keyIndex merges every key that node-local sources name.
@@ -185,17 +193,36 @@ func (ki *keyIndex) addHot(nd *model.NodeData, node *model.Node, addr string, tn
 		e := ki.entry(hp.Keyspace, hp.Table, hp.Key, addr, src)
 		e.OpsShare = max(e.OpsShare, share)
 		id := [2]string{model.TableKey(hp.Keyspace, hp.Table), hp.Key}
-		if cur := ki.hot[id]; cur == nil || share > cur.share {
-			n := node
-			if n == nil {
-				n = &model.Node{Address: addr}
+		n := node
+		if n == nil {
+			n = &model.Node{Address: addr}
+		}
+		cur := ki.hot[id]
+		if cur == nil || share > cur.share {
+			var per []nodeShare
+			if cur != nil {
+				per = cur.perNode
 			}
-			ki.hot[id] = &hotKey{
+			cur = &hotKey{
 				key: hp.Key, op: hp.Op, node: n, count: hp.Count, errorBound: hp.Error,
-				total: total, totalFrom: from, window: hp.Window, share: share, source: src,
+				total: total, totalFrom: from, window: hp.Window, share: share, source: src, perNode: per,
 			}
+			ki.hot[id] = cur
+		}
+		cur.perNode = addShare(cur.perNode, n, share)
+	}
+}
+
+// addShare keeps the largest share per node (a node samples reads and
+// writes, and a sampler may name a key twice).
+func addShare(per []nodeShare, n *model.Node, share float64) []nodeShare {
+	for i := range per {
+		if per[i].node.Address == n.Address {
+			per[i].share = max(per[i].share, share)
+			return per
 		}
 	}
+	return append(per, nodeShare{node: n, share: share})
 }
 
 // topPartitions is Report.TopPartitions: per table the TopK largest, the TopK

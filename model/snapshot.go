@@ -253,7 +253,7 @@ type SourceStatus struct {
 	LastSuccess time.Time `json:"last_success"`
 	// FirstAttempt is when this partmon first ran the source on the node: how
 	// long a source that never succeeded has been without data.
-	FirstAttempt time.Time     `json:"first_attempt,omitempty"`
+	FirstAttempt time.Time     `json:"first_attempt,omitzero"`
 	Duration     time.Duration `json:"duration_ns"`
 	Rows         int           `json:"rows"`
 }
