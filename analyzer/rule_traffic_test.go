@@ -24,6 +24,7 @@ func TestRuleWidePartition(t *testing.T) {
 		wantBytes float64
 		inText    []string
 		wantNote  string
+		noNote    string // a note that must not be there
 	}{
 		{name: "keyed, under", keyedRows: 99_999},
 		{name: "keyed at warning", keyedRows: 100_000, wantSev: SeverityWarning, wantRows: 100_000, wantKey: "k", wantBytes: 2 * testMiB,
@@ -49,7 +50,16 @@ func TestRuleWidePartition(t *testing.T) {
 		{name: "rows the sstables cannot hold", maxRows: 1_131_752, maxBytes: 1 * mib, wantSev: SeverityWarning, wantRows: 943_128,
 			inText: []string{"no sstable fragment on 10.0.0.1 is big enough for them (largest 1.0 MiB holds at most 349,525 rows of 3 bytes): the partition is spread over sstables or still in memtables"}},
 		{name: "rows per read alone is never critical", maxRows: 1_358_102, maxBytes: 124 * mib, wantSev: SeverityWarning, wantRows: 1_131_753},
-		{name: "ScyllaDB's per-read histograms are never filled", engine: model.EngineScyllaDB, maxRows: 126_934, maxBytes: 124 * mib},
+		{name: "ScyllaDB's per-read histograms are never filled", engine: model.EngineScyllaDB, maxRows: 126_934, maxBytes: 124 * mib,
+			noNote: "wide_partition"},
+		// Truth corpus scenario 18: a 150,000-row partition read with LIMIT 500.
+		// 22 MiB has room for 3,295,524 rows of 7 bytes (header 3, int clustering 4).
+		{name: "reads capped by LIMIT, room for many rows: unknown", maxRows: 500, p50Rows: 500, maxBytes: 22 * mib,
+			wantNote: "wide_partition of ks.t unknown: its largest partition fragment (max_partition_size, per sstable) is up to 22 MiB, room for up to 3,295,524 rows of at least 7 bytes, while the most live rows one read command counted was 500"},
+		// 512 KiB holds at most 74,898 rows of 7 bytes: it cannot be wide.
+		{name: "no room for a wide partition: nothing to say", maxRows: 500, maxBytes: 512 * kib, noNote: "wide_partition"},
+		{name: "a finding, no unknown note", maxRows: 126_934, maxBytes: 124 * mib, wantSev: SeverityWarning, wantRows: 105_779,
+			noNote: "wide_partition of ks.t unknown"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -69,6 +79,9 @@ func TestRuleWidePartition(t *testing.T) {
 			fs := ruleWidePartition(a)
 			if c.wantNote != "" && !strings.Contains(strings.Join(a.notes, "|"), c.wantNote) {
 				t.Errorf("notes %q lack %q", a.notes, c.wantNote)
+			}
+			if c.noNote != "" && strings.Contains(strings.Join(a.notes, "|"), c.noNote) {
+				t.Errorf("notes %q have %q", a.notes, c.noNote)
 			}
 			if c.wantSev == SeverityNone {
 				if len(fs) != 0 {

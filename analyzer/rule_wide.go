@@ -67,6 +67,7 @@ func ruleWidePartition(a *analysis) []Finding {
 	var out []Finding
 	warn, crit := float64(a.th.PartitionRowsWarning), float64(a.th.PartitionRowsCritical)
 	for _, t := range a.tables {
+		before := len(out)
 		for _, tn := range t.nodes {
 			e, ok, why := a.wideOnNode(tn)
 			if !ok {
@@ -86,8 +87,64 @@ func ruleWidePartition(a *analysis) []Finding {
 			}
 			out = append(out, a.wideFinding(t, tn, e, sev, warn, crit))
 		}
+		if len(out) == before {
+			a.noteWideUnknown(t, warn)
+		}
 	}
 	return out
+}
+
+// noteWideUnknown says so when a table's largest partition fragment has
+// room for PartitionRowsWarning rows or more but no source counted them:
+// Cassandra counts rows only per read command (rows_per_read), and a page
+// or a LIMIT caps what one command reads, so a wide partition that is read
+// in pages looks like a narrow one. The bound is bytes ÷ the least a row of
+// this schema takes, an upper bound only: the rows may be far fewer.
+func (a *analysis) noteWideUnknown(t *tableView, warn float64) {
+	if a.s.Engine == model.EngineScyllaDB || t.maxBytes <= 0 {
+		return // ScyllaDB's large_partitions counts rows when they are many
+	}
+	least := minRowBytesOf(t.schema)
+	room := math.Floor(float64(t.maxBytes) / float64(least))
+	if room < warn {
+		return
+	}
+	counted := 0.0
+	for _, tn := range t.nodes {
+		counted = max(counted, tn.stats.RowsPerRead.Max, tn.stats.RowsPerRead.P99)
+	}
+	a.note("wide_partition of %s unknown: its largest partition fragment (max_partition_size, per sstable) is up to %s, room for up to %s rows of at least %d bytes, "+
+		"while the most live rows one read command counted was %s (rows_per_read; pages and LIMIT cap it). "+
+		"nodetool tablehistograms %s %s shows the cell count per partition",
+		t.key, format.Bytes(float64(t.maxBytes)), format.Count(room), least, format.Count(counted), t.keyspace, t.name)
+}
+
+// fixedClusteringBytes are the serialized sizes of the fixed-length CQL
+// types (db/marshal/*Type.valueLengthIfFixed, 4.0-5.0); every other type
+// takes at least a one-byte length in a row's clustering.
+var fixedClusteringBytes = map[string]int{
+	"boolean": 1, "tinyint": 1, "smallint": 2, "int": 4, "date": 4, "float": 4,
+	"bigint": 8, "timestamp": 8, "time": 8, "double": 8, "counter": 8, "uuid": 16, "timeuuid": 16,
+}
+
+// minRowBytesOf is the least one row of the table takes in an sstable
+// fragment: the row header (minRowBytes) and its clustering values.
+func minRowBytesOf(t *model.Table) int {
+	n := minRowBytes
+	if t == nil {
+		return n
+	}
+	for _, c := range t.Columns {
+		if c.Kind != "clustering" {
+			continue
+		}
+		if w, ok := fixedClusteringBytes[c.Type]; ok {
+			n += w
+		} else {
+			n++
+		}
+	}
+	return n
 }
 
 func (a *analysis) wideFinding(t *tableView, tn *tableNode, e wideEvidence, sev Severity, warn, crit float64) Finding {

@@ -37,8 +37,11 @@ type ExpectResult struct {
 	Nodes    []string `json:"nodes,omitempty"` // the truth's nodes (empty: any)
 	Key      string   `json:"key,omitempty"`
 	Found    bool     `json:"found"`
-	Matches  []string `json:"matches,omitempty"` // finding IDs
-	Note     string   `json:"note,omitempty"`
+	// Unknown: not found, but partmon said that it could not judge this kind
+	// on this table, and why (a report note); Note holds what it said.
+	Unknown bool     `json:"unknown,omitempty"`
+	Matches []string `json:"matches,omitempty"` // finding IDs
+	Note    string   `json:"note,omitempty"`
 	// Evidence is what nodetool said of a missed problem on the truth's nodes.
 	Evidence []string `json:"evidence,omitempty"`
 }
@@ -103,7 +106,7 @@ func rank(sev string) int { return severityRank[strings.ToLower(sev)] }
 // judgeScenario sorts the findings on one scenario's keyspace into
 // expected, allowed, info and false, and says which planted problems were
 // found. A finding below an expectation's minimum severity does not find it.
-func (t *Truth) judgeScenario(sc *Scenario, phase string, findings []Finding) ([]ExpectResult, []Judged) {
+func (t *Truth) judgeScenario(sc *Scenario, phase string, findings []Finding, notes []string) ([]ExpectResult, []Judged) {
 	var results []ExpectResult
 	judged := make([]Judged, len(findings))
 	for i := range findings {
@@ -137,7 +140,9 @@ func (t *Truth) judgeScenario(sc *Scenario, phase string, findings []Finding) ([
 				}
 			}
 		}
-		if !r.Found {
+		if n := unknownNote(notes, e.Kind, sc.Keyspace, e.Table); !r.Found && n != "" {
+			r.Unknown, r.Note = true, n
+		} else if !r.Found {
 			r.Note = strings.Join(dedupe(near), "; ")
 			if r.Note == "" {
 				r.Note = "no " + e.Kind + " finding on " + sc.Keyspace + tableSuffix(e.Table)
@@ -251,4 +256,16 @@ func sortJudged(js []Judged) {
 		}
 		return a.Node < b.Node
 	})
+}
+
+// unknownNote is partmon's note saying that it could not judge kind on the
+// table ("wide_partition of ks.t unknown: ..."), or "".
+func unknownNote(notes []string, kind, keyspace, table string) string {
+	prefix := kind + " of " + keyspace + tableSuffix(table)
+	for _, n := range notes {
+		if strings.HasPrefix(n, prefix+" unknown") || strings.HasPrefix(n, prefix+" on ") && strings.Contains(n, " unknown: ") {
+			return n
+		}
+	}
+	return ""
 }

@@ -59,7 +59,7 @@ func TestJudgeScenario(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res, judged := hotTruth().judgeScenario(hotScenario(c.design), PhaseOneShot, c.findings)
+			res, judged := hotTruth().judgeScenario(hotScenario(c.design), PhaseOneShot, c.findings, nil)
 			if c.design == DesignBad {
 				if len(res) != 1 || res[0].Found != c.found {
 					t.Fatalf("expectation results %+v, want found=%v", res, c.found)
@@ -88,11 +88,11 @@ func TestJudgeScenario(t *testing.T) {
 func TestJudgePhases(t *testing.T) {
 	s := hotScenario(DesignBad)
 	s.Expect[0].Phase = PhaseDaemon
-	res, _ := hotTruth().judgeScenario(s, PhaseOneShot, nil)
+	res, _ := hotTruth().judgeScenario(s, PhaseOneShot, nil, nil)
 	if len(res) != 0 {
 		t.Errorf("a daemon-only expectation counted in the one-shot phase: %+v", res)
 	}
-	res, _ = hotTruth().judgeScenario(s, PhaseDaemon, nil)
+	res, _ = hotTruth().judgeScenario(s, PhaseDaemon, nil, nil)
 	if len(res) != 1 || res[0].Found {
 		t.Errorf("daemon phase results %+v, want one missed expectation", res)
 	}
@@ -231,5 +231,35 @@ func TestFigureBounds(t *testing.T) {
 		if got.OK != c.ok {
 			t.Errorf("%s: ok %v (%+v), want %v", c.name, got.OK, got, c.ok)
 		}
+	}
+}
+
+// TestJudgeUnknown: a planted problem partmon said it could not judge on
+// that table counts as a stated unknown, apart from the silent misses that
+// fail the run; a note about another table or kind does not count.
+func TestJudgeUnknown(t *testing.T) {
+	cases := []struct {
+		name        string
+		notes       []string
+		wantUnknown bool
+	}{
+		{"no note", nil, false},
+		{"the table's note", []string{"hot_partition of truth_hot.products unknown: no sampler ran"}, true},
+		{"a per-node note", []string{"hot_partition of truth_hot.products on 10.0.0.2 unknown: range reads ran"}, true},
+		{"another table", []string{"hot_partition of truth_hot.productsx unknown: no sampler ran"}, false},
+		{"another kind", []string{"wide_partition of truth_hot.products unknown: pages"}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, _ := hotTruth().judgeScenario(hotScenario(DesignBad), PhaseOneShot, nil, c.notes)
+			if len(res) != 1 || res[0].Found || res[0].Unknown != c.wantUnknown {
+				t.Fatalf("got %+v, want unknown %v", res, c.wantUnknown)
+			}
+			s := Summary{}
+			s.addPhase(&ClusterResult{}, PhaseResult{Expected: res}, func(string) *KindRow { return &KindRow{} })
+			if s.Failed() == c.wantUnknown {
+				t.Errorf("Failed() = %v with unknown %v: only a silent miss fails", s.Failed(), c.wantUnknown)
+			}
+		})
 	}
 }

@@ -24,7 +24,7 @@ func (r *runner) judge(phase string, rep *Report, obs *Observations) PhaseResult
 		}
 	}
 	for _, sc := range r.scs {
-		exp, judged := r.truth.judgeScenario(sc, phase, groups[sc.Keyspace])
+		exp, judged := r.truth.judgeScenario(sc, phase, groups[sc.Keyspace], rep.Notes)
 		res.Expected = append(res.Expected, exp...)
 		res.Findings = append(res.Findings, judged...)
 	}

@@ -89,7 +89,9 @@ type TableNode struct {
 type Report struct {
 	Findings   []Finding   `json:"findings"`
 	TableNodes []TableNode `json:"table_nodes"`
-	Sources    []struct {
+	// Notes are what the analysis could not judge, "<kind> of <table> unknown: why" among them.
+	Notes   []string `json:"notes"`
+	Sources []struct {
 		Source string `json:"source"`
 		Node   string `json:"node"`
 		State  string `json:"state"`
