@@ -10,11 +10,10 @@ import (
 	"github.com/partmon/partmon/internal/format"
 )
 
-// ringPalette colours nodes in ring order; it repeats past twelve nodes.
-var ringPalette = []string{
-	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
-	"#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#ad494a",
-}
+// ringPalette colours nodes in ring order: the replica rings' colour-blind
+// safe palette (nodeColours), so a node has one colour on the whole page;
+// past eight nodes its colour repeats and its legend text tells it apart.
+var ringPalette = nodeColours
 
 const (
 	ringCenter    = 150.0

@@ -2,7 +2,7 @@ package web
 
 import (
 	"bytes"
-	_ "embed"
+	"embed"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -20,6 +20,14 @@ import (
 //go:embed status.html
 var statusHTML string
 
+// pageParts are the templates status.html calls by name, one per picture.
+//
+//go:embed growth_chart.html replica_ring.html
+var pageParts embed.FS
+
+// pagePartFiles lists pageParts' files; add a part's file here.
+var pagePartFiles = []string{"growth_chart.html", "replica_ring.html"}
+
 // statusPage renders / from the latest report: no external assets, no script.
 type statusPage struct {
 	e    *exporter.Exporter
@@ -31,6 +39,9 @@ func newStatusPage(e *exporter.Exporter) (*statusPage, error) {
 	t, err := template.New("status").Parse(statusHTML)
 	if err != nil {
 		return nil, fmt.Errorf("parsing status page template: %w", err)
+	}
+	if t, err = t.ParseFS(pageParts, pagePartFiles...); err != nil {
+		return nil, fmt.Errorf("parsing status page templates: %w", err)
 	}
 	return &statusPage{e: e, tmpl: t, now: time.Now}, nil
 }
@@ -54,6 +65,8 @@ type pageData struct {
 	Keyspaces             []string      // columns of the ownership table after the raw one
 	Owners                []pageOwner
 	Ring                  ringPicture
+	Growth                growthCharts    // largest partition over time, per table
+	Replicas              replicaPictures // replica sets per replication
 	Sources               []pageSource
 	Notes                 []string // what the analysis had to skip
 }
@@ -130,6 +143,7 @@ func (p *statusPage) data() pageData {
 	d.StateLine, d.StateClass = stateLine(r, c.Up)
 	d.Problems, d.Remarks = pageProblems(r.Findings), pageProblems(r.Remarks)
 	d.Ring = newRingPicture(r)
+	d.Growth, d.Replicas = newGrowthCharts(r), newReplicaPictures(r)
 	d.Keyspaces, d.Owners = pageOwnership(r)
 	return d
 }
