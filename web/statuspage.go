@@ -22,11 +22,11 @@ var statusHTML string
 
 // pageParts are the templates status.html calls by name, one per picture.
 //
-//go:embed growth_chart.html replica_ring.html
+//go:embed growth_chart.html replica_ring.html heatmap.html
 var pageParts embed.FS
 
 // pagePartFiles lists pageParts' files; add a part's file here.
-var pagePartFiles = []string{"growth_chart.html", "replica_ring.html"}
+var pagePartFiles = []string{"growth_chart.html", "replica_ring.html", "heatmap.html"}
 
 // statusPage renders / from the latest report: no external assets, no script.
 type statusPage struct {
@@ -67,6 +67,7 @@ type pageData struct {
 	Ring                  ringPicture
 	Growth                growthCharts    // largest partition over time, per table
 	Replicas              replicaPictures // replica sets per replication
+	Heatmaps              pageHeatmaps    // the ring's traffic over time
 	Sources               []pageSource
 	Notes                 []string // what the analysis had to skip
 }
@@ -144,6 +145,7 @@ func (p *statusPage) data() pageData {
 	d.Problems, d.Remarks = pageProblems(r.Findings), pageProblems(r.Remarks)
 	d.Ring = newRingPicture(r)
 	d.Growth, d.Replicas = newGrowthCharts(r), newReplicaPictures(r)
+	d.Heatmaps = newHeatmaps(r)
 	d.Keyspaces, d.Owners = pageOwnership(r)
 	return d
 }
