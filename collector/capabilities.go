@@ -3,6 +3,8 @@ package collector
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/partmon/partmon/collector/internal/cql"
 	"github.com/partmon/partmon/model"
@@ -63,6 +65,10 @@ func probeCapabilities(ctx context.Context, q cql.Querier) (*Capabilities, error
 		return c, probeScylla(ctx, q, c)
 	}
 	c.Engine = model.EngineCassandra
+	if major, ok := releaseMajor(c.ReleaseVersion); ok && major < 4 {
+		// Cassandra before 4.0 has no virtual tables: the system_views sources say unsupported.
+		return c, nil
+	}
 	_, err = cql.SelectAll(ctx, q, "SELECT table_name, column_name FROM system_virtual_schema.columns WHERE keyspace_name = 'system_views'", nil, func(row *cql.Decoder) error {
 		t, col := row.String("table_name"), row.String("column_name")
 		if c.VirtualColumns[t] == nil {
@@ -72,13 +78,22 @@ func probeCapabilities(ctx context.Context, q cql.Querier) (*Capabilities, error
 		return nil
 	})
 	if err != nil {
-		if cql.IsServerError(err) {
-			// Cassandra before 4.0 has no virtual tables: the system_views sources say unsupported.
-			return c, nil
-		}
-		return nil, fmt.Errorf("probing system_virtual_schema.columns on %s: %w", addr, err)
+		// On 4.0+ the keyspace exists: an error here (a timeout, a role without
+		// SELECT on it) is a failed probe to retry, never "no virtual tables".
+		return nil, fmt.Errorf("probing system_virtual_schema.columns on %s (Cassandra %s; the role needs SELECT on system_virtual_schema): %w", addr, c.ReleaseVersion, err)
 	}
 	return c, nil
+}
+
+// releaseMajor is the major version of a release_version such as "4.0.19"
+// or "5.0-rc1"; ok is false when it does not start with a number.
+func releaseMajor(v string) (int, bool) {
+	end := strings.IndexFunc(v, func(r rune) bool { return r < '0' || r > '9' })
+	if end < 0 {
+		end = len(v)
+	}
+	n, err := strconv.Atoi(v[:end])
+	return n, err == nil
 }
 
 func probeScylla(ctx context.Context, q cql.Querier, c *Capabilities) error {

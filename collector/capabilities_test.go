@@ -73,15 +73,15 @@ func TestProbeCapabilities(t *testing.T) {
 			t.Errorf("caps %+v", c)
 		}
 	})
-	t.Run("no virtual schema answers as a server error", func(t *testing.T) {
+	t.Run("before 4.0: no virtual schema to probe", func(t *testing.T) {
 		f := newFake("n1").
 			on(probeLocal, cql.Row{"host_id": "h1", "release_version": "3.11.17"}).
-			on(probeTables, tableRows("local", "peers", "size_estimates")...).
-			fail(probeVirtual, serverError{"Keyspace system_virtual_schema does not exist"})
+			on(probeTables, tableRows("local", "peers", "size_estimates")...)
 		c, err := probeCapabilities(context.Background(), f)
 		if err != nil {
 			t.Fatal(err)
 		}
+		f.expectationsMet(t)
 		if c.Engine != model.EngineCassandra || len(c.VirtualColumns) != 0 {
 			t.Errorf("caps %+v", c)
 		}
@@ -95,6 +95,11 @@ func TestProbeCapabilities(t *testing.T) {
 		f    *fakeQuerier
 		want string
 	}{
+		{"a release version that is no number", newFake("n1").
+			on(probeLocal, cql.Row{"host_id": "h1", "release_version": "unknown"}).
+			on(probeTables, tableRows("local")...).
+			fail(probeVirtual, serverError{"Keyspace system_virtual_schema does not exist"}),
+			"probing system_virtual_schema.columns on n1 (Cassandra unknown; "},
 		{"null host id", newFake("n1").on(probeLocal, cql.Row{"host_id": nil, "release_version": "5.0.8"}),
 			`probing system.local on n1: row 1: column "host_id" is null`},
 		{"no local row", newFake("n1").on(probeLocal), "probing system.local on n1: want 1 row, got 0"},
@@ -102,7 +107,14 @@ func TestProbeCapabilities(t *testing.T) {
 			on(probeLocal, cql.Row{"host_id": "h1", "release_version": "5.0.8"}).
 			on(probeTables, tableRows("local")...).
 			fail(probeVirtual, errors.New("gocql: no response received from cassandra within timeout period")),
-			"probing system_virtual_schema.columns on n1: gocql: no response received"},
+			"probing system_virtual_schema.columns on n1 (Cassandra 5.0.8; the role needs SELECT on system_virtual_schema): gocql: no response received"},
+		// A server error on 4.0+ (here: a role without SELECT on the keyspace)
+		// is a failed probe, not a release without virtual tables.
+		{"server error on the virtual schema of 4.0", newFake("n1").
+			on(probeLocal, cql.Row{"host_id": "h1", "release_version": "4.0.19"}).
+			on(probeTables, tableRows("local")...).
+			fail(probeVirtual, serverError{"User partmon has no SELECT permission on <keyspace system_virtual_schema>"}),
+			"probing system_virtual_schema.columns on n1 (Cassandra 4.0.19; the role needs SELECT on system_virtual_schema): User partmon has no SELECT permission"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := probeCapabilities(context.Background(), tc.f)
