@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/internal/testcluster"
+	"github.com/partmon/partmon/internal/testkit"
 	"github.com/partmon/partmon/model"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
@@ -28,7 +29,7 @@ import (
 // cluster is started by the Foundation scripts, never by these tests.
 func waitForCluster(t *testing.T) *testcluster.Truth {
 	t.Helper()
-	root, err := testcluster.RepoRoot()
+	root, err := testkit.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

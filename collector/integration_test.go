@@ -18,6 +18,7 @@ import (
 
 	"github.com/gocql/gocql"
 	"github.com/partmon/partmon/internal/testcluster"
+	"github.com/partmon/partmon/internal/testkit"
 )
 
 // cassandraNodeSources are partmon's node-scope sources for Cassandra.
@@ -608,7 +609,7 @@ func TestIntegrationNodetoolSampler(t *testing.T) {
 	}
 	p := hot[0]
 	host := p.Nodes[0]
-	root, err := testcluster.RepoRoot()
+	root, err := testkit.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/partmon/partmon/collector/internal/nodetool"
 	"github.com/partmon/partmon/internal/testcluster"
+	"github.com/partmon/partmon/internal/testkit"
 	"github.com/partmon/partmon/model"
 )
 
@@ -52,7 +53,7 @@ func TestNodetoolSamplerFindsHotKey(t *testing.T) {
 	if owner == 0 || other == 0 {
 		t.Fatalf("hot key replica %s is not one of %v, or no other node", planted.Nodes[0], testcluster.Hosts())
 	}
-	root, err := testcluster.RepoRoot()
+	root, err := testkit.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

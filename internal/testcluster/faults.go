@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/partmon/partmon/internal/testkit"
 )
 
 // FaultClusterDirEnv names the cluster that fault-injection tests may break.
@@ -55,7 +57,7 @@ func newFaults(dir string) (Faults, error) {
 	if err != nil {
 		return Faults{}, fmt.Errorf("resolving %s=%s: %w", FaultClusterDirEnv, dir, err)
 	}
-	if root, err := RepoRoot(); err == nil && abs == filepath.Join(root, ".cluster") {
+	if root, err := testkit.RepoRoot(); err == nil && abs == filepath.Join(root, ".cluster") {
 		return Faults{}, fmt.Errorf("%s=%s is the shared dev cluster: refusing to inject faults", FaultClusterDirEnv, dir)
 	}
 	f := Faults{Dir: abs}

@@ -8,12 +8,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/partmon/partmon/internal/testkit"
 )
 
 // runCluster runs `deploy/local/cluster CMD --dir DIR ARGS...` and returns its
 // stdout and stderr (the script reports what it did on stderr).
 func runCluster(ctx context.Context, dir, cmd string, args ...string) (stdout, stderr string, err error) {
-	root, err := RepoRoot()
+	root, err := testkit.RepoRoot()
 	if err != nil {
 		return "", "", err
 	}

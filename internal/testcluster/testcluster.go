@@ -6,40 +6,23 @@ package testcluster
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/partmon/partmon/internal/testkit"
 )
 
 // DefaultHosts are the addresses of the shared dev cluster.
 const DefaultHosts = "127.0.0.1,127.0.0.2,127.0.0.3"
-
-// RepoRoot walks up from the working directory to the directory holding go.mod.
-func RepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("finding the working directory: %w", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
 
 // Dir is the cluster's state directory: PARTMON_CLUSTER_DIR, else <repo>/.cluster.
 func Dir() string {
 	if d := os.Getenv("PARTMON_CLUSTER_DIR"); d != "" {
 		return d
 	}
-	root, err := RepoRoot()
+	root, err := testkit.RepoRoot()
 	if err != nil {
 		return ".cluster"
 	}

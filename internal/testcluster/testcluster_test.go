@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/partmon/partmon/internal/testkit"
 )
 
 func TestHostsPrecedence(t *testing.T) {
@@ -39,7 +41,7 @@ func TestHostsPrecedence(t *testing.T) {
 
 func TestDirDefaultsToRepoCluster(t *testing.T) {
 	t.Setenv("PARTMON_CLUSTER_DIR", "")
-	root, err := RepoRoot()
+	root, err := testkit.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +112,7 @@ func TestParseState(t *testing.T) {
 
 // The fault helpers refuse the shared dev cluster, by directory or by address.
 func TestNewFaultsRefusesSharedCluster(t *testing.T) {
-	root, err := RepoRoot()
+	root, err := testkit.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
