@@ -55,23 +55,33 @@ func SerializeKey(key string, types []string) ([]byte, error) {
 	return out, nil
 }
 
-// splitComposite splits at ':' not preceded by '\', unescaping "\:".
+// splitComposite undoes AbstractCompositeType's escaping: it splits at ':'
+// not preceded by '\', turns "\:" back into ':', and drops the '!' that
+// getString appends to a component ending in '\' or '!'.
 func splitComposite(key string) []string {
 	var parts []string
 	var cur strings.Builder
+	flush := func() {
+		c := cur.String()
+		if n := len(c); n >= 2 && c[n-1] == '!' && (c[n-2] == '\\' || c[n-2] == '!') {
+			c = c[:n-1]
+		}
+		parts = append(parts, c)
+		cur.Reset()
+	}
 	for i := 0; i < len(key); i++ {
 		switch {
 		case key[i] == '\\' && i+1 < len(key) && key[i+1] == ':':
 			cur.WriteByte(':')
 			i++
 		case key[i] == ':':
-			parts = append(parts, cur.String())
-			cur.Reset()
+			flush()
 		default:
 			cur.WriteByte(key[i])
 		}
 	}
-	return append(parts, cur.String())
+	flush()
+	return parts
 }
 
 // dateEpoch is the value Cassandra's date type stores for 1970-01-01: days

@@ -75,6 +75,7 @@ func TestSerializeKey(t *testing.T) {
 		{"123e4567-e89b-12d3-a456-426614174000", []string{"uuid"}, "123e4567e89b12d3a456426614174000", ""},
 		{"ab:7", []string{"text", "int"}, "00026162" + "00" + "000400000007" + "00", ""},
 		{`a\:b:1`, []string{"text", "tinyint"}, "0003613a6200" + "00010100", ""},
+		{`a\!:b!!:1`, []string{"text", "text", "tinyint"}, "0002615c00" + "0002622100" + "00010100", ""}, // components "a\" and "b!"
 		{"ab", []string{"text", "int"}, "", "2 columns"},
 		{"x", []string{"int"}, "", "int value"},
 		{"1", []string{"varint"}, "", "not supported"},
