@@ -50,6 +50,7 @@ type growthChart struct {
 	PlotLeft, PlotRight   string
 	PlotTop, PlotBottom   string
 	PlotWidth, PlotHeight string
+	PlotMiddle            string // the y axis label's centre
 	YTicks, XTicks        []chartTick
 	Thresholds            []chartThreshold
 	Line                  string // the measured points as a polyline
@@ -63,7 +64,7 @@ type growthChart struct {
 	HasBound, HasForecast bool
 }
 
-type chartTick struct{ X, Y, Label string }
+type chartTick struct{ X, Y, Label, Anchor string }
 
 type chartThreshold struct{ Y, Label, Class string }
 
@@ -133,7 +134,7 @@ func newGrowthChart(h analyzer.SizeHistory, th analyzer.Thresholds) growthChart 
 	c := growthChart{Table: table, ID: "growth-" + table, Width: chartWidth, Height: chartHeight,
 		HasBound: h.Bound, YLabel: "largest partition (log scale)"}
 	if h.Bound {
-		c.YLabel = "largest partition, bucket bound (log scale)"
+		c.YLabel = "bound on largest partition (log)"
 	}
 
 	end := float64(lastPt[0])
@@ -156,6 +157,7 @@ func newGrowthChart(h analyzer.SizeHistory, th analyzer.Thresholds) growthChart 
 		x0: chartLeft, x1: chartWidth - chartRight, yTop: chartTop, yBot: chartHeight - chartBottom}
 	c.PlotLeft, c.PlotRight, c.PlotTop, c.PlotBottom = num(s.x0), num(s.x1), num(s.yTop), num(s.yBot)
 	c.PlotWidth, c.PlotHeight = num(s.x1-s.x0), num(s.yBot-s.yTop)
+	c.PlotMiddle = num((s.yTop + s.yBot) / 2)
 	c.YTicks, c.XTicks = sizeTicks(s), timeTicks(s)
 	c.Thresholds = []chartThreshold{
 		{Y: num(s.y(warn)), Label: "warning " + format.Bytes(warn), Class: "warning"},
@@ -240,13 +242,27 @@ func sizeTicks(s chartScale) []chartTick {
 	return out
 }
 
-// timeTicks are four evenly spaced times, the ends included.
+// timeTicks are four evenly spaced times, the ends included, written as
+// finely as the span needs (UTC).
 func timeTicks(s chartScale) []chartTick {
+	layout := "01-02 15:04"
+	switch span := s.t1 - s.t0; {
+	case span < 600:
+		layout = "15:04:05"
+	case span < 86400:
+		layout = "15:04"
+	}
 	var out []chartTick
 	for i := range 4 {
 		t := s.t0 + (s.t1-s.t0)*float64(i)/3
-		label := time.Unix(int64(t), 0).UTC().Format("01-02 15:04")
-		out = append(out, chartTick{X: num(s.x(t)), Y: num(s.yBot + 16), Label: label})
+		anchor := "middle"
+		switch i {
+		case 0:
+			anchor = "start"
+		case 3:
+			anchor = "end"
+		}
+		out = append(out, chartTick{X: num(s.x(t)), Y: num(s.yBot + 16), Label: time.Unix(int64(t), 0).UTC().Format(layout), Anchor: anchor})
 	}
 	return out
 }

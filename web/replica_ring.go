@@ -69,6 +69,7 @@ type replicaPicture struct {
 
 type replicaRing struct {
 	Label, R string
+	NumberY  string // where the ring's replica number is written, at the top
 	DC       string
 	Replica  int // 1 = the first replica met walking clockwise
 	Arcs     []ringArc
@@ -127,7 +128,8 @@ func newReplicaPicture(r *analyzer.Report, p analyzer.Placement, index map[strin
 				pic.Note = fmt.Sprintf("only the first %d replicas are drawn as rings; the table lists them all", replicaMaxRings)
 				break
 			}
-			ring := replicaRing{DC: dc.DC, Replica: k + 1, R: num(radius), Label: replicaLabel(dc.DC, k+1)}
+			ring := replicaRing{DC: dc.DC, Replica: k + 1, R: num(radius), Label: replicaLabel(dc.DC, k+1),
+				NumberY: num(replicaSize/2 - radius + 4)}
 			ring.Arcs = replicaArcs(r, p, dc, k, radius, index, used, merge)
 			pic.Rings = append(pic.Rings, ring)
 			radius -= replicaRingWidth + replicaRingGap
