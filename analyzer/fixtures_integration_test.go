@@ -16,6 +16,7 @@ import (
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/internal/testcluster"
+	"github.com/partmon/partmon/internal/testkit"
 	"github.com/partmon/partmon/model"
 )
 
@@ -72,7 +73,7 @@ func TestFixturesFoundOnRealCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	series := testcluster.Series(version)
-	root, err := testcluster.RepoRoot()
+	root, err := testkit.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/partmon/partmon/internal/testcluster"
+	"github.com/partmon/partmon/internal/testkit"
 )
 
 // benchCluster is the real local cluster `deploy/local/cluster up` started
@@ -32,7 +33,7 @@ func openCluster(dir string) (*benchCluster, error) {
 	if env["AUTH"] == "true" {
 		return nil, fmt.Errorf("cluster in %s runs with --auth; the benchmark wants one without", dir)
 	}
-	root, err := testcluster.RepoRoot()
+	root, err := testkit.RepoRoot()
 	if err != nil {
 		return nil, err
 	}

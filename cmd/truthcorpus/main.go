@@ -21,7 +21,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/partmon/partmon/internal/testcluster"
+	"github.com/partmon/partmon/internal/testkit"
 	"github.com/partmon/partmon/truth"
 )
 
@@ -57,7 +57,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func scenarioDir() string {
-	root, err := testcluster.RepoRoot()
+	root, err := testkit.RepoRoot()
 	if err != nil {
 		return filepath.Join("truth", "scenarios")
 	}
@@ -116,7 +116,7 @@ func runCluster(args []string, stdout, stderr io.Writer) (int, error) {
 	if len(scs) == 0 {
 		return 2, fmt.Errorf("no scenarios for cluster %q (ci %v) in %s", *cluster, *ci, *scen)
 	}
-	root, err := testcluster.RepoRoot()
+	root, err := testkit.RepoRoot()
 	if err != nil {
 		return 3, err
 	}
