@@ -324,9 +324,14 @@ func TestFixtureRowsPerReadCountsReadCommands(t *testing.T) {
 	_, page := bucketOf(pagedPageSize)
 	sawWhole, sawPage := false, false
 	for i, host := range hosts {
+		// The reservoir decays (a read leaves it within about a minute) and a
+		// nodetool JVM takes seconds to start: nodetool's figure, read between
+		// two CQL readings, must equal one of them.
 		_, _, max := rowsPerRead(t, host, p.Keyspace, p.Table)
-		if witness := maxLiveCellsPerSlice(t, ctx, i+1, p.Keyspace, p.Table); int64(max) != witness {
-			t.Errorf("%s: rows_per_read max %g, nodetool tablestats max live cells per slice %d", host, max, witness)
+		witness := maxLiveCellsPerSlice(t, ctx, i+1, p.Keyspace, p.Table)
+		_, _, after := rowsPerRead(t, host, p.Keyspace, p.Table)
+		if int64(max) != witness && int64(after) != witness {
+			t.Errorf("%s: rows_per_read max %g before and %g after nodetool, nodetool tablestats max live cells per slice %d", host, max, after, witness)
 		}
 		switch {
 		case int64(max) == whole:
