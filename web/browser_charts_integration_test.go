@@ -33,8 +33,8 @@ const growKeyspace, growTable = "pm_growchart", "t"
 // its threshold lines and, the history being minutes long, no forecast line
 // but the sentence why; the replica rings of the RF-3 keyspaces (the pm_*
 // fixtures and the scratch one share one replication) with three rings of
-// one arc per token range. PARTMON_SCREENSHOTS=DIR saves growth.png and
-// replicas.png there.
+// one arc per token range; no sideways scrolling at 1,280 px or on a phone.
+// PARTMON_SCREENSHOTS=DIR saves growth.png and replicas.png there.
 func TestChartsInBrowser(t *testing.T) {
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
@@ -77,6 +77,7 @@ func TestChartsInBrowser(t *testing.T) {
 				elementShot(bctx, t, filepath.Join(dir, "growth.png"), `figure.chart[data-table="`+growKeyspace+"."+growTable+`"]`)
 				elementShot(bctx, t, filepath.Join(dir, "replicas.png"), `figure.replicas[data-rings="3"]`)
 			}
+			checkPhone(bctx, t, url)
 			if e := errs(); len(e) > 0 {
 				t.Errorf("the page logged %d console errors: %s", len(e), strings.Join(e, "; "))
 			}
