@@ -15,6 +15,7 @@ import (
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/format"
+	"github.com/partmon/partmon/internal/reporttest"
 )
 
 // svgNode is a parsed SVG element with its attributes, text and children.
@@ -248,4 +249,55 @@ func TestGrowthChartsOrderAndCap(t *testing.T) {
 	if !strings.Contains(html, "3 more tables with a size history are not drawn: ks.t3, ks.t2, ks.t1.") {
 		t.Errorf("the left-out tables are not named:\n%s", html[strings.LastIndex(html, "<p"):])
 	}
+}
+
+// TestGrowthChartOfAnAnalyzedReport: through the analyzer and the page, a
+// table whose history grows gets the forecast rule's finding and a chart
+// whose crossing time is the finding's (one trust condition, one fit).
+func TestGrowthChartOfAnAnalyzedReport(t *testing.T) {
+	snap := reporttest.LargeSnapshot(20)
+	const key = "ks00.t03"
+	current := snap.PerNode[snap.Nodes[0].HostID].Tables[key].MaxPartitionBytes
+	for _, nd := range snap.PerNode {
+		current = max(current, nd.Tables[key].MaxPartitionBytes)
+	}
+	th := analyzer.DefaultThresholds()
+	perSecond := float64(th.PartitionCriticalBytes-current) / (3 * 86400) // critical in three days
+	h := analyzer.NewHistory(analyzer.HistoryLimits{})
+	h.Sizes[key] = sizeSeries(snap.Taken.Add(-30*time.Minute), 24, 30*time.Minute,
+		current-int64(perSecond*(30*60*24)), int64(perSecond*30*60))
+	r := analyzer.Analyze(snap, h, th)
+	var forecast *analyzer.Finding
+	for i, f := range r.Findings {
+		if f.Kind == analyzer.KindPartitionGrowthForecast && f.Keyspace+"."+f.Table == key {
+			forecast = &r.Findings[i]
+		}
+	}
+	if forecast == nil {
+		t.Fatalf("no growth forecast for %s: %+v", key, r.SizeHistory)
+	}
+	e := exporter.New(exporter.Options{})
+	e.Publish(r)
+	page := get(t, newTestHandler(t, e, nil).URL+"/").body
+	want := fmt.Sprintf("%s: reaches %s around %s UTC", key, format.Bytes(float64(th.PartitionCriticalBytes)),
+		chartTime(float64(r.Taken.Unix())+forecast.Value))
+	var titles []string
+	for _, svg := range parseSVGs(t, page, "growth-chart") {
+		titles = append(titles, svg.title())
+		if svg.title() == want && len(svg.find("polyline", "forecast")) != 1 {
+			t.Errorf("the chart of %s has no fitted line", key)
+		}
+	}
+	if !contains(titles, want) {
+		t.Errorf("no chart titled %q among %q", want, titles)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/internal/reporttest"
 	"github.com/partmon/partmon/model"
 )
 
@@ -155,5 +157,43 @@ func TestReplicaPicturesCap(t *testing.T) {
 	html := renderPart(t, "replicas", pics)
 	if !strings.Contains(html, "Not drawn: ks4 (SimpleStrategy rf 5); ks5 (SimpleStrategy rf 6).") {
 		t.Error("the replications not drawn are not named")
+	}
+}
+
+// TestReplicaRingsOfAnAnalyzedReport: the analyzer's placements through the
+// status page: three keyspaces of one replication (NTS dc1:2 over three
+// nodes of 16 vnodes) are one picture of two rings, one arc per token range,
+// and every node of the ownership table is in its legend.
+func TestReplicaRingsOfAnAnalyzedReport(t *testing.T) {
+	r := reporttest.Large(120)
+	e := exporter.New(exporter.Options{})
+	e.Publish(r)
+	page := get(t, newTestHandler(t, e, nil).URL+"/").body
+	svgs := parseSVGs(t, page, "replica-rings")
+	if len(svgs) != 1 {
+		t.Fatalf("%d pictures, want one for the one replication", len(svgs))
+	}
+	if !strings.Contains(page, `data-keyspaces="ks00, ks01, ks02"`) {
+		t.Error("the picture does not name the three keyspaces it stands for")
+	}
+	tokens := 0
+	for _, n := range r.Nodes {
+		tokens += len(n.TokenValues)
+	}
+	rings := svgs[0].find("g", "replica-ring")
+	if len(rings) != 2 {
+		t.Fatalf("%d rings, want RF 2", len(rings))
+	}
+	for _, g := range rings {
+		if got := len(g.find("path", "replica-arc")); got != tokens {
+			t.Errorf("ring %s: %d arcs, want one per range (%d)", g.title(), got, tokens)
+		}
+	}
+	legend := page[strings.Index(page, `<table class="replica-legend">`):]
+	legend = legend[:strings.Index(legend, "</table>")]
+	for _, n := range r.Nodes {
+		if !strings.Contains(legend, n.Address) {
+			t.Errorf("node %s is not in the legend", n.Address)
+		}
 	}
 }
