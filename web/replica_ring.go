@@ -204,13 +204,17 @@ func arcPathAt(c, r, a, b float64) string {
 
 // replicaLegendOf lists the nodes holding replicas with their effective
 // ownership of the picture's keyspaces and its skew (the ownership table's
-// figures), a skew beyond the fair band said in words.
+// figures), a skew at the ownership_skew warning or above said in words.
 func replicaLegendOf(r *analyzer.Report, p analyzer.Placement, index map[string]int, used map[int]bool) []replicaLegend {
 	owns := map[string]analyzer.Ownership{}
 	for _, o := range r.Ownership {
 		if o.Keyspace == p.Keyspaces[0] {
 			owns[o.HostID] = o
 		}
+	}
+	warn := r.Thresholds.OwnershipSkewWarning
+	if warn <= 0 { // a report built without thresholds
+		warn = analyzer.DefaultThresholds().OwnershipSkewWarning
 	}
 	var out []replicaLegend
 	for i, n := range r.Nodes {
@@ -222,9 +226,9 @@ func replicaLegendOf(r *analyzer.Report, p analyzer.Placement, index map[string]
 			Owns: "—", Skew: "—"}
 		if o, ok := owns[n.HostID]; ok {
 			l.Owns, l.Skew = format.PercentCell(o.Owns), "×"+format.RatioCell(o.Skew)
-			if skewed(o.Skew) {
+			if o.Skew >= warn {
 				l.Skewed = true
-				l.Flag = fmt.Sprintf("skewed: %s× its fair share", format.RatioCell(o.Skew))
+				l.Flag = fmt.Sprintf("skewed: %s× its fair share (warning at %s×)", format.RatioCell(o.Skew), format.RatioCell(warn))
 			}
 		}
 		out = append(out, l)

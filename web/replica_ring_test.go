@@ -67,7 +67,7 @@ func TestReplicaRings(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			rep := placementReport(t, tc.dcs, tc.perNode, tc.r, map[int]float64{0: 1.35})
+			rep := placementReport(t, tc.dcs, tc.perNode, tc.r, map[int]float64{0: 1.35, 1: 1.19, 2: 0.7})
 			pics := newReplicaPictures(rep)
 			html := renderPart(t, "replicas", pics)
 			svgs := parseSVGs(t, html, "replica-rings")
@@ -118,11 +118,11 @@ func TestReplicaRings(t *testing.T) {
 			if got := strings.Count(html, "<pattern id="); got != tc.wantPatterns {
 				t.Errorf("%d patterns defined, want %d", got, tc.wantPatterns)
 			}
-			if !strings.Contains(stdhtml.UnescapeString(html), "skewed: 1.35× its fair share") {
+			if !strings.Contains(stdhtml.UnescapeString(html), "skewed: 1.35× its fair share (warning at 1.20×)") {
 				t.Error("node 1's skew of 1.35 is not flagged in words")
 			}
 			if strings.Count(html, "skewed:") != 1 {
-				t.Error("a fair node is flagged as skewed")
+				t.Error("a node under the warning is flagged as skewed")
 			}
 		})
 	}
