@@ -83,35 +83,54 @@ func (a *analysis) heatMaps(findings []Finding) *HeatMaps {
 	for i, id := range heat.Nodes {
 		idx[id] = i
 	}
-	total := a.newHeatMap(cols, nil)
-	var tables []HeatMap
+	// Pick the tables first: only they get cells of their own; every
+	// table's traffic goes into the all-tables map.
+	var picks []*tableView
+	traffic := map[string]float64{}
 	for _, t := range a.tables {
-		if !inHeat(heat, t.key) {
-			continue
+		if inHeat(heat, t.key) {
+			picks = append(picks, t)
+			traffic[t.key] = heatTraffic(heat, t.key)
 		}
-		m := a.newHeatMap(cols, t)
+	}
+	sort.SliceStable(picks, func(i, j int) bool {
+		fi, fj := count[picks[i].key] > 0, count[picks[j].key] > 0
+		if fi != fj {
+			return fi
+		}
+		return traffic[picks[i].key] > traffic[picks[j].key]
+	})
+	out := &HeatMaps{LeftOut: max(0, len(picks)-HeatMapTables)}
+	total := a.newHeatMap(cols, nil, true)
+	var tables []HeatMap
+	for i, t := range picks {
+		drawn := i < HeatMapTables
+		m := a.newHeatMap(cols, t, drawn)
 		m.Findings = count[t.key]
 		a.fillTableHeat(&m, t, &total, idx)
 		m.Keys = a.heatKeys(t, len(cols)-1, findings)
-		tables = append(tables, m)
+		total.Keys = append(total.Keys, m.Keys...)
+		if drawn {
+			tables = append(tables, m)
+		}
 	}
 	finishTotal(&total, a.th.TrafficFloorOpsPerSecond)
-	sort.SliceStable(tables, func(i, j int) bool {
-		if (tables[i].Findings > 0) != (tables[j].Findings > 0) {
-			return tables[i].Findings > 0
-		}
-		return tables[i].ReadRate+tables[i].WriteRate > tables[j].ReadRate+tables[j].WriteRate
-	})
-	out := &HeatMaps{}
-	if len(tables) > HeatMapTables {
-		out.LeftOut = len(tables) - HeatMapTables
-		tables = tables[:HeatMapTables]
-	}
-	for _, m := range tables {
-		total.Keys = append(total.Keys, m.Keys...)
-	}
 	out.Maps = append([]HeatMap{total}, tables...)
 	return out
+}
+
+// heatTraffic is a table's mean reads plus writes per second over the columns.
+func heatTraffic(h *Heat, key string) float64 {
+	var ops, seconds float64
+	for _, c := range h.Columns {
+		span := float64(c.End - c.Start)
+		ops += busiest(c.Tables[key]) * span
+		seconds += span
+	}
+	if seconds <= 0 {
+		return 0
+	}
+	return ops / seconds
 }
 
 func inHeat(h *Heat, key string) bool {
@@ -123,7 +142,9 @@ func inHeat(h *Heat, key string) bool {
 	return false
 }
 
-func (a *analysis) newHeatMap(cols []HeatSpan, t *tableView) HeatMap {
+// newHeatMap is an empty map of t (nil: all tables); without cells when
+// it is not drawn.
+func (a *analysis) newHeatMap(cols []HeatSpan, t *tableView, cells bool) HeatMap {
 	m := HeatMap{Columns: cols}
 	if t != nil {
 		m.Keyspace, m.Table = t.keyspace, t.name
@@ -133,8 +154,11 @@ func (a *analysis) newHeatMap(cols []HeatSpan, t *tableView) HeatMap {
 		if len(n.Tokens) == 0 {
 			continue
 		}
-		m.Nodes = append(m.Nodes, HeatNode{HostID: n.HostID, Address: n.Address, DC: n.DC,
-			Reads: make([]HeatCell, len(cols)), Writes: make([]HeatCell, len(cols))})
+		hn := HeatNode{HostID: n.HostID, Address: n.Address, DC: n.DC}
+		if cells {
+			hn.Reads, hn.Writes = make([]HeatCell, len(cols)), make([]HeatCell, len(cols))
+		}
+		m.Nodes = append(m.Nodes, hn)
 	}
 	return m
 }
@@ -189,7 +213,9 @@ func (a *analysis) fillTableHeat(m *HeatMap, t *tableView, total *HeatMap, idx m
 				} else {
 					readSum += max(0, perNode[i]) * span
 				}
-				(*cells)[c] = cell
+				if len(*cells) > c { // a map not drawn has no cells
+					(*cells)[c] = cell
+				}
 				addToTotal(&(*totals)[c], cell, perNode[i], g, owns[n.HostID])
 			}
 		}

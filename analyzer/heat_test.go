@@ -346,3 +346,44 @@ func TestHeatMapCellsWithoutRatio(t *testing.T) {
 		})
 	}
 }
+
+func TestHeatMapsPickTablesWithFindingsThenTraffic(t *testing.T) {
+	h := NewHistory(HistoryLimits{})
+	names := []string{"skewed", "t1", "t2", "t3", "t4", "t5", "t6", "t7"}
+	var s *model.Snapshot
+	for step := int64(0); step < 2; step++ {
+		var tables []model.Table
+		for _, n := range names {
+			tables = append(tables, table(n, pk("k", "text", 0)))
+		}
+		b := newSnap().ring("dc1", 3).keyspace("ks", simple("1"), tables...)
+		for i, n := range names {
+			// t1..t7 evenly at 10·i ops/s per node; "skewed" at 10 ops/s, 80 % on one node.
+			rates := [3]int64{int64(10 * i), int64(10 * i), int64(10 * i)}
+			if n == "skewed" {
+				rates = [3]int64{1, 8, 1}
+			}
+			for j, r := range rates {
+				b.stats(hostID(j+1), "ks", n, model.TableStats{LocalReads: model.Ops{Count: 1 + step*60*r, Rate: float64(r)}})
+			}
+		}
+		b.s.Taken = t0.Add(time.Duration(step) * time.Minute)
+		s = b.s
+		h.Record(s)
+	}
+	r := Analyze(s, h, DefaultThresholds())
+	if r.Heat == nil || len(r.Heat.Maps) != 1+HeatMapTables || r.Heat.LeftOut != len(names)-HeatMapTables {
+		t.Fatalf("heat %+v", r.Heat)
+	}
+	var got []string
+	for _, m := range r.Heat.Maps[1:] {
+		got = append(got, m.Table)
+	}
+	if want := "skewed t7 t6 t5 t4 t3"; strings.Join(got, " ") != want {
+		t.Fatalf("maps %q, want %q (findings first, then traffic)", got, want)
+	}
+	// The all-tables map counts the tables left out too: node 1 serves 1+10+…+70 ops/s.
+	if c := r.Heat.Maps[0].Nodes[0].Reads[0]; math.Abs(c.Rate-281) > 1e-9 {
+		t.Errorf("all tables on node 1: %+v, want 281 ops/s", c)
+	}
+}

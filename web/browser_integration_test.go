@@ -87,6 +87,12 @@ func TestStatusPageInBrowser(t *testing.T) {
 }
 
 func startDaemon(t *testing.T, hosts []string) string {
+	return startDaemonWith(t, hosts, "@every 10s", "")
+}
+
+// startDaemonWith starts the daemon with its node-local sources on
+// schedule and extra appended to the collector section of its config.
+func startDaemonWith(t *testing.T, hosts []string, schedule, extra string) string {
 	dir := t.TempDir()
 	bin, err := testkit.BuildPartmon(context.Background(), dir, "partmon", false)
 	if err != nil {
@@ -97,8 +103,9 @@ func startDaemon(t *testing.T, hosts []string) string {
 	fmt.Fprintf(&config, "state:\n  file: %s\nanalysis:\n  schedule: \"@every 5s\"\ncollector:\n  sources:\n", filepath.Join(dir, "state.json"))
 	for _, s := range []string{"topology", "schema", "size_estimates", "max_partition_size", "disk_usage", "local_read_latency",
 		"local_write_latency", "tombstones_per_read", "rows_per_read", "top_partitions"} {
-		fmt.Fprintf(&config, "    %s: {schedule: \"@every 10s\"}\n", s)
+		fmt.Fprintf(&config, "    %s: {schedule: %q}\n", s, schedule)
 	}
+	config.WriteString(extra)
 	if err := os.WriteFile(cfg, []byte(config.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -15,13 +15,15 @@ import (
 // strip on the left, one column per heat column across, the ring top down
 // from the minimum token.
 const (
-	heatWidth     = 960.0
-	heatPlotLeft  = 150.0
-	heatPlotRight = 950.0
+	heatWidth     = 640.0 // about the panel's width at 1,280 px: text at its size
+	heatPlotLeft  = 112.0
+	heatPlotRight = 632.0
 	heatPlotTop   = 22.0
-	heatPlotH     = 300.0
+	heatPlotH     = 260.0
 	heatStripW    = 14.0
-	heatHeight    = heatPlotTop + heatPlotH + 26
+	// heatLabelRight is where node labels end, left of the hot-key marks.
+	heatLabelRight = heatPlotLeft - heatStripW - 16
+	heatHeight     = heatPlotTop + heatPlotH + 26
 	// Beyond this many ranges, or range × column cells, the bands are the
 	// nodes' (each node's ranges together), so the page stays light.
 	heatMaxBands = 256
@@ -281,7 +283,7 @@ func spanText(s analyzer.HeatSpan) string {
 	return clock(s.Start) + "–" + clock(s.End) + " UTC"
 }
 
-func clock(unix int64) string { return time.Unix(unix, 0).UTC().Format("15:04") }
+func clock(unix int64) string { return time.Unix(unix, 0).UTC().Format("15:04:05") }
 
 func rateText(rate float64) string {
 	if rate < 0 {
@@ -334,18 +336,30 @@ func heatLegend() []heatSwatch {
 func nodeLabels(m analyzer.HeatMap, ranges []heatRange) []heatText {
 	const minHeight = 11.0
 	var out []heatText
+	// A range's label goes at its larger piece (the wrapping range has two).
+	big := func(r heatRange) [2]float64 {
+		ps := pieces(r)
+		if len(ps) == 0 {
+			return [2]float64{r.Lo, r.Hi}
+		}
+		if len(ps) == 2 && ps[1][1]-ps[1][0] > ps[0][1]-ps[0][0] {
+			return ps[1]
+		}
+		return ps[0]
+	}
 	tallest := map[int]int{}
 	for i, r := range ranges {
-		if j, ok := tallest[r.Node]; !ok || r.Hi-r.Lo > ranges[j].Hi-ranges[j].Lo {
+		b := big(r)
+		if j, ok := tallest[r.Node]; !ok || b[1]-b[0] > big(ranges[j])[1]-big(ranges[j])[0] {
 			tallest[r.Node] = i
 		}
 	}
 	for i, r := range ranges {
-		h := (r.Hi - r.Lo) * heatPlotH
-		if h < minHeight && tallest[r.Node] != i {
+		b := big(r)
+		if (b[1]-b[0])*heatPlotH < minHeight && tallest[r.Node] != i {
 			continue
 		}
-		out = append(out, heatText{X: num(heatPlotLeft - heatStripW - 6), Y: num(heatY((r.Lo+r.Hi)/2) + 4),
+		out = append(out, heatText{X: num(heatLabelRight), Y: num(heatY((b[0]+b[1])/2) + 4),
 			Text: m.Nodes[r.Node].Address, Anchor: "end"})
 	}
 	return out
@@ -353,14 +367,28 @@ func nodeLabels(m analyzer.HeatMap, ranges []heatRange) []heatText {
 
 // timeLabels mark the first and last columns and a few between.
 func timeLabels(cols []analyzer.HeatSpan, colW float64) []heatText {
-	const every = 110.0 // viewBox units between labels
+	const every = 75.0 // viewBox units between labels
 	step := max(1, int(math.Ceil(every/colW)))
 	y := num(heatPlotTop + heatPlotH + 16)
+	layout := timeLayout(cols[len(cols)-1].End - cols[0].Start)
+	at := func(unix int64) string { return time.Unix(unix, 0).UTC().Format(layout) }
 	var out []heatText
-	for c := 0; c < len(cols); c += step {
-		out = append(out, heatText{X: num(heatPlotLeft + float64(c)*colW), Y: y, Text: clock(cols[c].Start), Anchor: "start"})
+	// The last label is the end of the newest column: leave it room.
+	for c := 0; c < len(cols) && float64(c)*colW < heatPlotRight-heatPlotLeft-1.6*every; c += step {
+		out = append(out, heatText{X: num(heatPlotLeft + float64(c)*colW), Y: y, Text: at(cols[c].Start), Anchor: "start"})
 	}
-	return append(out, heatText{X: num(heatPlotRight), Y: y, Text: clock(cols[len(cols)-1].End), Anchor: "end"})
+	return append(out, heatText{X: num(heatPlotRight), Y: y, Text: at(cols[len(cols)-1].End) + " UTC", Anchor: "end"})
+}
+
+// timeLayout writes times as finely as the map's span needs.
+func timeLayout(span int64) string {
+	switch {
+	case span < 3600:
+		return "15:04:05"
+	case span < 86400:
+		return "15:04"
+	}
+	return "Jan 2 15:04"
 }
 
 // heatMarkers mark each hot key with a token: a triangle on the Y axis at

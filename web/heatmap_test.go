@@ -93,7 +93,7 @@ func TestHeatmapBandsCellsAndMarkers(t *testing.T) {
 				checkMarkerAtToken(t, marks[0], hot.Token)
 			}
 			for _, want := range []string{
-				"Node 127.0.0.2&#39;s ranges took up to 2.4× their fair share of pm_hot.kv&#39;s reads from 15:01 to 15:03 UTC.",
+				"Node 127.0.0.2&#39;s ranges took up to 2.4× their fair share of pm_hot.kv&#39;s reads from 15:01:00 to 15:03:00 UTC.",
 				"pm_hot.kv key 12345: no marker, no token: type varint is not supported",
 				`id="heat-left-out">2 more tables`,
 			} {
@@ -152,7 +152,7 @@ func checkMarkerAtToken(t *testing.T, mark svgNode, token int64) {
 	if want := heatY(tokenPos(token)); math.Abs(y-want) > 0.01 {
 		t.Errorf("marker at y %.2f, token's place %.2f", y, want)
 	}
-	if !strings.Contains(mark.title(), "hot key hot of pm_hot.kv at token 1234567890123456789, seen 15:02–15:03 UTC; 80.0% of the table's sampled operations") {
+	if !strings.Contains(mark.title(), "hot key hot of pm_hot.kv at token 1234567890123456789, seen 15:02:00–15:03:00 UTC; 80.0% of the table's sampled operations") {
 		t.Errorf("marker title %q", mark.title())
 	}
 }
@@ -195,9 +195,9 @@ func TestHeatmapSentences(t *testing.T) {
 		ratios [][]float64
 		want   string
 	}{
-		{[][]float64{{1, 1}, {1.1, 0.9}, {0.9, 1.1}}, "No node's ranges took more than 1.2× their fair share of pm_hot.kv's reads or writes from 15:00–15:02 UTC (highest 1.10×)."},
-		{[][]float64{{0, -1}, {0, 0}, {-1, 0}}, "No shares to compare from 15:00–15:02 UTC"},
-		{[][]float64{{0.5, 0.5}, {1, 2.5}, {1.5, 0.1}}, "Node 127.0.0.2's ranges took up to 2.5× their fair share of pm_hot.kv's reads from 15:01 to 15:02 UTC."},
+		{[][]float64{{1, 1}, {1.1, 0.9}, {0.9, 1.1}}, "No node's ranges took more than 1.2× their fair share of pm_hot.kv's reads or writes from 15:00:00–15:02:00 UTC (highest 1.10×)."},
+		{[][]float64{{0, -1}, {0, 0}, {-1, 0}}, "No shares to compare from 15:00:00–15:02:00 UTC"},
+		{[][]float64{{0.5, 0.5}, {1, 2.5}, {1.5, 0.1}}, "Node 127.0.0.2's ranges took up to 2.5× their fair share of pm_hot.kv's reads from 15:01:00 to 15:02:00 UTC."},
 	}
 	for _, c := range cases {
 		r := heatReport([][]int64{{-5e18}, {0}, {5e18}}, c.ratios)

@@ -1,0 +1,281 @@
+//go:build integration
+
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/gocql/gocql"
+
+	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/internal/promtest"
+	"github.com/partmon/partmon/internal/testcluster"
+	"github.com/partmon/partmon/internal/testkit"
+)
+
+// hotTable is the fixture table the test reads hot, and heatID its map's id.
+const (
+	hotTable = "pm_hot.kv"
+	heatID   = "heat-pm_hot-kv"
+)
+
+// TestHeatmapInBrowser runs the real daemon, with the real nodetool
+// sampler, on the fixture cluster while the test reads pm_hot.kv's hot key,
+// and opens the status page in headless Chromium with JavaScript on and
+// off: no console errors; pm_hot.kv's heatmap has three columns or more and
+// one band per range of the ring the report names, each labelled by the
+// node whose token ends it; the hot key is marked at the token Cassandra's
+// own token() gives it; the map's sentence names the key's replica.
+// PARTMON_SCREENSHOTS=DIR saves the heatmap section as DIR/heatmap.png.
+func TestHeatmapInBrowser(t *testing.T) {
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("chromium is not on PATH (Debian package chromium): the heatmap cannot be tested in a browser")
+		}
+		t.Skip("chromium is not on PATH (apt-get install chromium); CI=true makes this a failure")
+	}
+	hosts := testcluster.Hosts()
+	key, token := hotKeyToken(t, hosts[0])
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	reads := readHot(ctx, t, hosts, key)
+
+	root, err := testkit.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sampler := fmt.Sprintf("    nodetool_sampler: {schedule: \"@every 20s\", timeout: 5m}\n  nodetool_sampler:\n    command: [%q, \"nodetool\", \"--dir\", %q, \"{address}\"]\n    duration: 10s\n",
+		filepath.Join(root, "deploy", "local", "cluster"), testcluster.Dir())
+	url := startDaemonWith(t, hosts, "@every 5s", sampler)
+	ring := waitForHeatmap(t, url, token)
+	t.Logf("%d reads of %q sent; the ring has %d tokens", reads.Load(), key, len(ring))
+
+	alloc, cancel := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true))...)
+	defer cancel()
+	for _, js := range []bool{true, false} {
+		t.Run(fmt.Sprintf("javascript=%v", js), func(t *testing.T) {
+			ctx, cancel := chromedp.NewContext(alloc)
+			defer cancel()
+			ctx, cancelT := context.WithTimeout(ctx, 2*time.Minute)
+			defer cancelT()
+			errs := listenConsole(ctx)
+			openPage(ctx, t, url, js, 1280, 900)
+			checkHeatmap(ctx, t, ring, token)
+			if dir := os.Getenv("PARTMON_SCREENSHOTS"); dir != "" && js {
+				var png []byte
+				// The whole section: its legend, all tables, then pm_hot.kv.
+				if err := chromedp.Run(ctx, chromedp.ScrollIntoView("#heatmaps", chromedp.ByQuery),
+					chromedp.Screenshot("#heatmaps", &png, chromedp.ByQuery)); err != nil {
+					t.Fatalf("screenshot: %v", err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, "heatmap.png"), png, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			checkPhone(ctx, t, url)
+			if e := errs(); len(e) > 0 {
+				t.Errorf("the page logged %d console errors: %s", len(e), strings.Join(e, "; "))
+			}
+		})
+	}
+}
+
+// hotKeyToken is the planted hot key and its token as Cassandra computes it.
+func hotKeyToken(t *testing.T, host string) (string, int64) {
+	key := "hot"
+	if truth, err := testcluster.LoadTruth(); err == nil {
+		for _, p := range truth.Problems {
+			if p.Kind == analyzer.KindHotPartition && p.Keyspace+"."+p.Table == hotTable && p.Key != "" {
+				key = p.Key
+			}
+		}
+	}
+	var token int64
+	if err := testcluster.Session(t, host).Query("SELECT token(k) FROM pm_hot.kv WHERE k = ?", key).Scan(&token); err != nil {
+		t.Fatalf("token of %q: %v", key, err)
+	}
+	return key, token
+}
+
+// readHot reads key at CL ONE (and a cold key one time in ten) until ctx
+// ends, a few hundred reads a second at most: the cluster is shared.
+func readHot(ctx context.Context, t *testing.T, hosts []string, key string) *atomic.Int64 {
+	cfg := testcluster.NewClusterConfig(hosts...)
+	cfg.Consistency = gocql.One
+	s, err := cfg.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	var n atomic.Int64
+	for w := 0; w < 2; w++ {
+		go func() {
+			var v []byte
+			for i := 0; ctx.Err() == nil; i++ {
+				k := key
+				if i%10 == 9 {
+					k = fmt.Sprintf("cold-%d", i%1000)
+				}
+				if err := s.Query("SELECT v FROM pm_hot.kv WHERE k = ?", k).WithContext(ctx).Scan(&v); err == nil || err == gocql.ErrNotFound {
+					n.Add(1)
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		}()
+	}
+	return &n
+}
+
+// waitForHeatmap waits until the page draws pm_hot.kv over three columns
+// or more with the hot key marked, and returns the ring's tokens (from the
+// report) with their nodes.
+func waitForHeatmap(t *testing.T, url string, token int64) map[string]string {
+	var ring map[string]string
+	mark := fmt.Sprintf(`class="hotkey" data-token="%d"`, token)
+	promtest.WaitFor(t, 8*time.Minute, "pm_hot.kv's heatmap over 3 columns with its hot key marked", func() bool {
+		page, err := httpGet(url + "/")
+		if err != nil {
+			return false
+		}
+		i := strings.Index(page, `id="`+heatID+`"`)
+		if i < 0 {
+			return false
+		}
+		fig := page[i:]
+		fig = fig[:strings.Index(fig, "</figure>")]
+		if !strings.Contains(fig, mark) {
+			return false
+		}
+		ring = reportRing(t, url)
+		// Three columns: the first panel's cells, one per range and column.
+		cells := fig[strings.Index(fig, `<g class="cells">`):]
+		cells = cells[:strings.Index(cells, "</g>")]
+		return len(ring) > 0 && strings.Count(cells, "<rect ") >= 3*len(ring)
+	})
+	return ring
+}
+
+func httpGet(url string) (string, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return string(b), err
+}
+
+// reportRing is every token of the report's nodes, with its node's address.
+func reportRing(t *testing.T, url string) map[string]string {
+	body, err := httpGet(url + "/api/v1/report")
+	if err != nil {
+		return nil
+	}
+	var r analyzer.Report
+	if err := json.Unmarshal([]byte(body), &r); err != nil {
+		t.Fatalf("the report is not JSON: %v", err)
+	}
+	ring := map[string]string{}
+	for _, n := range r.Nodes {
+		for _, tok := range n.TokenValues {
+			ring[strconv.FormatInt(tok, 10)] = n.Address
+		}
+	}
+	return ring
+}
+
+type pageBand struct{ Node, Start, End string }
+
+const readHeatmap = `(() => {
+	const fig = document.getElementById('` + heatID + `');
+	const svg = fig.querySelector('svg.heat-panel[data-op="reads"]');
+	return {
+		Bands: Array.from(svg.querySelectorAll('g.band')).map(b => ({Node: b.dataset.node, Start: b.dataset.start, End: b.dataset.end})),
+		Columns: new Set(Array.from(svg.querySelectorAll('g.cells rect')).map(r => r.getAttribute('x'))).size,
+		Marks: Array.from(svg.querySelectorAll('g.hotkey')).map(m => m.dataset.token),
+		Sentence: fig.querySelector('.heat-text').innerText,
+		Width: svg.getBoundingClientRect().width,
+		Titles: Array.from(svg.querySelectorAll('g.cells rect')).filter(r => r.querySelector('title')).length,
+		Cells: svg.querySelectorAll('g.cells rect').length,
+	};
+})()`
+
+func checkHeatmap(ctx context.Context, t *testing.T, ring map[string]string, token int64) {
+	t.Helper()
+	var got struct {
+		Bands         []pageBand
+		Columns       int
+		Marks         []string
+		Sentence      string
+		Width         float64
+		Titles, Cells int
+	}
+	if err := chromedp.Run(ctx, chromedp.Evaluate(readHeatmap, &got)); err != nil {
+		t.Fatalf("reading the heatmap: %v", err)
+	}
+	if len(got.Bands) != len(ring) {
+		t.Errorf("%d bands, want one per range: %d tokens in the report", len(got.Bands), len(ring))
+	}
+	ends := make([]string, 0, len(got.Bands))
+	for _, b := range got.Bands {
+		if ring[b.End] != b.Node {
+			t.Errorf("band (%s, %s] is labelled %s; the report's token %s is %q's", b.Start, b.End, b.Node, b.End, ring[b.End])
+		}
+		ends = append(ends, b.End)
+	}
+	if !sort.SliceIsSorted(ends, func(i, j int) bool { return atoi(ends[i]) < atoi(ends[j]) }) {
+		t.Errorf("bands out of token order: %v", ends)
+	}
+	if got.Columns < 3 {
+		t.Errorf("%d time columns, want 3 or more", got.Columns)
+	}
+	if got.Titles != got.Cells || got.Cells < len(ring)*got.Columns {
+		t.Errorf("%d cells, %d with a title; want every one of %d ranges × %d columns titled", got.Cells, got.Titles, len(ring), got.Columns)
+	}
+	if len(got.Marks) == 0 || got.Marks[0] != strconv.FormatInt(token, 10) {
+		t.Errorf("hot key marks %v, want one at Cassandra's token %d", got.Marks, token)
+	}
+	if replica := ownerOf(ring, token); !strings.Contains(got.Sentence, replica) {
+		t.Errorf("the sentence %q does not name the hot key's replica %s", got.Sentence, replica)
+	}
+	if got.Width < 500 {
+		t.Errorf("the reads panel is %.0f px wide at 1,280 px: too small to read", got.Width)
+	}
+}
+
+// ownerOf is the node of the first token at or after t (RF 1: the replica).
+func ownerOf(ring map[string]string, t int64) string {
+	var toks []int64
+	for s := range ring {
+		toks = append(toks, atoi(s))
+	}
+	sort.Slice(toks, func(i, j int) bool { return toks[i] < toks[j] })
+	for _, tok := range toks {
+		if tok >= t {
+			return ring[strconv.FormatInt(tok, 10)]
+		}
+	}
+	return ring[strconv.FormatInt(toks[0], 10)]
+}
+
+func atoi(s string) int64 {
+	v, _ := strconv.ParseInt(s, 10, 64)
+	return v
+}
