@@ -4,11 +4,13 @@ import "time"
 
 // A fitted rise over the window counts as growth only above both of these.
 // Cassandra reports sizes in whole MiB, and both engines report histogram
-// bucket bounds (~1.2× apart), so sizes move by steps; flicker between two
-// steps fits to ~0 anyway, and a real step is far above 2 %.
+// bucket bounds ~1.2× apart (EstimatedHistogram), so sizes move by steps: a
+// partition a byte under a bound that gains one row, or compaction merging
+// two fragments, shows as one step of 20 % without any real growth to
+// forecast. A rise counts only beyond one such step.
 const (
 	minGrowthBytes    = 1 * mib
-	minGrowthFraction = 0.02
+	minGrowthFraction = 0.2
 )
 
 // growthFit is the growth of a table's largest partition.

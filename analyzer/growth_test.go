@@ -46,6 +46,13 @@ func series(now int64, n int, step int64, size func(age float64) float64) []Size
 	return out
 }
 
+// reported is a size as Cassandra's max_partition_size gives it: the
+// bucket bound at or above it, rounded up to whole MiB.
+func reported(v float64) float64 {
+	i := sort.SearchFloat64s(bucketBounds, v)
+	return math.Ceil(bucketBounds[min(i, len(bucketBounds)-1)]/mib) * mib
+}
+
 func TestFitGrowth(t *testing.T) {
 	th := DefaultThresholds()
 	now := t0.Unix()
@@ -61,8 +68,14 @@ func TestFitGrowth(t *testing.T) {
 		{"steady 10 MiB/day over two days", series(now, 48, 3600, func(age float64) float64 { return 60*mib - perDay(10*mib)*age }),
 			60 * mib, true, perDay(10 * mib)},
 		{"MiB staircase (Cassandra ceiling) growing 12 MiB/day",
-			series(now, 72, 600, func(age float64) float64 { return math.Ceil((50*mib-perDay(12*mib)*age)/mib) * mib }),
+			series(now, 72, 1800, func(age float64) float64 { return math.Ceil((50*mib-perDay(12*mib)*age)/mib) * mib }),
 			50 * mib, true, perDay(12 * mib)},
+		// What Cassandra reports: the bucket bound (~1.2× apart) in whole MiB.
+		// 2 MiB/day over 12 hours crosses one bound: one step is no growth.
+		{"one bucket step is not growth",
+			series(now, 72, 600, func(age float64) float64 { return reported(50*mib - perDay(2*mib)*age) }), int64(reported(50 * mib)), false, 0},
+		{"bucket staircase growing 20 MiB/day over two days",
+			series(now, 96, 1800, func(age float64) float64 { return reported(60*mib - perDay(20*mib)*age) }), int64(reported(60 * mib)), true, perDay(20 * mib)},
 		{"quantization flicker is not growth",
 			series(now, 24, 300, func(age float64) float64 { return float64(40+int(age/300)%2) * mib }), 40 * mib, false, 0},
 		{"too short a span", series(now, 10, 60, func(age float64) float64 { return 10*mib - age*1000 }), 10 * mib, false, 0},

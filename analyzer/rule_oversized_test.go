@@ -91,8 +91,8 @@ func TestOversizedAdviceUsesMeasuredGrowth(t *testing.T) {
 		table("readings", pk("sensor_id", "text", 0), ck("ts", "timestamp", 0, "desc"), col("value", "double")))
 	b.stats("h01", "ks", "readings", model.TableStats{MaxPartitionBytes: 480 * mib})
 	h := NewHistory(HistoryLimits{})
-	// 16 MiB a day for two days.
-	h.Sizes["ks.readings"] = series(t0.Unix(), 48, 3600, func(age float64) float64 { return 480*mib - 16*mib*age/86400 })
+	// 16 MiB a day for two weeks: 224 MiB, more than one bucket step (~20 %).
+	h.Sizes["ks.readings"] = series(t0.Unix(), 96, 12600, func(age float64) float64 { return 480*mib - 16*mib*age/86400 })
 	fs := ruleOversizedPartition(analysisWith(t, b.s, h, DefaultThresholds()))
 	if len(fs) != 1 {
 		t.Fatalf("want one finding, got %+v", fs)

@@ -23,7 +23,7 @@ func TestSizeHistory(t *testing.T) {
 		wantForecast bool // a partition_growth_forecast finding too
 	}{
 		{"growing over a day: fit and forecast", 48, 1800, 20, 50 * mib, true, "", true},
-		{"growing, crossing beyond the horizon: fit, no finding", 48, 1800, 1.5, 50 * mib, true, "", false},
+		{"growing, crossing beyond the horizon: fit, no finding", 96, 3 * 3600, 1.5, 50 * mib, true, "", false},
 		{"three points over twenty minutes", 2, 600, 20, 50 * mib, false, "3 points over 20 minutes: not enough history", false},
 		{"flat", 48, 1800, 0, 40 * mib, false, "49 points over 24.0 hours: no significant growth", false},
 	}
