@@ -60,6 +60,13 @@ step "load fixtures with planted problems"
 step "integration and end-to-end tests (real cluster, real Prometheus and Alertmanager)"
 go test -count=1 -tags integration -timeout 40m -p 1 ./... 2>&1 | tee -a "$GOLOG"
 
+# The truth corpus's CI subset (docs/detection.md "Truth corpus"): six scenarios
+# written from public references, three of them good designs that must stay
+# silent, loaded beside the fixtures and judged against their truth and the
+# real nodetool; a missed problem or a false finding above info fails.
+step "truth corpus, CI subset (scripts/truth.sh --ci)"
+TRUTH_OUT=$PWD/test-artifacts/truth scripts/truth.sh --ci
+
 step "stop the balanced cluster"
 "$CLUSTER" down
 

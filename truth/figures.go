@@ -53,24 +53,25 @@ func boundOf(summary string) string {
 }
 
 func newCheck(f *Finding, node string, ref float64, source string, tolerance float64) FigureCheck {
+	v := f.valueOn(node)
 	c := FigureCheck{Finding: f.ID, Kind: f.Kind, Keyspace: f.Keyspace, Table: f.Table, Node: node,
-		Partmon: f.Value, Reference: ref, Source: source, Tolerance: tolerance}
+		Partmon: v, Reference: ref, Source: source, Tolerance: tolerance}
 	switch {
-	case ref == 0 && f.Value == 0:
+	case ref == 0 && v == 0:
 		c.OK = true
 	case ref == 0:
 		c.ErrorPct = math.Inf(1)
 	default:
-		c.ErrorPct = 100 * math.Abs(f.Value-ref) / math.Abs(ref)
+		c.ErrorPct = 100 * math.Abs(v-ref) / math.Abs(ref)
 		c.OK = c.ErrorPct <= tolerance
 	}
 	// A bound is right when it holds, however loose; a loose one is still
 	// listed by its error.
 	switch c.Bound = boundOf(f.Summary); c.Bound {
 	case "upper":
-		c.OK = ref <= f.Value*(1+tolerance/100)
+		c.OK = ref <= v*(1+tolerance/100)
 	case "lower":
-		c.OK = f.Value <= ref*(1+tolerance/100)
+		c.OK = v <= ref*(1+tolerance/100)
 	}
 	return c
 }

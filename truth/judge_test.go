@@ -1,6 +1,7 @@
 package truth
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -261,5 +262,26 @@ func TestJudgeUnknown(t *testing.T) {
 				t.Errorf("Failed() = %v with unknown %v: only a silent miss fails", s.Failed(), c.wantUnknown)
 			}
 		})
+	}
+}
+
+// TestNodeValues: a folded finding's figure on a node is that node's own
+// value, not the value of the node that speaks for the finding.
+func TestNodeValues(t *testing.T) {
+	var f Finding
+	in := `{"id":"x","kind":"hot_partition","value":0.8,"nodes":[{"node":"10.0.0.1","value":0.8},{"node":"10.0.0.2","value":0.6}]}`
+	if err := json.Unmarshal([]byte(in), &f); err != nil {
+		t.Fatal(err)
+	}
+	if got := []string(f.Nodes); len(got) != 2 || got[1] != "10.0.0.2" {
+		t.Fatalf("nodes %v", got)
+	}
+	for node, want := range map[string]float64{"10.0.0.1": 0.8, "10.0.0.2": 0.6, "10.0.0.3": 0.8} {
+		if c := newCheck(&f, node, 0.6, "ref", 10); c.Partmon != want {
+			t.Errorf("%s: checked %g, want %g", node, c.Partmon, want)
+		}
+	}
+	if err := json.Unmarshal([]byte(`{"id":"y","value":2,"nodes":["10.0.0.1"]}`), &f); err != nil || len(f.NodeValues) != 0 || f.Nodes[0] != "10.0.0.1" {
+		t.Fatalf("a plain address list: %+v %v", f, err)
 	}
 }

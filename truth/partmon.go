@@ -35,6 +35,47 @@ type Finding struct {
 	Unit         string   `json:"unit"`
 	Summary      string   `json:"summary"`
 	Source       string   `json:"source"`
+	// NodeValues is each node's own value of a folded finding (its nodes'
+	// "value"); a node's figure is checked against its own value.
+	NodeValues map[string]float64 `json:"node_values,omitempty"`
+}
+
+// UnmarshalJSON decodes the finding and, when its nodes are objects, each
+// node's value.
+func (f *Finding) UnmarshalJSON(b []byte) error {
+	type plain Finding
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*f = Finding(p)
+	var per struct {
+		Nodes []struct {
+			Node  string   `json:"node"`
+			Value *float64 `json:"value"`
+		} `json:"nodes"`
+	}
+	if json.Unmarshal(b, &per) != nil {
+		return nil // a list of addresses: no values per node
+	}
+	for _, n := range per.Nodes {
+		if n.Node != "" && n.Value != nil {
+			if f.NodeValues == nil {
+				f.NodeValues = map[string]float64{}
+			}
+			f.NodeValues[n.Node] = *n.Value
+		}
+	}
+	return nil
+}
+
+// valueOn is the finding's value as the node measured it: its own value in
+// a folded finding, else the finding's.
+func (f *Finding) valueOn(node string) float64 {
+	if v, ok := f.NodeValues[node]; ok {
+		return v
+	}
+	return f.Value
 }
 
 // AllNodes is the node and every folded node of the finding.
