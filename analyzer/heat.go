@@ -80,13 +80,13 @@ func (h *History) recordHeat(s *model.Snapshot, now int64, system, stale map[str
 		if nd == nil || stale[hostID] {
 			continue
 		}
+		i := heat.nodeIndex(hostID)
 		for key, ts := range nd.Tables {
 			if ts == nil || system[ts.Keyspace] {
 				continue
 			}
 			r, w := h.stepRates(hostID, key, ts, now)
 			rates := col.Tables[key]
-			i := heat.nodeIndex(hostID)
 			for len(rates.Reads) <= i {
 				rates.Reads, rates.Writes = append(rates.Reads, noRate), append(rates.Writes, noRate)
 			}
@@ -140,12 +140,13 @@ func capTables(tables map[string]HeatRates, limit int) {
 		return
 	}
 	keys := make([]string, 0, len(tables))
-	for k := range tables {
+	traffic := make(map[string]float64, len(tables))
+	for k, r := range tables {
 		keys = append(keys, k)
+		traffic[k] = busiest(r)
 	}
 	sort.Slice(keys, func(i, j int) bool {
-		bi, bj := busiest(tables[keys[i]]), busiest(tables[keys[j]])
-		if bi != bj {
+		if bi, bj := traffic[keys[i]], traffic[keys[j]]; bi != bj {
 			return bi > bj
 		}
 		return keys[i] < keys[j]

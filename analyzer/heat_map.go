@@ -180,35 +180,55 @@ func (a *analysis) fillTableHeat(m *HeatMap, t *tableView, total *HeatMap, idx m
 	if t.ks != nil {
 		owns, repl = t.ks.owns, t.ks.repl
 	}
+	// Per node, once per table: its ownership, group and column index.
+	type nodeInfo struct {
+		owns       float64
+		group, col int // group -1: owns none of the keyspace; col -1: no rates
+	}
+	info := make([]nodeInfo, len(m.Nodes))
+	groupOf := map[string]int{}
+	for i, hn := range m.Nodes {
+		info[i] = nodeInfo{owns: owns[hn.HostID], group: -1, col: -1}
+		if c, ok := idx[hn.HostID]; ok {
+			info[i].col = c
+		}
+		if info[i].owns > 0 {
+			g := placementGroup(repl, a.byHost[hn.HostID])
+			if _, ok := groupOf[g]; !ok {
+				groupOf[g] = len(groupOf)
+			}
+			info[i].group = groupOf[g]
+		}
+	}
+	perNode := make([]float64, len(m.Nodes))
+	groups := make([]heatGroup, len(groupOf))
 	var readSum, writeSum, seconds float64
 	for c, col := range a.h.Heat.Columns {
 		rates, present := col.Tables[t.key]
 		span := float64(col.End - col.Start)
 		for _, write := range []bool{false, true} {
-			perNode := make([]float64, len(m.Nodes))
-			groups := map[string]*heatGroup{}
-			for i, hn := range m.Nodes {
-				perNode[i] = heatRate(rates, present, idx, hn.HostID, write)
-				if owns[hn.HostID] <= 0 {
-					continue
-				}
-				g := groups[placementGroup(repl, a.byHost[hn.HostID])]
-				if g == nil {
-					g = &heatGroup{complete: true}
-					groups[placementGroup(repl, a.byHost[hn.HostID])] = g
-				}
-				g.replicas++
-				g.owned += owns[hn.HostID]
-				g.complete = g.complete && perNode[i] >= 0
-				g.total += max(0, perNode[i])
+			for g := range groups {
+				groups[g] = heatGroup{complete: true}
 			}
-			for i := range m.Nodes {
-				n := &m.Nodes[i]
-				g := groups[placementGroup(repl, a.byHost[n.HostID])]
-				cell := a.heatCell(perNode[i], owns[n.HostID], g, owns == nil)
-				cells, totals := &n.Reads, &total.Nodes[i].Reads
+			for i, in := range info {
+				perNode[i] = heatRate(rates, present, in.col, write)
+				if in.group >= 0 {
+					g := &groups[in.group]
+					g.replicas++
+					g.owned += in.owns
+					g.complete = g.complete && perNode[i] >= 0
+					g.total += max(0, perNode[i])
+				}
+			}
+			for i, in := range info {
+				var g *heatGroup
+				if in.group >= 0 {
+					g = &groups[in.group]
+				}
+				cell := a.heatCell(perNode[i], in.owns, g, owns == nil)
+				cells, totals := &m.Nodes[i].Reads, &total.Nodes[i].Reads
 				if write {
-					cells, totals = &n.Writes, &total.Nodes[i].Writes
+					cells, totals = &m.Nodes[i].Writes, &total.Nodes[i].Writes
 					writeSum += max(0, perNode[i]) * span
 				} else {
 					readSum += max(0, perNode[i]) * span
@@ -216,7 +236,7 @@ func (a *analysis) fillTableHeat(m *HeatMap, t *tableView, total *HeatMap, idx m
 				if len(*cells) > c { // a map not drawn has no cells
 					(*cells)[c] = cell
 				}
-				addToTotal(&(*totals)[c], cell, perNode[i], g, owns[n.HostID])
+				addToTotal(&(*totals)[c], cell, perNode[i], g, in.owns)
 			}
 		}
 		seconds += span
@@ -226,19 +246,18 @@ func (a *analysis) fillTableHeat(m *HeatMap, t *tableView, total *HeatMap, idx m
 	}
 }
 
-// heatRate is a node's rate in a column: 0 where the table had no traffic.
-func heatRate(rates HeatRates, present bool, idx map[string]int, hostID string, write bool) float64 {
-	if !present {
+// heatRate is a node's rate in a column (col: its index in the rates, -1
+// none): 0 where the table had no traffic.
+func heatRate(rates HeatRates, present bool, col int, write bool) float64 {
+	switch {
+	case !present:
 		return 0
-	}
-	i, ok := idx[hostID]
-	if !ok {
+	case col < 0:
 		return noRate
+	case write:
+		return rateAt(rates.Writes, col)
 	}
-	if write {
-		return rateAt(rates.Writes, i)
-	}
-	return rateAt(rates.Reads, i)
+	return rateAt(rates.Reads, col)
 }
 
 // heatCell judges one cell as hot_token_range judges a window: within the

@@ -387,3 +387,47 @@ func TestHeatMapsPickTablesWithFindingsThenTraffic(t *testing.T) {
 		t.Errorf("all tables on node 1: %+v, want 281 ops/s", c)
 	}
 }
+
+// heatCluster is the benchmark's synthetic cluster with a full heat
+// history: 121 cycles a minute apart, every table read on every node.
+func heatCluster(b *testing.B) (*model.Snapshot, *History) {
+	s, h := syntheticCluster(30, 1000)
+	for step := 0; step <= 120; step++ {
+		s.Taken = t0.Add(time.Duration(step) * time.Minute)
+		for _, nd := range s.PerNode {
+			for _, ts := range nd.Tables {
+				ts.LocalReads.Count += int64(60 + len(ts.Table)*step)
+				ts.LocalWrites.Count += 30
+			}
+		}
+		h.Record(s)
+	}
+	if n := len(h.Heat.Columns); n != DefaultHistoryLimits().HeatColumns {
+		b.Fatalf("%d columns", n)
+	}
+	return s, h
+}
+
+// BenchmarkHeat1000Tables30Nodes: what the heat history adds to a cycle at
+// 1,000 tables on 30 nodes (64 tables a column, 120 columns), and its size
+// in the state file.
+func BenchmarkHeat1000Tables30Nodes(b *testing.B) {
+	s, h := heatCluster(b)
+	data, _ := json.Marshal(h.Heat)
+	b.Run("record", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			s.Taken = t0.Add(time.Duration(121+i) * time.Minute)
+			h.Record(s)
+		}
+	})
+	b.Run("maps", func(b *testing.B) {
+		a := newAnalysis(s, h, DefaultThresholds())
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			a.heatMaps(nil)
+		}
+	})
+	b.Logf("heat history: %d columns, %d bytes of JSON", len(h.Heat.Columns), len(data))
+}
