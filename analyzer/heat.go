@@ -27,7 +27,13 @@ type HeatColumn struct {
 	// Tables holds the tables with traffic in the span (a table absent had
 	// none, or was not among the busiest HeatTables), by model.TableKey.
 	Tables map[string]HeatRates `json:"tables"`
+	// Keys are the hot keys the snapshot's samplers name for those tables,
+	// the most counted first, at most heatKeys a table.
+	Keys map[string][]string `json:"keys,omitempty"`
 }
+
+// heatKeys bounds the hot keys a column keeps per table.
+const heatKeys = 3
 
 // HeatRates are one table's local reads and writes per second on each node
 // (indexed like Heat.Nodes; shorter slices end in unknowns), noRate where
@@ -100,6 +106,7 @@ func (h *History) recordHeat(s *model.Snapshot, now int64, system, stale map[str
 		}
 	}
 	capTables(col.Tables, h.Limits.HeatTables)
+	col.Keys = sampledKeys(s, col.Tables)
 	heat.Columns = append(heat.Columns, col)
 	for len(heat.Columns) > h.Limits.HeatColumns {
 		heat.Columns = mergeOnce(heat.Columns, now)
@@ -123,6 +130,72 @@ func (h *History) stepRates(hostID, key string, ts *model.TableStats, now int64)
 		return noRate, noRate
 	}
 	return float64(ts.LocalReads.Count-last[1]) / span, float64(ts.LocalWrites.Count-last[2]) / span
+}
+
+// sampledKeys are the keys the snapshot's samplers counted most, per table
+// of the column.
+func sampledKeys(s *model.Snapshot, tables map[string]HeatRates) map[string][]string {
+	counts := map[string]map[string]int64{}
+	for _, nd := range s.PerNode {
+		if nd == nil {
+			continue
+		}
+		for _, hp := range nd.HotPartitions {
+			key := model.TableKey(hp.Keyspace, hp.Table)
+			if _, ok := tables[key]; !ok || hp.Key == "" || hp.Count <= 0 {
+				continue
+			}
+			if counts[key] == nil {
+				counts[key] = map[string]int64{}
+			}
+			counts[key][hp.Key] += hp.Count
+		}
+	}
+	if len(counts) == 0 {
+		return nil
+	}
+	out := make(map[string][]string, len(counts))
+	for table, byKey := range counts {
+		keys := make([]string, 0, len(byKey))
+		for k := range byKey {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool {
+			if byKey[keys[i]] != byKey[keys[j]] {
+				return byKey[keys[i]] > byKey[keys[j]]
+			}
+			return keys[i] < keys[j]
+		})
+		out[table] = keys[:min(len(keys), heatKeys)]
+	}
+	return out
+}
+
+// mergeKeys is the union of two columns' keys, a's first, bounded.
+func mergeKeys(a, b map[string][]string) map[string][]string {
+	if len(a) == 0 && len(b) == 0 {
+		return nil
+	}
+	out := map[string][]string{}
+	for _, m := range []map[string][]string{a, b} {
+		for table, keys := range m {
+			for _, k := range keys {
+				if len(out[table]) < heatKeys && !hasKey(out[table], k) {
+					out[table] = append(out[table], k)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func hasKey(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // busiest is the table's largest known rate sum in the column: its traffic.
@@ -179,7 +252,7 @@ func mergeOnce(cols []HeatColumn, now int64) []HeatColumn {
 // absent from one column had no traffic there: 0).
 func mergeColumns(a, b HeatColumn) HeatColumn {
 	da, db := float64(a.End-a.Start), float64(b.End-b.Start)
-	out := HeatColumn{Start: a.Start, End: b.End, Tables: map[string]HeatRates{}}
+	out := HeatColumn{Start: a.Start, End: b.End, Tables: map[string]HeatRates{}, Keys: mergeKeys(a.Keys, b.Keys)}
 	for _, key := range unionKeys(a.Tables, b.Tables) {
 		ra, okA := a.Tables[key]
 		rb, okB := b.Tables[key]

@@ -54,13 +54,15 @@ type HeatCell struct {
 }
 
 // HeatKey is a sampled hot key placed on the ring: Token where OK, else Why
-// it cannot be placed. Column is the newest column it was seen in.
+// it cannot be placed. Columns are the columns it was seen in, oldest
+// first: those whose snapshot's samplers named it, and the newest for a
+// key of this report's samples or findings.
 type HeatKey struct {
 	Keyspace, Table, Key string
 	Token                int64
 	OK                   bool
 	Why                  string
-	Column               int
+	Columns              []int
 	Share                float64 // of the table's sampled operations; 0 unknown
 }
 
@@ -332,19 +334,34 @@ func finishTotal(m *HeatMap, floor float64) {
 // seen in: the history keeps no keys).
 func (a *analysis) heatKeys(t *tableView, column int, findings []Finding) []HeatKey {
 	var out []HeatKey
-	seen := map[string]bool{}
-	add := func(key string, share float64) {
-		if key == "" || seen[key] {
+	at := map[string]int{}
+	add := func(key string, share float64, col int) {
+		if key == "" {
 			return
 		}
-		seen[key] = true
-		k := HeatKey{Keyspace: t.keyspace, Table: t.name, Key: key, Column: column, Share: share}
-		k.Token, k.Why = a.keyToken(t, key)
-		k.OK = k.Why == ""
-		out = append(out, k)
+		i, seen := at[key]
+		if !seen {
+			k := HeatKey{Keyspace: t.keyspace, Table: t.name, Key: key}
+			k.Token, k.Why = a.keyToken(t, key)
+			k.OK = k.Why == ""
+			i, at[key] = len(out), len(out)
+			out = append(out, k)
+		}
+		k := &out[i]
+		if share > k.Share {
+			k.Share = share
+		}
+		if n := len(k.Columns); n == 0 || k.Columns[n-1] != col {
+			k.Columns = append(k.Columns, col)
+		}
+	}
+	for c, col := range a.h.Heat.Columns {
+		for _, key := range col.Keys[t.key] {
+			add(key, 0, c)
+		}
 	}
 	for _, hk := range a.hot[t.key] {
-		add(hk.key, hk.share)
+		add(hk.key, hk.share, column)
 	}
 	for _, f := range findings {
 		if f.Kind == KindHotPartition && f.Keyspace == t.keyspace && f.Table == t.name {
@@ -352,7 +369,7 @@ func (a *analysis) heatKeys(t *tableView, column int, findings []Finding) []Heat
 			if f.Figures != nil {
 				share = f.Figures.Share
 			}
-			add(f.PartitionKey, share)
+			add(f.PartitionKey, share, column)
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -293,7 +294,7 @@ func TestHeatMapRatiosAndKeys(t *testing.T) {
 		kv = r.Heat.Maps[2]
 	}
 	want, _ := murmur3.KeyToken("hot", []string{"text"})
-	if len(kv.Keys) != 1 || !kv.Keys[0].OK || kv.Keys[0].Token != want || kv.Keys[0].Column != 0 {
+	if len(kv.Keys) != 1 || !kv.Keys[0].OK || kv.Keys[0].Token != want || len(kv.Keys[0].Columns) != 1 || kv.Keys[0].Columns[0] != 0 {
 		t.Fatalf("hot key marker %+v, want token %d", kv.Keys, want)
 	}
 	if len(r.Heat.Maps[0].Keys) != 1 {
@@ -430,4 +431,39 @@ func BenchmarkHeat1000Tables30Nodes(b *testing.B) {
 		}
 	})
 	b.Logf("heat history: %d columns, %d bytes of JSON", len(h.Heat.Columns), len(data))
+}
+
+func TestHeatKeysKeepTheColumnsTheyWereSampledIn(t *testing.T) {
+	h := NewHistory(HistoryLimits{})
+	var s *model.Snapshot
+	for step := 0; step < 4; step++ {
+		s = sizeSnap(time.Duration(step)*time.Minute, 0, 1+int64(step)*600, 0)
+		if step == 1 || step == 2 {
+			s.PerNode["h01"].HotPartitions = []model.HotPartition{
+				{Keyspace: "ks", Table: "t", Key: "hot", Op: "read", Count: 90, Total: 100},
+				{Keyspace: "ks", Table: "t", Key: "warm", Op: "read", Count: 9, Total: 100},
+				{Keyspace: "ks", Table: "t", Key: "a", Op: "read", Count: 1, Total: 100},
+				{Keyspace: "ks", Table: "t", Key: "b", Op: "read", Count: 1, Total: 100},
+			}
+		}
+		h.Record(s)
+	}
+	// Columns end at steps 1, 2, 3: the samples of steps 1 and 2 are in the first two.
+	if got := h.Heat.Columns[0].Keys["ks.t"]; strings.Join(got, ",") != "hot,warm,a" {
+		t.Fatalf("column keys %v, want the %d most counted", got, heatKeys)
+	}
+	merged := mergeColumns(h.Heat.Columns[0], h.Heat.Columns[2])
+	if got := merged.Keys["ks.t"]; strings.Join(got, ",") != "hot,warm,a" {
+		t.Fatalf("merged keys %v", got)
+	}
+	r := Analyze(s, h, DefaultThresholds())
+	m := r.Heat.Maps[1]
+	if len(m.Keys) != 3 {
+		t.Fatalf("keys %+v, want hot, warm and a (b was never among a column's three)", m.Keys)
+	}
+	for _, k := range m.Keys {
+		if got := fmt.Sprint(k.Columns); got != "[0 1]" {
+			t.Errorf("key %s seen in columns %s, want [0 1]", k.Key, got)
+		}
+	}
 }

@@ -79,9 +79,9 @@ type heatRect struct {
 }
 
 type heatMarker struct {
-	Token, Key, Title          string
-	AxisPoints                 string // the triangle on the Y axis
-	CellX, CellY, CellW, CellH string
+	Token, Key, Title string
+	AxisPoints        string     // the triangle on the Y axis
+	Cells             []heatRect // an outline in each column the key was seen in
 }
 
 type heatText struct {
@@ -392,11 +392,17 @@ func timeLayout(span int64) string {
 }
 
 // heatMarkers mark each hot key with a token: a triangle on the Y axis at
-// its token and an outline on its cell in the column it was seen in.
+// its token and an outline on its cell in each column it was seen in.
 func heatMarkers(m analyzer.HeatMap, g heatGeometry, colW float64) []heatMarker {
 	var out []heatMarker
 	for _, k := range m.Keys {
-		if !k.OK || k.Column < 0 || k.Column >= len(m.Columns) {
+		var cols []int
+		for _, c := range k.Columns {
+			if c >= 0 && c < len(m.Columns) {
+				cols = append(cols, c)
+			}
+		}
+		if !k.OK || len(cols) == 0 {
 			continue
 		}
 		pos := tokenPos(k.Token)
@@ -406,9 +412,12 @@ func heatMarkers(m analyzer.HeatMap, g heatGeometry, colW float64) []heatMarker 
 		y := heatY(pos)
 		x := heatPlotLeft - heatStripW - 2
 		mk := heatMarker{Token: strconv.FormatInt(k.Token, 10), Key: k.Key,
-			AxisPoints: fmt.Sprintf("%s,%s %s,%s %s,%s", num(x-9), num(y-5), num(x-9), num(y+5), num(x-1), num(y)),
-			CellX:      num(heatPlotLeft + float64(k.Column)*colW), CellY: num(y - 3), CellW: num(colW), CellH: "6"}
-		mk.Title = fmt.Sprintf("hot key %s of %s.%s at token %d, seen %s", k.Key, k.Keyspace, k.Table, k.Token, spanText(m.Columns[k.Column]))
+			AxisPoints: fmt.Sprintf("%s,%s %s,%s %s,%s", num(x-9), num(y-5), num(x-9), num(y+5), num(x-1), num(y))}
+		for _, c := range cols {
+			mk.Cells = append(mk.Cells, heatRect{X: num(heatPlotLeft + float64(c)*colW), Y: num(y - 3), W: num(colW), H: "6"})
+		}
+		last := m.Columns[cols[len(cols)-1]]
+		mk.Title = fmt.Sprintf("hot key %s of %s.%s at token %d, seen in %d columns, last %s", k.Key, k.Keyspace, k.Table, k.Token, len(cols), spanText(last))
 		if k.Share > 0 {
 			mk.Title += "; " + format.PercentCell(k.Share) + " of the table's sampled operations"
 		}

@@ -45,7 +45,7 @@ func heatReport(tokens [][]int64, ratios [][]float64, keys ...analyzer.HeatKey) 
 
 func TestHeatmapBandsCellsAndMarkers(t *testing.T) {
 	minTok, third := int64(math.MinInt64), int64(3074457345618258602)
-	hot := analyzer.HeatKey{Keyspace: "pm_hot", Table: "kv", Key: "hot", Token: 1234567890123456789, OK: true, Column: 2, Share: 0.8}
+	hot := analyzer.HeatKey{Keyspace: "pm_hot", Table: "kv", Key: "hot", Token: 1234567890123456789, OK: true, Columns: []int{1, 2}, Share: 0.8}
 	cases := []struct {
 		name       string
 		tokens     [][]int64
@@ -152,7 +152,11 @@ func checkMarkerAtToken(t *testing.T, mark svgNode, token int64) {
 	if want := heatY(tokenPos(token)); math.Abs(y-want) > 0.01 {
 		t.Errorf("marker at y %.2f, token's place %.2f", y, want)
 	}
-	if !strings.Contains(mark.title(), "hot key hot of pm_hot.kv at token 1234567890123456789, seen 15:02:00–15:03:00 UTC; 80.0% of the table's sampled operations") {
+	seen := mark.find("rect", "seen")
+	if len(seen) != 2 || mustFloat(t, seen[0].attr("x")) >= mustFloat(t, seen[1].attr("x")) {
+		t.Errorf("outlines %+v, want one in each of the two columns the key was seen in", seen)
+	}
+	if !strings.Contains(mark.title(), "hot key hot of pm_hot.kv at token 1234567890123456789, seen in 2 columns, last 15:02:00–15:03:00 UTC; 80.0% of the table's sampled operations") {
 		t.Errorf("marker title %q", mark.title())
 	}
 }
