@@ -151,14 +151,30 @@ func TestReplicationFactorInAndFull(t *testing.T) {
 // FuzzParseReplication checks that no replication map makes the parser
 // panic and that every accepted factor obeys Cassandra's rules.
 func FuzzParseReplication(f *testing.F) {
-	f.Add("SimpleStrategy", "replication_factor", "3/1")
-	f.Add("org.apache.cassandra.locator.NetworkTopologyStrategy", "dc1", "2")
-	f.Add(".", "", "/")
-	f.Add("NetworkTopologyStrategy", "dc1", "-0/+0")
-	f.Fuzz(func(t *testing.T, class, key, value string) {
-		r, err := ParseReplication(map[string]string{"class": class, key: value})
+	// Two options besides the class: the second DC's (or a stray key) too,
+	// as multi-DC keyspaces carry them.
+	f.Add("SimpleStrategy", "replication_factor", "3/1", "", "")
+	f.Add("org.apache.cassandra.locator.NetworkTopologyStrategy", "dc1", "2", "dc2", "1")
+	f.Add("NetworkTopologyStrategy", "dc1", "3/1", "dc2", "0")
+	f.Add("NetworkTopologyStrategy", "dc1", "3", "replication_factor", "2")
+	f.Add(".", "", "/", "class", "x")
+	f.Add("NetworkTopologyStrategy", "dc1", "-0/+0", "dc1", "1")
+	f.Fuzz(func(t *testing.T, class, key, value, key2, value2 string) {
+		opts := map[string]string{"class": class, key: value}
+		if key2 != "class" && key2 != key {
+			opts[key2] = value2
+		}
+		r, err := ParseReplication(opts)
 		if err != nil {
 			return
+		}
+		if r.Class == "" && len(r.DCs) > 0 {
+			t.Errorf("factors per DC without a class: %+v from %v", r, opts)
+		}
+		for dc := range r.DCs {
+			if _, ok := opts[dc]; !ok || dc == "class" {
+				t.Errorf("a factor for %q, which the options do not name: %+v from %v", dc, r, opts)
+			}
 		}
 		check := func(rf ReplicationFactor) {
 			if rf.All < 0 || rf.Transient < 0 || (rf.Transient > 0 && rf.Transient >= rf.All) {
