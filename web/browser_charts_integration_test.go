@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,13 +35,7 @@ const growKeyspace, growTable = "pm_growchart", "t"
 // one arc per token range; no sideways scrolling at 1,280 px or on a phone.
 // PARTMON_SCREENSHOTS=DIR saves growth.png and replicas.png there.
 func TestChartsInBrowser(t *testing.T) {
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("chromium is not on PATH (Debian package chromium): the charts cannot be tested in a browser")
-		}
-		t.Skip("chromium is not on PATH (apt-get install chromium); CI=true makes this a failure")
-	}
+	chromium := needChromium(t)
 	hosts := testcluster.Hosts()
 	s := testcluster.Session(t, hosts[0])
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
@@ -59,30 +52,15 @@ func TestChartsInBrowser(t *testing.T) {
 		ranges += len(n.TokenValues)
 	}
 
-	alloc, cancelA := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true))...)
-	defer cancelA()
-	for _, js := range []bool{true, false} {
-		t.Run(fmt.Sprintf("javascript=%v", js), func(t *testing.T) {
-			bctx, cancel := chromedp.NewContext(alloc)
-			defer cancel()
-			bctx, cancelT := context.WithTimeout(bctx, 2*time.Minute)
-			defer cancelT()
-			errs := listenConsole(bctx)
-			openPage(bctx, t, url, js, 1280, 900)
-			checkGrowthChart(bctx, t)
-			checkReplicaRings(bctx, t, dc, ranges)
-			if dir := os.Getenv("PARTMON_SCREENSHOTS"); dir != "" && js {
-				elementShot(bctx, t, filepath.Join(dir, "growth.png"), `figure.chart[data-table="`+growKeyspace+"."+growTable+`"]`)
-				elementShot(bctx, t, filepath.Join(dir, "replicas.png"), `figure.replicas[data-rings="3"]`)
-			}
-			checkPhone(bctx, t, url)
-			if e := errs(); len(e) > 0 {
-				t.Errorf("the page logged %d console errors: %s", len(e), strings.Join(e, "; "))
-			}
-		})
-	}
+	inBrowser(t, chromium, url, func(bctx context.Context, t *testing.T, js bool) {
+		openPage(bctx, t, url, js, 1280, 900)
+		checkGrowthChart(bctx, t)
+		checkReplicaRings(bctx, t, dc, ranges)
+		if dir := os.Getenv("PARTMON_SCREENSHOTS"); dir != "" && js {
+			elementShot(bctx, t, filepath.Join(dir, "growth.png"), `figure.chart[data-table="`+growKeyspace+"."+growTable+`"]`)
+			elementShot(bctx, t, filepath.Join(dir, "replicas.png"), `figure.replicas[data-rings="3"]`)
+		}
+	})
 }
 
 // createGrowTable makes the scratch keyspace (RF 3 in the first node's DC,

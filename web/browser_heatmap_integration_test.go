@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -42,13 +41,7 @@ const (
 // own token() gives it; the map's sentence names the key's replica.
 // PARTMON_SCREENSHOTS=DIR saves the heatmap section as DIR/heatmap.png.
 func TestHeatmapInBrowser(t *testing.T) {
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("chromium is not on PATH (Debian package chromium): the heatmap cannot be tested in a browser")
-		}
-		t.Skip("chromium is not on PATH (apt-get install chromium); CI=true makes this a failure")
-	}
+	chromium := needChromium(t)
 	hosts := testcluster.Hosts()
 	key, token := hotKeyToken(t, hosts[0])
 	ctx, stop := context.WithCancel(context.Background())
@@ -65,36 +58,21 @@ func TestHeatmapInBrowser(t *testing.T) {
 	ring := waitForHeatmap(t, url, token)
 	t.Logf("%d reads of %q sent; the ring has %d tokens", reads.Load(), key, len(ring))
 
-	alloc, cancel := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true))...)
-	defer cancel()
-	for _, js := range []bool{true, false} {
-		t.Run(fmt.Sprintf("javascript=%v", js), func(t *testing.T) {
-			ctx, cancel := chromedp.NewContext(alloc)
-			defer cancel()
-			ctx, cancelT := context.WithTimeout(ctx, 2*time.Minute)
-			defer cancelT()
-			errs := listenConsole(ctx)
-			openPage(ctx, t, url, js, 1280, 900)
-			checkHeatmap(ctx, t, ring, token)
-			if dir := os.Getenv("PARTMON_SCREENSHOTS"); dir != "" && js {
-				var png []byte
-				// The whole section: its legend, all tables, then pm_hot.kv.
-				if err := chromedp.Run(ctx, chromedp.ScrollIntoView("#heatmaps", chromedp.ByQuery),
-					chromedp.Screenshot("#heatmaps", &png, chromedp.ByQuery)); err != nil {
-					t.Fatalf("screenshot: %v", err)
-				}
-				if err := os.WriteFile(filepath.Join(dir, "heatmap.png"), png, 0o644); err != nil {
-					t.Fatal(err)
-				}
+	inBrowser(t, chromium, url, func(ctx context.Context, t *testing.T, js bool) {
+		openPage(ctx, t, url, js, 1280, 900)
+		checkHeatmap(ctx, t, ring, token)
+		if dir := os.Getenv("PARTMON_SCREENSHOTS"); dir != "" && js {
+			var png []byte
+			// The whole section: its legend, all tables, then pm_hot.kv.
+			if err := chromedp.Run(ctx, chromedp.ScrollIntoView("#heatmaps", chromedp.ByQuery),
+				chromedp.Screenshot("#heatmaps", &png, chromedp.ByQuery)); err != nil {
+				t.Fatalf("screenshot: %v", err)
 			}
-			checkPhone(ctx, t, url)
-			if e := errs(); len(e) > 0 {
-				t.Errorf("the page logged %d console errors: %s", len(e), strings.Join(e, "; "))
+			if err := os.WriteFile(filepath.Join(dir, "heatmap.png"), png, 0o644); err != nil {
+				t.Fatal(err)
 			}
-		})
-	}
+		}
+	})
 }
 
 // hotKeyToken is the planted hot key and its token as Cassandra computes it.

@@ -46,13 +46,7 @@ var keyedKinds = map[string]bool{analyzer.KindOversizedPartition: true, analyzer
 // same cards with JavaScript off, their evidence one click away.
 // PARTMON_SCREENSHOTS=DIR saves the screenshots of docs/screenshots there.
 func TestStatusPageInBrowser(t *testing.T) {
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("chromium is not on PATH (Debian package chromium): the status page cannot be tested in a browser")
-		}
-		t.Skip("chromium is not on PATH (apt-get install chromium); CI=true makes this a failure")
-	}
+	chromium := needChromium(t)
 	truth, err := testcluster.LoadTruth()
 	if err != nil {
 		t.Fatal(err)
@@ -60,11 +54,39 @@ func TestStatusPageInBrowser(t *testing.T) {
 	url := startDaemon(t, testcluster.Hosts())
 	waitForFindings(t, url, truth)
 
+	inBrowser(t, chromium, url, func(ctx context.Context, t *testing.T, js bool) {
+		cards := openPage(ctx, t, url, js, 1280, 900)
+		checkCards(t, cards, truth)
+		checkOneClick(ctx, t)
+		if shots := os.Getenv("PARTMON_SCREENSHOTS"); shots != "" && js {
+			screenshots(ctx, t, url, shots)
+		}
+	})
+}
+
+// needChromium is Debian's chromium, or the end of the test: a failure
+// under CI=true, a skip that says so elsewhere.
+func needChromium(t *testing.T) string {
+	t.Helper()
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("chromium is not on PATH (Debian package chromium): the status page cannot be tested in a browser")
+		}
+		t.Skip("chromium is not on PATH (apt-get install chromium); CI=true makes this a failure")
+	}
+	return chromium
+}
+
+// inBrowser runs check in headless Chromium twice, with JavaScript on and
+// off, each in a fresh tab bounded to two minutes; then the page on a phone,
+// and no console errors.
+func inBrowser(t *testing.T, chromium, url string, check func(ctx context.Context, t *testing.T, js bool)) {
+	t.Helper()
 	alloc, cancel := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.UserDataDir(t.TempDir()),
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true))...)
 	defer cancel()
-
 	for _, js := range []bool{true, false} {
 		t.Run(fmt.Sprintf("javascript=%v", js), func(t *testing.T) {
 			ctx, cancel := chromedp.NewContext(alloc)
@@ -72,12 +94,7 @@ func TestStatusPageInBrowser(t *testing.T) {
 			ctx, cancelT := context.WithTimeout(ctx, 2*time.Minute)
 			defer cancelT()
 			errs := listenConsole(ctx)
-			cards := openPage(ctx, t, url, js, 1280, 900)
-			checkCards(t, cards, truth)
-			checkOneClick(ctx, t)
-			if shots := os.Getenv("PARTMON_SCREENSHOTS"); shots != "" && js {
-				screenshots(ctx, t, url, shots)
-			}
+			check(ctx, t, js)
 			checkPhone(ctx, t, url)
 			if e := errs(); len(e) > 0 {
 				t.Errorf("the page logged %d console errors: %s", len(e), strings.Join(e, "; "))
