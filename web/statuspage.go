@@ -169,7 +169,15 @@ func findingScope(f analyzer.Finding) string {
 }
 
 // skewed marks a ratio outside the default fair band (1.2 either way).
-func skewed(v float64) bool { return v > 1.2 || (v > 0 && v < 1/1.2) }
+// skewed flags an ownership skew at or past the report's ownership_skew
+// warning, either way (a hand-built report without thresholds: the default).
+func skewed(v float64, th analyzer.Thresholds) bool {
+	warn := th.OwnershipSkewWarning
+	if warn <= 1 {
+		warn = analyzer.DefaultThresholds().OwnershipSkewWarning
+	}
+	return v >= warn || (v > 0 && v <= 1/warn)
+}
 
 func pageOwnership(r *analyzer.Report) ([]string, []pageOwner) {
 	byNode := make(map[string]map[string]analyzer.Ownership)
@@ -210,7 +218,7 @@ func pageOwnership(r *analyzer.Report) ([]string, []pageOwner) {
 			}
 			po.Cells = append(po.Cells, pageCell{
 				Text:   format.PercentCell(o.Owns) + " (×" + format.RatioCell(o.Skew) + ")",
-				Skewed: skewed(o.Skew),
+				Skewed: skewed(o.Skew, r.Thresholds),
 			})
 		}
 		owners = append(owners, po)
