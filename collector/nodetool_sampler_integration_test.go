@@ -21,7 +21,11 @@ import (
 )
 
 const (
-	hotTrafficSeconds = 40
+	// The traffic must outlast the probe and both sampling windows, each
+	// behind a nodetool JVM start: ~2 s on a quiet box, 30 s and more on a
+	// loaded one (4.1 at load 35: both windows opened after 40 s of traffic
+	// had ended, and sampled nothing).
+	hotTrafficSeconds = 90
 	hotSampleWindow   = 15 * time.Second
 	// dominanceTolerance allows for the sample window catching a slightly
 	// different mix than the whole traffic run the truth measured.
@@ -57,7 +61,7 @@ func TestNodetoolSamplerFindsHotKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
 	traffic, trafficOut := startHotTraffic(ctx, t, root)
