@@ -107,7 +107,14 @@ func checkFigures(f *Finding, fc figureContext) []FigureCheck {
 			return nil
 		}
 		node, best := maxOver(nodes, func(n string) float64 { return float64(fc.obs.Stats[n][tk].MaxPartitionBytes) })
-		out = append(out, newCheck(f, node, best, "tablestats compacted_partition_maximum_bytes (largest over the finding's nodes)", 10))
+		src, sized := "tablestats compacted_partition_maximum_bytes (largest over the finding's nodes)", *f
+		if f.Figures != nil && f.Figures.PartitionBytes > 0 && f.Figures.PartitionBytes != f.Value {
+			// The value is a projection (a growing unbucketed series): nodetool
+			// can only witness the size measured now.
+			sized.Value, sized.NodeValues = f.Figures.PartitionBytes, nil
+			src += ", against partmon's measured size, not its projection"
+		}
+		out = append(out, newCheck(&sized, node, best, src, 10))
 	case "wide_partition":
 		if fc.truthRows > 0 {
 			out = append(out, newCheck(f, "", float64(fc.truthRows), "live rows the corpus wrote into the table's largest partition", 10))

@@ -285,3 +285,18 @@ func TestNodeValues(t *testing.T) {
 		t.Fatalf("a plain address list: %+v %v", f, err)
 	}
 }
+
+// TestProjectedSizeChecksTheMeasuredOne: a growing unbucketed series' value
+// is where its growth takes it; nodetool witnesses the size measured now.
+func TestProjectedSizeChecksTheMeasuredOne(t *testing.T) {
+	var f Finding
+	in := `{"id":"u","kind":"unbucketed_time_series","keyspace":"ks","table":"t","node":"10.0.0.1","value":26118903731,"unit":"bytes","figures":{"partition_bytes":36700160}}`
+	if err := json.Unmarshal([]byte(in), &f); err != nil {
+		t.Fatal(err)
+	}
+	obs := &Observations{Stats: map[string]map[string]TableStat{"10.0.0.1": {"ks.t": {MaxPartitionBytes: 36157190}}}}
+	checks := checkFigures(&f, figureContext{obs: obs, hosts: []string{"10.0.0.1"}})
+	if len(checks) != 1 || checks[0].Partmon != 36700160 || !checks[0].OK {
+		t.Fatalf("checks %+v: want the measured 36700160 against nodetool's 36157190, within 10 %%", checks)
+	}
+}

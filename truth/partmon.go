@@ -38,6 +38,10 @@ type Finding struct {
 	// NodeValues is each node's own value of a folded finding (its nodes'
 	// "value"); a node's figure is checked against its own value.
 	NodeValues map[string]float64 `json:"node_values,omitempty"`
+	// Figures are the measurements behind the value.
+	Figures *struct {
+		PartitionBytes float64 `json:"partition_bytes"`
+	} `json:"figures,omitempty"`
 }
 
 // UnmarshalJSON decodes the finding and, when its nodes are objects, each
