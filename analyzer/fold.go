@@ -121,6 +121,19 @@ func merge(g []Finding) Finding {
 	if len(nodes) == 0 {
 		return f
 	}
+	f.placeOn(nodes)
+	if len(g) > 1 || len(nodes) > 1 {
+		f.Summary += "; " + describeNodes(nodes, f.Unit)
+	}
+	return f
+}
+
+// placeOn makes nodes (sorted by address) the finding's nodes: their DC
+// when they share one, and Node and Rack when there is only one.
+func (f *Finding) placeOn(nodes []NodeValue) {
+	if len(nodes) == 0 {
+		return
+	}
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Node < nodes[j].Node })
 	f.Nodes = nodes
 	f.Node, f.Rack = "", ""
@@ -128,10 +141,6 @@ func merge(g []Finding) Finding {
 	if len(nodes) == 1 {
 		f.Node, f.Rack = nodes[0].Node, nodes[0].Rack
 	}
-	if len(g) > 1 || len(nodes) > 1 {
-		f.Summary += "; " + describeNodes(nodes, f.Unit)
-	}
-	return f
 }
 
 func commonDC(nodes []NodeValue) string {

@@ -3,7 +3,6 @@ package analyzer
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/partmon/partmon/internal/format"
@@ -69,19 +68,16 @@ func ruleHotPartition(a *analysis) []Finding {
 // each with its own share: the nodes an operator looks at and the ones a
 // sidecar speaks for. The hottest one is always among them.
 func (a *analysis) hotKeyNodes(f *Finding, hk *hotKey) {
+	var nodes []NodeValue
 	for _, p := range hk.perNode {
 		sev := severityFor(p.share, a.th.HotKeyShareWarning, a.th.HotKeyShareCritical)
 		if sev == SeverityNone {
 			continue
 		}
-		f.Nodes = append(f.Nodes, NodeValue{Node: p.node.Address, DC: p.node.DC, Rack: p.node.Rack, Value: p.share,
+		nodes = append(nodes, NodeValue{Node: p.node.Address, DC: p.node.DC, Rack: p.node.Rack, Value: p.share,
 			Threshold: thresholdFor(sev, a.th.HotKeyShareWarning, a.th.HotKeyShareCritical), Severity: sev})
 	}
-	sort.Slice(f.Nodes, func(i, j int) bool { return f.Nodes[i].Node < f.Nodes[j].Node })
-	f.DC = commonDC(f.Nodes)
-	if len(f.Nodes) == 1 {
-		f.Node, f.Rack = f.Nodes[0].Node, f.Nodes[0].Rack
-	}
+	f.placeOn(nodes)
 }
 
 // hotKeyAdvice: b suffix buckets bring the key's share on each replica set
