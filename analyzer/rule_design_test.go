@@ -113,14 +113,20 @@ func TestRuleUnbucketedTimeSeries(t *testing.T) {
 		tbl       model.Table
 		max       int64
 		mibPerDay float64 // 0: no history
+		writes    int64   // local writes since the node started
 		want      Severity
 		value     float64
 		inText    []string
+		note      string // in the note saying growth is unknown; "": no note
 	}{
-		{name: "empty", tbl: readings, max: 0},
-		{name: "small, no history: the schema alone says nothing", tbl: readings, max: 1 * mib},
-		{name: "the guidance's viewing history, measured flat", tbl: history, max: 1 * mib, mibPerDay: flat},
-		{name: "small and flat under a TTL", tbl: withTTL, max: 10*mib - 1},
+		{name: "empty", tbl: readings, max: 0, writes: 100},
+		{name: "small, no history, never written: the schema alone says nothing", tbl: readings, max: 1 * mib},
+		{name: "small, no history, written: growth unknown, said so", tbl: readings, max: 1 * mib, writes: 100,
+			note: "unbucketed_time_series of ks.readings unknown: written, clustered by ts with no time bucket in its partition key and no default TTL; " +
+				"whether its partitions keep growing needs 6 points over 60 minutes of history (have one collection); its largest partition fragment is up to 1.0 MiB (max_partition_size)"},
+		{name: "the guidance's viewing history, measured flat", tbl: history, max: 1 * mib, mibPerDay: flat, writes: 100},
+		{name: "small and flat under a TTL", tbl: withTTL, max: 10*mib - 1, writes: 100},
+		{name: "small, written, growing slowly", tbl: readings, max: 2 * mib, mibPerDay: 1, writes: 100},
 		{name: "large, growth not measured yet", tbl: readings, max: 10 * mib, want: SeverityInfo, value: 10 * testMiB,
 			inText: []string{"largest partition 10 MiB: growth is not measured yet"}},
 		{name: "large and measured flat", tbl: readings, max: 10 * mib, mibPerDay: flat},
@@ -141,14 +147,23 @@ func TestRuleUnbucketedTimeSeries(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			b := newSnap().ring("dc1", 1).keyspace("ks", simple("1"), c.tbl)
-			b.stats("h01", "ks", c.tbl.Name, model.TableStats{MaxPartitionBytes: c.max})
+			st := model.TableStats{MaxPartitionBytes: c.max}
+			st.LocalWrites.Count = c.writes
+			b.stats("h01", "ks", c.tbl.Name, st)
 			h := NewHistory(HistoryLimits{})
 			if c.mibPerDay != 0 {
 				rate := max(c.mibPerDay, 0)
 				// Two days of hourly points ending at the current size.
 				h.Sizes["ks."+c.tbl.Name] = series(t0.Unix(), 48, 3600, func(age float64) float64 { return float64(c.max) - rate*mib*age/86400 })
 			}
-			fs := ruleUnbucketedTimeSeries(analysisWith(t, b.s, h, DefaultThresholds()))
+			a := analysisWith(t, b.s, h, DefaultThresholds())
+			fs := ruleUnbucketedTimeSeries(a)
+			switch {
+			case c.note == "" && len(a.notes) != 0:
+				t.Errorf("want no note, got %q", a.notes)
+			case c.note != "" && (len(a.notes) != 1 || a.notes[0] != c.note):
+				t.Errorf("notes %q, want\n%q", a.notes, c.note)
+			}
 			if c.want == SeverityNone {
 				if len(fs) != 0 {
 					t.Fatalf("want none, got %+v", fs)

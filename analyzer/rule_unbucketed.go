@@ -30,7 +30,9 @@ func largestKnown(t *tableView) float64 {
 //     back); it grows under a TTL whose worth of growth reaches the warning
 //     size; or it is over TimeSeriesLargeBytes and the history is too short
 //     to tell whether it grows;
-//   - nothing otherwise: small, or measured flat, or growing slowly.
+//   - nothing otherwise: small, or measured flat, or growing slowly; a
+//     written table with no TTL whose growth is not measured yet gets a
+//     note saying so (noteGrowthUnknown), not a finding.
 func ruleUnbucketedTimeSeries(a *analysis) []Finding {
 	var out []Finding
 	warnBytes := float64(a.th.PartitionWarningBytes)
@@ -69,6 +71,9 @@ func ruleUnbucketedTimeSeries(a *analysis) []Finding {
 			sev, value, threshold = SeverityInfo, size, float64(a.th.TimeSeriesLargeBytes)
 			why = "growth is not measured yet (the history is shorter than " + format.Seconds(a.th.ForecastMinSpan.Seconds()) + ")"
 		default:
+			if !g.judged && ttl == 0 {
+				a.noteGrowthUnknown(t, col)
+			}
 			continue
 		}
 		f := a.unbucketedFinding(t, col, size, why)
@@ -102,4 +107,30 @@ func (a *analysis) unbucketedFinding(t *tableView, col string, size float64, why
 	}
 	f.Advice = a.splitAdvice(t, size)
 	return f
+}
+
+// noteGrowthUnknown says so when a written time series with no bucket and
+// no TTL is small but its growth is not measured yet. Small is all the
+// sources can tell apart: max_partition_size reads 1 MiB for anything up to
+// 943,127 bytes and moves in steps of 20 % or more, so a partition gaining
+// a megabyte an hour shows as one step or none in a short history, and a
+// per-user history that stays small looks the same. Only history tells
+// them apart (forecast_min_points over forecast_min_span).
+func (a *analysis) noteGrowthUnknown(t *tableView, col string) {
+	written := false
+	for _, tn := range t.nodes {
+		written = written || tn.stats.LocalWrites.Count > 0
+	}
+	if !written || t.maxBytes <= 0 {
+		return
+	}
+	pts := append([]SizePoint(nil), a.h.sizeSeries(t.key, a.now)...)
+	pts = append(pts, SizePoint{a.now, t.maxBytes})
+	have := "one collection"
+	if len(pts) > 1 {
+		have = fmt.Sprintf("%d points over %s", len(pts), format.SecondsWords(float64(pts[len(pts)-1][0]-pts[0][0])))
+	}
+	a.note("unbucketed_time_series of %s unknown: written, clustered by %s with no time bucket in its partition key and no default TTL; "+
+		"whether its partitions keep growing needs %d points over %s of history (have %s); its largest partition fragment is up to %s (max_partition_size)",
+		t.key, col, a.th.ForecastMinPoints, format.SecondsWords(a.th.ForecastMinSpan.Seconds()), have, format.Bytes(float64(t.maxBytes)))
 }
