@@ -17,8 +17,11 @@ import (
 // has so few partitions that its share is no more than
 // HotRangeRatioWarning × its fair 1/partitions (fewestPartitions: the key
 // estimate reads ~128 per sstable for a handful of keys, so the bytes
-// decide), nor when its own rate is under the traffic floor. One finding per key, cluster-wide: the summary
-// names the replica where it was hottest.
+// decide), nor when its own rate is under the traffic floor. A key's share
+// is that of its hottest sample above the floor: the READS sampler may see
+// it in hundreds of pages while the WRITES sampler saw 3 of 4 writes. One
+// finding per key, cluster-wide: the summary names the replica where it was
+// hottest.
 func ruleHotPartition(a *analysis) []Finding {
 	var out []Finding
 	for _, t := range a.tables {
@@ -27,15 +30,12 @@ func ruleHotPartition(a *analysis) []Finding {
 			if sev == SeverityNone {
 				continue
 			}
+			if !hk.enough {
+				continue // every sample of the key is under the traffic floor
+			}
 			rate := -1.0
 			if hk.window > 0 {
 				rate = float64(hk.count) / hk.window
-			}
-			if rate >= 0 && rate < a.th.TrafficFloorOpsPerSecond {
-				continue
-			}
-			if rate < 0 && float64(hk.count) < 60*a.th.TrafficFloorOpsPerSecond {
-				continue // no window: a minute's worth of operations at the floor
 			}
 			if few := a.fewestPartitions(t); few > 0 && hk.share <= a.th.HotRangeRatioWarning/few {
 				continue

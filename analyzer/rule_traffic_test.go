@@ -311,3 +311,49 @@ func TestHotPartitionNodes(t *testing.T) {
 		}
 	}
 }
+
+// A key's share is that of its hottest sample above the traffic floor: on
+// the truth corpus's timeline the WRITES sampler saw 3 of 4 writes of the hot
+// user (75 %, 0.3 ops/s) while the READS sampler saw it in hundreds of
+// pages; judging the 75 % alone dropped the key as idle.
+func TestHotPartitionJudgesSamplesAboveTheFloor(t *testing.T) {
+	writes := model.HotPartition{Keyspace: "ks", Table: "t", Key: "hot", Op: "write", Count: 3, Total: 4, Window: 10, Source: "nodetool"}
+	reads := model.HotPartition{Keyspace: "ks", Table: "t", Key: "hot", Op: "read", Count: 300, Total: 1000, Window: 10, Source: "nodetool"}
+	cases := []struct {
+		name      string
+		h01, h02  []model.HotPartition
+		wantShare float64 // 0: no finding
+		wantNodes []string
+	}{
+		{name: "a small hot write sample and a busy read sample", h01: []model.HotPartition{writes}, h02: []model.HotPartition{reads},
+			wantShare: 0.3, wantNodes: []string{"10.0.0.2"}},
+		{name: "both on one node", h01: []model.HotPartition{writes, reads}, wantShare: 0.3, wantNodes: []string{"10.0.0.1"}},
+		{name: "only the small sample", h01: []model.HotPartition{writes}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := newSnap().ring("dc1", 3).keyspace("ks", simple("3"), table("t", pk("k", "text", 0)))
+			for node, hp := range map[string][]model.HotPartition{"h01": c.h01, "h02": c.h02} {
+				b.stats(node, "ks", "t", model.TableStats{LocalReads: model.Ops{Count: 1e6}, LocalWrites: model.Ops{Count: 1e6}})
+				b.nodeData(node).HotPartitions = hp
+			}
+			fs := ruleHotPartition(analysisOf(t, b.s))
+			if c.wantShare == 0 {
+				if len(fs) != 0 {
+					t.Fatalf("want none, got %+v", fs)
+				}
+				return
+			}
+			if len(fs) != 1 || math.Abs(fs[0].Value-c.wantShare) > 1e-9 || !strings.Contains(fs[0].Summary, "sampled reads") {
+				t.Fatalf("want one finding of share %g from the reads, got %+v", c.wantShare, fs)
+			}
+			var nodes []string
+			for _, n := range fs[0].Nodes {
+				nodes = append(nodes, n.Node)
+			}
+			if strings.Join(nodes, ",") != strings.Join(c.wantNodes, ",") {
+				t.Errorf("nodes %v, want %v", nodes, c.wantNodes)
+			}
+		})
+	}
+}

@@ -29,8 +29,10 @@ type hotKey struct {
 	share      float64 // (count − error) ÷ total: a lower bound
 	nodes      []string
 	source     string
-	// perNode is the key's share on each replica that sampled it.
+	// perNode is the key's share on each replica that sampled it above the
+	// traffic floor.
 	perNode []nodeShare
+	enough  bool // this sample is above the traffic floor (aboveTrafficFloor)
 }
 
 // nodeShare is one replica's sampled share of a hot key.
@@ -197,20 +199,36 @@ func (ki *keyIndex) addHot(nd *model.NodeData, node *model.Node, addr string, tn
 		if n == nil {
 			n = &model.Node{Address: addr}
 		}
+		// A sample of too few operations says nothing of heat (3 of 4 writes
+		// is 75 %): a key's hottest sample is its hottest one above the
+		// traffic floor, and only those place it on a replica.
+		enough := ki.a.aboveTrafficFloor(hp.Count, hp.Window)
 		cur := ki.hot[id]
-		if cur == nil || share > cur.share {
+		if cur == nil || (enough && !cur.enough) || (enough == cur.enough && share > cur.share) {
 			var per []nodeShare
 			if cur != nil {
 				per = cur.perNode
 			}
 			cur = &hotKey{
 				key: hp.Key, op: hp.Op, node: n, count: hp.Count, errorBound: hp.Error,
-				total: total, totalFrom: from, window: hp.Window, share: share, source: src, perNode: per,
+				total: total, totalFrom: from, window: hp.Window, share: share, source: src, perNode: per, enough: enough,
 			}
 			ki.hot[id] = cur
 		}
-		cur.perNode = addShare(cur.perNode, n, share)
+		if enough {
+			cur.perNode = addShare(cur.perNode, n, share)
+		}
 	}
+}
+
+// aboveTrafficFloor: a sample of count operations over window seconds is
+// at least TrafficFloorOpsPerSecond; with no window, a minute's worth of
+// operations at the floor.
+func (a *analysis) aboveTrafficFloor(count int64, window float64) bool {
+	if window > 0 {
+		return float64(count)/window >= a.th.TrafficFloorOpsPerSecond
+	}
+	return float64(count) >= 60*a.th.TrafficFloorOpsPerSecond
 }
 
 // addShare keeps the largest share per node (a node samples reads and
