@@ -111,7 +111,7 @@ func collectProfiles(ctx context.Context, c *Cluster, pairs []nodeTable) (map[st
 	var mu sync.Mutex
 	errs := onPairs(pairs, func(p nodeTable) error {
 		ks, t, _ := strings.Cut(p.table, ".")
-		text, err := c.Nodetool(ctx, p.node, "profileload", ks, t, "10000", "-s", "256", "-k", "255", "-a", "READS,WRITES")
+		text, err := c.Nodetool(ctx, p.node, "profileload", ks, t, "30000", "-s", "256", "-k", "255", "-a", "READS,WRITES")
 		if err != nil {
 			return err
 		}
