@@ -3,13 +3,13 @@ package collector
 import (
 	"context"
 	"errors"
-	"net"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/partmon/partmon/collector/internal/cql"
+	"github.com/partmon/partmon/internal/testkit"
 	"github.com/partmon/partmon/model"
 	"go.uber.org/zap"
 )
@@ -114,20 +114,8 @@ func findStatus(t *testing.T, s *model.Snapshot, source, node string) model.Sour
 	return model.SourceStatus{}
 }
 
-// closedPort is a loopback port nothing listens on.
-func closedPort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	return port
-}
-
 func TestUnreachableNodeIsAnErrorAndBacksOff(t *testing.T) {
-	port := closedPort(t)
+	port := testkit.FreePort(t) // nothing listens there
 	c := newTestCollector(t, Config{Hosts: []string{"127.0.0.1:" + strconv.Itoa(port)}, ConnectTimeout: time.Second, RetryBackoff: time.Hour, MaxRetryBackoff: time.Hour})
 	ctx := context.Background()
 

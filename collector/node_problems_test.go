@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/collector/internal/cql"
+	"github.com/partmon/partmon/internal/testkit"
 )
 
 // TestDiagnose: each kind of failure gets its cause without the driver's
@@ -59,7 +60,7 @@ func TestDiagnose(t *testing.T) {
 // however many sources it skipped, and CollectAll says the skipped sources
 // once rather than once per source.
 func TestNodeProblemsOfAClosedPort(t *testing.T) {
-	port := closedPort(t)
+	port := testkit.FreePort(t) // nothing listens there
 	c := newTestCollector(t, Config{Hosts: []string{"127.0.0.1:" + strconv.Itoa(port)}, Mode: ModeCluster,
 		ConnectTimeout: time.Second, RetryBackoff: time.Hour, MaxRetryBackoff: time.Hour})
 	err := c.CollectAll(context.Background())

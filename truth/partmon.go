@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -220,15 +219,6 @@ type Daemon struct {
 	cmd    *exec.Cmd
 	base   string
 	exited chan error
-}
-
-func freeAddress() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
 }
 
 func startDaemon(bin, cfg, listen, logFile string) (*Daemon, error) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+	"github.com/partmon/partmon/internal/testkit"
 )
 
 // Options says how to run the corpus on one cluster.
@@ -332,7 +333,7 @@ func (r *runner) oneShot(ctx context.Context, start map[string]map[string]TableS
 // daemon runs `partmon run` with history while the traffic goes on and the
 // scenarios' partitions grow, then reads its API.
 func (r *runner) daemon(ctx context.Context, wl *Workload) error {
-	listen, err := freeAddress()
+	listen, err := testkit.PickFreeAddr()
 	if err != nil {
 		return err
 	}
