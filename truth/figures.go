@@ -33,8 +33,11 @@ type FigureCheck struct {
 	Partmon   float64 `json:"partmon"`
 	Reference float64 `json:"reference"`
 	Source    string  `json:"source"` // what the reference is
-	ErrorPct  float64 `json:"error_pct"`
-	Tolerance float64 `json:"tolerance_pct"`
+	// ErrorPct is |partmon − reference| ÷ reference; nil when the reference
+	// is 0 and partmon's figure is not (no relative error exists; JSON has
+	// no infinity).
+	ErrorPct  *float64 `json:"error_pct,omitempty"`
+	Tolerance float64  `json:"tolerance_pct"`
 	// Bound is "upper" or "lower" when the finding states its value as a
 	// bound ("at most", "at least"): the check is then that the bound holds.
 	Bound string `json:"bound,omitempty"`
@@ -60,10 +63,10 @@ func newCheck(f *Finding, node string, ref float64, source string, tolerance flo
 	case ref == 0 && v == 0:
 		c.OK = true
 	case ref == 0:
-		c.ErrorPct = math.Inf(1)
 	default:
-		c.ErrorPct = 100 * math.Abs(v-ref) / math.Abs(ref)
-		c.OK = c.ErrorPct <= tolerance
+		e := 100 * math.Abs(v-ref) / math.Abs(ref)
+		c.ErrorPct = &e
+		c.OK = e <= tolerance
 	}
 	// A bound is right when it holds, however loose; a loose one is still
 	// listed by its error.

@@ -226,11 +226,21 @@ func TestFigureBounds(t *testing.T) {
 		{"upper bound broken", "has at most ~3 partitions", 3, 5, false},
 		{"lower bound holds", "holds at least 120,000 rows", 120000, 150000, true},
 		{"lower bound broken", "holds at least 200,000 rows", 200000, 150000, false},
+		// nodetool's sample did not hold the key at all (make test, stop 18:
+		// the infinite error it gave broke the results' JSON).
+		{"reference 0", "key hot takes 40 % of ks.t's sampled reads", 0.4, 0, false},
+		{"both 0", "key hot takes 0 %", 0, 0, true},
 	}
 	for _, c := range cases {
 		got := newCheck(&Finding{Summary: c.summary, Value: c.value}, "", c.ref, "test", 10)
 		if got.OK != c.ok {
 			t.Errorf("%s: ok %v (%+v), want %v", c.name, got.OK, got, c.ok)
+		}
+		if _, err := json.Marshal(got); err != nil {
+			t.Errorf("%s: %+v does not encode: %v", c.name, got, err)
+		}
+		if c.ref == 0 && c.value != 0 && (got.ErrorPct != nil || pct(got.ErrorPct) != "∞ (reference 0)") {
+			t.Errorf("%s: error %v, want none (reference 0)", c.name, got.ErrorPct)
 		}
 	}
 }

@@ -272,9 +272,9 @@ func num(v float64) string {
 	return fmt.Sprintf("%.3g", v)
 }
 
-func pct(p float64) string {
-	if math.IsInf(p, 0) {
+func pct(p *float64) string {
+	if p == nil {
 		return "∞ (reference 0)"
 	}
-	return fmt.Sprintf("%.1f %%", p)
+	return fmt.Sprintf("%.1f %%", *p)
 }
