@@ -57,7 +57,7 @@ var unmeasurable = map[model.Engine]map[string]string{
 // Cassandra has no per-partition row count over CQL: wide_partition is
 // claimed only from rows_per_read, the rows of one read command. The test
 // reads the wide key unpaged on the first node and in 5,000-row pages on the
-// second, and holds the finding to both (wide_integration_test.go).
+// others, and holds the finding to both (wide_integration_test.go).
 
 // TestFixturesFoundOnRealCluster is the analyzer's acceptance test: partmon
 // collects the real fixture cluster, and every planted problem of
@@ -105,7 +105,7 @@ func TestFixturesFoundOnRealCluster(t *testing.T) {
 	var wide wideReads
 	wideKey := truth.Find(analyzer.KindWidePartition)
 	if len(wideKey) > 0 && len(hosts) > 1 {
-		wide = readWideKey(t, wideKey[0], hosts[0], hosts[1])
+		wide = readWideKey(t, wideKey[0], hosts[0], hosts[1:]...)
 	}
 	// Two cycles a little apart: traffic rates come from counter differences.
 	history := analyzer.NewHistory(analyzer.HistoryLimits{})

@@ -115,10 +115,11 @@ func bucketOf(v int64) (lo, hi int64) {
 
 // wideReads are the reads TestFixturesFoundOnRealCluster makes of the wide
 // key before collecting: one unpaged read on whole (a read command that
-// iterates the whole partition) and a paged one on paged.
+// iterates the whole partition) and a paged one on each of paged.
 type wideReads struct {
-	whole, paged string
-	rows         int
+	whole string
+	paged []string
+	rows  int
 	// before and after are each node's nodetool "maximum live cells per
 	// slice" right before and right after the collection that is judged.
 	before, after map[string]int64
@@ -134,7 +135,7 @@ func witness(t *testing.T, ctx context.Context, p testcluster.Problem) map[strin
 	return out
 }
 
-func readWideKey(t *testing.T, p testcluster.Problem, whole, paged string) wideReads {
+func readWideKey(t *testing.T, p testcluster.Problem, whole string, paged ...string) wideReads {
 	t.Helper()
 	var rows int
 	var err error
@@ -150,8 +151,10 @@ func readWideKey(t *testing.T, p testcluster.Problem, whole, paged string) wideR
 	if rows != int(p.ExpectedRows) {
 		t.Fatalf("unpaged read of %s.%s %q on %s returned %d rows, the truth says %d", p.Keyspace, p.Table, p.Key, whole, rows, p.ExpectedRows)
 	}
-	if got := readPartition(t, paged, p.Keyspace, p.Table, "id", p.Key, pagedPageSize); got != rows {
-		t.Fatalf("paged read on %s returned %d rows, the unpaged one %d", paged, got, rows)
+	for _, host := range paged {
+		if got := readPartition(t, host, p.Keyspace, p.Table, "id", p.Key, pagedPageSize); got != rows {
+			t.Fatalf("paged read on %s returned %d rows, the unpaged one %d", host, got, rows)
+		}
 	}
 	return wideReads{whole: whole, paged: paged, rows: rows}
 }
@@ -166,10 +169,15 @@ func readWideKey(t *testing.T, p testcluster.Problem, whole, paged string) wideR
 // tried.
 func rereadWideKey(t *testing.T, p testcluster.Problem, w wideReads) {
 	t.Helper()
-	for _, r := range []struct {
+	type reads struct {
 		host           string
 		pageSize, want int
-	}{{w.whole, 0, 4}, {w.paged, pagedPageSize, 2}} {
+	}
+	todo := []reads{{w.whole, 0, 4}}
+	for _, host := range w.paged {
+		todo = append(todo, reads{host, pagedPageSize, 2})
+	}
+	for _, r := range todo {
 		done := 0
 		for try := 0; try < 8 && done < r.want; try++ {
 			if n, err := readPartitionOnce(r.host, p, r.pageSize); err != nil || n != w.rows {
@@ -286,7 +294,7 @@ func checkWideBothWays(t *testing.T, ctx context.Context, r *analyzer.Report, p 
 		}
 	}
 	if whole == 0 || paged == 0 {
-		t.Fatalf("need a node that executed the whole read and one that executed only pages, both before and after the collection; got %d and %d (reads sent to %s and %s; before %v, after %v)",
+		t.Fatalf("need a node that executed the whole read and one that executed only pages, both before and after the collection; got %d and %d (whole reads sent to %s, paged ones to %v; before %v, after %v)",
 			whole, paged, w.whole, w.paged, w.before, w.after)
 	}
 	for _, f := range found {
