@@ -109,7 +109,19 @@ func checkFigures(f *Finding, fc figureContext) []FigureCheck {
 		if f.Unit != "bytes" {
 			return nil
 		}
-		node, best := maxOver(nodes, func(n string) float64 { return float64(fc.obs.Stats[n][tk].MaxPartitionBytes) })
+		// Only nodes nodetool was asked about: a table outside the corpus
+		// (make test's fixtures) has no tablestats, which is no reference,
+		// not a reference of 0.
+		var asked []string
+		for _, n := range nodes {
+			if _, ok := fc.obs.Stats[n][tk]; ok {
+				asked = append(asked, n)
+			}
+		}
+		if len(asked) == 0 {
+			return nil
+		}
+		node, best := maxOver(asked, func(n string) float64 { return float64(fc.obs.Stats[n][tk].MaxPartitionBytes) })
 		src, sized := "tablestats compacted_partition_maximum_bytes (largest over the finding's nodes)", *f
 		if f.Figures != nil && f.Figures.PartitionBytes > 0 && f.Figures.PartitionBytes != f.Value {
 			// The value is a projection (a growing unbucketed series): nodetool

@@ -310,3 +310,13 @@ func TestProjectedSizeChecksTheMeasuredOne(t *testing.T) {
 		t.Fatalf("checks %+v: want the measured 36700160 against nodetool's 36157190, within 10 %%", checks)
 	}
 }
+
+// A table nodetool was not asked about (make test's own fixtures beside the
+// corpus) has no reference: no check, rather than a check against 0.
+func TestNoTablestatsIsNoReference(t *testing.T) {
+	f := Finding{ID: "o", Kind: "oversized_partition", Keyspace: "pm_big", Table: "events", Node: "10.0.0.1", Value: 130023424, Unit: "bytes"}
+	obs := &Observations{Stats: map[string]map[string]TableStat{"10.0.0.1": {"ks.t": {MaxPartitionBytes: 1}}}}
+	if checks := checkFigures(&f, figureContext{obs: obs, hosts: []string{"10.0.0.1"}}); len(checks) != 0 {
+		t.Fatalf("want no check, got %+v", checks)
+	}
+}
