@@ -127,6 +127,10 @@ func (c *collectFlags) run(stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// minRateSpan is the least time between a one-shot's two reads of the
+// operation counters: shorter, and a few operations decide a rate.
+const minRateSpan = 10 * time.Second
+
 // collectOnce runs one full collection. It fails (exit 3) only when nothing
 // could be learned about the cluster; a source failing on one node is in the
 // snapshot's statuses and the report says so.
@@ -150,6 +154,18 @@ func collectOnce(cfg Config, timeout time.Duration, log *zap.Logger, stderr io.W
 		writeNoRing(stderr, cfg.Collector.Hosts, coll.NodeProblems(), snap)
 		return nil, exitCollectFail
 	}
+	// Rates from counters, not from Cassandra's lagging moving rate: read the
+	// counters again, at least minRateSpan after the first read.
+	if wait := minRateSpan - time.Since(start); wait > 0 {
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+	}
+	if err := coll.RecollectRates(ctx); err != nil {
+		log.Warn("operation counters not read a second time: rates are Cassandra's five-minute moving rates", zap.Error(err))
+	}
+	snap = coll.Snapshot()
 	if collectErr != nil {
 		log.Warn("collection incomplete", zap.Error(collectErr))
 	}
