@@ -28,22 +28,25 @@ type kind struct {
 	// shipped Prometheus rules therefore leave them to the push (one alert
 	// per problem). Findings naming a key are pushed whatever their kind.
 	pushedWithoutKey bool
+	// lowerIsWorse: the finding's value is bad below its threshold (a key
+	// count, a time until a size is crossed), not above it.
+	lowerIsWorse bool
 }
 
 var kinds = []kind{
-	{KindOversizedPartition, true},
-	{KindWidePartition, true},
-	{KindHotPartition, true},
-	{KindHotTokenRange, false},
-	{KindTombstoneHeavy, true},
-	{KindOwnershipSkew, false},
-	{KindLoadSkew, false},
-	{KindLowCardinalityKey, false},
-	{KindUnbucketedTimeSeries, false},
-	{KindSecondaryIndexHighCard, false},
-	{KindPartitionGrowthForecast, false},
-	{KindStaleData, false},
-	{KindAscendingTimeOrder, false},
+	{KindOversizedPartition, true, false},
+	{KindWidePartition, true, false},
+	{KindHotPartition, true, false},
+	{KindHotTokenRange, false, false},
+	{KindTombstoneHeavy, true, false},
+	{KindOwnershipSkew, false, false},
+	{KindLoadSkew, false, false},
+	{KindLowCardinalityKey, false, true},
+	{KindUnbucketedTimeSeries, false, false},
+	{KindSecondaryIndexHighCard, false, false},
+	{KindPartitionGrowthForecast, false, true},
+	{KindStaleData, false, false},
+	{KindAscendingTimeOrder, false, false},
 }
 
 // Kinds lists every kind of finding the analyzer can report, in a fixed order.
@@ -65,4 +68,15 @@ func KindsPushedWithoutKey() []string {
 		}
 	}
 	return out
+}
+
+// LowerIsWorse says whether a finding of kind is worse the lower its value
+// (its severity thresholds are upper bounds).
+func LowerIsWorse(kind string) bool {
+	for _, k := range kinds {
+		if k.name == kind {
+			return k.lowerIsWorse
+		}
+	}
+	return false
 }

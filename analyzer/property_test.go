@@ -65,9 +65,6 @@ func TestFindingsAreMutuallyPossible(t *testing.T) {
 	t.Logf("findings by kind over %d snapshots: %v", propertySeeds, seen)
 }
 
-// lowerIsWorse are the kinds whose value is bad when small.
-var lowerIsWorse = map[string]bool{KindLowCardinalityKey: true, KindPartitionGrowthForecast: true}
-
 // severityInvariant: a warning or critical value reached its threshold.
 func severityInvariant(kind string, sev Severity, value, threshold float64) error {
 	if math.IsNaN(value) || math.IsInf(value, 0) || math.IsNaN(threshold) || math.IsInf(threshold, 0) {
@@ -80,7 +77,7 @@ func severityInvariant(kind string, sev Severity, value, threshold float64) erro
 		return nil
 	}
 	const eps = 1e-9
-	if lowerIsWorse[kind] {
+	if LowerIsWorse(kind) {
 		if value > threshold*(1+eps) {
 			return fmt.Errorf("%v with value %g above its threshold %g", sev, value, threshold)
 		}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/partmon/partmon/analyzer"
 )
 
 // Verdicts of a finding.
@@ -207,9 +209,6 @@ func dedupe(in []string) []string {
 	return out
 }
 
-// lowerIsWorse are the kinds whose value is bad when below the threshold.
-var lowerIsWorse = map[string]bool{"low_cardinality_key": true}
-
 // contradictions lists what is impossible in a finding's own figures or
 // against what the corpus wrote: a severity its value does not reach, a
 // share outside 0..1, more rows than the partition's bytes can hold or
@@ -219,10 +218,10 @@ var lowerIsWorse = map[string]bool{"low_cardinality_key": true}
 func contradictions(f *Finding, maxRows int64, minRowBytes, maxBytes int64) []string {
 	var out []string
 	if rank(f.Severity) >= rank("warning") && f.Threshold != 0 {
-		if lowerIsWorse[f.Kind] && f.Value >= f.Threshold {
+		if analyzer.LowerIsWorse(f.Kind) && f.Value >= f.Threshold {
 			out = append(out, fmt.Sprintf("severity %s but value %g is not below threshold %g", f.Severity, f.Value, f.Threshold))
 		}
-		if !lowerIsWorse[f.Kind] && f.Value < f.Threshold {
+		if !analyzer.LowerIsWorse(f.Kind) && f.Value < f.Threshold {
 			out = append(out, fmt.Sprintf("severity %s but value %g is below threshold %g", f.Severity, f.Value, f.Threshold))
 		}
 	}

@@ -121,6 +121,9 @@ func TestContradictions(t *testing.T) {
 		{"consistent", Finding{Kind: "oversized_partition", Severity: "warning", Value: 60 << 20, Threshold: 50 << 20, Unit: "bytes"}, 0, 0, 0, ""},
 		{"below threshold", Finding{Kind: "oversized_partition", Severity: "warning", Value: 40 << 20, Threshold: 50 << 20, Unit: "bytes"}, 0, 0, 0, "below threshold"},
 		{"lower is worse", Finding{Kind: "low_cardinality_key", Severity: "warning", Value: 400, Threshold: 300, Unit: "partitions"}, 0, 0, 0, "not below threshold"},
+		// truth run 3: "crosses 100 MiB in 29 min" at critical (threshold 1 d) was listed as a contradiction.
+		{"a forecast: sooner is worse", Finding{Kind: "partition_growth_forecast", Severity: "critical", Value: 1732, Threshold: 86400, Unit: "seconds"}, 0, 0, 0, ""},
+		{"a forecast later than its threshold", Finding{Kind: "partition_growth_forecast", Severity: "critical", Value: 90000, Threshold: 86400, Unit: "seconds"}, 0, 0, 0, "not below threshold"},
 		{"share above 1", Finding{Kind: "hot_partition", Severity: "info", Value: 1.3, Unit: "ratio"}, 0, 0, 0, "outside 0..1"},
 		{"rows do not fit", Finding{Kind: "wide_partition", Severity: "warning", Value: 1500000, Threshold: 100000, Unit: "rows"}, 0, 150, 2 << 20, "cannot fit"},
 		{"more rows than written", Finding{Kind: "wide_partition", Severity: "warning", Value: 120000, Threshold: 100000, Unit: "rows"}, 5000, 0, 0, "ever held more than 5000"},
