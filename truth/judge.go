@@ -1,6 +1,7 @@
 package truth
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -28,6 +29,27 @@ type Judged struct {
 	Verdict        string   `json:"verdict"`
 	Why            string   `json:"why,omitempty"`
 	Contradictions []string `json:"contradictions,omitempty"`
+}
+
+// UnmarshalJSON decodes the finding and the verdict beside it. Without it,
+// Finding's UnmarshalJSON is promoted and drops every field of Judged: a
+// results file read back by `truthcorpus table` had no verdicts, and its
+// confusion table said 0 false where the run had judged 5.
+func (j *Judged) UnmarshalJSON(b []byte) error {
+	if err := j.Finding.UnmarshalJSON(b); err != nil {
+		return err
+	}
+	var v struct {
+		Scenario       string   `json:"scenario"`
+		Verdict        string   `json:"verdict"`
+		Why            string   `json:"why"`
+		Contradictions []string `json:"contradictions"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	j.Scenario, j.Verdict, j.Why, j.Contradictions = v.Scenario, v.Verdict, v.Why, v.Contradictions
+	return nil
 }
 
 // ExpectResult is one planted problem and whether partmon found it.

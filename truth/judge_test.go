@@ -323,3 +323,31 @@ func TestNoTablestatsIsNoReference(t *testing.T) {
 		t.Fatalf("want no check, got %+v", checks)
 	}
 }
+
+// A results file read back (truthcorpus table, make truth's exit code)
+// keeps every verdict: Finding's UnmarshalJSON, promoted to Judged, dropped
+// them, and the table of truth run 3 said 0 false where the run judged 5.
+func TestResultsRoundTripKeepVerdicts(t *testing.T) {
+	in := ClusterResult{
+		Scenarios: []ScenarioBrief{{Name: "iot", Design: DesignGood}},
+		Phases: []PhaseResult{{Phase: PhaseOneShot, Findings: []Judged{{
+			Finding:  Finding{ID: "f", Kind: "hot_partition", Severity: "critical", Keyspace: "ks", Value: 0.87, Unit: "ratio"},
+			Scenario: "iot", Verdict: VerdictFalse, Why: "a good design", Contradictions: []string{"x"},
+		}}}},
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out ClusterResult
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	j := out.Phases[0].Findings[0]
+	if j.Verdict != VerdictFalse || j.Scenario != "iot" || j.Why != "a good design" || len(j.Contradictions) != 1 || j.Kind != "hot_partition" || j.Value != 0.87 {
+		t.Fatalf("read back %+v", j)
+	}
+	if s := Summarize([]*ClusterResult{&out}, PhaseOneShot); s.FalseAboveInfo != 1 || s.GoodSilent != 0 {
+		t.Fatalf("summary of the read-back results: %d false, %d good designs silent; want 1 and 0", s.FalseAboveInfo, s.GoodSilent)
+	}
+}
