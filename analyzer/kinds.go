@@ -34,19 +34,19 @@ type kind struct {
 }
 
 var kinds = []kind{
-	{KindOversizedPartition, true, false},
-	{KindWidePartition, true, false},
-	{KindHotPartition, true, false},
-	{KindHotTokenRange, false, false},
-	{KindTombstoneHeavy, true, false},
-	{KindOwnershipSkew, false, false},
-	{KindLoadSkew, false, false},
-	{KindLowCardinalityKey, false, true},
-	{KindUnbucketedTimeSeries, false, false},
-	{KindSecondaryIndexHighCard, false, false},
-	{KindPartitionGrowthForecast, false, true},
-	{KindStaleData, false, false},
-	{KindAscendingTimeOrder, false, false},
+	{name: KindOversizedPartition, pushedWithoutKey: true},
+	{name: KindWidePartition, pushedWithoutKey: true},
+	{name: KindHotPartition, pushedWithoutKey: true},
+	{name: KindHotTokenRange},
+	{name: KindTombstoneHeavy, pushedWithoutKey: true},
+	{name: KindOwnershipSkew},
+	{name: KindLoadSkew},
+	{name: KindLowCardinalityKey, lowerIsWorse: true},
+	{name: KindUnbucketedTimeSeries},
+	{name: KindSecondaryIndexHighCard},
+	{name: KindPartitionGrowthForecast, lowerIsWorse: true},
+	{name: KindStaleData},
+	{name: KindAscendingTimeOrder},
 }
 
 // Kinds lists every kind of finding the analyzer can report, in a fixed order.

@@ -124,11 +124,9 @@ func (a *analysis) noteGrowthUnknown(t *tableView, col string) {
 	if !written || t.maxBytes <= 0 {
 		return
 	}
-	pts := append([]SizePoint(nil), a.h.sizeSeries(t.key, a.now)...)
-	pts = append(pts, SizePoint{a.now, t.maxBytes})
 	have := "one collection"
-	if len(pts) > 1 {
-		have = fmt.Sprintf("%d points over %s", len(pts), format.SecondsWords(float64(pts[len(pts)-1][0]-pts[0][0])))
+	if pts := a.sizePointsNow(t); len(pts) > 1 {
+		have = pointsOver(pts)
 	}
 	a.note("unbucketed_time_series of %s unknown: written, clustered by %s with no time bucket in its partition key and no default TTL; "+
 		"whether its partitions keep growing needs %d points over %s of history (have %s); its largest partition fragment is up to %s (max_partition_size)",

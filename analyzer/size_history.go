@@ -48,10 +48,7 @@ func (g growthFit) trusted() bool { return g.ok && g.slope > 0 }
 func (a *analysis) sizeHistories() []SizeHistory {
 	var out []SizeHistory
 	for _, t := range a.tables {
-		pts := append([]SizePoint(nil), a.h.sizeSeries(t.key, a.now)...)
-		if t.maxBytes > 0 {
-			pts = append(pts, SizePoint{a.now, t.maxBytes})
-		}
+		pts := a.sizePointsNow(t)
 		if len(pts) < 2 {
 			continue
 		}
@@ -70,12 +67,26 @@ func (a *analysis) sizeHistories() []SizeHistory {
 
 // untrustedWhy says why a series has no forecast, in the rule's terms.
 func untrustedWhy(pts []SizePoint, g growthFit, th Thresholds) string {
-	span := float64(pts[len(pts)-1][0] - pts[0][0])
-	have := fmt.Sprintf("%d points over %s", len(pts), format.SecondsWords(span))
+	have := pointsOver(pts)
 	if !g.judged {
 		return fmt.Sprintf("%s: not enough history for a forecast (it needs %d points over %s)",
 			have, th.ForecastMinPoints, format.SecondsWords(th.ForecastMinSpan.Seconds()))
 	}
 	return fmt.Sprintf("%s: no significant growth (a fitted rise must exceed %s and %.0f %%)",
 		have, format.Bytes(minGrowthBytes), minGrowthFraction*100)
+}
+
+// sizePointsNow is a table's recorded largest-partition sizes, then the
+// current one (when there is one).
+func (a *analysis) sizePointsNow(t *tableView) []SizePoint {
+	pts := append([]SizePoint(nil), a.h.sizeSeries(t.key, a.now)...)
+	if t.maxBytes > 0 {
+		pts = append(pts, SizePoint{a.now, t.maxBytes})
+	}
+	return pts
+}
+
+// pointsOver says how much history pts hold: "N points over SPAN".
+func pointsOver(pts []SizePoint) string {
+	return fmt.Sprintf("%d points over %s", len(pts), format.SecondsWords(float64(pts[len(pts)-1][0]-pts[0][0])))
 }
