@@ -10,7 +10,9 @@ import (
 
 // ruleHotPartition: a sampled key whose share of its table's sampled
 // operations on a replica reaches the hot-key thresholds. The share uses
-// count − error, the space-saving sampler's guaranteed count; Cassandra's
+// count − error, the space-saving sampler's guaranteed count, and is graded
+// at what the sample's size assures (shareAssured: one ten-second window is
+// one draw of the traffic; the value reported stays the sampled share); Cassandra's
 // READS sampler counts single-partition read commands (pages, digest reads)
 // and drops samples when its queue of 1,000 is full, ScyllaDB's counts
 // every partition a read passed through. A key is not hot when the table
@@ -26,7 +28,7 @@ func ruleHotPartition(a *analysis) []Finding {
 	var out []Finding
 	for _, t := range a.tables {
 		for _, hk := range a.hot[t.key] {
-			sev := severityFor(hk.share, a.th.HotKeyShareWarning, a.th.HotKeyShareCritical)
+			sev := severityFor(hk.assured, a.th.HotKeyShareWarning, a.th.HotKeyShareCritical)
 			if sev == SeverityNone {
 				continue
 			}
@@ -46,8 +48,8 @@ func ruleHotPartition(a *analysis) []Finding {
 			f.Figures = &Figures{Share: hk.share}
 			f.Source = hk.source
 			op := hk.op + "s"
-			f.Summary = fmt.Sprintf("key %s takes %s of %s's sampled %s on %s (%s ± %s of %s operations, %s)",
-				hk.key, format.Percent(hk.share), t.key, op, hk.node.Address,
+			f.Summary = fmt.Sprintf("key %s takes %s (at least %s by the sample's size) of %s's sampled %s on %s (%s ± %s of %s operations, %s)",
+				hk.key, format.Percent(hk.share), format.Percent(hk.assured), t.key, op, hk.node.Address,
 				format.Count(float64(hk.count)), format.Count(float64(hk.errorBound)), format.Count(hk.total), hk.totalFrom)
 			if rate >= 0 {
 				f.Summary += fmt.Sprintf(" over %s: %s", format.Seconds(hk.window), format.Rate(rate))
@@ -70,7 +72,7 @@ func ruleHotPartition(a *analysis) []Finding {
 func (a *analysis) hotKeyNodes(f *Finding, hk *hotKey) {
 	var nodes []NodeValue
 	for _, p := range hk.perNode {
-		sev := severityFor(p.share, a.th.HotKeyShareWarning, a.th.HotKeyShareCritical)
+		sev := severityFor(p.assured, a.th.HotKeyShareWarning, a.th.HotKeyShareCritical)
 		if sev == SeverityNone {
 			continue
 		}

@@ -131,11 +131,17 @@ func TestRuleHotPartition(t *testing.T) {
 		wantShare  float64
 		inText     []string
 	}{
-		{name: "just under warning", count: 249, total: 1000, window: 10},
-		{name: "at warning", count: 250, total: 1000, window: 10, wantSev: SeverityWarning, wantShare: 0.25,
-			inText: []string{"key hot takes 25 % of ks.t's sampled reads on 10.0.0.1", "250 ± 0 of 1,000 operations, sampler total", "25.0 ops/s",
-				"spread key hot over 2 suffix buckets"}},
-		{name: "error bound counts against the key", count: 260, err: 20, total: 1000, window: 10},
+		// The rule grades the share two standard errors down (Wilson): at
+		// 10,000 operations 26 % assures 25.1 %, 25 % only 24.1 %.
+		{name: "at the warning share, not assured", count: 2500, total: 10000, window: 10},
+		{name: "at warning", count: 2600, total: 10000, window: 10, wantSev: SeverityWarning, wantShare: 0.26,
+			inText: []string{"key hot takes 26 % (at least 25 % by the sample's size) of ks.t's sampled reads on 10.0.0.1",
+				"2,600 ± 0 of 10,000 operations, sampler total", "260 ops/s", "spread key hot over 2 suffix buckets"}},
+		{name: "error bound counts against the key", count: 2620, err: 40, total: 10000, window: 10},
+		// Truth run 4's false key: 15 of 60 writes is 25 %, and assures 16 %.
+		{name: "a small sample at the warning share", count: 15, total: 60, window: 10},
+		{name: "a small sample above critical, assured only above warning", count: 33, total: 60, window: 10, wantSev: SeverityWarning, wantShare: 0.55,
+			inText: []string{"takes 55 % (at least 42 % by the sample's size)"}},
 		{name: "critical", count: 900, total: 1000, window: 10, wantSev: SeverityCritical, wantShare: 0.9,
 			inText: []string{"over 3 suffix buckets", "~30 % of the table's reads"}},
 		{name: "idle table: under the traffic floor", count: 9, total: 10, window: 10},
