@@ -48,12 +48,13 @@ func ruleHotPartition(a *analysis) []Finding {
 			f.Figures = &Figures{Share: hk.share}
 			f.Source = hk.source
 			op := hk.op + "s"
-			f.Summary = fmt.Sprintf("key %s takes %s (at least %s by the sample's size) of %s's sampled %s on %s (%s ± %s of %s operations, %s)",
-				hk.key, format.Percent(hk.share), format.Percent(hk.assured), t.key, op, hk.node.Address,
+			f.Summary = fmt.Sprintf("key %s takes %s of %s's sampled %s on %s (%s ± %s of %s operations, %s)",
+				hk.key, format.Percent(hk.share), t.key, op, hk.node.Address,
 				format.Count(float64(hk.count)), format.Count(float64(hk.errorBound)), format.Count(hk.total), hk.totalFrom)
 			if rate >= 0 {
 				f.Summary += fmt.Sprintf(" over %s: %s", format.Seconds(hk.window), format.Rate(rate))
 			}
+			f.Summary += "; a sample that size assures " + format.Percent(hk.assured)
 			if len(hk.nodes) > 1 {
 				f.Summary += "; sampled on " + strings.Join(hk.nodes, ", ")
 			}
