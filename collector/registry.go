@@ -80,6 +80,8 @@ func registry(cfg Config, d *sourceDeps) []registration {
 
 		{src: nodetoolSource{cfg: cfg.NodetoolSampler}, enabled: cfg.NodetoolSampler.Configured(), schedule: rarely,
 			timeout: nodetoolSamplerTimeout},
+		{src: nodetoolHistogramsSource{cfg: cfg.NodetoolSampler}, enabled: cfg.NodetoolSampler.Configured(), schedule: rarely,
+			timeout: nodetoolHistogramsTimeout},
 	}
 }
 

@@ -21,8 +21,9 @@ func TestScheduleOneEntryPerEnabledSource(t *testing.T) {
 			enabled++
 		}
 	}
-	// Every source but the disabled settings and the unconfigured nodetool sampler.
-	if got, want := len(cr.Entries()), len(SourceNames())-2; got != want || enabled != want {
+	// Every source but the disabled settings and the two nodetool sources,
+	// which run only with a configured command.
+	if got, want := len(cr.Entries()), len(SourceNames())-3; got != want || enabled != want {
 		t.Errorf("%d entries, %d enabled, want %d", got, enabled, want)
 	}
 }

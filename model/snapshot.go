@@ -135,6 +135,10 @@ type TableStats struct {
 	PartitionsEstimate int64 `json:"partitions_estimate"`  // Σ partitions_count over this node's primary ranges
 	DiskUsageBytes     int64 `json:"disk_usage_bytes"`
 	MaxSSTableBytes    int64 `json:"max_sstable_bytes"`
+	// MaxCellsPerPartition is nodetool tablehistograms' Cell Count Max (JMX
+	// only): the upper bound of the histogram bucket holding the most cells
+	// one sstable wrote for one partition; 0 when not read.
+	MaxCellsPerPartition int64 `json:"max_cells_per_partition,omitempty"`
 
 	LocalReads  Ops `json:"local_reads"`
 	LocalWrites Ops `json:"local_writes"`

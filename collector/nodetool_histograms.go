@@ -1,0 +1,70 @@
+package collector
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/partmon/partmon/collector/internal/nodetool"
+	"github.com/partmon/partmon/model"
+)
+
+// nodetoolHistogramsTimeout bounds one node's `nodetool tablehistograms`:
+// a JVM start and JMX session, then five JMX reads per table of the node.
+const nodetoolHistogramsTimeout = time.Minute
+
+// nodetoolHistogramsSource reads each table's most cells per partition from
+// `nodetool tablehistograms` (JMX only: no virtual table has the cell
+// histogram), every table of the node in one run, with the sampler's
+// command. The cell count is the one per-partition width Cassandra records
+// whatever the reads page or limit (docs/sources.md, cells per partition).
+type nodetoolHistogramsSource struct{ cfg NodetoolSamplerConfig }
+
+func (nodetoolHistogramsSource) Name() string { return "nodetool_histograms" }
+func (nodetoolHistogramsSource) Scope() Scope { return NodeScope }
+
+func (nodetoolHistogramsSource) copyOwnFields(dst, src *model.TableStats) {
+	dst.MaxCellsPerPartition = src.MaxCellsPerPartition
+}
+
+func (s nodetoolHistogramsSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
+	if in.Caps != nil && in.Caps.Engine == model.EngineScyllaDB {
+		return 0, fmt.Errorf("%w: nodetool tablehistograms is Cassandra's; ScyllaDB counts rows in system.large_partitions", ErrUnsupported)
+	}
+	if !s.cfg.Configured() {
+		return 0, fmt.Errorf("%w: collector.nodetool_sampler.command is not set", ErrUnsupported)
+	}
+	if !s.cfg.TargetsEveryNode() && !in.Own {
+		return 0, fmt.Errorf("%w: collector.nodetool_sampler.command has no %s placeholder, so it reaches only the first host", ErrUnsupported, nodetool.AddressPlaceholder)
+	}
+	if in.Caps != nil && majorVersion(in.Caps.Version) < 5 {
+		return 0, fmt.Errorf("%w: Cassandra %s's tablehistograms prints each table of a keyspace once per table of that keyspace when asked for all (fixed in 5.0); partmon does not run a JVM per table",
+			ErrUnsupported, in.Caps.Version)
+	}
+	tables, err := userTables(in.Schema)
+	if err != nil || len(tables) == 0 {
+		return 0, err
+	}
+	cells, err := nodetool.CellCounts(ctx, s.cfg.ForAddress(in.Address), tables)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", in.Address, err)
+	}
+	for t, n := range cells {
+		ks, tb, _ := strings.Cut(t, ".")
+		out.Node.Tables[t] = &model.TableStats{Keyspace: ks, Table: tb, MaxCellsPerPartition: n}
+	}
+	return len(cells), nil
+}
+
+// majorVersion is the leading number of a release version ("5.0.8" → 5);
+// 0 when there is none.
+func majorVersion(v string) int {
+	head, _, _ := strings.Cut(v, ".")
+	n, err := strconv.Atoi(head)
+	if err != nil {
+		return 0
+	}
+	return n
+}
