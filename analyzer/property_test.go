@@ -252,6 +252,7 @@ func genStats(r *rand.Rand) model.TableStats {
 		DiskUsageBytes:     pick2(r, 0, mib, mibs(2_000)),
 		LocalReads:         ops(), LocalWrites: ops(), LocalScans: ops(),
 		TombstonesPerRead: dist(), RowsPerRead: dist(),
+		MaxCellsPerPartition: pick2(r, 0, 0, int64(bound()), int64(bucketBounds[r.Intn(117)]), math.MaxInt64),
 	}
 }
 

@@ -363,3 +363,72 @@ func TestHotPartitionJudgesSamplesAboveTheFloor(t *testing.T) {
 		})
 	}
 }
+
+// The cell histogram of nodetool tablehistograms bounds a partition's rows
+// whatever the reads page or limit: (floor − statics) ÷ cells a row.
+func TestRuleWidePartitionFromCells(t *testing.T) {
+	hotel := []model.Column{col("guest_name", "text"), col("guest_email", "text"), col("room_number", "int"),
+		col("room_type", "text"), col("total_amount", "double"), col("status", "text")}
+	static := model.Column{Name: "hotel_name", Kind: "static", Type: "text"}
+	cases := []struct {
+		name     string
+		cols     []model.Column
+		cells    int64
+		perRead  float64 // rows_per_read max
+		wantSev  Severity
+		wantRows float64
+		inText   []string
+		wantNote string
+	}{
+		// Truth corpus scenario 18: 150,000 rows × 6 cells = 900,000 cells,
+		// bucket (785,939, 943,127]: at least 130,990 rows, read with LIMIT 500.
+		{name: "the hotel read with LIMIT 500", cols: hotel, cells: 943_127, perRead: 500, wantSev: SeverityWarning, wantRows: 130_990,
+			inText: []string{"one sstable on 10.0.0.1 holds 785,940 to 943,127 cells of one partition of ks.t (nodetool tablehistograms Cell Count max",
+				"at most 6 cells a row (6 regular columns, none multi-cell), a partition holds at least 130,990 rows"}},
+		{name: "a static cell counts once", cols: append([]model.Column{static}, col("v", "int")), cells: 126_934, wantSev: SeverityWarning, wantRows: 105_778,
+			inText: []string{"less 1 static"}},
+		{name: "under the warning", cols: hotel, cells: 654_949}, // at least 90,965 rows
+		{name: "critical from cells", cols: []model.Column{col("v", "blob")}, cells: 1_358_102, wantSev: SeverityCritical, wantRows: 1_131_753},
+		{name: "overflowed histogram", cols: []model.Column{col("a", "int"), col("b", "int")}, cells: math.MaxInt64, wantSev: SeverityCritical, wantRows: 2_069_555_491},
+		{name: "frozen and tuple columns are one cell", cols: []model.Column{col("a", "frozen<list<int>>"), col("b", "frozen<tuple<int, text>>")},
+			cells: 263_210, wantSev: SeverityWarning, wantRows: 109_671},
+		// A list writes a cell per element: 943,127 cells may be 10 rows.
+		{name: "a collection bounds nothing", cols: []model.Column{col("tags", "list<text>")}, cells: 943_127, perRead: 500,
+			wantNote: "bounds no row count: a row of this table may write any number of cells"},
+		{name: "a non-frozen user type bounds nothing", cols: []model.Column{col("addr", "address")}, cells: 943_127},
+		{name: "key columns only: no cells", cols: nil, cells: 943_127},
+		{name: "rows per read counts more: it speaks, at warning", cols: hotel, cells: 943_127, perRead: 1_358_102, wantSev: SeverityWarning, wantRows: 1_131_753,
+			inText: []string{"a read command on 10.0.0.1 iterated"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cols := append([]model.Column{pk("hotel_id", "uuid", 0), ck("check_in_date", "date", 0, "asc")}, c.cols...)
+			b := newSnap().ring("dc1", 1).keyspace("ks", simple("1"), table("t", cols...))
+			b.stats("h01", "ks", "t", model.TableStats{MaxPartitionBytes: 22 * mib, MeanPartitionBytes: 1 * kib, MaxCellsPerPartition: c.cells,
+				RowsPerRead: model.Distribution{Count: 10, P50: c.perRead, P99: c.perRead, Max: c.perRead}})
+			a := analysisOf(t, b.s)
+			fs := ruleWidePartition(a)
+			if c.wantNote != "" && !strings.Contains(strings.Join(a.notes, "|"), c.wantNote) {
+				t.Errorf("notes %q lack %q", a.notes, c.wantNote)
+			}
+			if c.wantSev == SeverityNone {
+				if len(fs) != 0 {
+					t.Fatalf("want none, got %+v", fs)
+				}
+				return
+			}
+			if len(fs) != 1 {
+				t.Fatalf("want one finding, got %+v", fs)
+			}
+			f := fs[0]
+			if f.Severity != c.wantSev || f.Value != c.wantRows || f.Figures.Rows != c.wantRows || f.PartitionKey != "" {
+				t.Fatalf("got %v %g rows (figures %+v) key %q, want %v %g", f.Severity, f.Value, f.Figures, f.PartitionKey, c.wantSev, c.wantRows)
+			}
+			for _, s := range c.inText {
+				if !strings.Contains(f.Summary, s) {
+					t.Errorf("missing %q in %q", s, f.Summary)
+				}
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package analyzer
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
@@ -24,6 +25,87 @@ type wideEvidence struct {
 	key    string  // "" when the source names none
 	bytes  float64 // the same partition's (fragment's) size, 0 when unknown
 	source string
+	// perRead: rows one read command iterated (rows_per_read), which only
+	// the range-read rate attributes to a single partition.
+	perRead bool
+	// cells, cellsFloor and cellsPerRow: the rows were derived from a cell
+	// count bucket (cellsFloor, cells] at no more than cellsPerRow a row.
+	cells, cellsFloor float64
+	cellsPerRow, statics int
+}
+
+// srcCellCount names the cell histogram behind a width claim.
+const srcCellCount = "nodetool:tablehistograms"
+
+// cellHistogramLast is the last bound of the cells-per-partition histogram
+// (118 buckets, io/sstable/metadata/MetadataCollector.java 4.0-5.0); an
+// overflowed histogram reports Long.MAX_VALUE, i.e. more than this.
+const cellHistogramLast = 4139110981
+
+// cellsPerRow is the most cells one row of t writes, and the static cells a
+// partition fragment adds once: MetadataCollector.update(Cell) counts every
+// cell, so a row writes at most one per regular column unless a column is
+// multi-cell (a non-frozen collection or user type writes a cell per
+// element). ok is false then, or with no regular column (a row of key
+// columns only writes no cell).
+func cellsPerRow(t *model.Table) (regular, statics int, ok bool) {
+	if t == nil {
+		return 0, 0, false
+	}
+	for _, c := range t.Columns {
+		if c.Kind != "regular" && c.Kind != "static" {
+			continue
+		}
+		if !singleCell(c.Type) {
+			return 0, 0, false
+		}
+		if c.Kind == "static" {
+			statics++
+		} else {
+			regular++
+		}
+	}
+	return regular, statics, regular > 0
+}
+
+// singleCell: a CQL type whose value is one cell (system_schema.columns
+// spells frozen, tuple and vector types with their prefix; any other name
+// with parameters, or a bare name that is no native type, is a collection
+// or a non-frozen user type).
+func singleCell(typ string) bool {
+	t := strings.ToLower(strings.TrimSpace(typ))
+	for _, p := range []string{"frozen<", "tuple<", "vector<"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return nativeTypes[t]
+}
+
+var nativeTypes = map[string]bool{
+	"ascii": true, "bigint": true, "blob": true, "boolean": true, "counter": true, "date": true, "decimal": true,
+	"double": true, "duration": true, "float": true, "inet": true, "int": true, "smallint": true, "text": true,
+	"time": true, "timestamp": true, "timeuuid": true, "tinyint": true, "uuid": true, "varchar": true, "varint": true,
+}
+
+// cellsOnNode bounds one partition's rows from below by the most cells one
+// sstable holds for a partition on this node (nodetool tablehistograms):
+// at least (cells − statics) ÷ cellsPerRow rows, whatever reads paged or
+// limited. A fragment is part of a partition, so the bound holds for it.
+func cellsOnNode(tn *tableNode, t *tableView) (e wideEvidence, ok bool) {
+	cells := float64(tn.stats.MaxCellsPerPartition)
+	regular, statics, fits := cellsPerRow(t.schema)
+	if cells <= 0 || !fits {
+		return e, false
+	}
+	floor := bucketFloor(cells)
+	if cells > cellHistogramLast {
+		floor = cellHistogramLast + 1
+	}
+	rows := math.Floor(max(0, floor-float64(statics)) / float64(regular))
+	e = wideEvidence{rows: rows, upper: cells, source: srcCellCount, cells: cells, cellsFloor: floor, cellsPerRow: regular, statics: statics,
+		bytes: float64(tn.stats.MaxPartitionBytes)}
+	return e, rows > 0
 }
 
 // wideOnNode reads the rows of one partition from the sources that count
@@ -35,11 +117,25 @@ type wideEvidence struct {
 // of a wide partition show it; a range read counts the rows of many
 // partitions, so a node that ran range reads recently gives no bound.
 // ok is false when no source bounds the rows.
-func (a *analysis) wideOnNode(tn *tableNode) (e wideEvidence, ok bool, why string) {
+func (a *analysis) wideOnNode(tn *tableNode, t *tableView) (e wideEvidence, ok bool, why string) {
 	if tn.widestRows > 0 {
 		e = wideEvidence{rows: float64(tn.widestRows), key: tn.widestKey, bytes: float64(tn.widestBytes), source: srcLargePartitions}
 		return e, true, ""
 	}
+	byCells, cellsOK := cellsOnNode(tn, t)
+	byReads, readsOK, why := a.perReadOnNode(tn)
+	switch {
+	case cellsOK && (!readsOK || byCells.rows >= byReads.rows):
+		return byCells, true, ""
+	case readsOK:
+		return byReads, true, ""
+	}
+	return e, false, why
+}
+
+// perReadOnNode is Cassandra's system_views.rows_per_read max as a bound
+// of one partition's rows (see wideOnNode).
+func (a *analysis) perReadOnNode(tn *tableNode) (e wideEvidence, ok bool, why string) {
 	st := tn.stats
 	if a.s.Engine == model.EngineScyllaDB || st.RowsPerRead.Count == 0 || st.RowsPerRead.Max < 1 {
 		return e, false, ""
@@ -49,17 +145,19 @@ func (a *analysis) wideOnNode(tn *tableNode) (e wideEvidence, ok bool, why strin
 			format.Count(max(st.LocalScans.Rate, st.LocalScans.PerSecond)))
 	}
 	upper := max(st.RowsPerRead.Max, st.RowsPerRead.P99)
-	e = wideEvidence{rows: bucketFloor(upper), upper: upper, source: a.perReadSource()}
+	e = wideEvidence{rows: bucketFloor(upper), upper: upper, source: a.perReadSource(), perRead: true}
 	e.bytes = float64(st.MaxPartitionBytes)
 	return e, true, ""
 }
 
 // ruleWidePartition: per table per node, a partition with at least
 // PartitionRowsWarning rows (critical at PartitionRowsCritical, from a key
-// list only), claimed from wideOnNode's lower bound only. Cassandra has no per-partition row
-// count over CQL: what it measures is rows per read command, so a wide
-// partition that is only read in pages, or not read at all, is unknown,
-// and the finding names no key. Rows and bytes are checked against each
+// list or a cell count), claimed from wideOnNode's lower bound only.
+// Cassandra has no per-partition row count over CQL: what it measures is
+// rows per read command, so a wide partition that is only read in pages, or
+// not read at all, is unknown over CQL; the cell histogram of nodetool
+// tablehistograms (JMX) bounds it whatever the reads do, when every column
+// writes one cell a row. Neither names a key. Rows and bytes are checked against each
 // other: n rows take at least n × minRowBytes of one sstable fragment, so
 // when max_partition_size cannot hold them the finding says the partition
 // is spread over sstables or still in memtables instead of quoting a size.
@@ -69,7 +167,7 @@ func ruleWidePartition(a *analysis) []Finding {
 	for _, t := range a.tables {
 		before := len(out)
 		for _, tn := range t.nodes {
-			e, ok, why := a.wideOnNode(tn)
+			e, ok, why := a.wideOnNode(tn, t)
 			if !ok {
 				if why != "" && max(tn.stats.RowsPerRead.Max, tn.stats.RowsPerRead.P99) >= warn {
 					a.note("wide_partition of %s on %s unknown: %s", t.key, tn.node.Address, why)
@@ -80,7 +178,7 @@ func ruleWidePartition(a *analysis) []Finding {
 			if sev == SeverityNone {
 				continue
 			}
-			if e.upper > 0 {
+			if e.perRead {
 				// rows_per_read is attributed to single-partition reads only
 				// through the range-read rate: never more than a warning.
 				sev = min(sev, SeverityWarning)
@@ -109,14 +207,21 @@ func (a *analysis) noteWideUnknown(t *tableView, warn float64) {
 	if room < warn {
 		return
 	}
-	counted := 0.0
+	counted, cells := 0.0, int64(0)
 	for _, tn := range t.nodes {
 		counted = max(counted, tn.stats.RowsPerRead.Max, tn.stats.RowsPerRead.P99)
+		cells = max(cells, tn.stats.MaxCellsPerPartition)
+	}
+	cellWord := fmt.Sprintf("nodetool tablehistograms %s %s shows the cell count per partition", t.keyspace, t.name)
+	if cells > 0 {
+		cellWord = fmt.Sprintf("the most cells one sstable holds for a partition is up to %s (nodetool tablehistograms)", format.Count(float64(cells)))
+		if _, _, ok := cellsPerRow(t.schema); !ok {
+			cellWord += ", which bounds no row count: a row of this table may write any number of cells (a collection, a non-frozen user type) or none"
+		}
 	}
 	a.note("wide_partition of %s unknown: its largest partition fragment (max_partition_size, per sstable) is up to %s, room for up to %s rows of at least %d bytes, "+
-		"while the most live rows one read command counted was %s (rows_per_read; pages and LIMIT cap it). "+
-		"nodetool tablehistograms %s %s shows the cell count per partition",
-		t.key, format.Bytes(float64(t.maxBytes)), format.Count(room), least, format.Count(counted), t.keyspace, t.name)
+		"while the most live rows one read command counted was %s (rows_per_read; pages and LIMIT cap it); %s",
+		t.key, format.Bytes(float64(t.maxBytes)), format.Count(room), least, format.Count(counted), cellWord)
 }
 
 // fixedClusteringBytes are the serialized sizes of the fixed-length CQL
@@ -152,10 +257,19 @@ func (a *analysis) wideFinding(t *tableView, tn *tableNode, e wideEvidence, sev 
 	f.Value, f.Threshold, f.Unit = e.rows, thresholdFor(sev, warn, crit), UnitRows
 	f.PartitionKey, f.Source = e.key, e.source
 	f.Figures = &Figures{Rows: e.rows}
-	if e.key != "" {
+	switch {
+	case e.key != "":
 		f.Summary = fmt.Sprintf("partition %s of %s on %s has at least %s rows (%s: its rows in one sstable)",
 			e.key, t.key, tn.node.Address, format.Count(e.rows), e.source)
-	} else {
+	case e.cells > 0:
+		statics := ""
+		if e.statics > 0 {
+			statics = fmt.Sprintf(", less %d static", e.statics)
+		}
+		f.Summary = fmt.Sprintf("one sstable on %s holds %s to %s cells of one partition of %s (nodetool tablehistograms Cell Count max, a histogram bucket): "+
+			"at most %d cells a row (%d regular columns, none multi-cell%s), a partition holds at least %s rows; which key is not named by this source",
+			tn.node.Address, format.Count(e.cellsFloor), format.Count(e.cells), t.key, e.cellsPerRow, e.cellsPerRow, statics, format.Count(e.rows))
+	default:
 		f.Summary = fmt.Sprintf("a read command on %s iterated %s to %s live rows of one partition of %s (rows_per_read max, a histogram bucket): a partition holds at least %s rows; which key is not named by any CQL source",
 			tn.node.Address, format.Count(e.rows), format.Count(e.upper), t.key, format.Count(e.rows))
 	}
