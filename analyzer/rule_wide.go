@@ -30,7 +30,7 @@ type wideEvidence struct {
 	perRead bool
 	// cells, cellsFloor and cellsPerRow: the rows were derived from a cell
 	// count bucket (cellsFloor, cells] at no more than cellsPerRow a row.
-	cells, cellsFloor float64
+	cells, cellsFloor    float64
 	cellsPerRow, statics int
 }
 

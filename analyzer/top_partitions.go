@@ -32,7 +32,7 @@ type hotKey struct {
 	// rule grades it, so 15 of 60 operations is not a 25 % key.
 	assured float64
 	nodes   []string
-	source     string
+	source  string
 	// perNode is the key's share on each replica that sampled it above the
 	// traffic floor.
 	perNode []nodeShare
