@@ -48,8 +48,12 @@ func ruleHotPartition(a *analysis) []Finding {
 			f.Figures = &Figures{Share: hk.share}
 			f.Source = hk.source
 			op := hk.op + "s"
+			takes := format.Percent(hk.share)
+			if hk.upper {
+				takes = "at most " + takes
+			}
 			f.Summary = fmt.Sprintf("key %s takes %s of %s's sampled %s on %s (%s ± %s of %s operations, %s)",
-				hk.key, format.Percent(hk.share), t.key, op, hk.node.Address,
+				hk.key, takes, t.key, op, hk.node.Address,
 				format.Count(float64(hk.count)), format.Count(float64(hk.errorBound)), format.Count(hk.total), hk.totalFrom)
 			if rate >= 0 {
 				f.Summary += fmt.Sprintf(" over %s: %s", format.Seconds(hk.window), format.Rate(rate))

@@ -154,8 +154,13 @@ func TestRuleHotPartition(t *testing.T) {
 		{name: "few partitions by bytes, the key estimate at its floor", count: 500, total: 1000, window: 10, partitions: 128, disk: 1 * mib, mean: 1 * mib},
 		{name: "no sampler total: table rate × window", count: 300, window: 10, readRate: 100, wantSev: SeverityWarning, wantShare: 0.3,
 			inText: []string{"table rate × window"}},
-		{name: "no total, no rate: sum of sampled keys", count: 300, window: 10, others: []int64{100, 100},
-			wantSev: SeverityCritical, wantShare: 0.6, inText: []string{"sum of sampled keys"}},
+		// A cut list's counts are a lower bound of the window's operations:
+		// over them the share is an upper bound, judged only beside a rate.
+		{name: "no total, no rate: the listed counts alone judge nothing", count: 300, window: 10, others: []int64{100, 100}},
+		{name: "no total, a rate under the listed counts: their sum, at most", count: 300, window: 10, readRate: 20, others: []int64{100, 100},
+			wantSev: SeverityCritical, wantShare: 0.6, inText: []string{"takes at most 60 %", "300 ± 0 of 500 operations, sum of sampled keys; the node's list was cut"}},
+		{name: "no total, a rate over the listed counts: the rate", count: 300, window: 10, readRate: 60, others: []int64{100, 100},
+			wantSev: SeverityWarning, wantShare: 0.5, inText: []string{"takes 50 %", "of 600 operations, table rate × window"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

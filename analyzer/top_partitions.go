@@ -26,6 +26,7 @@ type hotKey struct {
 	errorBound int64
 	total      float64 // the share's denominator: sampled operations on the table
 	totalFrom  string  // where total came from
+	upper      bool    // total is only a lower bound (a cut list's counts): share is at most
 	window     float64 // seconds
 	share      float64 // (count − error) ÷ total: a lower bound
 	// assured is the share the sample's size vouches for (shareAssured): the
@@ -161,9 +162,12 @@ func (ki *keyIndex) entry(keyspace, table, key, node, source string) *PartitionE
 }
 
 // addHot turns one node's sampled keys into shares. The denominator is the
-// sampler's own total for the table; without one, the table's operation
-// rate over the sampling window; without that, the sum of the sampled keys'
-// counts (an upper bound of the share, said so in the finding).
+// sampler's own total for the table; without one (the node's list was cut),
+// the larger of the table's operation rate over the sampling window and the
+// sum of the table's listed counts, which is only a lower bound of the
+// window's operations: a share over it is an upper bound, said so in the
+// finding ("at most"), and judged only when a rate exists (the key then
+// outnumbered the rate's estimate of the whole table).
 func (ki *keyIndex) addHot(nd *model.NodeData, node *model.Node, addr string, tnOf func(ks, t string) *tableNode) {
 	type group struct{ table, op string }
 	sums := map[group]int64{}
@@ -175,21 +179,24 @@ func (ki *keyIndex) addHot(nd *model.NodeData, node *model.Node, addr string, tn
 		if system[hp.Keyspace] || hp.Count <= 0 {
 			continue
 		}
+		sum := float64(sums[group{model.TableKey(hp.Keyspace, hp.Table), hp.Op}])
 		total, from := float64(hp.Total), "sampler total"
+		upper, rated := false, false
 		if total <= 0 {
+			// The node's list was cut: the listed counts are a lower bound of
+			// the window's operations, the rate an estimate; the larger wins.
+			total, from, upper = sum, "sum of sampled keys; the node's list was cut", true
 			if tn := tnOf(hp.Keyspace, hp.Table); tn != nil && hp.Window > 0 {
 				r := tn.readRate
 				if hp.Op == "write" {
 					r = tn.writeRate
 				}
-				if r > 0 {
-					total, from = r*hp.Window, "table rate × window"
+				if rated = r > 0; rated && r*hp.Window >= sum {
+					total, from, upper = r*hp.Window, "table rate × window", false
 				}
 			}
 		}
-		if total < float64(hp.Count) {
-			total, from = float64(sums[group{model.TableKey(hp.Keyspace, hp.Table), hp.Op}]), "sum of sampled keys"
-		}
+		total = max(total, float64(hp.Count))
 		// count − error is the sampler's guaranteed count; never below 0.
 		share := float64(max(0, hp.Count-hp.Error)) / total
 		assured := shareAssured(float64(max(0, hp.Count-hp.Error)), total)
@@ -207,7 +214,9 @@ func (ki *keyIndex) addHot(nd *model.NodeData, node *model.Node, addr string, tn
 		// A sample of too few operations says nothing of heat (3 of 4 writes
 		// is 75 %): a key's hottest sample is its hottest one above the
 		// traffic floor, and only those place it on a replica.
-		enough := ki.a.aboveTrafficFloor(hp.Count, hp.Window)
+		// Nor does a share over listed counts alone, with no rate to say
+		// how much the cut list left out.
+		enough := ki.a.aboveTrafficFloor(hp.Count, hp.Window) && (!upper || rated)
 		cur := ki.hot[id]
 		if cur == nil || (enough && !cur.enough) || (enough == cur.enough && assured > cur.assured) {
 			var per []nodeShare
@@ -216,7 +225,7 @@ func (ki *keyIndex) addHot(nd *model.NodeData, node *model.Node, addr string, tn
 			}
 			cur = &hotKey{
 				key: hp.Key, op: hp.Op, node: n, count: hp.Count, errorBound: hp.Error,
-				total: total, totalFrom: from, window: hp.Window, share: share, assured: assured, source: src, perNode: per, enough: enough,
+				total: total, totalFrom: from, upper: upper, window: hp.Window, share: share, assured: assured, source: src, perNode: per, enough: enough,
 			}
 			ki.hot[id] = cur
 		}
