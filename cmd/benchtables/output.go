@@ -145,6 +145,7 @@ func costRows(results []*stageResult) [][]string {
 		line("node CPU per partmon cycle (sidecar, warm), ms", cpu(costCycle)),
 		line("node CPU per jmx_exporter scrape, ms", cpu(costJMX)),
 		line("node CPU per `nodetool tablestats`, ms", cpu(costTablestats)),
+		line("node CPU per `nodetool tablehistograms` of every table (partmon's nodetool_histograms source), ms", cpu(costHistograms)),
 		line("jmx_exporter scrape ÷ partmon cycle (node CPU)", ratioOf(costJMX, costCycle)),
 		line("tablestats ÷ partmon cycle (node CPU)", ratioOf(costTablestats, costCycle)),
 		line("node GC pauses per partmon cycle, ms", gc(costCycle)),

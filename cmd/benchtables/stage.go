@@ -64,6 +64,9 @@ const (
 	costCycle      = "partmon_cycle"
 	costJMX        = "jmx_exporter_scrape"
 	costTablestats = "nodetool_tablestats"
+	// costHistograms is partmon's nodetool_histograms source's one run:
+	// `nodetool tablehistograms` over every table of the node.
+	costHistograms = "nodetool_tablehistograms_all"
 )
 
 // peerResult is jmx_exporter at one table count.
@@ -210,7 +213,8 @@ func runCycles(ctx context.Context, side, clus *cycleBench, r *stageResult) erro
 	return nil
 }
 
-// runNodetool times tablestats (with its cost), tablehistograms and version.
+// runNodetool times tablestats and tablehistograms over every table (each
+// with its cost), tablehistograms of one table and version.
 func runNodetool(ctx context.Context, c *benchCluster, r *stageResult, o options) error {
 	var out string
 	var took time.Duration
@@ -226,6 +230,16 @@ func runNodetool(ctx context.Context, c *benchCluster, r *stageResult, o options
 	r.Cost[costTablestats] = append(r.Cost[costTablestats], nc)
 	r.Tablestats = append(r.Tablestats, ms(took))
 	r.TablestatsKB = len(out) / 1024
+	nc, err = r.idle.measure(func() (float64, error) {
+		var cpu float64
+		var err error
+		_, _, cpu, err = c.nodetoolCPU(ctx, o.node, "tablehistograms")
+		return cpu, err
+	})
+	if err != nil {
+		return err
+	}
+	r.Cost[costHistograms] = append(r.Cost[costHistograms], nc)
 	ks, tbl, _ := strings.Cut(o.histoTable, ".")
 	if _, took, err = c.nodetool(ctx, o.node, "tablehistograms", ks, tbl); err != nil {
 		return err
