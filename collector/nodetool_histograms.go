@@ -30,14 +30,8 @@ func (nodetoolHistogramsSource) copyOwnFields(dst, src *model.TableStats) {
 }
 
 func (s nodetoolHistogramsSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
-	if in.Caps != nil && in.Caps.Engine == model.EngineScyllaDB {
-		return 0, fmt.Errorf("%w: nodetool tablehistograms is Cassandra's; ScyllaDB counts rows in system.large_partitions", ErrUnsupported)
-	}
-	if !s.cfg.Configured() {
-		return 0, fmt.Errorf("%w: collector.nodetool_sampler.command is not set", ErrUnsupported)
-	}
-	if !s.cfg.TargetsEveryNode() && !in.Own {
-		return 0, fmt.Errorf("%w: collector.nodetool_sampler.command has no %s placeholder, so it reaches only the first host", ErrUnsupported, nodetool.AddressPlaceholder)
+	if err := nodetoolReaches(s.cfg, in, "nodetool tablehistograms is Cassandra's; ScyllaDB counts rows in system.large_partitions"); err != nil {
+		return 0, err
 	}
 	if in.Caps != nil && majorVersion(in.Caps.Version) < 5 {
 		return 0, fmt.Errorf("%w: Cassandra %s's tablehistograms prints each table of a keyspace once per table of that keyspace when asked for all (fixed in 5.0); partmon does not run a JVM per table",

@@ -28,14 +28,8 @@ func (nodetoolSource) Name() string { return "nodetool_sampler" }
 func (nodetoolSource) Scope() Scope { return NodeScope }
 
 func (s nodetoolSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
-	if in.Caps != nil && in.Caps.Engine == model.EngineScyllaDB {
-		return 0, fmt.Errorf("%w: nodetool profileload is Cassandra's; ScyllaDB uses the REST toppartitions source", ErrUnsupported)
-	}
-	if !s.cfg.Configured() {
-		return 0, fmt.Errorf("%w: collector.nodetool_sampler.command is not set", ErrUnsupported)
-	}
-	if !s.cfg.TargetsEveryNode() && !in.Own {
-		return 0, fmt.Errorf("%w: collector.nodetool_sampler.command has no %s placeholder, so it samples only the first host", ErrUnsupported, nodetool.AddressPlaceholder)
+	if err := nodetoolReaches(s.cfg, in, "nodetool profileload is Cassandra's; ScyllaDB uses the REST toppartitions source"); err != nil {
+		return 0, err
 	}
 	tables, err := userTables(in.Schema)
 	if err != nil || len(tables) == 0 {
@@ -47,4 +41,20 @@ func (s nodetoolSource) Collect(ctx context.Context, in Input, out *Output) (int
 		return len(hot), fmt.Errorf("sampling hot partitions on %s: %w", in.Address, err)
 	}
 	return len(hot), nil
+}
+
+// nodetoolReaches gates the sources that run the nodetool command: they are
+// Cassandra's (scylla says what ScyllaDB has instead), need the command, and
+// reach another node than the first host only through its {address}.
+func nodetoolReaches(cfg NodetoolSamplerConfig, in Input, scylla string) error {
+	if in.Caps != nil && in.Caps.Engine == model.EngineScyllaDB {
+		return fmt.Errorf("%w: %s", ErrUnsupported, scylla)
+	}
+	if !cfg.Configured() {
+		return fmt.Errorf("%w: collector.nodetool_sampler.command is not set", ErrUnsupported)
+	}
+	if !cfg.TargetsEveryNode() && !in.Own {
+		return fmt.Errorf("%w: collector.nodetool_sampler.command has no %s placeholder, so it reaches only the first host", ErrUnsupported, nodetool.AddressPlaceholder)
+	}
+	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/partmon/partmon/collector/internal/cqlname"
 	"github.com/partmon/partmon/model"
 )
 
@@ -29,13 +28,9 @@ func CellCounts(ctx context.Context, cfg SamplerConfig, tables []string) (map[st
 	if len(cfg.Command) == 0 || cfg.Command[0] == "" {
 		return nil, fmt.Errorf("nodetool tablehistograms: command is empty")
 	}
-	wanted := map[string]bool{}
-	for _, t := range tables {
-		ks, tb, err := cqlname.SplitTable(t)
-		if err != nil {
-			return nil, fmt.Errorf("nodetool tablehistograms: %w", err)
-		}
-		wanted[model.TableKey(ks, tb)] = true
+	wanted, err := tableSet(tables)
+	if err != nil {
+		return nil, fmt.Errorf("nodetool tablehistograms: %w", err)
 	}
 	if len(wanted) == 0 {
 		return nil, nil

@@ -36,13 +36,9 @@ func Sample(ctx context.Context, cfg SamplerConfig, tables []string) ([]model.Ho
 	for i, s := range cfg.Samplers {
 		samplers[i] = strings.ToUpper(strings.TrimSpace(s))
 	}
-	wanted := map[string]bool{}
-	for _, t := range tables {
-		ks, tb, err := cqlname.SplitTable(t)
-		if err != nil {
-			return nil, fmt.Errorf("nodetool sampler: %w", err)
-		}
-		wanted[model.TableKey(ks, tb)] = true
+	wanted, err := tableSet(tables)
+	if err != nil {
+		return nil, fmt.Errorf("nodetool sampler: %w", err)
 	}
 	if len(wanted) == 0 {
 		return nil, nil
@@ -73,6 +69,19 @@ func Sample(ctx context.Context, cfg SamplerConfig, tables []string) ([]model.Ho
 		}
 	}
 	return keep(hot, wanted, listed, cfg), nil
+}
+
+// tableSet is the tables ("ks.table", quoted or not) as model.TableKey keys.
+func tableSet(tables []string) (map[string]bool, error) {
+	set := map[string]bool{}
+	for _, t := range tables {
+		ks, tb, err := cqlname.SplitTable(t)
+		if err != nil {
+			return nil, err
+		}
+		set[model.TableKey(ks, tb)] = true
+	}
+	return set, nil
 }
 
 // keep returns the entries of the wanted tables, at most cfg.TopK per table
