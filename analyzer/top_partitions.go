@@ -28,7 +28,7 @@ type hotKey struct {
 	totalFrom  string  // where total came from
 	upper      bool    // total is only a lower bound (a cut list's counts): share is at most
 	window     float64 // seconds
-	share      float64 // (count − error) ÷ total: a lower bound
+	share      float64 // (count − error) ÷ total: low by the error, high when upper
 	// assured is the share the sample's size vouches for (shareAssured): the
 	// rule grades it, so 15 of 60 operations is not a 25 % key.
 	assured float64
