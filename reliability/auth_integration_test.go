@@ -134,7 +134,9 @@ func everySourceRan(rep analyzer.Report, hosts []string) (bool, string) {
 		}
 	}
 	for _, src := range collector.SourceNames() {
-		if src == "topology" || src == "schema" || src == "nodetool_sampler" {
+		// The nodetool sources run only with a configured command, which
+		// these daemons have not: they report nothing.
+		if src == "topology" || src == "schema" || src == "nodetool_sampler" || src == "nodetool_histograms" {
 			continue
 		}
 		for _, h := range hosts {
