@@ -28,9 +28,10 @@ type wideEvidence struct {
 	// perRead: rows one read command iterated (rows_per_read), which only
 	// the range-read rate attributes to a single partition.
 	perRead bool
-	// cells, cellsFloor and cellsPerRow: the rows were derived from a cell
-	// count bucket (cellsFloor, cells] at no more than cellsPerRow a row.
-	cells, cellsFloor    float64
+	// cellsPerRow > 0: the rows were derived from the cell count bucket
+	// (cellsFloor, upper] at no more than cellsPerRow cells a row, less the
+	// statics.
+	cellsFloor           float64
 	cellsPerRow, statics int
 }
 
@@ -103,7 +104,7 @@ func cellsOnNode(tn *tableNode, t *tableView) (e wideEvidence, ok bool) {
 		floor = cellHistogramLast + 1
 	}
 	rows := math.Floor(max(0, floor-float64(statics)) / float64(regular))
-	e = wideEvidence{rows: rows, upper: cells, source: srcCellCount, cells: cells, cellsFloor: floor, cellsPerRow: regular, statics: statics,
+	e = wideEvidence{rows: rows, upper: cells, source: srcCellCount, cellsFloor: floor, cellsPerRow: regular, statics: statics,
 		bytes: float64(tn.stats.MaxPartitionBytes)}
 	return e, rows > 0
 }
@@ -261,7 +262,7 @@ func (a *analysis) wideFinding(t *tableView, tn *tableNode, e wideEvidence, sev 
 	case e.key != "":
 		f.Summary = fmt.Sprintf("partition %s of %s on %s has at least %s rows (%s: its rows in one sstable)",
 			e.key, t.key, tn.node.Address, format.Count(e.rows), e.source)
-	case e.cells > 0:
+	case e.cellsPerRow > 0:
 		statics := ""
 		if e.statics > 0 {
 			statics = fmt.Sprintf(", less %d static", e.statics)
@@ -275,7 +276,7 @@ func (a *analysis) wideFinding(t *tableView, tn *tableNode, e wideEvidence, sev 
 		}
 		f.Summary = fmt.Sprintf("one sstable on %s holds %s to %s cells of one partition of %s (nodetool tablehistograms Cell Count max, a histogram bucket): "+
 			"a row writes no more than %s, none multi-cell%s), so a partition holds at least %s rows; which key is not named by this source",
-			tn.node.Address, format.Count(e.cellsFloor), format.Count(e.cells), t.key, perRow, statics, format.Count(e.rows))
+			tn.node.Address, format.Count(e.cellsFloor), format.Count(e.upper), t.key, perRow, statics, format.Count(e.rows))
 	default:
 		f.Summary = fmt.Sprintf("a read command on %s iterated %s to %s live rows of one partition of %s (rows_per_read max, a histogram bucket): a partition holds at least %s rows; which key is not named by any CQL source",
 			tn.node.Address, format.Count(e.rows), format.Count(e.upper), t.key, format.Count(e.rows))
