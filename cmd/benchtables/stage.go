@@ -216,30 +216,15 @@ func runCycles(ctx context.Context, side, clus *cycleBench, r *stageResult) erro
 // runNodetool times tablestats and tablehistograms over every table (each
 // with its cost), tablehistograms of one table and version.
 func runNodetool(ctx context.Context, c *benchCluster, r *stageResult, o options) error {
-	var out string
-	var took time.Duration
-	nc, err := r.idle.measure(func() (float64, error) {
-		var cpu float64
-		var err error
-		out, took, cpu, err = c.nodetoolCPU(ctx, o.node, "tablestats")
-		return cpu, err
-	})
+	out, took, err := costedNodetool(ctx, c, r, o, costTablestats, "tablestats")
 	if err != nil {
 		return err
 	}
-	r.Cost[costTablestats] = append(r.Cost[costTablestats], nc)
 	r.Tablestats = append(r.Tablestats, ms(took))
 	r.TablestatsKB = len(out) / 1024
-	nc, err = r.idle.measure(func() (float64, error) {
-		var cpu float64
-		var err error
-		_, _, cpu, err = c.nodetoolCPU(ctx, o.node, "tablehistograms")
-		return cpu, err
-	})
-	if err != nil {
+	if _, _, err := costedNodetool(ctx, c, r, o, costHistograms, "tablehistograms"); err != nil {
 		return err
 	}
-	r.Cost[costHistograms] = append(r.Cost[costHistograms], nc)
 	ks, tbl, _ := strings.Cut(o.histoTable, ".")
 	if _, took, err = c.nodetool(ctx, o.node, "tablehistograms", ks, tbl); err != nil {
 		return err
@@ -250,6 +235,24 @@ func runNodetool(ctx context.Context, c *benchCluster, r *stageResult, o options
 	}
 	r.NodetoolVer = append(r.NodetoolVer, ms(took))
 	return nil
+}
+
+// costedNodetool runs nodetool args on the measured node and records what
+// it cost the node under r.Cost[key].
+func costedNodetool(ctx context.Context, c *benchCluster, r *stageResult, o options, key string, args ...string) (string, time.Duration, error) {
+	var out string
+	var took time.Duration
+	nc, err := r.idle.measure(func() (float64, error) {
+		var cpu float64
+		var err error
+		out, took, cpu, err = c.nodetoolCPU(ctx, o.node, args...)
+		return cpu, err
+	})
+	if err != nil {
+		return "", 0, err
+	}
+	r.Cost[key] = append(r.Cost[key], nc)
+	return out, took, nil
 }
 
 // startPeer starts jmx_exporter on the node and takes its first (cold) scrape.
