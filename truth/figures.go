@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Observations are what the real nodetool said around a partmon run, on
@@ -20,6 +21,12 @@ type Observations struct {
 	// Histograms and Profiles by node then "ks.table".
 	Histograms map[string]map[string]TableHistograms `json:"histograms"`
 	Profiles   map[string]map[string]Profile         `json:"profiles"`
+	// Samples are the nodetool profileload runs partmon itself made in the
+	// phase, as nodetool printed them, by node (truth/samples.go): the same
+	// window as partmon's sampled shares. ReportRead is when partmon's
+	// report was read; later runs cannot be in it.
+	Samples    map[string][]SamplerRun `json:"samples,omitempty"`
+	ReportRead time.Time               `json:"report_read"`
 }
 
 // FigureCheck compares one figure of a finding with nodetool (or with the
@@ -42,6 +49,11 @@ type FigureCheck struct {
 	// bound ("at most", "at least"): the check is then that the bound holds.
 	Bound string `json:"bound,omitempty"`
 	OK    bool   `json:"ok"`
+	// LaterWindow marks a sampled share held to a sample of another window
+	// than partmon's (Cassandra samples a table once at a time): listed, and
+	// counted apart from the figures, as two draws of a traffic whose mix
+	// moves can differ by more than their sampling error.
+	LaterWindow bool `json:"later_window,omitempty"`
 }
 
 // boundOf reads whether a finding states its value as a bound: the first
@@ -364,14 +376,70 @@ func tombstoneChecks(f *Finding, nodes []string, tk string, fc figureContext) []
 func hotKeyChecks(f *Finding, nodes []string, tk string, fc figureContext) []FigureCheck {
 	var out []FigureCheck
 	reads, writes := samplersOf(f.Summary)
+	if f.PartitionKey == "" {
+		return nil
+	}
+	// The window partmon's summary reports: its node's run that lists the
+	// key with partmon's count. Every node of one pass is sampled at once,
+	// so the other replicas' runs are the ones that started nearest to it.
+	var pass time.Time
+	if runs := fc.obs.Samples[f.Node]; len(runs) > 0 {
+		if run, ok := sameWindow(runs, fc.obs.ReportRead, tk, f.PartitionKey, sampledCount(f.Summary), reads, writes); ok {
+			pass = run.Start
+		}
+	}
 	for _, n := range nodes {
-		if p, ok := fc.obs.Profiles[n][tk]; ok && f.PartitionKey != "" {
+		if run, ok := runNear(fc.obs.Samples[n], pass); ok {
+			p := run.Tables[tk]
+			share, total := p.Share(f.PartitionKey, reads, writes)
+			switch {
+			case total == 0:
+				out = append(out, newCheck(f, n, 0, "partmon's own nodetool profileload run on the node lists no such key", 10))
+			case !run.cut(reads, writes):
+				out = append(out, newCheck(f, n, share, fmt.Sprintf("the key's share of the %d operations nodetool profileload printed for partmon's own %s window on the node",
+					total, run.End.Sub(run.Start).Round(time.Second)), 10))
+			}
+			// A cut list has no total: the independent sample below is the check.
+		}
+		if p, ok := fc.obs.Profiles[n][tk]; ok {
 			share, total := p.Share(f.PartitionKey, reads, writes)
 			if total > 0 {
-				out = append(out, newCheck(f, n, share, fmt.Sprintf("the key's share of %d operations sampled by nodetool profileload on the node", total),
-					samplingTolerance(share, total, sampledOps(f.Summary))))
+				c := newCheck(f, n, share, fmt.Sprintf("the key's share of %d operations sampled by nodetool profileload on the node, in a later window",
+					total), samplingTolerance(share, total, sampledOps(f.Summary)))
+				c.LaterWindow = true
+				out = append(out, c)
 			}
 		}
 	}
 	return out
+}
+
+// runNear is the run that started nearest to t (the latest run when t is zero).
+func runNear(runs []SamplerRun, t time.Time) (SamplerRun, bool) {
+	if len(runs) == 0 {
+		return SamplerRun{}, false
+	}
+	if t.IsZero() {
+		return runs[len(runs)-1], true
+	}
+	best := runs[0]
+	for _, r := range runs[1:] {
+		if r.Start.Sub(t).Abs() < best.Start.Sub(t).Abs() {
+			best = r
+		}
+	}
+	return best, true
+}
+
+var sampledCountRE = regexp.MustCompile(`\(([\d,]+) ± [\d,]+ of [\d,]+ operations`)
+
+// sampledCount reads the key's sampled count from partmon's summary
+// ("(46 ± 0 of 95 operations"); 0 when it does not say.
+func sampledCount(summary string) int64 {
+	m := sampledCountRE.FindStringSubmatch(summary)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.ParseInt(strings.ReplaceAll(m[1], ",", ""), 10, 64)
+	return n
 }

@@ -149,7 +149,7 @@ func TestSummarize(t *testing.T) {
 				{Finding: Finding{Kind: "wide_partition"}, Scenario: "calm", Verdict: VerdictFalse},
 				{Finding: Finding{Kind: "unbucketed_time_series"}, Scenario: "quiet", Verdict: VerdictInfo},
 			},
-			Figures: []FigureCheck{{OK: true}, {OK: false}},
+			Figures: []FigureCheck{{OK: true}, {OK: false}, {OK: false, LaterWindow: true}, {OK: true, LaterWindow: true}},
 		}}}
 	s := Summarize([]*ClusterResult{res}, PhaseOneShot)
 	rows := map[string]KindRow{}
@@ -167,6 +167,10 @@ func TestSummarize(t *testing.T) {
 	}
 	if s.Good != 2 || s.GoodSilent != 1 || s.Figures != 2 || s.FiguresOK != 1 || !s.Failed() {
 		t.Errorf("summary good %d/%d figures %d/%d failed %v", s.GoodSilent, s.Good, s.FiguresOK, s.Figures, s.Failed())
+	}
+	// Later windows are counted apart; their misses are listed with the figure errors.
+	if s.Later != 2 || s.LaterOK != 1 || len(s.FigureErrors) != 2 {
+		t.Errorf("later windows %d/%d, figure errors %d", s.LaterOK, s.Later, len(s.FigureErrors))
 	}
 	if empty := Summarize([]*ClusterResult{res}, PhaseDaemon); empty.ScenarioCount != 0 || empty.Failed() {
 		t.Errorf("a phase that did not run: %+v", empty)

@@ -147,7 +147,7 @@ type Report struct {
 // node, the real nodetool sampler, short schedules for the daemon, and the
 // forecast's history requirements shortened to the minutes the run lasts.
 // Every detection threshold stays at its default.
-func partmonConfig(c *Cluster, listen, stateFile string) string {
+func partmonConfig(c *Cluster, listen, stateFile string, recorder []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "collector:\n  hosts: [%s]\n  mode: cluster\n", strings.Join(c.Hosts, ", "))
 	b.WriteString("  sources:\n")
@@ -162,7 +162,7 @@ func partmonConfig(c *Cluster, listen, stateFile string) string {
 	// can take that long, and a timed-out pass finds no hot key at all.
 	b.WriteString("    top_partitions: {schedule: \"@every 1m\"}\n    nodetool_sampler: {schedule: \"@every 3m\", timeout: 6m}\n")
 	b.WriteString("  nodetool_sampler:\n    command: [")
-	for i, a := range c.NodetoolCommand() {
+	for i, a := range append(append([]string{}, recorder...), c.NodetoolCommand()...) {
 		if i > 0 {
 			b.WriteString(", ")
 		}

@@ -300,18 +300,26 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-func (r *runner) writeConfig(name, listen string) (string, error) {
+// writeConfig writes the phase's partmon config; its sampler runs the real
+// nodetool through the recorder, which keeps what nodetool printed for
+// partmon's windows in OutDir/PHASE-profileload.
+func (r *runner) writeConfig(phase, listen string) (string, error) {
+	name := "partmon-" + phase + ".yml"
 	path := filepath.Join(r.opt.OutDir, name)
 	state := filepath.Join(r.opt.OutDir, strings.TrimSuffix(name, ".yml")+"-state.json")
 	_ = os.Remove(state)
-	if err := os.WriteFile(path, []byte(partmonConfig(r.c, listen, state)), 0o644); err != nil {
+	recorder, err := writeRecorder(r.opt.OutDir, phase)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(path, []byte(partmonConfig(r.c, listen, state, recorder)), 0o644); err != nil {
 		return "", err
 	}
 	return path, checkConfig(context.Background(), r.opt.Bin, path)
 }
 
 func (r *runner) oneShot(ctx context.Context, start map[string]map[string]TableStat) error {
-	cfg, err := r.writeConfig("partmon-oneshot.yml", "127.0.0.1:0")
+	cfg, err := r.writeConfig(PhaseOneShot, "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
@@ -321,7 +329,7 @@ func (r *runner) oneShot(ctx context.Context, start map[string]map[string]TableS
 		return err
 	}
 	r.timed("partmon report")
-	obs, err := r.observe(ctx, rep, start)
+	obs, err := r.observe(ctx, rep, start, PhaseOneShot, time.Now())
 	if err != nil {
 		return err
 	}
@@ -337,7 +345,7 @@ func (r *runner) daemon(ctx context.Context, wl *Workload) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := r.writeConfig("partmon-daemon.yml", listen)
+	cfg, err := r.writeConfig(PhaseDaemon, listen)
 	if err != nil {
 		return err
 	}
@@ -370,6 +378,7 @@ func (r *runner) daemon(ctx context.Context, wl *Workload) error {
 	if err := sleep(ctx, window); err != nil {
 		return err
 	}
+	read := time.Now()
 	rep, err := d.Report(ctx, r.opt.OutDir)
 	if err != nil {
 		return err
@@ -378,7 +387,7 @@ func (r *runner) daemon(ctx context.Context, wl *Workload) error {
 	// meet the reference profileload.
 	stopDaemon()
 	r.timed("partmon run")
-	obs, err := r.observe(ctx, rep, start)
+	obs, err := r.observe(ctx, rep, start, PhaseDaemon, read)
 	if err != nil {
 		return err
 	}
@@ -400,8 +409,13 @@ func (r *runner) stats(ctx context.Context, when string) map[string]map[string]T
 
 // observe asks nodetool for the figures the findings (and the planted
 // problems) speak of, while the traffic still runs.
-func (r *runner) observe(ctx context.Context, rep *Report, start map[string]map[string]TableStat) (*Observations, error) {
-	obs := &Observations{StatsStart: start}
+func (r *runner) observe(ctx context.Context, rep *Report, start map[string]map[string]TableStat, phase string, read time.Time) (*Observations, error) {
+	obs := &Observations{StatsStart: start, ReportRead: read}
+	samples, err := loadSamplerRuns(filepath.Join(r.opt.OutDir, phase+"-profileload"))
+	if err != nil {
+		r.res.Notes = append(r.res.Notes, "partmon's own profileload runs: "+err.Error())
+	}
+	obs.Samples = samples
 	profiles, histos, statusKS := map[nodeTable]bool{}, map[nodeTable]bool{}, map[string]bool{}
 	for _, f := range rep.Findings {
 		tk := f.Keyspace + "." + f.Table
@@ -438,7 +452,6 @@ func (r *runner) observe(ctx context.Context, rep *Report, start map[string]map[
 	}
 	sort.Strings(ks)
 	var errs []error
-	var err error
 	sampled := make(chan struct{})
 	go func() {
 		defer close(sampled)

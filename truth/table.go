@@ -38,12 +38,16 @@ func (t *KindRow) add(r KindRow) {
 
 // Summary is one phase's results over every cluster.
 type Summary struct {
-	Phase          string         `json:"phase"`
-	Rows           []KindRow      `json:"rows"`
-	GoodSilent     int            `json:"good_silent"`
-	Good           int            `json:"good"`
-	Figures        int            `json:"figures"`
-	FiguresOK      int            `json:"figures_ok"`
+	Phase      string    `json:"phase"`
+	Rows       []KindRow `json:"rows"`
+	GoodSilent int       `json:"good_silent"`
+	Good       int       `json:"good"`
+	Figures    int       `json:"figures"`
+	FiguresOK  int       `json:"figures_ok"`
+	// Later and LaterOK count sampled shares held to a sample of a later
+	// window (FigureCheck.LaterWindow): apart from Figures.
+	Later          int            `json:"later_window"`
+	LaterOK        int            `json:"later_window_ok"`
 	Missed         []ExpectResult `json:"missed"`
 	Unknown        []ExpectResult `json:"unknown"`
 	False          []Judged       `json:"false"`
@@ -131,10 +135,19 @@ func (s *Summary) addPhase(cr *ClusterResult, p PhaseResult, row func(string) *K
 		}
 	}
 	for _, f := range p.Figures {
-		s.Figures++
-		if f.OK {
+		switch {
+		case f.LaterWindow:
+			s.Later++
+			if f.OK {
+				s.LaterOK++
+			} else {
+				s.FigureErrors = append(s.FigureErrors, f)
+			}
+		case f.OK:
+			s.Figures++
 			s.FiguresOK++
-		} else {
+		default:
+			s.Figures++
 			s.FigureErrors = append(s.FigureErrors, f)
 		}
 	}
@@ -163,6 +176,9 @@ func (s Summary) WriteText(w io.Writer) {
 	tw.Flush()
 	fmt.Fprintf(w, "good designs silent above info: %d of %d; figures within tolerance of nodetool: %d of %d; findings with contradicting figures: %d\n",
 		s.GoodSilent, s.Good, s.FiguresOK, s.Figures, len(s.Contradicting))
+	if s.Later > 0 {
+		fmt.Fprintf(w, "sampled shares against a later window's sample: %d of %d within two standard errors\n", s.LaterOK, s.Later)
+	}
 	for _, m := range s.Unknown {
 		fmt.Fprintf(w, "  UNKNOWN %s %s%s%s: partmon says %q\n", m.Kind, m.Keyspace, tableSuffix(m.Table), where(m.Nodes, m.Key), m.Note)
 	}
@@ -179,7 +195,11 @@ func (s Summary) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "  CONTRADICTS %s %s%s%s: %s\n", j.Kind, j.Keyspace, tableSuffix(j.Table), where(j.AllNodes(), j.PartitionKey), strings.Join(j.Contradictions, "; "))
 	}
 	for _, f := range s.FigureErrors {
-		fmt.Fprintf(w, "  FIGURE %s %s%s%s: partmon %s vs %s (%s), off by %s (tolerance %.0f %%)\n", f.Kind, f.Keyspace, tableSuffix(f.Table), where(nonEmpty(f.Node), ""),
+		tag := "FIGURE"
+		if f.LaterWindow {
+			tag = "LATER WINDOW"
+		}
+		fmt.Fprintf(w, "  %s %s %s%s%s: partmon %s vs %s (%s), off by %s (tolerance %.0f %%)\n", tag, f.Kind, f.Keyspace, tableSuffix(f.Table), where(nonEmpty(f.Node), ""),
 			num(f.Partmon), num(f.Reference), f.Source, pct(f.ErrorPct), f.Tolerance)
 	}
 	for _, e := range s.SourceErrors {
@@ -196,8 +216,12 @@ func (s Summary) WriteMarkdown(w io.Writer) {
 		tot.add(r)
 	}
 	fmt.Fprintf(w, "| **total** | %d | %d | %d | %d | %d | %d | %d | %d |\n\n", tot.Planted, tot.Found, tot.Unknown, tot.Missed, tot.False, tot.Misplaced, tot.Allowed, tot.Info)
-	fmt.Fprintf(w, "Good designs silent above info: %d of %d. Figures within tolerance of nodetool: %d of %d. Findings whose figures contradict each other or the data: %d.\n\n",
+	fmt.Fprintf(w, "Good designs silent above info: %d of %d. Figures within tolerance of nodetool: %d of %d. Findings whose figures contradict each other or the data: %d.",
 		s.GoodSilent, s.Good, s.FiguresOK, s.Figures, len(s.Contradicting))
+	if s.Later > 0 {
+		fmt.Fprintf(w, " Sampled shares against a later window's sample: %d of %d within two standard errors.", s.LaterOK, s.Later)
+	}
+	fmt.Fprint(w, "\n\n")
 }
 
 // WriteDefects lists every missed, false and contradicting finding and
@@ -225,8 +249,12 @@ func WriteDefects(w io.Writer, sums []Summary) {
 			fmt.Fprintf(w, "- **contradicting figures** %s: %s\n  ```json\n  %s\n  ```\n", j.Kind, strings.Join(j.Contradictions, "; "), compact(j.Finding))
 		}
 		for _, f := range s.FigureErrors {
-			fmt.Fprintf(w, "- **figure** `%s` %s%s on %s (finding %s): partmon %s, reference %s: %s; off by %s (tolerance %.0f %%)\n",
-				f.Kind, f.Keyspace, tableSuffix(f.Table), orNone(f.Node), f.Finding, num(f.Partmon), num(f.Reference), f.Source, pct(f.ErrorPct), f.Tolerance)
+			tag := "figure"
+			if f.LaterWindow {
+				tag = "later window"
+			}
+			fmt.Fprintf(w, "- **%s** `%s` %s%s on %s (finding %s): partmon %s, reference %s: %s; off by %s (tolerance %.0f %%)\n",
+				tag, f.Kind, f.Keyspace, tableSuffix(f.Table), orNone(f.Node), f.Finding, num(f.Partmon), num(f.Reference), f.Source, pct(f.ErrorPct), f.Tolerance)
 		}
 		for _, e := range s.SourceErrors {
 			fmt.Fprintf(w, "- **source error** %s\n", e)
