@@ -3,9 +3,11 @@ package analyzer
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/partmon/partmon/internal/format"
+	"github.com/partmon/partmon/model"
 )
 
 // timeBucket is a period a time-series partition can be split by.
@@ -38,6 +40,34 @@ func chooseTimeBucket(bytesPerSecond, target float64) (b timeBucket, size float6
 		}
 	}
 	return timeBucket{}, 0, false
+}
+
+// rowsBucketAdvice sizes a time bucket by rows for a key that gains
+// rowsPerSecond: the coarsest bucket that holds at most half the wide
+// partition warning, the headroom bucketTarget keeps for bytes.
+func (a *analysis) rowsBucketAdvice(col, keyCols string, rowsPerSecond float64) string {
+	target := float64(a.th.PartitionRowsWarning) / 2
+	for _, b := range timeBuckets {
+		if rows := rowsPerSecond * b.seconds; rows <= target {
+			article := "a"
+			if b.name == "hour" {
+				article = "an"
+			}
+			return fmt.Sprintf("add %s %s bucket of %s to %s: at %s one bucket then holds ~%s rows, under half the %s-row wide partition warning",
+				article, b.name, col, keyCols, writesPerSecond(rowsPerSecond), format.Count(rows), format.Count(float64(a.th.PartitionRowsWarning)))
+		}
+	}
+	n := splitCount(rowsPerSecond*60, target)
+	return fmt.Sprintf("even a minute bucket of %s would hold %s rows at %s: add a minute bucket and %d shards to %s",
+		col, format.Count(rowsPerSecond*60), writesPerSecond(rowsPerSecond), n, keyCols)
+}
+
+// writesPerSecond writes a sampled write rate: "0.73 writes/s".
+func writesPerSecond(r float64) string {
+	if r >= 10 {
+		return format.Count(r) + " writes/s"
+	}
+	return strconv.FormatFloat(r, 'g', 2, 64) + " writes/s"
 }
 
 // bucketTarget is the partition size the advice aims for: half the warning
@@ -92,6 +122,18 @@ func growthRate(t *tableView, size float64) (rate float64, how string) {
 	return 0, ""
 }
 
+// partitionKeyWords names a table's partition key columns in advice.
+func partitionKeyWords(s *model.Table) string {
+	var names []string
+	for _, c := range partitionKey(s) {
+		names = append(names, c.Name)
+	}
+	if len(names) == 0 {
+		return "the partition key"
+	}
+	return "the partition key (" + strings.Join(names, ", ") + ")"
+}
+
 // splitAdvice says how to bring a partition of size bytes under the target:
 // a time bucket sized from the growth rate for time series, else a number
 // of shards.
@@ -99,13 +141,7 @@ func (a *analysis) splitAdvice(t *tableView, size float64) string {
 	target := a.bucketTarget()
 	keyCols := "the partition key"
 	if t.schema != nil {
-		var names []string
-		for _, c := range partitionKey(t.schema) {
-			names = append(names, c.Name)
-		}
-		if len(names) > 0 {
-			keyCols = "the partition key (" + strings.Join(names, ", ") + ")"
-		}
+		keyCols = partitionKeyWords(t.schema)
 	}
 	if col, ok := timeClustering(t); ok && !hasBucket(t) {
 		rate, how := growthRate(t, size)

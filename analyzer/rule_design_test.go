@@ -107,6 +107,15 @@ func TestRuleUnbucketedTimeSeries(t *testing.T) {
 	bucketed := table("readings_by_day", pk("sensor_id", "text", 0), pk("day", "date", 1), ck("ts", "timestamp", 0, "desc"))
 	bucketInt := table("readings_by_bucket", pk("sensor_id", "text", 0), pk("bucket", "int", 1), ck("ts", "timeuuid", 0, "desc"))
 	noTime := table("events", pk("id", "text", 0), ck("seq", "int", 0, "asc"))
+	// NoSQLBench's cql-iot table: no bucket, no TTL, hourly TWCS windows.
+	twcs := readings
+	twcs.Compaction = map[string]string{"class": "org.apache.cassandra.db.compaction.TimeWindowCompactionStrategy",
+		"compaction_window_size": "60", "compaction_window_unit": "MINUTES"}
+	twcsTTL := twcs
+	twcsTTL.DefaultTTLSeconds = 86400
+	const twcsNote = "unbucketed_time_series of ks.readings unknown: written, clustered by ts with no time bucket in its partition key and no default TTL; " +
+		"with TimeWindowCompactionStrategy in windows of 60 minutes no compaction merges a partition's fragments of different windows, " +
+		"so max_partition_size (up to 1.0 MiB) shows at most one window's worth of a partition, and a flat history does not mean its partitions stay small"
 	const flat = -1.0 // a history that does not grow
 	cases := []struct {
 		name      string
@@ -114,8 +123,10 @@ func TestRuleUnbucketedTimeSeries(t *testing.T) {
 		max       int64
 		mibPerDay float64 // 0: no history
 		writes    int64   // local writes since the node started
+		sampled   int64   // writes the sampler counted for the busiest key in 10 s (0: no sample)
 		want      Severity
 		value     float64
+		unit      string // "": bytes
 		inText    []string
 		note      string // in the note saying growth is unknown; "": no note
 	}{
@@ -128,7 +139,7 @@ func TestRuleUnbucketedTimeSeries(t *testing.T) {
 		{name: "small and flat under a TTL", tbl: withTTL, max: 10*mib - 1, writes: 100},
 		{name: "small, written, growing slowly", tbl: readings, max: 2 * mib, mibPerDay: 1, writes: 100},
 		{name: "large, growth not measured yet", tbl: readings, max: 10 * mib, want: SeverityInfo, value: 10 * testMiB,
-			inText: []string{"largest partition 10 MiB: growth is not measured yet"}},
+			inText: []string{"largest partition up to 10 MiB: growth is not measured yet"}},
 		{name: "large and measured flat", tbl: readings, max: 10 * mib, mibPerDay: flat},
 		{name: "at the warning size", tbl: readings, max: 50 * mib, want: SeverityWarning, value: 50 * testMiB},
 		{name: "growing fast without TTL", tbl: readings, max: 2 * mib, mibPerDay: 16, want: SeverityWarning, value: (2 + 16*7) * testMiB,
@@ -140,6 +151,25 @@ func TestRuleUnbucketedTimeSeries(t *testing.T) {
 		{name: "growing under a TTL that bounds it", tbl: withTTL, max: 2 * mib, mibPerDay: 1},
 		{name: "growing under a TTL too long for it", tbl: withTTL, max: 2 * mib, mibPerDay: 2, want: SeverityInfo, value: 60 * testMiB,
 			inText: []string{"a TTL's worth of this growth is 60 MiB", "default TTL 30.0 d bounds it"}},
+		// TWCS keeps one fragment of a partition per window: flat is no evidence.
+		{name: "TWCS, no history", tbl: twcs, max: 1 * mib, writes: 100, note: twcsNote},
+		{name: "TWCS, measured flat", tbl: twcs, max: 1 * mib, mibPerDay: flat, writes: 100, note: twcsNote},
+		{name: "TWCS, growing within a window", tbl: twcs, max: 2 * mib, mibPerDay: 16, writes: 100, want: SeverityWarning, value: (2 + 16*7) * testMiB},
+		{name: "TWCS under a TTL, flat", tbl: twcsTTL, max: 1 * mib, mibPerDay: flat, writes: 100},
+		// The sampler's write rate into one key: growth the size history cannot show yet.
+		{name: "a key written fast, no size history: info from the sampler", tbl: readings, max: 1 * mib, writes: 100, sampled: 15,
+			want: SeverityInfo, value: (15 - 2*math.Sqrt(15)) / 10, unit: UnitOpsPerSec,
+			inText: []string{"largest partition up to 1.0 MiB: its busiest key s1 took 15 writes in 10 s on 10.0.0.1 (at least 0.73 writes/s by that sample)",
+				"every write at a new ts adds a row that stays: at that rate it passes 100,000 rows (the wide partition warning) in 38.3 h",
+				"add an hour bucket of ts to the partition key (sensor_id): at 0.73 writes/s one bucket then holds ~2,611 rows, under half the 100,000-row wide partition warning"}},
+		// 6 writes in 10 s assure 0.11/s: 100,000 rows would take more than the 7-day forecast_warning.
+		{name: "a key written slowly: still unknown", tbl: readings, max: 1 * mib, writes: 100, sampled: 6,
+			note: "unbucketed_time_series of ks.readings unknown: written, clustered by ts with no time bucket in its partition key and no default TTL; " +
+				"whether its partitions keep growing needs 6 points over 60 minutes of history (have one collection); its largest partition fragment is up to 1.0 MiB (max_partition_size)"},
+		{name: "written fast under a TTL: bounded", tbl: withTTL, max: 1 * mib, writes: 100, sampled: 40},
+		{name: "written fast, measured flat: the size history speaks", tbl: readings, max: 1 * mib, mibPerDay: flat, writes: 100, sampled: 40},
+		{name: "TWCS, measured flat, written fast", tbl: twcs, max: 1 * mib, mibPerDay: flat, writes: 100, sampled: 15,
+			want: SeverityInfo, value: (15 - 2*math.Sqrt(15)) / 10, unit: UnitOpsPerSec},
 		{name: "date bucket present", tbl: bucketed, max: 80 * mib},
 		{name: "int bucket present", tbl: bucketInt, max: 80 * mib},
 		{name: "not a time series", tbl: noTime, max: 80 * mib},
@@ -150,6 +180,12 @@ func TestRuleUnbucketedTimeSeries(t *testing.T) {
 			st := model.TableStats{MaxPartitionBytes: c.max}
 			st.LocalWrites.Count = c.writes
 			b.stats("h01", "ks", c.tbl.Name, st)
+			if c.sampled > 0 {
+				nd := b.nodeData("h01")
+				nd.HotPartitions = append(nd.HotPartitions,
+					model.HotPartition{Keyspace: "ks", Table: c.tbl.Name, Key: "s1", Op: "write", Count: c.sampled, Window: 10, Source: "nodetool"},
+					model.HotPartition{Keyspace: "ks", Table: c.tbl.Name, Key: "s2", Op: "write", Count: c.sampled / 2, Window: 10, Source: "nodetool"})
+			}
 			h := NewHistory(HistoryLimits{})
 			if c.mibPerDay != 0 {
 				rate := max(c.mibPerDay, 0)
@@ -170,7 +206,11 @@ func TestRuleUnbucketedTimeSeries(t *testing.T) {
 				}
 				return
 			}
-			if len(fs) != 1 || fs[0].Severity != c.want || math.Abs(fs[0].Value-c.value) > 0.01*testMiB || fs[0].Unit != UnitBytes || fs[0].Value < fs[0].Threshold {
+			unit, tol := UnitBytes, 0.01*testMiB
+			if c.unit != "" {
+				unit, tol = c.unit, 1e-9
+			}
+			if len(fs) != 1 || fs[0].Severity != c.want || math.Abs(fs[0].Value-c.value) > tol || fs[0].Unit != unit || fs[0].Value < fs[0].Threshold {
 				t.Fatalf("got %+v, want one %v of %g", fs, c.want, c.value)
 			}
 			for _, s := range c.inText {

@@ -2,11 +2,23 @@ package analyzer
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/partmon/partmon/internal/format"
+	"github.com/partmon/partmon/model"
 )
+
+// largestKnownKey is the largest partition a key list measured (0: none).
+func largestKnownKey(t *tableView) int64 {
+	var size int64
+	for _, tn := range t.nodes {
+		size = max(size, tn.largestKeyBytes)
+	}
+	return size
+}
 
 // largestKnown is the table's largest partition: max_partition_size or a
 // key list's measured size.
@@ -67,12 +79,28 @@ func ruleUnbucketedTimeSeries(a *analysis) []Finding {
 		case g.ok && ttl > 0 && g.slope*ttl >= warnBytes:
 			sev, value, threshold = SeverityInfo, g.slope*ttl, warnBytes
 			why = fmt.Sprintf("a TTL's worth of this growth is %s", format.Bytes(value))
+		case ttl == 0 && !g.ok && (!g.judged || twcs(t)) && a.fastWriter(t).assured >= a.rowsRateWarning():
+			// No size history shows growth, and none can rule it out yet (or,
+			// under TWCS, ever): the sampler's write rate into one key can.
+			kw := a.fastWriter(t)
+			sev, value, threshold = SeverityInfo, kw.assured, a.rowsRateWarning()
+			why = fmt.Sprintf("its busiest key %s took %s writes in %s on %s (at least %s by that sample), and every write at a new %s adds a row that stays: "+
+				"at that rate it passes %s rows (the wide partition warning) in %s",
+				kw.key, format.Count(float64(kw.count)), format.Seconds(kw.window), kw.node, writesPerSecond(kw.assured), col,
+				format.Count(float64(a.th.PartitionRowsWarning)), format.Seconds(float64(a.th.PartitionRowsWarning)/kw.assured))
+			f := a.unbucketedFinding(t, col, size, why)
+			f.Severity, f.Value, f.Threshold, f.Unit, f.PartitionKey = sev, value, threshold, UnitOpsPerSec, kw.key
+			f.Source = joinSources(f.Source, srcSampler)
+			f.Advice = a.rowsBucketAdvice(col, partitionKeyWords(t.schema), kw.assured)
+			out = append(out, f)
+			continue
 		case !g.judged && size >= float64(a.th.TimeSeriesLargeBytes):
 			sev, value, threshold = SeverityInfo, size, float64(a.th.TimeSeriesLargeBytes)
 			why = "growth is not measured yet (the history is shorter than " + format.Seconds(a.th.ForecastMinSpan.Seconds()) + ")"
 		default:
-			if !g.judged && ttl == 0 {
-				a.noteGrowthUnknown(t, col)
+			// Under TWCS a flat history is no evidence either (twcsWindow).
+			if window, isTWCS := twcsWindow(t.schema); ttl == 0 && (!g.judged || isTWCS) {
+				a.noteGrowthUnknown(t, col, window)
 			}
 			continue
 		}
@@ -93,8 +121,14 @@ func (a *analysis) unbucketedFinding(t *tableView, col string, size float64, why
 	f.Unit = UnitBytes
 	f.Source = joinSources("system_schema.columns", a.sizeSource())
 	f.Figures = &Figures{PartitionBytes: size}
-	f.Summary = fmt.Sprintf("%s clusters by %s (%s) with no time bucket in its partition key (%s); largest partition %s",
-		t.key, col, c.Type, strings.Join(key, ", "), format.Bytes(size))
+	// max_partition_size is a bucket bound per sstable: "up to", unless a
+	// key list measured the largest partition itself.
+	largest := "largest partition " + format.Bytes(size)
+	if known := largestKnownKey(t); float64(known) < size {
+		largest = "largest partition up to " + format.Bytes(size)
+	}
+	f.Summary = fmt.Sprintf("%s clusters by %s (%s) with no time bucket in its partition key (%s); %s",
+		t.key, col, c.Type, strings.Join(key, ", "), largest)
 	if t.growth.ok {
 		f.Figures.CurrentBytes, f.Figures.GrowthBytesPerSecond = t.growth.current, t.growth.slope
 		f.Summary += fmt.Sprintf(", growing %s/day (over %s)", format.Bytes(t.growth.slope*86400), format.Seconds(t.growth.window))
@@ -115,8 +149,9 @@ func (a *analysis) unbucketedFinding(t *tableView, col string, size float64, why
 // 943,127 bytes and moves in steps of 20 % or more, so a partition gaining
 // a megabyte an hour shows as one step or none in a short history, and a
 // per-user history that stays small looks the same. Only history tells
-// them apart (forecast_min_points over forecast_min_span).
-func (a *analysis) noteGrowthUnknown(t *tableView, col string) {
+// them apart (forecast_min_points over forecast_min_span), and under
+// TimeWindowCompactionStrategy (window > 0) not even history: see twcsWindow.
+func (a *analysis) noteGrowthUnknown(t *tableView, col string, window time.Duration) {
 	written := false
 	for _, tn := range t.nodes {
 		written = written || tn.stats.LocalWrites.Count > 0
@@ -124,11 +159,90 @@ func (a *analysis) noteGrowthUnknown(t *tableView, col string) {
 	if !written || t.maxBytes <= 0 {
 		return
 	}
+	lead := fmt.Sprintf("unbucketed_time_series of %s unknown: written, clustered by %s with no time bucket in its partition key and no default TTL; ", t.key, col)
+	if window > 0 {
+		a.note(lead+"with TimeWindowCompactionStrategy in windows of %s no compaction merges a partition's fragments of different windows, "+
+			"so max_partition_size (up to %s) shows at most one window's worth of a partition, and a flat history does not mean its partitions stay small",
+			format.SecondsWords(window.Seconds()), format.Bytes(float64(t.maxBytes)))
+		return
+	}
 	have := "one collection"
 	if pts := a.sizePointsNow(t); len(pts) > 1 {
 		have = pointsOver(pts)
 	}
-	a.note("unbucketed_time_series of %s unknown: written, clustered by %s with no time bucket in its partition key and no default TTL; "+
-		"whether its partitions keep growing needs %d points over %s of history (have %s); its largest partition fragment is up to %s (max_partition_size)",
-		t.key, col, a.th.ForecastMinPoints, format.SecondsWords(a.th.ForecastMinSpan.Seconds()), have, format.Bytes(float64(t.maxBytes)))
+	a.note(lead+"whether its partitions keep growing needs %d points over %s of history (have %s); its largest partition fragment is up to %s (max_partition_size)",
+		a.th.ForecastMinPoints, format.SecondsWords(a.th.ForecastMinSpan.Seconds()), have, format.Bytes(float64(t.maxBytes)))
+}
+
+func twcs(t *tableView) bool {
+	_, ok := twcsWindow(t.schema)
+	return ok
+}
+
+// keyWrites is one key's sampled writes on one node.
+type keyWrites struct {
+	key, node string
+	count     int64
+	window    float64 // seconds
+	// assured is the write rate the sample vouches for: the sampler's
+	// guaranteed count (count − error) less hotKeyZ Poisson standard errors,
+	// per second of the window, so a 10-second window's luck is not a rate.
+	assured float64
+}
+
+// fastWriter is the key of the table whose sampled writes assure the
+// highest rate, on any node (zero when none was sampled).
+func (a *analysis) fastWriter(t *tableView) keyWrites {
+	var best keyWrites
+	for _, hostID := range sortedKeys(a.s.PerNode) {
+		nd := a.s.PerNode[hostID]
+		if nd == nil {
+			continue
+		}
+		for _, hp := range nd.HotPartitions {
+			if hp.Op != "write" || hp.Window <= 0 || model.TableKey(hp.Keyspace, hp.Table) != t.key {
+				continue
+			}
+			sure := float64(hp.Count - hp.Error)
+			rate := max(0, sure-hotKeyZ*math.Sqrt(max(0, sure))) / hp.Window
+			if rate > best.assured {
+				addr := nd.Address
+				if n := a.byHost[hostID]; n != nil {
+					addr = n.Address
+				}
+				best = keyWrites{key: hp.Key, node: addr, count: hp.Count, window: hp.Window, assured: rate}
+			}
+		}
+	}
+	return best
+}
+
+// rowsRateWarning is the write rate at which a key that gains a row per
+// write passes the wide partition warning within ForecastWarning.
+func (a *analysis) rowsRateWarning() float64 {
+	return float64(a.th.PartitionRowsWarning) / a.th.ForecastWarning.Seconds()
+}
+
+// twcsWindow is the compaction window of a table compacted with
+// TimeWindowCompactionStrategy (options compaction_window_size, default 1,
+// and compaction_window_unit MINUTES, HOURS or DAYS, default DAYS:
+// db/compaction/TimeWindowCompactionStrategyOptions.java, 4.0-5.0). TWCS
+// groups sstables by the window of their newest write and never compacts
+// sstables of different windows together, so a partition written over many
+// windows keeps one fragment per window: max_partition_size, a per-sstable
+// figure, stops rising once the first window closes while the partition
+// itself keeps growing.
+func twcsWindow(s *model.Table) (time.Duration, bool) {
+	if s == nil || !strings.HasSuffix(s.Compaction["class"], "TimeWindowCompactionStrategy") {
+		return 0, false
+	}
+	size := 1
+	if v, err := strconv.Atoi(s.Compaction["compaction_window_size"]); err == nil && v > 0 {
+		size = v
+	}
+	unit := map[string]time.Duration{"MINUTES": time.Minute, "HOURS": time.Hour, "DAYS": 24 * time.Hour}[strings.ToUpper(s.Compaction["compaction_window_unit"])]
+	if unit == 0 {
+		unit = 24 * time.Hour
+	}
+	return time.Duration(size) * unit, true
 }
