@@ -42,12 +42,17 @@ func largestKnown(t *tableView) float64 {
 //     back); it grows under a TTL whose worth of growth reaches the warning
 //     size; or it is over TimeSeriesLargeBytes and the history is too short
 //     to tell whether it grows;
-//   - nothing otherwise: small, or measured flat, or growing slowly; a
-//     written table with no TTL whose growth is not measured yet gets a
-//     note saying so (noteGrowthUnknown), not a finding.
+//   - info also, with no TTL, when no size history shows growth and none
+//     can rule it out (too short, or TWCS, where it never can): a key whose
+//     sampled writes assure a rate that passes PartitionRowsWarning rows
+//     within ForecastWarning if every write adds a row (value: that rate);
+//   - nothing otherwise: small, or measured flat (not under TWCS), or
+//     growing slowly; a written table with no TTL whose growth is not
+//     measured yet gets a note saying so (noteGrowthUnknown), not a finding.
 func ruleUnbucketedTimeSeries(a *analysis) []Finding {
 	var out []Finding
 	warnBytes := float64(a.th.PartitionWarningBytes)
+	writers := a.fastWriters()
 	for _, t := range a.tables {
 		col, ok := timeClustering(t)
 		if !ok || hasBucket(t) {
@@ -79,10 +84,10 @@ func ruleUnbucketedTimeSeries(a *analysis) []Finding {
 		case g.ok && ttl > 0 && g.slope*ttl >= warnBytes:
 			sev, value, threshold = SeverityInfo, g.slope*ttl, warnBytes
 			why = fmt.Sprintf("a TTL's worth of this growth is %s", format.Bytes(value))
-		case ttl == 0 && !g.ok && (!g.judged || twcs(t)) && a.fastWriter(t).assured >= a.rowsRateWarning():
+		case ttl == 0 && !g.ok && (!g.judged || twcs(t)) && writers[t.key].assured >= a.rowsRateWarning():
 			// No size history shows growth, and none can rule it out yet (or,
 			// under TWCS, ever): the sampler's write rate into one key can.
-			kw := a.fastWriter(t)
+			kw := writers[t.key]
 			sev, value, threshold = SeverityInfo, kw.assured, a.rowsRateWarning()
 			why = fmt.Sprintf("its busiest key %s took %s writes in %s on %s (at least %s by that sample), and every write at a new %s adds a row that stays: "+
 				"at that rate it passes %s rows (the wide partition warning) in %s",
@@ -190,27 +195,28 @@ type keyWrites struct {
 	assured float64
 }
 
-// fastWriter is the key of the table whose sampled writes assure the
-// highest rate, on any node (zero when none was sampled).
-func (a *analysis) fastWriter(t *tableView) keyWrites {
-	var best keyWrites
+// fastWriters is, per table key, the key whose sampled writes assure the
+// highest rate on any node (tables with no sampled write are absent).
+func (a *analysis) fastWriters() map[string]keyWrites {
+	best := map[string]keyWrites{}
 	for _, hostID := range sortedKeys(a.s.PerNode) {
 		nd := a.s.PerNode[hostID]
 		if nd == nil {
 			continue
 		}
+		addr := nd.Address
+		if n := a.byHost[hostID]; n != nil {
+			addr = n.Address
+		}
 		for _, hp := range nd.HotPartitions {
-			if hp.Op != "write" || hp.Window <= 0 || model.TableKey(hp.Keyspace, hp.Table) != t.key {
+			if hp.Op != "write" || hp.Window <= 0 {
 				continue
 			}
 			sure := float64(hp.Count - hp.Error)
 			rate := max(0, sure-hotKeyZ*math.Sqrt(max(0, sure))) / hp.Window
-			if rate > best.assured {
-				addr := nd.Address
-				if n := a.byHost[hostID]; n != nil {
-					addr = n.Address
-				}
-				best = keyWrites{key: hp.Key, node: addr, count: hp.Count, window: hp.Window, assured: rate}
+			tk := model.TableKey(hp.Keyspace, hp.Table)
+			if rate > best[tk].assured {
+				best[tk] = keyWrites{key: hp.Key, node: addr, count: hp.Count, window: hp.Window, assured: rate}
 			}
 		}
 	}
