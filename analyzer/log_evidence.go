@@ -34,18 +34,10 @@ func (a *analysis) logKeys(t *tableView, kinds ...model.LogEvidenceKind) map[str
 		want[k] = true
 	}
 	out := map[string][]logSeen{}
-	for _, hostID := range sortedKeys(a.s.PerNode) {
-		nd := a.s.PerNode[hostID]
-		if nd == nil {
-			continue
-		}
-		addr := nd.Address
-		if n := a.byHost[hostID]; n != nil {
-			addr = n.Address
-		}
-		for _, e := range nd.LogEvidence {
+	for _, at := range a.perNode() {
+		for _, e := range at.nd.LogEvidence {
 			if e.Keyspace == t.keyspace && e.Table == t.name && e.Key != "" && want[e.Kind] {
-				out[e.Key] = append(out[e.Key], logSeen{node: addr, ev: e})
+				out[e.Key] = append(out[e.Key], logSeen{node: at.addr, ev: e})
 			}
 		}
 	}

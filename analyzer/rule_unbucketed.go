@@ -199,16 +199,8 @@ type keyWrites struct {
 // highest rate on any node (tables with no sampled write are absent).
 func (a *analysis) fastWriters() map[string]keyWrites {
 	best := map[string]keyWrites{}
-	for _, hostID := range sortedKeys(a.s.PerNode) {
-		nd := a.s.PerNode[hostID]
-		if nd == nil {
-			continue
-		}
-		addr := nd.Address
-		if n := a.byHost[hostID]; n != nil {
-			addr = n.Address
-		}
-		for _, hp := range nd.HotPartitions {
+	for _, at := range a.perNode() {
+		for _, hp := range at.nd.HotPartitions {
 			if hp.Op != "write" || hp.Window <= 0 {
 				continue
 			}
@@ -216,7 +208,7 @@ func (a *analysis) fastWriters() map[string]keyWrites {
 			rate := max(0, sure-hotKeyZ*math.Sqrt(max(0, sure))) / hp.Window
 			tk := model.TableKey(hp.Keyspace, hp.Table)
 			if rate > best[tk].assured {
-				best[tk] = keyWrites{key: hp.Key, node: addr, count: hp.Count, window: hp.Window, assured: rate}
+				best[tk] = keyWrites{key: hp.Key, node: at.addr, count: hp.Count, window: hp.Window, assured: rate}
 			}
 		}
 	}

@@ -65,15 +65,8 @@ func (a *analysis) buildKeys() {
 		}
 	}
 	system := a.system
-	for _, hostID := range sortedKeys(a.s.PerNode) {
-		nd := a.s.PerNode[hostID]
-		if nd == nil {
-			continue
-		}
-		addr := nd.Address
-		if n := a.byHost[hostID]; n != nil {
-			addr = n.Address
-		}
+	for _, at := range a.perNode() {
+		hostID, nd, addr := at.hostID, at.nd, at.addr
 		tnOf := func(keyspace, table string) *tableNode {
 			return nodesOf[[2]string{hostID, model.TableKey(keyspace, table)}]
 		}

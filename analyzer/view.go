@@ -306,3 +306,27 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+// nodeDataAt is one node's local data with the address the ring gives it.
+type nodeDataAt struct {
+	hostID, addr string
+	nd           *model.NodeData
+}
+
+// perNode lists the nodes' local data by host ID, with each node's ring
+// address (its own when the ring no longer names it).
+func (a *analysis) perNode() []nodeDataAt {
+	var out []nodeDataAt
+	for _, hostID := range sortedKeys(a.s.PerNode) {
+		nd := a.s.PerNode[hostID]
+		if nd == nil {
+			continue
+		}
+		addr := nd.Address
+		if n := a.byHost[hostID]; n != nil {
+			addr = n.Address
+		}
+		out = append(out, nodeDataAt{hostID: hostID, addr: addr, nd: nd})
+	}
+	return out
+}

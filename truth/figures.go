@@ -209,8 +209,12 @@ var sampledOpsRE = regexp.MustCompile(`of ([\d,]+) operations`)
 
 // sampledOps reads how many operations partmon's sample held, when its
 // summary says ("... of 41 operations ..."); 0 otherwise.
-func sampledOps(summary string) int64 {
-	m := sampledOpsRE.FindStringSubmatch(summary)
+func sampledOps(summary string) int64 { return summaryNumber(sampledOpsRE, summary) }
+
+// summaryNumber is the number re's first group finds in a summary ("1,234"
+// reads 1234); 0 when it finds none.
+func summaryNumber(re *regexp.Regexp, summary string) int64 {
+	m := re.FindStringSubmatch(summary)
 	if m == nil {
 		return 0
 	}
@@ -435,11 +439,4 @@ var sampledCountRE = regexp.MustCompile(`\(([\d,]+) ± [\d,]+ of [\d,]+ operatio
 
 // sampledCount reads the key's sampled count from partmon's summary
 // ("(46 ± 0 of 95 operations"); 0 when it does not say.
-func sampledCount(summary string) int64 {
-	m := sampledCountRE.FindStringSubmatch(summary)
-	if m == nil {
-		return 0
-	}
-	n, _ := strconv.ParseInt(strings.ReplaceAll(m[1], ",", ""), 10, 64)
-	return n
-}
+func sampledCount(summary string) int64 { return summaryNumber(sampledCountRE, summary) }
