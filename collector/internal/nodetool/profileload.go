@@ -3,6 +3,7 @@ package nodetool
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -18,6 +19,20 @@ var profileloadSectionOps = map[string]string{
 }
 
 const profileloadNothing = "Nothing recorded during sampling period..."
+
+// jvmLogLine is a HotSpot unified-logging line with its default decorators
+// ("[12.345s][warning][os,thread] ..."); vmWarning is HotSpot's own warning
+// prefix. HotSpot writes both to stdout unless told otherwise
+// (-Xlog:...:stderr, -XX:+DisplayVMOutputToStderr), so a loaded machine's
+// nodetool can print them among its own lines.
+var (
+	jvmLogLine = regexp.MustCompile(`^\[\d+(\.\d+)?[a-z]*\]\[`)
+	vmWarning  = regexp.MustCompile(`^(OpenJDK|Java HotSpot\(TM\)) (64-Bit )?(Server|Client) VM warning: `)
+)
+
+// jvmOutput says whether a line of nodetool's stdout is the JVM's, not
+// nodetool's.
+func jvmOutput(line string) bool { return jvmLogLine.MatchString(line) || vmWarning.MatchString(line) }
 
 // ParseProfileload parses the output of `nodetool profileload` (Cassandra
 // 4.0–5.0). Each sampler prints a title line ending in ":" and then either
@@ -47,7 +62,7 @@ func parseProfileload(out string) ([]model.HotPartition, map[string]bool, error)
 	header := false  // the current section's header line was seen
 	for n, line := range lines {
 		trimmed := strings.TrimSpace(line)
-		if trimmed == "" {
+		if trimmed == "" || jvmOutput(line) {
 			continue
 		}
 		// Section titles start at column 0 and end in ':'; table lines are indented.

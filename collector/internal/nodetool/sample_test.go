@@ -152,6 +152,10 @@ func TestParseProfileloadEdgeCases(t *testing.T) {
 		{"key that looks like a number", head + "   ks.t      42        7     1  \n", []string{"42"}, ""},
 		{"windows line ends", strings.ReplaceAll(head+"   ks.t      k 3 0\n", "\n", "\r\n"), []string{"k"}, ""},
 		{"writes section only", "Frequency of writes by partition:\n   Table Partition Count +/-\n   ks.t k 1 0\n", []string{"k"}, ""},
+		// HotSpot prints its own warnings on stdout (unified logging, VM output).
+		{"JVM log lines among nodetool's", "[3.512s][warning][os,thread] Failed to start thread \"Unknown thread\" - pthread_create failed (EAGAIN) for attributes: stacksize: 1024k, guardsize: 0k, detached.\n" +
+			head + "   ks.t      k 3 0\n[4.001s][warning][gc,alloc] main: retrying allocation\n   ks.t      j 2 0\n", []string{"k", "j"}, ""},
+		{"VM warning first", "OpenJDK 64-Bit Server VM warning: CodeCache is full. Compiler has been disabled.\n" + head + "   ks.t      k 3 0\n", []string{"k"}, ""},
 		{"empty output", "", nil, "no sampler section"},
 		{"argument error on stdout", readNodetoolFixture(t, "profileload_bad_topk.stdout"), nil, "outside any sampler section"},
 		{"missing header", "Frequency of reads by partition:\n   ks.t k 1 0\n", nil, "not the Table Partition Count +/- header"},
