@@ -124,6 +124,7 @@ func TestRuleUnbucketedTimeSeries(t *testing.T) {
 		mibPerDay float64 // 0: no history
 		writes    int64   // local writes since the node started
 		sampled   int64   // writes the sampler counted for the busiest key in 10 s (0: no sample)
+		deleted   bool    // reads met tombstones lately
 		want      Severity
 		value     float64
 		unit      string // "": bytes
@@ -167,6 +168,12 @@ func TestRuleUnbucketedTimeSeries(t *testing.T) {
 			note: "unbucketed_time_series of ks.readings unknown: written, clustered by ts with no time bucket in its partition key and no default TTL; " +
 				"whether its partitions keep growing needs 6 points over 60 minutes of history (have one collection); its largest partition fragment is up to 1.0 MiB (max_partition_size)"},
 		{name: "written fast under a TTL: bounded", tbl: withTTL, max: 1 * mib, writes: 100, sampled: 40},
+		// A queue: the WRITES sampler counts deletes too, and reads meet their tombstones.
+		{name: "written fast, reads meet tombstones: not rows that stay", tbl: readings, max: 1 * mib, writes: 100, sampled: 40, deleted: true,
+			note: "unbucketed_time_series of ks.readings unknown: written, clustered by ts with no time bucket in its partition key and no default TTL; " +
+				"whether its partitions keep growing needs 6 points over 60 minutes of history (have one collection); its largest partition fragment is up to 1.0 MiB (max_partition_size)"},
+		{name: "large with no history, written fast: the measured size speaks", tbl: readings, max: 14 * mib, writes: 100, sampled: 40,
+			want: SeverityInfo, value: 14 * testMiB, inText: []string{"growth is not measured yet"}},
 		{name: "written fast, measured flat: the size history speaks", tbl: readings, max: 1 * mib, mibPerDay: flat, writes: 100, sampled: 40},
 		{name: "TWCS, measured flat, written fast", tbl: twcs, max: 1 * mib, mibPerDay: flat, writes: 100, sampled: 15,
 			want: SeverityInfo, value: (15 - 2*math.Sqrt(15)) / 10, unit: UnitOpsPerSec},
@@ -179,6 +186,9 @@ func TestRuleUnbucketedTimeSeries(t *testing.T) {
 			b := newSnap().ring("dc1", 1).keyspace("ks", simple("1"), c.tbl)
 			st := model.TableStats{MaxPartitionBytes: c.max}
 			st.LocalWrites.Count = c.writes
+			if c.deleted {
+				st.TombstonesPerRead = model.Distribution{Count: 50, P99: 12, Max: 14}
+			}
 			b.stats("h01", "ks", c.tbl.Name, st)
 			if c.sampled > 0 {
 				nd := b.nodeData("h01")

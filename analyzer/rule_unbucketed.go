@@ -84,9 +84,13 @@ func ruleUnbucketedTimeSeries(a *analysis) []Finding {
 		case g.ok && ttl > 0 && g.slope*ttl >= warnBytes:
 			sev, value, threshold = SeverityInfo, g.slope*ttl, warnBytes
 			why = fmt.Sprintf("a TTL's worth of this growth is %s", format.Bytes(value))
-		case ttl == 0 && !g.ok && (!g.judged || twcs(t)) && writers[t.key].assured >= a.rowsRateWarning():
+		case !g.judged && size >= float64(a.th.TimeSeriesLargeBytes):
+			sev, value, threshold = SeverityInfo, size, float64(a.th.TimeSeriesLargeBytes)
+			why = "growth is not measured yet (the history is shorter than " + format.Seconds(a.th.ForecastMinSpan.Seconds()) + ")"
+		case ttl == 0 && !g.ok && (!g.judged || twcs(t)) && !deletedFrom(t) && writers[t.key].assured >= a.rowsRateWarning():
 			// No size history shows growth, and none can rule it out yet (or,
-			// under TWCS, ever): the sampler's write rate into one key can.
+			// under TWCS, ever): the sampler's write rate into one key can,
+			// unless reads meet tombstones (a delete is a write too).
 			kw := writers[t.key]
 			sev, value, threshold = SeverityInfo, kw.assured, a.rowsRateWarning()
 			why = fmt.Sprintf("its busiest key %s took %s writes in %s on %s (at least %s by that sample), and every write at a new %s adds a row that stays: "+
@@ -99,9 +103,6 @@ func ruleUnbucketedTimeSeries(a *analysis) []Finding {
 			f.Advice = a.rowsBucketAdvice(col, partitionKeyWords(t.schema), kw.assured)
 			out = append(out, f)
 			continue
-		case !g.judged && size >= float64(a.th.TimeSeriesLargeBytes):
-			sev, value, threshold = SeverityInfo, size, float64(a.th.TimeSeriesLargeBytes)
-			why = "growth is not measured yet (the history is shorter than " + format.Seconds(a.th.ForecastMinSpan.Seconds()) + ")"
 		default:
 			// Under TWCS a flat history is no evidence either (twcsWindow).
 			if window, isTWCS := twcsWindow(t.schema); ttl == 0 && (!g.judged || isTWCS) {
@@ -177,6 +178,18 @@ func (a *analysis) noteGrowthUnknown(t *tableView, col string, window time.Durat
 	}
 	a.note(lead+"whether its partitions keep growing needs %d points over %s of history (have %s); its largest partition fragment is up to %s (max_partition_size)",
 		a.th.ForecastMinPoints, format.SecondsWords(a.th.ForecastMinSpan.Seconds()), have, format.Bytes(float64(t.maxBytes)))
+}
+
+// deletedFrom says whether reads of the table met tombstones on any node
+// lately (tombstones_per_read): rows are being deleted (or nulls written),
+// so the sampler's writes, which count deletes, are not rows that stay.
+func deletedFrom(t *tableView) bool {
+	for _, tn := range t.nodes {
+		if tn.stats.TombstonesPerRead.Max > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func twcs(t *tableView) bool {
