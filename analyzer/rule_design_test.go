@@ -114,7 +114,7 @@ func TestRuleUnbucketedTimeSeries(t *testing.T) {
 	twcsTTL := twcs
 	twcsTTL.DefaultTTLSeconds = 86400
 	const twcsNote = "unbucketed_time_series of ks.readings unknown: written, clustered by ts with no time bucket in its partition key and no default TTL; " +
-		"with TimeWindowCompactionStrategy in windows of 60 minutes no compaction merges a partition's fragments of different windows, " +
+		"with TimeWindowCompactionStrategy in windows of 60 minutes no background compaction merges a partition's fragments of different windows, " +
 		"so max_partition_size (up to 1.0 MiB) shows at most one window's worth of a partition, and a flat history does not mean its partitions stay small"
 	const flat = -1.0 // a history that does not grow
 	cases := []struct {

@@ -167,7 +167,7 @@ func (a *analysis) noteGrowthUnknown(t *tableView, col string, window time.Durat
 	}
 	lead := fmt.Sprintf("unbucketed_time_series of %s unknown: written, clustered by %s with no time bucket in its partition key and no default TTL; ", t.key, col)
 	if window > 0 {
-		a.note(lead+"with TimeWindowCompactionStrategy in windows of %s no compaction merges a partition's fragments of different windows, "+
+		a.note(lead+"with TimeWindowCompactionStrategy in windows of %s no background compaction merges a partition's fragments of different windows, "+
 			"so max_partition_size (up to %s) shows at most one window's worth of a partition, and a flat history does not mean its partitions stay small",
 			format.SecondsWords(window.Seconds()), format.Bytes(float64(t.maxBytes)))
 		return
@@ -238,11 +238,11 @@ func (a *analysis) rowsRateWarning() float64 {
 // TimeWindowCompactionStrategy (options compaction_window_size, default 1,
 // and compaction_window_unit MINUTES, HOURS or DAYS, default DAYS:
 // db/compaction/TimeWindowCompactionStrategyOptions.java, 4.0-5.0). TWCS
-// groups sstables by the window of their newest write and never compacts
-// sstables of different windows together, so a partition written over many
-// windows keeps one fragment per window: max_partition_size, a per-sstable
-// figure, stops rising once the first window closes while the partition
-// itself keeps growing.
+// groups sstables by the window of their newest write and its background
+// compactions never take sstables of two windows (newestBucket; only a
+// major compaction does), so a partition written over many windows keeps
+// one fragment per window: max_partition_size, a per-sstable figure, stops
+// rising once the first window closes while the partition keeps growing.
 func twcsWindow(s *model.Table) (time.Duration, bool) {
 	if s == nil || !strings.HasSuffix(s.Compaction["class"], "TimeWindowCompactionStrategy") {
 		return 0, false
