@@ -180,12 +180,14 @@ func (a *analysis) noteGrowthUnknown(t *tableView, col string, window time.Durat
 		a.th.ForecastMinPoints, format.SecondsWords(a.th.ForecastMinSpan.Seconds()), have, format.Bytes(float64(t.maxBytes)))
 }
 
-// deletedFrom says whether reads of the table met tombstones on any node
-// lately (tombstones_per_read): rows are being deleted (or nulls written),
-// so the sampler's writes, which count deletes, are not rows that stay.
+// deletedFrom says whether a read of the table met tombstones on any node
+// lately (tombstones_per_read max over 1: its first bucket's bound is 1, so
+// 1 is also a read that met none): rows are being deleted (or nulls
+// written), so the sampler's writes, which count deletes, are not rows
+// that stay.
 func deletedFrom(t *tableView) bool {
 	for _, tn := range t.nodes {
-		if tn.stats.TombstonesPerRead.Max > 0 {
+		if tn.stats.TombstonesPerRead.Max > 1 {
 			return true
 		}
 	}
