@@ -197,42 +197,14 @@ type Profile struct {
 	Writes []KeyCount `json:"writes"`
 }
 
-// parseProfile reads `nodetool profileload KS TABLE MS -a READS,WRITES`
-// (Cassandra 5.0 metrics/SamplingManager.java ResultBuilder): a title line
-// per sampler, then rows "   ks.table key count +/-". Keys may contain
-// spaces, so the columns are taken from the right.
+// parseProfile reads one table of `nodetool profileload KS TABLE MS -a
+// READS,WRITES` (the format: parseSamplerRun).
 func parseProfile(out, table string) (Profile, error) {
-	var p Profile
-	var cur *[]KeyCount
-	sections := 0
-	for _, line := range strings.Split(out, "\n") {
-		switch strings.TrimSpace(line) {
-		case "Frequency of reads by partition:":
-			cur, sections = &p.Reads, sections+1
-			continue
-		case "Frequency of writes by partition:":
-			cur, sections = &p.Writes, sections+1
-			continue
-		}
-		if strings.HasSuffix(strings.TrimSpace(line), ":") {
-			cur = nil
-			continue
-		}
-		f := strings.Fields(line)
-		if cur == nil || len(f) < 4 || f[0] != table {
-			continue
-		}
-		count, err := strconv.ParseInt(f[len(f)-2], 10, 64)
-		if err != nil {
-			continue
-		}
-		key := strings.TrimSpace(strings.Join(f[1:len(f)-2], " "))
-		*cur = append(*cur, KeyCount{Key: key, Count: count})
+	run := parseSamplerRun(out)
+	if run.sections == 0 && !strings.Contains(out, "Nothing recorded") {
+		return Profile{}, fmt.Errorf("profileload: no reads or writes section in %q", firstLine(out))
 	}
-	if sections == 0 && !strings.Contains(out, "Nothing recorded") {
-		return p, fmt.Errorf("profileload: no reads or writes section in %q", firstLine(out))
-	}
-	return p, nil
+	return run.Tables[table], nil
 }
 
 // Share is key's share of the sampled operations of one or both samplers.

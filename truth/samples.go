@@ -79,6 +79,7 @@ type SamplerRun struct {
 	// its sampled operations.
 	ReadsListed  int `json:"reads_listed"`
 	WritesListed int `json:"writes_listed"`
+	sections     int // READS and WRITES titles seen
 }
 
 // samplerListed is the -k partmon's sampler passes (capacity 256 − 1): a
@@ -123,8 +124,11 @@ func loadSamplerRuns(dir string) (map[string][]SamplerRun, error) {
 	return out, nil
 }
 
-// parseSamplerRun reads the READS and WRITES sections of a profileload run
-// over every table (rows "ks.table key count error").
+// parseSamplerRun reads the READS and WRITES sections of a profileload run,
+// one table or every table (Cassandra 5.0 metrics/SamplingManager.java
+// ResultBuilder): a title line per sampler, then rows "   ks.table key
+// count +/-". Keys may contain spaces, so the columns are taken from the
+// right.
 func parseSamplerRun(out string) SamplerRun {
 	run := SamplerRun{Tables: map[string]Profile{}}
 	op := ""
@@ -132,10 +136,10 @@ func parseSamplerRun(out string) SamplerRun {
 		t := strings.TrimSpace(line)
 		switch t {
 		case "Frequency of reads by partition:":
-			op = "read"
+			op, run.sections = "read", run.sections+1
 			continue
 		case "Frequency of writes by partition:":
-			op = "write"
+			op, run.sections = "write", run.sections+1
 			continue
 		}
 		if strings.HasSuffix(t, ":") {
