@@ -23,11 +23,7 @@ func largestKnownKey(t *tableView) int64 {
 // largestKnown is the table's largest partition: max_partition_size or a
 // key list's measured size.
 func largestKnown(t *tableView) float64 {
-	size := t.maxBytes
-	for _, tn := range t.nodes {
-		size = max(size, tn.largestKeyBytes)
-	}
-	return float64(size)
+	return float64(max(t.maxBytes, largestKnownKey(t)))
 }
 
 // ruleUnbucketedTimeSeries: a table clustered by a time column (timestamp,
