@@ -82,6 +82,8 @@ func registry(cfg Config, d *sourceDeps) []registration {
 			timeout: nodetoolSamplerTimeout},
 		{src: nodetoolHistogramsSource{cfg: cfg.NodetoolSampler}, enabled: cfg.NodetoolSampler.Configured(), schedule: rarely,
 			timeout: nodetoolHistogramsTimeout},
+		{src: nodetoolTablestatsSource{cfg: cfg.NodetoolSampler}, enabled: cfg.NodetoolSampler.Configured(), schedule: rarely,
+			timeout: nodetoolTablestatsTimeout},
 	}
 }
 

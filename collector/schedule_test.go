@@ -21,9 +21,9 @@ func TestScheduleOneEntryPerEnabledSource(t *testing.T) {
 			enabled++
 		}
 	}
-	// Every source but the disabled settings and the two nodetool sources,
+	// Every source but the disabled settings and the three nodetool sources,
 	// which run only with a configured command.
-	if got, want := len(cr.Entries()), len(SourceNames())-3; got != want || enabled != want {
+	if got, want := len(cr.Entries()), len(SourceNames())-4; got != want || enabled != want {
 		t.Errorf("%d entries, %d enabled, want %d", got, enabled, want)
 	}
 }

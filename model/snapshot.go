@@ -139,6 +139,11 @@ type TableStats struct {
 	// only): the upper bound of the histogram bucket holding the most cells
 	// one sstable wrote for one partition; 0 when not read.
 	MaxCellsPerPartition int64 `json:"max_cells_per_partition,omitempty"`
+	// DistinctPartitions is nodetool tablestats' "Number of partitions
+	// (estimate)" (JMX only): the node's sstables' HyperLogLog++ key
+	// estimators merged (a key counts once however many sstables hold it)
+	// plus the memtables' partitions; 0 when not read.
+	DistinctPartitions int64 `json:"distinct_partitions,omitempty"`
 
 	LocalReads  Ops `json:"local_reads"`
 	LocalWrites Ops `json:"local_writes"`

@@ -136,7 +136,7 @@ func everySourceRan(rep analyzer.Report, hosts []string) (bool, string) {
 	for _, src := range collector.SourceNames() {
 		// The nodetool sources run only with a configured command, which
 		// these daemons have not: they report nothing.
-		if src == "topology" || src == "schema" || src == "nodetool_sampler" || src == "nodetool_histograms" {
+		if src == "topology" || src == "schema" || src == "nodetool_sampler" || src == "nodetool_histograms" || src == "nodetool_tablestats" {
 			continue
 		}
 		for _, h := range hosts {
