@@ -26,7 +26,11 @@ func (nodetoolTablestatsSource) Name() string { return "nodetool_tablestats" }
 func (nodetoolTablestatsSource) Scope() Scope { return NodeScope }
 
 func (nodetoolTablestatsSource) copyOwnFields(dst, src *model.TableStats) {
-	dst.DistinctPartitions = src.DistinctPartitions
+	dst.DistinctPartitions = nil
+	if src.DistinctPartitions != nil {
+		n := *src.DistinctPartitions // the snapshot shares no memory with the collector
+		dst.DistinctPartitions = &n
+	}
 }
 
 func (s nodetoolTablestatsSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
@@ -43,7 +47,7 @@ func (s nodetoolTablestatsSource) Collect(ctx context.Context, in Input, out *Ou
 	}
 	for t, n := range counts {
 		ks, tb, _ := strings.Cut(t, ".")
-		out.Node.Tables[t] = &model.TableStats{Keyspace: ks, Table: tb, DistinctPartitions: n}
+		out.Node.Tables[t] = &model.TableStats{Keyspace: ks, Table: tb, DistinctPartitions: &n}
 	}
 	return len(counts), nil
 }

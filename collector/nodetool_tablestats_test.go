@@ -28,7 +28,10 @@ func TestNodetoolTablestatsOneRun(t *testing.T) {
 		if k != ts.Keyspace+"."+ts.Table {
 			t.Errorf("table %q stored as %s.%s", k, ts.Keyspace, ts.Table)
 		}
-		got[k] = ts.DistinctPartitions
+		if ts.DistinctPartitions == nil {
+			t.Fatalf("%s: no count", k)
+		}
+		got[k] = *ts.DistinctPartitions
 	}
 	if n != 2 || len(got) != 2 || got["hll.t"] != 10 || got["hll.many"] != 2569 {
 		t.Errorf("got %v (%d rows), want hll.t 10, hll.many 2569", got, n)

@@ -142,8 +142,9 @@ type TableStats struct {
 	// DistinctPartitions is nodetool tablestats' "Number of partitions
 	// (estimate)" (JMX only): the node's sstables' HyperLogLog++ key
 	// estimators merged (a key counts once however many sstables hold it)
-	// plus the memtables' partitions; 0 when not read.
-	DistinctPartitions int64 `json:"distinct_partitions,omitempty"`
+	// plus the memtables' partitions; nil when not read, 0 when nodetool
+	// counted none on the node.
+	DistinctPartitions *int64 `json:"distinct_partitions,omitempty"`
 
 	LocalReads  Ops `json:"local_reads"`
 	LocalWrites Ops `json:"local_writes"`

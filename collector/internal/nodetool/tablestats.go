@@ -19,8 +19,8 @@ import (
 // several sstables counts once; io/sstable/format/SSTableReader
 // getApproximateKeyCount) plus every memtable's partition count (not
 // de-duplicated against the sstables). nodetool prints 0 for a table with
-// neither; such tables are left out, as is any value that is not a
-// non-negative integer.
+// neither (kept: the node holds none of the table's keys); a value that is
+// not a non-negative integer is an error.
 func DistinctPartitions(ctx context.Context, cfg SamplerConfig, tables []string) (map[string]int64, error) {
 	if len(cfg.Command) == 0 || cfg.Command[0] == "" {
 		return nil, fmt.Errorf("nodetool tablestats: command is empty")
@@ -67,8 +67,8 @@ func DistinctPartitions(ctx context.Context, cfg SamplerConfig, tables []string)
 // tools/nodetool/stats/TableStatsHolder.java, the same keys in 4.0.19,
 // 4.1.10 and 5.0.8): {"<keyspace>": {"tables": {"<table>":
 // {"number_of_partitions_estimate": N, …}}}, "total_number_of_tables": n}.
-// Keys are "ks.table"; tables reporting 0 are left out (nothing on disk or in
-// memory, or the gauge's -1 that nodetool prints as 0).
+// Keys are "ks.table"; a table reporting 0 is kept (nothing on disk or in
+// memory: the gauge's -1, which nodetool prints as 0).
 func ParseDistinctPartitions(out string) (map[string]int64, error) {
 	start := strings.IndexByte(out, '{')
 	if start < 0 {
@@ -104,9 +104,7 @@ func ParseDistinctPartitions(out string) (map[string]int64, error) {
 			if err != nil || c < 0 {
 				return nil, fmt.Errorf("%s.%s: number_of_partitions_estimate %s is not a count", ks, tb, n)
 			}
-			if c > 0 {
-				res[model.TableKey(ks, tb)] = c
-			}
+			res[model.TableKey(ks, tb)] = c
 		}
 	}
 	return res, nil

@@ -25,7 +25,7 @@ func TestParseDistinctPartitions(t *testing.T) {
 		// the memtable: 5 (merged) + 5 (memtable partitions).
 		{name: "real 5.0.8", out: string(real), want: map[string]int64{"hll.t": 10, "hll.many": 2569}},
 		{name: "a JVM line before the document", out: "[0.412s][warning][os] ignored\n" + one("7"), want: map[string]int64{"ks.t": 7}},
-		{name: "nothing on disk or in memory", out: one("0"), want: map[string]int64{}},
+		{name: "nothing on disk or in memory: none on the node", out: one("0"), want: map[string]int64{"ks.t": 0}},
 		{name: "not a number", out: one(`"lots"`), wantErr: "ks.t: number_of_partitions_estimate \"lots\" is not a number"},
 		{name: "negative", out: one("-3"), wantErr: "is not a count"},
 		{name: "fraction", out: one("2.5"), wantErr: "is not a count"},
