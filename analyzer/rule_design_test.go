@@ -13,9 +13,21 @@ func TestRuleLowCardinalityKey(t *testing.T) {
 	byCountry := table("orders_by_country", pk("country", "text", 0), ck("order_id", "bigint", 0, "asc"))
 	flag := table("by_flag", pk("active", "boolean", 0), ck("id", "uuid", 0, "asc"))
 	users := table("users", pk("user_id", "uuid", 0), col("email", "text"))
-	type node struct{ keys, mean, disk int64 }
+	latest := table("latest_videos", pk("yyyymmdd", "text", 0), ck("added_date", "timestamp", 0, "desc"), ck("videoid", "uuid", 1, "asc"), col("name", "text"))
+	type node struct {
+		keys, mean, disk int64
+		counted          *int64 // nodetool tablestats' distinct keys; nil not read
+	}
+	n := func(v int64) *int64 { return &v }
+	// KillrVideo's latest_videos as truth run 7's daemon saw it: 7 day keys,
+	// RF 1, today's partition flushed again and again, so the mean fragment
+	// fell to ~190 KiB while each node's key estimate sits at its floor
+	// (128 per sstable): the bytes bound passes the 300 limit.
+	videos := func(counted ...*int64) []node {
+		return []node{{6 * 128, 190 * kib, 3 * mib, counted[0]}, {4 * 128, 190 * kib, 2 * mib, counted[1]}, {3 * 128, 190 * kib, 2 * mib, counted[2]}}
+	}
 	three := func(keys, mean, disk int64) []node {
-		return []node{{keys, mean, disk}, {keys, mean, disk}, {keys, mean, disk}}
+		return []node{{keys, mean, disk, nil}, {keys, mean, disk, nil}, {keys, mean, disk, nil}}
 	}
 	cases := []struct {
 		name   string
@@ -30,14 +42,14 @@ func TestRuleLowCardinalityKey(t *testing.T) {
 		{name: "count unknown without disk usage", tbl: status, nodes: three(1, 1*mib, 0)},
 		{name: "under the minimum on disk", tbl: status, nodes: three(1, 100*kib, 512*kib)},
 		// Measured on the fixture: 3 keys, RF 3, one sstable per node.
-		{name: "the fixture's three statuses", tbl: status, nodes: []node{{1, 943_127, 1 * mib}, {128, 943_127, 1 * mib}, {1, 943_127, 1 * mib}},
+		{name: "the fixture's three statuses", tbl: status, nodes: []node{{1, 943_127, 1 * mib, nil}, {128, 943_127, 1 * mib, nil}, {1, 943_127, 1 * mib, nil}},
 			want: SeverityInfo, value: maxCompression * meanBound * float64(mib) / 943_127,
 			inText: []string{"ks.orders_by_status has at most ~14 partitions for 3 nodes (fewer than 100 per node)",
 				"1.0 MiB on disk per replica ÷ mean partition 921 KiB = ~1", "the key estimate (130) is the index summary's floor", "status looks like an enum"}},
 		// Issue #11 item 1: 5 countries, RF 1, 200,000 rows; the key estimate
 		// read 341 (128 on each node holding an sstable), above the 300 limit.
 		{name: "issue 11: five countries at the floor", tbl: byCountry, repl: simple("1"),
-			nodes: []node{{128, 1_955_666, 2 * mib}, {128, 1_955_666, 2 * mib}, {85, 1_955_666, 1 * mib}},
+			nodes: []node{{128, 1_955_666, 2 * mib, nil}, {128, 1_955_666, 2 * mib, nil}, {85, 1_955_666, 1 * mib, nil}},
 			want:  SeverityInfo, value: maxCompression * meanBound * 5 * float64(mib) / 1_955_666,
 			inText: []string{"at most ~33 partitions", "the key estimate (341) is the index summary's floor"}},
 		{name: "enough partitions by both counts", tbl: status, nodes: three(100, 10*kib, 3*mib)},
@@ -48,6 +60,21 @@ func TestRuleLowCardinalityKey(t *testing.T) {
 		{name: "boolean key, RF 1: a node holds none", tbl: flag, repl: simple("1"), nodes: three(1, 2*mib, 2*mib), want: SeverityWarning, value: 2},
 		{name: "much data in few partitions", tbl: status, nodes: three(128, 30*mib, 60*mib), want: SeverityWarning, value: 24},
 		{name: "many users", tbl: users, nodes: three(6_700, 79, 2*mib)},
+		{name: "day keys in many fragments, not counted: the bytes bound passes", tbl: latest, repl: simple("1"), nodes: videos(nil, nil, nil)},
+		// 3 + 2 + 2 keys, and today's partition in the first node's memtable
+		// as well as on its disk: 8 counted.
+		{name: "day keys in many fragments, counted by nodetool", tbl: latest, repl: simple("1"), nodes: videos(n(4), n(2), n(2)),
+			want: SeverityInfo, value: 8 * (1 + hllUnder),
+			inText: []string{"at most ~9 partitions", "nodetool tablestats counts 8 distinct keys over the 3 nodes holding it, each key on 1 of them",
+				"the key estimate (1,664) is the index summary's floor", "a shard 0..36 chosen by a hash"}},
+		{name: "one node holding some of it gave no count: the bytes bound only", tbl: latest, repl: simple("1"), nodes: videos(n(4), nil, n(2))},
+		{name: "RF 3: each key counted on three nodes", tbl: latest, nodes: videos(n(7), n(7), n(7)),
+			want: SeverityInfo, value: 7 * (1 + hllUnder), inText: []string{"21 distinct keys over the 3 nodes holding it, each key on 3 of them"}},
+		{name: "two keys, RF 1: a node counts none", tbl: status, repl: simple("1"), nodes: []node{{128, 2 * mib, 2 * mib, n(1)}, {128, 2 * mib, 2 * mib, n(1)}, {0, 0, 0, n(0)}},
+			want: SeverityWarning, value: 2 * (1 + hllUnder)},
+		// The counts speak over the bytes: a compression ratio past the
+		// assumed 10× (LZ4 on repetitive values) makes the bytes bound wrong.
+		{name: "counted many where the bytes allow few", tbl: status, nodes: []node{{128, 30 * mib, 60 * mib, n(2_000)}, {128, 30 * mib, 60 * mib, n(2_000)}, {128, 30 * mib, 60 * mib, n(2_000)}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -57,7 +84,7 @@ func TestRuleLowCardinalityKey(t *testing.T) {
 			}
 			b := newSnap().ring("dc1", 3).keyspace("ks", repl, c.tbl)
 			for i, n := range c.nodes {
-				b.stats(hostID(i+1), "ks", c.tbl.Name, model.TableStats{PartitionsEstimate: n.keys, MeanPartitionBytes: n.mean, DiskUsageBytes: n.disk})
+				b.stats(hostID(i+1), "ks", c.tbl.Name, model.TableStats{PartitionsEstimate: n.keys, MeanPartitionBytes: n.mean, DiskUsageBytes: n.disk, DistinctPartitions: n.counted})
 			}
 			fs := ruleLowCardinalityKey(analysisOf(t, b.s))
 			if c.want == SeverityNone {

@@ -20,6 +20,17 @@ const maxCompression = 10
 // to ×1.2 above the true mean, so disk ÷ mean may count 1.2× too few.
 const meanBound = 1.2
 
+// hllUnder is how far under the true count nodetool's distinct-key count
+// may read: three standard errors of a HyperLogLog with 2^13 registers
+// (1.04 ÷ √8192 = 1.15 %), the precision of every sstable's key estimator
+// (io/sstable/metadata/MetadataCollector: HyperLogLogPlus(13, 25)). Below a
+// few thousand keys its sparse form (2^25 registers) is near exact.
+var hllUnder = 3 * 1.04 / math.Sqrt(1<<13)
+
+// srcKeyCount names nodetool tablestats' distinct-key counts behind a
+// low_cardinality_key bound.
+const srcKeyCount = "nodetool:tablestats"
+
 // estimateSource names the partition count and mean size estimates.
 func (a *analysis) estimateSource() string {
 	if a.s.Engine == model.EngineScyllaDB {
@@ -70,6 +81,11 @@ type cardinality struct {
 	keysAtFloor bool
 	// contradictory: the mean partition is larger than the data on disk can hold.
 	contradictory bool
+	// counted is the partitions by nodetool tablestats' distinct-key counts
+	// (countedPartitions); 0 when some node holding the keyspace gave none.
+	// countedKeys is their sum over the nodes, countedNodes how many.
+	counted, countedKeys, copies float64
+	countedNodes                 int
 }
 
 // tableCardinality cross-checks the two estimates of a table's partitions.
@@ -80,11 +96,19 @@ type cardinality struct {
 // floor: one replica's disk usage ÷ the mean partition size counts the
 // partitions the data holds, low by the compression ratio (disk usage is
 // compressed, the mean is not; the mean is a bucket bound), so at most
-// maxCompression × meanBound × that many fit.
-// A key estimate under that bound narrows it. Without disk usage the count
-// is unknown.
+// maxCompression × meanBound × that many fit. That bound counts partition
+// fragments, one per sstable holding the key, so it loosens as sstables
+// accumulate (a day-keyed table whose today's partition is flushed again
+// and again). A key estimate under that bound narrows it; nodetool's
+// distinct-key counts, when every node holding the keyspace gave one, are
+// the bound. Without disk usage the count is unknown.
 func (a *analysis) tableCardinality(t *tableView) cardinality {
 	c := cardinality{keys: t.partitions, mean: t.meanBytes}
+	c.countedKeys, c.countedNodes = a.countedKeys(t)
+	if c.countedKeys > 0 {
+		c.copies = a.copies(t.ks)
+		c.counted = c.countedKeys * (1 + hllUnder) / c.copies
+	}
 	var disk, owned float64
 	for _, tn := range t.nodes {
 		if tn.stats.DiskUsageBytes <= 0 {
@@ -113,7 +137,47 @@ func (a *analysis) tableCardinality(t *tableView) cardinality {
 	if c.keys > 0 && !c.keysAtFloor {
 		c.upper = max(c.keys, c.byBytes)
 	}
+	if c.counted > 0 {
+		c.upper = c.counted
+	}
 	return c
+}
+
+// countedKeys sums nodetool tablestats' "Number of partitions (estimate)"
+// over the nodes holding the keyspace: on each node its sstables' key
+// estimators merged (a key in many sstables counts once) plus its
+// memtables' partitions (which may also be on disk: it counts high, never
+// low, but for hllUnder). Every partition has copies replicas, so the sum ÷
+// copies counts each once. 0 (unknown) when a node holding some of the
+// keyspace gave no count: its keys could be anywhere.
+func (a *analysis) countedKeys(t *tableView) (float64, int) {
+	byHost := map[string]int64{}
+	for _, tn := range t.nodes {
+		if n := tn.stats.DistinctPartitions; n != nil {
+			byHost[tn.node.HostID] = *n
+		}
+	}
+	if len(byHost) == 0 {
+		return 0, 0
+	}
+	var sum float64
+	nodes := 0
+	for _, n := range a.s.Nodes {
+		holds := len(n.Tokens) > 0
+		if t.ks != nil && t.ks.owns != nil {
+			holds = t.ks.owns[n.HostID] > 0
+		}
+		if !holds {
+			continue
+		}
+		c, ok := byHost[n.HostID]
+		if !ok {
+			return 0, 0
+		}
+		sum += float64(c)
+		nodes++
+	}
+	return sum, nodes
 }
 
 // ruleLowCardinalityKey: a table with data whose partitions are fewer than
@@ -157,6 +221,9 @@ func ruleLowCardinalityKey(a *analysis) []Finding {
 		f := a.newFinding(KindLowCardinalityKey, sev, nil, t.keyspace, t.name)
 		f.Value, f.Threshold, f.Unit = upper, limit, UnitPartitions
 		f.Source = joinSources(a.estimateSource(), "system_views.disk_usage", "system_schema.columns")
+		if c.counted > 0 {
+			f.Source = joinSources(a.estimateSource(), "system_views.disk_usage", srcKeyCount, "system_schema.columns")
+		}
 		f.Figures = &Figures{Partitions: upper, DataBytes: c.disk, MeanPartitionBytes: c.mean}
 		f.Summary = lowCardinalitySummary(t, c, key, typeCap, upper, nodes, a.th.LowCardinalityPartitionsPerNode)
 		f.Advice = a.lowCardinalityAdvice(t, limit, upper, c)
@@ -191,7 +258,11 @@ func lowCardinalitySummary(t *tableView, c cardinality, key []model.Column, type
 		}
 	}
 	s := fmt.Sprintf("%s has at most ~%s partitions for %d nodes (fewer than %s per node)", t.key, format.Count(math.Ceil(upper)), nodes, format.Count(perNode))
-	if c.byBytes > 0 {
+	switch {
+	case c.counted > 0 && c.counted <= upper:
+		s += fmt.Sprintf(": nodetool tablestats counts %s distinct keys over the %d nodes holding it, each key on %s of them (a HyperLogLog per node over its sstables, a key counted once however many hold it, plus memtable partitions; +%.1f %% for its error)",
+			format.Count(c.countedKeys), c.countedNodes, format.Count(c.copies), 100*hllUnder)
+	case c.byBytes > 0:
 		s += fmt.Sprintf(": %s on disk per replica ÷ mean partition %s = ~%s, and disk bytes are compressed (assumed at most %d×) while the mean may be 1.2× high",
 			format.Bytes(c.disk), format.Bytes(c.mean), format.Count(math.Max(1, math.Round(c.byBytes))), maxCompression)
 	}

@@ -24,7 +24,7 @@ LARGE_MIB=${PARTMON_VERSIONS_LARGE_MIB:-60}
 # The acceptance tests, by package; the same on every version (they read the version from
 # cluster.env and check that version's matrix, docs/versions.md).
 COLLECTOR_TESTS='^(TestIntegrationEverySourceOnEveryNode|TestIntegrationAgreesWithNodetool|TestIntegrationLatencyUnit|TestIntegrationNodetoolSampler|TestNodetoolSamplerFindsHotKey)$'
-ANALYZER_TESTS='^(TestOwnershipMatchesNodetool|TestFixturesFoundOnRealCluster)$'
+ANALYZER_TESTS='^(TestOwnershipMatchesNodetool|TestFixturesFoundOnRealCluster|TestLowCardinalityFromKeyCountsOnRealCluster)$'
 TESTCLUSTER_TESTS='^TestClusterTopologyMatchesNodetool$'
 
 step_start=$(date +%s)
