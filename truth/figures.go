@@ -16,6 +16,11 @@ type Observations struct {
 	// StatsStart at its start (counter deltas are the window's traffic).
 	Stats      map[string]map[string]TableStat `json:"stats"`
 	StatsStart map[string]map[string]TableStat `json:"stats_start"`
+	// StatsBegin is tablestats when partmon began (the daemon's start, before
+	// the corpus grows its partition): with Stats it brackets every size
+	// partmon read in the phase. Nil when the phase has no earlier figures
+	// than StatsStart.
+	StatsBegin map[string]map[string]TableStat `json:"stats_begin,omitempty"`
 	// Status is `nodetool status KEYSPACE` by keyspace ("": no keyspace, for load).
 	Status map[string][]StatusNode `json:"status"`
 	// Histograms and Profiles by node then "ks.table".
@@ -39,6 +44,10 @@ type FigureCheck struct {
 	Node      string  `json:"node,omitempty"`
 	Partmon   float64 `json:"partmon"`
 	Reference float64 `json:"reference"`
+	// ReferenceFrom, when set, makes the reference the range [ReferenceFrom,
+	// Reference]: a figure that grew while partmon read it (a growing
+	// partition), partmon's reading taken somewhere in between.
+	ReferenceFrom float64 `json:"reference_from,omitempty"`
 	Source    string  `json:"source"` // what the reference is
 	// ErrorPct is |partmon − reference| ÷ reference; nil when the reference
 	// is 0 and partmon's figure is not (no relative error exists; JSON has
@@ -96,6 +105,26 @@ func newCheck(f *Finding, node string, ref float64, source string, tolerance flo
 	return c
 }
 
+// newRangeCheck holds partmon's value to a reference that moved from lo to
+// hi while partmon read it: within tolerance of the range, the error being
+// the distance to its nearer end (0 inside).
+func newRangeCheck(f *Finding, node string, lo, hi float64, source string, tolerance float64) FigureCheck {
+	c := newCheck(f, node, hi, source, tolerance)
+	if c.Bound != "" || lo <= 0 || lo >= hi {
+		return c
+	}
+	c.ReferenceFrom = lo
+	v, e := c.Partmon, 0.0
+	switch {
+	case v < lo:
+		e = 100 * (lo - v) / lo
+	case v > hi:
+		e = 100 * (v - hi) / hi
+	}
+	c.ErrorPct, c.OK = &e, e <= tolerance
+	return c
+}
+
 // figureContext is what a figure check needs beyond the finding.
 type figureContext struct {
 	obs        *Observations
@@ -139,14 +168,25 @@ func checkFigures(f *Finding, fc figureContext) []FigureCheck {
 			return nil
 		}
 		node, best := maxOver(asked, func(n string) float64 { return float64(fc.obs.Stats[n][tk].MaxPartitionBytes) })
+		// A partition the corpus grows during the phase is read by partmon at
+		// some moment of it: the reference is its size from the phase's start
+		// to after the report, on the same node.
+		begin := fc.obs.StatsBegin
+		if begin == nil {
+			begin = fc.obs.StatsStart
+		}
+		start := float64(begin[node][tk].MaxPartitionBytes)
 		src, sized := "tablestats compacted_partition_maximum_bytes (largest over the finding's nodes)", *f
+		if start > 0 && start < best {
+			src = "tablestats compacted_partition_maximum_bytes on the node holding the largest, from the phase's start to after partmon's report (it grew in between)"
+		}
 		if f.Figures != nil && f.Figures.PartitionBytes > 0 && f.Figures.PartitionBytes != f.Value {
 			// The value is a projection (a growing unbucketed series): nodetool
 			// can only witness the size measured now.
 			sized.Value, sized.NodeValues = f.Figures.PartitionBytes, nil
 			src += ", against partmon's measured size, not its projection"
 		}
-		out = append(out, newCheck(&sized, node, best, src, 10))
+		out = append(out, newRangeCheck(&sized, node, start, best, src, 10))
 	case "wide_partition":
 		if fc.truthRows > 0 {
 			out = append(out, newCheck(f, "", float64(fc.truthRows), "live rows the corpus wrote into the table's largest partition", 10))
@@ -181,8 +221,9 @@ func checkFigures(f *Finding, fc figureContext) []FigureCheck {
 			}
 		}
 	case "low_cardinality_key":
-		// Not tablestats' partition estimate: it adds up each sstable's own
-		// cardinality estimate, so a key in k sstables counts k times.
+		// Not tablestats' partition estimate: partmon reads that very figure
+		// (source nodetool_tablestats), so it witnesses nothing; the
+		// partitions the corpus wrote do.
 		if fc.truthParts > 0 {
 			out = append(out, newCheck(f, "", float64(fc.truthParts), "partitions the corpus wrote", 10))
 		}

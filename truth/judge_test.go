@@ -2,6 +2,7 @@ package truth
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 )
@@ -365,5 +366,35 @@ func TestBoundOfTakesTheFirstBoundWord(t *testing.T) {
 		if got := boundOf(c.summary); got != c.want {
 			t.Errorf("boundOf(%q) = %q, want %q", c.summary, got, c.want)
 		}
+	}
+}
+
+// TestGrowingPartitionIsHeldToItsRange: truth run 7's daemon read the
+// growing sensor at 30,408,704 bytes; tablestats said 36,157,190 after the
+// report, the partition having grown through the phase. Partmon's reading
+// is held to the size from the phase's start to after the report; a
+// partition that did not grow keeps the one reference.
+func TestGrowingPartitionIsHeldToItsRange(t *testing.T) {
+	f := Finding{ID: "o", Kind: "oversized_partition", Keyspace: "ks", Table: "t", Node: "10.0.0.1", Value: 30408704, Unit: "bytes"}
+	after := map[string]map[string]TableStat{"10.0.0.1": {"ks.t": {MaxPartitionBytes: 36157190}}}
+	cases := []struct {
+		name  string
+		start int64
+		ok    bool
+		err   float64
+	}{
+		{name: "grew from below partmon's reading: inside", start: 25109160, ok: true, err: 0},
+		{name: "grew, but partmon read less than its start", start: 34000000, ok: false, err: 100 * (34000000 - 30408704.0) / 34000000},
+		{name: "did not grow: one reference", start: 36157190, ok: false, err: 100 * (36157190 - 30408704.0) / 36157190},
+		{name: "no start figure: one reference", start: 0, ok: false, err: 100 * (36157190 - 30408704.0) / 36157190},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			obs := &Observations{Stats: after, StatsBegin: map[string]map[string]TableStat{"10.0.0.1": {"ks.t": {MaxPartitionBytes: c.start}}}}
+			checks := checkFigures(&f, figureContext{obs: obs, hosts: []string{"10.0.0.1"}})
+			if len(checks) != 1 || checks[0].OK != c.ok || checks[0].ErrorPct == nil || math.Abs(*checks[0].ErrorPct-c.err) > 1e-9 {
+				t.Fatalf("checks %+v: want ok %v, error %.3f %%", checks, c.ok, c.err)
+			}
+		})
 	}
 }

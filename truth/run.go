@@ -363,6 +363,9 @@ func (r *runner) daemon(ctx context.Context, wl *Workload) error {
 		}
 	}
 	defer stopDaemon()
+	// Sizes before the corpus grows its partition: partmon reads a growing
+	// size at some moment between this and the figures after its report.
+	begin := r.stats(ctx, "at the daemon's start")
 	growCtx, stopGrow := context.WithCancel(ctx)
 	defer stopGrow()
 	wl.grow(growCtx, r.c, r.tables, r.scs, r.sessions[""], r.logf)
@@ -391,6 +394,7 @@ func (r *runner) daemon(ctx context.Context, wl *Workload) error {
 	if err != nil {
 		return err
 	}
+	obs.StatsBegin = begin
 	r.timed("nodetool figures after the daemon")
 	r.res.Phases = append(r.res.Phases, r.judge(PhaseDaemon, rep, obs))
 	return nil

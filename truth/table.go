@@ -200,7 +200,7 @@ func (s Summary) WriteText(w io.Writer) {
 			tag = "LATER WINDOW"
 		}
 		fmt.Fprintf(w, "  %s %s %s%s%s: partmon %s vs %s (%s), off by %s (tolerance %.0f %%)\n", tag, f.Kind, f.Keyspace, tableSuffix(f.Table), where(nonEmpty(f.Node), ""),
-			num(f.Partmon), num(f.Reference), f.Source, pct(f.ErrorPct), f.Tolerance)
+			num(f.Partmon), refText(f), f.Source, pct(f.ErrorPct), f.Tolerance)
 	}
 	for _, e := range s.SourceErrors {
 		fmt.Fprintf(w, "  SOURCE ERROR %s\n", e)
@@ -254,7 +254,7 @@ func WriteDefects(w io.Writer, sums []Summary) {
 				tag = "later window"
 			}
 			fmt.Fprintf(w, "- **%s** `%s` %s%s on %s (finding %s): partmon %s, reference %s: %s; off by %s (tolerance %.0f %%)\n",
-				tag, f.Kind, f.Keyspace, tableSuffix(f.Table), orNone(f.Node), f.Finding, num(f.Partmon), num(f.Reference), f.Source, pct(f.ErrorPct), f.Tolerance)
+				tag, f.Kind, f.Keyspace, tableSuffix(f.Table), orNone(f.Node), f.Finding, num(f.Partmon), refText(f), f.Source, pct(f.ErrorPct), f.Tolerance)
 		}
 		for _, e := range s.SourceErrors {
 			fmt.Fprintf(w, "- **source error** %s\n", e)
@@ -291,6 +291,14 @@ func orNone(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// refText is a check's reference: one figure, or the range it moved over.
+func refText(c FigureCheck) string {
+	if c.ReferenceFrom > 0 {
+		return num(c.ReferenceFrom) + " to " + num(c.Reference)
+	}
+	return num(c.Reference)
 }
 
 func num(v float64) string {
