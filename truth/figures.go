@@ -48,7 +48,7 @@ type FigureCheck struct {
 	// Reference]: a figure that grew while partmon read it (a growing
 	// partition), partmon's reading taken somewhere in between.
 	ReferenceFrom float64 `json:"reference_from,omitempty"`
-	Source    string  `json:"source"` // what the reference is
+	Source        string  `json:"source"` // what the reference is
 	// ErrorPct is |partmon − reference| ÷ reference; nil when the reference
 	// is 0 and partmon's figure is not (no relative error exists; JSON has
 	// no infinity).
