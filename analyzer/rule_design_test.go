@@ -65,11 +65,11 @@ func TestRuleLowCardinalityKey(t *testing.T) {
 		// as well as on its disk: 8 counted.
 		{name: "day keys in many fragments, counted by nodetool", tbl: latest, repl: simple("1"), nodes: videos(n(4), n(2), n(2)),
 			want: SeverityInfo, value: 8 * (1 + hllUnder),
-			inText: []string{"at most ~9 partitions", "nodetool tablestats counts 8 distinct keys over the 3 nodes holding it, each key on 1 of them",
+			inText: []string{"at most ~9 partitions", "nodetool tablestats counts 8 keys over the 3 nodes holding it, each key on 1 of them",
 				"the key estimate (1,664) is the index summary's floor", "a shard 0..36 chosen by a hash"}},
 		{name: "one node holding some of it gave no count: the bytes bound only", tbl: latest, repl: simple("1"), nodes: videos(n(4), nil, n(2))},
 		{name: "RF 3: each key counted on three nodes", tbl: latest, nodes: videos(n(7), n(7), n(7)),
-			want: SeverityInfo, value: 7 * (1 + hllUnder), inText: []string{"21 distinct keys over the 3 nodes holding it, each key on 3 of them"}},
+			want: SeverityInfo, value: 7 * (1 + hllUnder), inText: []string{"21 keys over the 3 nodes holding it, each key on 3 of them"}},
 		{name: "two keys, RF 1: a node counts none", tbl: status, repl: simple("1"), nodes: []node{{128, 2 * mib, 2 * mib, n(1)}, {128, 2 * mib, 2 * mib, n(1)}, {0, 0, 0, n(0)}},
 			want: SeverityWarning, value: 2 * (1 + hllUnder)},
 		// The counts speak over the bytes: a compression ratio past the

@@ -260,7 +260,7 @@ func lowCardinalitySummary(t *tableView, c cardinality, key []model.Column, type
 	s := fmt.Sprintf("%s has at most ~%s partitions for %d nodes (fewer than %s per node)", t.key, format.Count(math.Ceil(upper)), nodes, format.Count(perNode))
 	switch {
 	case c.counted > 0 && c.counted <= upper:
-		s += fmt.Sprintf(": nodetool tablestats counts %s distinct keys over the %d nodes holding it, each key on %s of them (a HyperLogLog per node over its sstables, a key counted once however many hold it, plus memtable partitions; +%.1f %% for its error)",
+		s += fmt.Sprintf(": nodetool tablestats counts %s keys over the %d nodes holding it, each key on %s of them (per node a HyperLogLog of its sstables' keys, once however many sstables hold one, plus its memtables' partitions, which may count a flushed key again; +%.1f %% for the estimator's error)",
 			format.Count(c.countedKeys), c.countedNodes, format.Count(c.copies), 100*hllUnder)
 	case c.byBytes > 0:
 		s += fmt.Sprintf(": %s on disk per replica ÷ mean partition %s = ~%s, and disk bytes are compressed (assumed at most %d×) while the mean may be 1.2× high",
