@@ -152,41 +152,7 @@ func checkFigures(f *Finding, fc figureContext) []FigureCheck {
 	var out []FigureCheck
 	switch f.Kind {
 	case "oversized_partition", "unbucketed_time_series":
-		if f.Unit != "bytes" {
-			return nil
-		}
-		// Only nodes nodetool was asked about: a table outside the corpus
-		// (make test's fixtures) has no tablestats, which is no reference,
-		// not a reference of 0.
-		var asked []string
-		for _, n := range nodes {
-			if _, ok := fc.obs.Stats[n][tk]; ok {
-				asked = append(asked, n)
-			}
-		}
-		if len(asked) == 0 {
-			return nil
-		}
-		node, best := maxOver(asked, func(n string) float64 { return float64(fc.obs.Stats[n][tk].MaxPartitionBytes) })
-		// A partition the corpus grows during the phase is read by partmon at
-		// some moment of it: the reference is its size from the phase's start
-		// to after the report, on the same node.
-		begin := fc.obs.StatsBegin
-		if begin == nil {
-			begin = fc.obs.StatsStart
-		}
-		start := float64(begin[node][tk].MaxPartitionBytes)
-		src, sized := "tablestats compacted_partition_maximum_bytes (largest over the finding's nodes)", *f
-		if start > 0 && start < best {
-			src = "tablestats compacted_partition_maximum_bytes on the node holding the largest, from the phase's start to after partmon's report (it grew in between)"
-		}
-		if f.Figures != nil && f.Figures.PartitionBytes > 0 && f.Figures.PartitionBytes != f.Value {
-			// The value is a projection (a growing unbucketed series): nodetool
-			// can only witness the size measured now.
-			sized.Value, sized.NodeValues = f.Figures.PartitionBytes, nil
-			src += ", against partmon's measured size, not its projection"
-		}
-		out = append(out, newRangeCheck(&sized, node, start, best, src, 10))
+		out = append(out, sizeChecks(f, nodes, tk, fc)...)
 	case "wide_partition":
 		if fc.truthRows > 0 {
 			out = append(out, newCheck(f, "", float64(fc.truthRows), "live rows the corpus wrote into the table's largest partition", 10))
@@ -481,3 +447,43 @@ var sampledCountRE = regexp.MustCompile(`\(([\d,]+) ± [\d,]+ of [\d,]+ operatio
 // sampledCount reads the key's sampled count from partmon's summary
 // ("(46 ± 0 of 95 operations"); 0 when it does not say.
 func sampledCount(summary string) int64 { return summaryNumber(sampledCountRE, summary) }
+
+// sizeChecks holds a partition size (oversized, unbucketed) to tablestats'
+// largest partition on the finding's nodes.
+func sizeChecks(f *Finding, nodes []string, tk string, fc figureContext) []FigureCheck {
+	if f.Unit != "bytes" {
+		return nil
+	}
+	// Only nodes nodetool was asked about: a table outside the corpus
+	// (make test's fixtures) has no tablestats, which is no reference,
+	// not a reference of 0.
+	var asked []string
+	for _, n := range nodes {
+		if _, ok := fc.obs.Stats[n][tk]; ok {
+			asked = append(asked, n)
+		}
+	}
+	if len(asked) == 0 {
+		return nil
+	}
+	node, best := maxOver(asked, func(n string) float64 { return float64(fc.obs.Stats[n][tk].MaxPartitionBytes) })
+	// A partition the corpus grows during the phase is read by partmon at
+	// some moment of it: the reference is its size from the phase's start
+	// to after the report, on the same node.
+	begin := fc.obs.StatsBegin
+	if begin == nil {
+		begin = fc.obs.StatsStart
+	}
+	start := float64(begin[node][tk].MaxPartitionBytes)
+	src, sized := "tablestats compacted_partition_maximum_bytes (largest over the finding's nodes)", *f
+	if start > 0 && start < best {
+		src = "tablestats compacted_partition_maximum_bytes on the node holding the largest, from the phase's start to after partmon's report (it grew in between)"
+	}
+	if f.Figures != nil && f.Figures.PartitionBytes > 0 && f.Figures.PartitionBytes != f.Value {
+		// The value is a projection (a growing unbucketed series): nodetool
+		// can only witness the size measured now.
+		sized.Value, sized.NodeValues = f.Figures.PartitionBytes, nil
+		src += ", against partmon's measured size, not its projection"
+	}
+	return []FigureCheck{newRangeCheck(&sized, node, start, best, src, 10)}
+}
