@@ -82,7 +82,8 @@ type cardinality struct {
 	// contradictory: the mean partition is larger than the data on disk can hold.
 	contradictory bool
 	// counted is the partitions by nodetool tablestats' distinct-key counts
-	// (countedPartitions); 0 when some node holding the keyspace gave none.
+	// (countedKeys ÷ copies, +hllUnder); 0 when some node holding the
+	// keyspace gave none.
 	// countedKeys is their sum over the nodes, countedNodes how many.
 	counted, countedKeys, copies float64
 	countedNodes                 int
