@@ -25,24 +25,40 @@ import (
 // table of a keyspace once per table of that keyspace (fixed in 5.0 by
 // iterating keys().elementSet()).
 func CellCounts(ctx context.Context, cfg SamplerConfig, tables []string) (map[string]int64, error) {
+	return tableCounts(ctx, cfg, tables, tableCountRun{
+		command: "tablehistograms", output: "tablehistograms output", reading: "cells per partition",
+		args:  func(map[string]bool) []string { return []string{"tablehistograms"} },
+		parse: ParseCellCounts,
+	})
+}
+
+// tableCountRun is one nodetool command that prints a count per table.
+type tableCountRun struct {
+	command, output, reading string // for messages
+	args                     func(wanted map[string]bool) []string
+	parse                    func(out string) (map[string]int64, error)
+}
+
+// tableCounts runs r once on the node and keeps the requested tables'
+// counts ("ks.table", quoted or not, as model.TableKey keys).
+func tableCounts(ctx context.Context, cfg SamplerConfig, tables []string, r tableCountRun) (map[string]int64, error) {
 	if len(cfg.Command) == 0 || cfg.Command[0] == "" {
-		return nil, fmt.Errorf("nodetool tablehistograms: command is empty")
+		return nil, fmt.Errorf("nodetool %s: command is empty", r.command)
 	}
 	wanted, err := tableSet(tables)
 	if err != nil {
-		return nil, fmt.Errorf("nodetool tablehistograms: %w", err)
+		return nil, fmt.Errorf("nodetool %s: %w", r.command, err)
 	}
 	if len(wanted) == 0 {
 		return nil, nil
 	}
-	args := append(append([]string{}, cfg.Command[1:]...), "tablehistograms")
-	out, err := runBounded(ctx, cfg.Command[0], args)
+	out, err := runBounded(ctx, cfg.Command[0], append(append([]string{}, cfg.Command[1:]...), r.args(wanted)...))
 	if err != nil {
-		return nil, fmt.Errorf("reading cells per partition with nodetool tablehistograms: %w", err)
+		return nil, fmt.Errorf("reading %s with nodetool %s: %w", r.reading, r.command, err)
 	}
-	all, err := ParseCellCounts(out)
+	all, err := r.parse(out)
 	if err != nil {
-		return nil, fmt.Errorf("parsing nodetool tablehistograms output: %w", err)
+		return nil, fmt.Errorf("parsing nodetool %s: %w", r.output, err)
 	}
 	got := map[string]int64{}
 	for t, v := range all {

@@ -22,16 +22,17 @@ import (
 // neither (kept: the node holds none of the table's keys); a value that is
 // not a non-negative integer is an error.
 func DistinctPartitions(ctx context.Context, cfg SamplerConfig, tables []string) (map[string]int64, error) {
-	if len(cfg.Command) == 0 || cfg.Command[0] == "" {
-		return nil, fmt.Errorf("nodetool tablestats: command is empty")
-	}
-	wanted, err := tableSet(tables)
-	if err != nil {
-		return nil, fmt.Errorf("nodetool tablestats: %w", err)
-	}
-	if len(wanted) == 0 {
-		return nil, nil
-	}
+	return tableCounts(ctx, cfg, tables, tableCountRun{
+		command: "tablestats", output: "tablestats -F json output", reading: "partition counts",
+		args:  tablestatsArgs,
+		parse: ParseDistinctPartitions,
+	})
+}
+
+// tablestatsArgs asks for every keyspace of the wanted tables in one JVM;
+// system keyspaces are not asked (each of their tables is a JMX read and a
+// Statistics.db load per sstable).
+func tablestatsArgs(wanted map[string]bool) []string {
 	ksSet := map[string]bool{}
 	for t := range wanted {
 		ks, _, _ := strings.Cut(t, ".")
@@ -42,25 +43,7 @@ func DistinctPartitions(ctx context.Context, cfg SamplerConfig, tables []string)
 		keyspaces = append(keyspaces, ks)
 	}
 	sort.Strings(keyspaces)
-	// One JVM for every keyspace asked; system keyspaces are not asked
-	// (each of their tables is a JMX read and a Statistics.db load per sstable).
-	args := append(append([]string{}, cfg.Command[1:]...), "tablestats", "-F", "json")
-	args = append(args, keyspaces...)
-	out, err := runBounded(ctx, cfg.Command[0], args)
-	if err != nil {
-		return nil, fmt.Errorf("reading partition counts with nodetool tablestats: %w", err)
-	}
-	all, err := ParseDistinctPartitions(out)
-	if err != nil {
-		return nil, fmt.Errorf("parsing nodetool tablestats -F json output: %w", err)
-	}
-	got := map[string]int64{}
-	for t, v := range all {
-		if wanted[t] {
-			got[t] = v
-		}
-	}
-	return got, nil
+	return append([]string{"tablestats", "-F", "json"}, keyspaces...)
 }
 
 // ParseDistinctPartitions reads `nodetool tablestats -F json` (the shape of
