@@ -39,19 +39,24 @@ func (a *analysis) estimateSource() string {
 	return "system.table_estimates"
 }
 
-// replicaNodes counts the nodes holding some of the keyspace (all ring
-// nodes when ownership is unknown).
+// replicaNodes counts the nodes holding some of the keyspace.
 func (a *analysis) replicaNodes(ks *keyspaceView) int {
-	if ks == nil || ks.owns == nil {
-		return a.ringLen
-	}
 	n := 0
-	for _, o := range ks.owns {
-		if o > 0 {
+	for i := range a.s.Nodes {
+		if holds(ks, &a.s.Nodes[i]) {
 			n++
 		}
 	}
 	return n
+}
+
+// holds says whether node n holds some of keyspace ks: effective ownership
+// above 0, or any ring node when the ownership is unknown.
+func holds(ks *keyspaceView, n *model.Node) bool {
+	if ks == nil || ks.owns == nil {
+		return len(n.Tokens) > 0
+	}
+	return ks.owns[n.HostID] > 0
 }
 
 // copies is how many replicas a keyspace keeps of each partition, all DCs
@@ -163,12 +168,9 @@ func (a *analysis) countedKeys(t *tableView) (float64, int) {
 	}
 	var sum float64
 	nodes := 0
-	for _, n := range a.s.Nodes {
-		holds := len(n.Tokens) > 0
-		if t.ks != nil && t.ks.owns != nil {
-			holds = t.ks.owns[n.HostID] > 0
-		}
-		if !holds {
+	for i := range a.s.Nodes {
+		n := &a.s.Nodes[i]
+		if !holds(t.ks, n) {
 			continue
 		}
 		c, ok := byHost[n.HostID]
