@@ -36,31 +36,10 @@ func TestLowCardinalityFromKeyCountsOnRealCluster(t *testing.T) {
 		t.Fatal("the fixture truth plants no low_cardinality_key with its partitions")
 	}
 	p := planted[0]
-	root, err := testkit.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	no := false
-	cfg := collector.Config{
-		Hosts: testcluster.Hosts(),
-		Mode:  collector.ModeCluster,
-		NodetoolSampler: collector.NodetoolSamplerConfig{
-			Command: []string{filepath.Join(root, "deploy/local/cluster"), "nodetool", "{address}"},
-		},
-		// Only the key counts: the sampler's window and the cells add nothing here.
-		Sources: map[string]collector.SourceConfig{"nodetool_sampler": {Enabled: &no}, "nodetool_histograms": {Enabled: &no}},
-	}
-	coll, err := collector.New(cfg, zaptest.NewLogger(t).Named("collector"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer coll.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	if err := coll.CollectAll(ctx); err != nil {
-		t.Logf("collection incomplete: %v", err)
-	}
-	snap := coll.Snapshot()
+	// Only the key counts: the sampler's window and the cells add nothing here.
+	snap := snapshotWithNodetool(ctx, t, "nodetool_sampler", "nodetool_histograms")
 	ran := 0
 	for _, s := range snap.Sources {
 		if s.Source != "nodetool_tablestats" {
@@ -143,4 +122,36 @@ func nodetoolKeyCount(t *testing.T, ctx context.Context, n int, keyspace, table 
 		t.Fatalf("nodetool tablestats -F json has no table %s.%s:\n%s", keyspace, table, out)
 	}
 	return tb.Estimate
+}
+
+// snapshotWithNodetool collects every source once from the local cluster,
+// cluster mode, with the nodetool runner reaching each node, the named
+// sources off.
+func snapshotWithNodetool(ctx context.Context, t *testing.T, off ...string) *model.Snapshot {
+	t.Helper()
+	root, err := testkit.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	no := false
+	cfg := collector.Config{
+		Hosts: testcluster.Hosts(),
+		Mode:  collector.ModeCluster,
+		NodetoolSampler: collector.NodetoolSamplerConfig{
+			Command: []string{filepath.Join(root, "deploy/local/cluster"), "nodetool", "{address}"},
+		},
+		Sources: map[string]collector.SourceConfig{},
+	}
+	for _, src := range off {
+		cfg.Sources[src] = collector.SourceConfig{Enabled: &no}
+	}
+	coll, err := collector.New(cfg, zaptest.NewLogger(t).Named("collector"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer coll.Close()
+	if err := coll.CollectAll(ctx); err != nil {
+		t.Logf("collection incomplete: %v", err)
+	}
+	return coll.Snapshot()
 }

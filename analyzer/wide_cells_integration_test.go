@@ -4,17 +4,12 @@ package analyzer_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"go.uber.org/zap/zaptest"
-
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/internal/testcluster"
-	"github.com/partmon/partmon/internal/testkit"
 	"github.com/partmon/partmon/model"
 )
 
@@ -40,31 +35,10 @@ func TestWidePartitionFromCellsOnRealCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root, err := testkit.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	no := false
-	cfg := collector.Config{
-		Hosts: testcluster.Hosts(),
-		Mode:  collector.ModeCluster,
-		NodetoolSampler: collector.NodetoolSamplerConfig{
-			Command: []string{filepath.Join(root, "deploy/local/cluster"), "nodetool", "{address}"},
-		},
-		// Only the histograms: the sampler's window adds nothing here.
-		Sources: map[string]collector.SourceConfig{"nodetool_sampler": {Enabled: &no}},
-	}
-	coll, err := collector.New(cfg, zaptest.NewLogger(t).Named("collector"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer coll.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	if err := coll.CollectAll(ctx); err != nil {
-		t.Logf("collection incomplete: %v", err)
-	}
-	snap := coll.Snapshot()
+	// Only the histograms: the sampler's window and the key counts add nothing here.
+	snap := snapshotWithNodetool(ctx, t, "nodetool_sampler", "nodetool_tablestats")
 	states := map[string]model.SourceStatus{}
 	for _, s := range snap.Sources {
 		if s.Source == "nodetool_histograms" {
