@@ -11,7 +11,8 @@
 # Prints the confusion table; exits 1 when a planted problem was missed or a false
 # finding above info was given. Output (results JSON, partmon's JSON and logs, the
 # defect list with its evidence) goes to $TRUTH_OUT (default test-artifacts/truth).
-# TRUTH_KEEP_CLUSTERS=1 leaves the clusters running.
+# TRUTH_KEEP_CLUSTERS=1 leaves the clusters running. The traffic is drawn from a new
+# seed each run (printed, and kept in result-*.json); TRUTH_SEED=N draws a run's keys again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,7 +29,7 @@ TC=$OUT/bin/truthcorpus
 if $CI; then
 	dir=${PARTMON_CLUSTER_DIR:-$PWD/.cluster}
 	rm -rf "$OUT/ci"
-	"$TC" run --cluster single --ci --dir "$dir" --bin "$OUT/bin/partmon" --out "$OUT/ci" --warmup 40s --daemon 0
+	"$TC" run --seed "${TRUTH_SEED:-0}" --cluster single --ci --dir "$dir" --bin "$OUT/bin/partmon" --out "$OUT/ci" --warmup 40s --daemon 0
 	exec "$TC" table --defects "$OUT/defects.md" "$OUT/ci/result-single.json"
 fi
 
@@ -55,7 +56,7 @@ start=$(date +%s)
 wait_for_memory 6
 "$CLUSTER" up --first-ip 127.0.0.61 --dir "$SINGLE" --nodes 3 --heap 512M
 rm -rf "$OUT/single"
-"$TC" run --cluster single --dir "$SINGLE" --bin "$OUT/bin/partmon" --out "$OUT/single" --warmup 60s --daemon 5m
+"$TC" run --seed "${TRUTH_SEED:-0}" --cluster single --dir "$SINGLE" --bin "$OUT/bin/partmon" --out "$OUT/single" --warmup 60s --daemon 5m
 down "$SINGLE"
 
 # dc1 tokens a third of the ring apart (ownership is fair for one replica per DC);
@@ -65,7 +66,7 @@ wait_for_memory 7
 	--tokens=-9223372036854775808,-3074457345618258603,3074457345618258602,0 \
 	--topology dc1:r1,dc1:r1,dc1:r2,dc2:r1
 rm -rf "$OUT/twodc"
-"$TC" run --cluster twodc --dir "$TWODC" --bin "$OUT/bin/partmon" --out "$OUT/twodc" --warmup 60s --daemon 4m
+"$TC" run --seed "${TRUTH_SEED:-0}" --cluster twodc --dir "$TWODC" --bin "$OUT/bin/partmon" --out "$OUT/twodc" --warmup 60s --daemon 4m
 down "$TWODC"
 
 echo "truth: the whole corpus took $(($(date +%s) - start)) s on $(nproc) cores"

@@ -24,6 +24,12 @@ type Options struct {
 	Warmup    time.Duration
 	DaemonFor time.Duration
 	Keep      bool // keep the scenario keyspaces afterwards
+	// Seed draws the traffic's keys and operations; 0 takes one from the
+	// clock, so every run samples fresh windows of the same traffic (a fixed
+	// seed met the same unlucky ten seconds run after run). The seed used is
+	// in the results; given again it draws the same key sequence per worker
+	// (which worker takes a slot still follows timing).
+	Seed uint64
 	Logf      func(format string, args ...any)
 }
 
@@ -42,6 +48,7 @@ type PhaseResult struct {
 type ClusterResult struct {
 	Cluster   string          `json:"cluster"`
 	Hosts     []string        `json:"hosts"`
+	Seed      uint64          `json:"seed"` // the traffic's seed (Options.Seed)
 	Scenarios []ScenarioBrief `json:"scenarios"`
 	Phases    []PhaseResult   `json:"phases"`
 	Traffic   []TrafficStats  `json:"traffic"`
@@ -265,12 +272,14 @@ func (r *runner) phases(ctx context.Context) error {
 	flushCtx, stopFlush := context.WithCancel(ctx)
 	defer stopFlush()
 	go r.flushEvery(flushCtx, 90*time.Second)
-	wl, err := startWorkload(ctx, r.c, r.tables, r.scs, r.sessions, r.logf)
+	r.res.Seed = trafficSeed(r.opt.Seed, time.Now())
+	wl, err := startWorkload(ctx, r.c, r.tables, r.scs, r.sessions, r.res.Seed)
 	if err != nil {
 		return err
 	}
 	defer func() { r.res.Traffic = wl.Stop() }()
-	r.logf("traffic started (%d streams); warming up for %s", len(wl.streams), r.opt.Warmup)
+	r.logf("traffic started (%d streams, seed %d: --seed %d draws them again); warming up for %s",
+		len(wl.streams), r.res.Seed, r.res.Seed, r.opt.Warmup)
 	warm := time.Now()
 	// The counters' start, taken as the traffic begins: partmon's one-shot
 	// rates are Cassandra's five-minute moving rates, which start there too.

@@ -191,10 +191,10 @@ type Workload struct {
 }
 
 // startWorkload starts the traffic of every scenario.
-func startWorkload(ctx context.Context, c *Cluster, tables map[string]*loaded, scs []*Scenario, sessions map[string]*gocql.Session, logf func(string, ...any)) (*Workload, error) {
+// Stream i draws from seed+i.
+func startWorkload(ctx context.Context, c *Cluster, tables map[string]*loaded, scs []*Scenario, sessions map[string]*gocql.Session, seed uint64) (*Workload, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	w := &Workload{cancel: cancel}
-	seed := uint64(1)
 	for _, sc := range scs {
 		for _, tr := range sc.Traffic {
 			l := tables[sc.Keyspace+"."+tr.Table]
@@ -256,4 +256,12 @@ func (w *Workload) Errors() []string {
 		}
 	}
 	return out
+}
+
+// trafficSeed is the seed asked for, or one from the clock when none was.
+func trafficSeed(asked uint64, now time.Time) uint64 {
+	if asked != 0 {
+		return asked
+	}
+	return max(1, uint64(now.UnixNano()))
 }
