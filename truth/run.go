@@ -30,7 +30,7 @@ type Options struct {
 	// in the results; given again it draws the same key sequence per worker
 	// (which worker takes a slot still follows timing).
 	Seed uint64
-	Logf      func(format string, args ...any)
+	Logf func(format string, args ...any)
 }
 
 // PhaseResult is the judgment of one partmon run (one-shot or daemon).
