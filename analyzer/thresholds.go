@@ -3,8 +3,12 @@ package analyzer
 import (
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/partmon/partmon/internal/format"
 )
 
 const (
@@ -252,7 +256,7 @@ func (t Thresholds) Validate() error {
 	for _, s := range thresholdSpecs {
 		v := s.value(t)
 		values[s.key] = v
-		if msg := s.check.problem(v, s.unit == thresholdSeconds); msg != "" {
+		if msg := s.check.problem(v, s.show(v)); msg != "" {
 			errs = append(errs, fmt.Errorf("%s %s", s.key, msg))
 		}
 	}
@@ -261,22 +265,45 @@ func (t Thresholds) Validate() error {
 		if lo <= hi {
 			continue
 		}
-		if p[0] == "forecast_critical" {
-			errs = append(errs, fmt.Errorf("%s (%s) must not be longer than %s (%s)", p[0], t.ForecastCritical, p[1], t.ForecastWarning))
+		spec := specOf(p[0])
+		if spec.unit == thresholdSeconds {
+			errs = append(errs, fmt.Errorf("%s (%s) must not be longer than %s (%s)", p[0], spec.show(lo), p[1], spec.show(hi)))
 			continue
 		}
-		errs = append(errs, fmt.Errorf("%s (%g) must not be above %s (%g)", p[0], lo, p[1], hi))
+		errs = append(errs, fmt.Errorf("%s (%s) must not be above %s (%s)", p[0], spec.show(lo), p[1], spec.show(hi)))
 	}
 	return errors.Join(errs...)
 }
 
-// problem says what is wrong with v, or "" when it passes. Durations are
-// printed as durations, so "stale_after must be positive, got 0s".
-func (c check) problem(v float64, duration bool) string {
-	got := fmt.Sprintf("%g", v)
-	if duration {
-		got = time.Duration(v * float64(time.Second)).String()
+func specOf(key string) thresholdSpec {
+	for _, s := range thresholdSpecs {
+		if s.key == key {
+			return s
+		}
 	}
+	panic("no threshold " + key)
+}
+
+// show writes a value as the config file's reader thinks of it: a duration
+// as a duration ("0s"), a size in binary units with its byte count
+// ("200 MiB, 209715200 bytes"), anything else in plain decimals, never in
+// exponent notation.
+func (s thresholdSpec) show(v float64) string {
+	plain := strconv.FormatFloat(v, 'f', -1, 64)
+	switch s.unit {
+	case thresholdSeconds:
+		return time.Duration(v * float64(time.Second)).String()
+	case thresholdBytes:
+		if math.Abs(v) >= 1024 {
+			return format.Bytes(v) + ", " + plain + " bytes"
+		}
+	}
+	return plain
+}
+
+// problem says what is wrong with v, or "" when it passes; got is v as
+// the message shows it.
+func (c check) problem(v float64, got string) string {
 	switch c {
 	case mustBePositive:
 		if !(v > 0) {

@@ -20,7 +20,11 @@ func TestThresholdsValidate(t *testing.T) {
 		want   []string // exact messages, in order
 	}{
 		{"warning above critical", func(th *Thresholds) { th.PartitionWarningBytes = 200 * mib },
-			[]string{"partition_warning_bytes (2.097152e+08) must not be above partition_critical_bytes (1.048576e+08)"}},
+			[]string{"partition_warning_bytes (200 MiB, 209715200 bytes) must not be above partition_critical_bytes (100 MiB, 104857600 bytes)"}},
+		{"large counts in plain decimals", func(th *Thresholds) { th.PartitionRowsWarning = 20_000_000 },
+			[]string{"partition_rows_warning (20000000) must not be above partition_rows_critical (1000000)"}},
+		{"a small size in bytes", func(th *Thresholds) { th.LowCardinalityMinTableBytes = -512 },
+			[]string{"low_cardinality_min_table_bytes must be positive, got -512"}},
 		{"zero size", func(th *Thresholds) { th.PartitionWarningBytes = 0 },
 			[]string{"partition_warning_bytes must be positive, got 0"}},
 		{"equal levels are fine", func(th *Thresholds) { th.LoadSkewCritical = th.LoadSkewWarning }, nil},

@@ -272,8 +272,11 @@ func splitHost(h string, defaultPort int) (string, int, error) {
 		return h, defaultPort, nil
 	}
 	port, err := strconv.Atoi(portStr)
-	if err != nil || port < 1 || port > 65535 {
-		return "", 0, fmt.Errorf("%q: port must be between 1 and 65535", h)
+	if err != nil {
+		return "", 0, fmt.Errorf("%q: port %q is not a number", h, portStr)
+	}
+	if port < 1 || port > 65535 {
+		return "", 0, fmt.Errorf("%q: port must be between 1 and 65535, got %d", h, port)
 	}
 	if host == "" {
 		return "", 0, fmt.Errorf("%q has no host", h)

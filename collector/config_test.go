@@ -26,10 +26,11 @@ func TestConfigValidate(t *testing.T) {
 			c.Sources = map[string]SourceConfig{"settings": {Schedule: "0 * * * *", Timeout: time.Minute}, "top_partitions": {Enabled: &no}}
 		}, nil},
 		{"no hosts", func(c *Config) { c.Hosts = nil }, []string{"collector.hosts: at least one host is required"}},
-		{"bad hosts", func(c *Config) { c.Hosts = []string{" ", "10.0.0.1:99999", "a:b:c"} }, []string{
+		{"bad hosts", func(c *Config) { c.Hosts = []string{" ", "10.0.0.1:99999", "a:b:c", "10.0.0.2:cql"} }, []string{
 			"collector.hosts[0]: empty host",
-			`collector.hosts[1]: "10.0.0.1:99999": port must be between 1 and 65535`,
+			`collector.hosts[1]: "10.0.0.1:99999": port must be between 1 and 65535, got 99999`,
 			`collector.hosts[2]: "a:b:c" is not a host or host:port`,
+			`collector.hosts[3]: "10.0.0.2:cql": port "cql" is not a number`,
 		}},
 		{"mode", func(c *Config) { c.Mode = "Sidecar" }, []string{`collector.mode: must be "sidecar" or "cluster", got "Sidecar"`}},
 		{"port", func(c *Config) { c.Port = 70000 }, []string{"collector.port: must be between 1 and 65535, got 70000"}},

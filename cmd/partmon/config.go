@@ -232,11 +232,22 @@ func sortByLine(errs []error) {
 	slices.SortStableFunc(errs, func(a, b error) int { return line(a) - line(b) })
 }
 
-var unknownField = regexp.MustCompile(`^line (\d+): field (\S+) not found in type \S+$`)
+var (
+	unknownField = regexp.MustCompile(`^line (\d+): field (\S+) not found in type \S+$`)
+	// yaml.v3 quotes a scalar (its first 7 characters and "..." past 10)
+	// but not a sequence or mapping.
+	wrongType = regexp.MustCompile("^line (\\d+): cannot unmarshal !!(\\w+)(?: `(.*)`)? into (\\S+)$")
+)
 
 // explainTypeError rewrites yaml's "line 4: field colour not found in type
-// main.WebConfig" in the file's terms: "line 4: web.colour: unknown key".
+// main.WebConfig" in the file's terms: "line 4: web.colour: unknown key",
+// and "line 3: cannot unmarshal !!str `abc` into int" as "line 3:
+// collector.port: want a whole number, got "abc"".
 func explainTypeError(root *yaml.Node, msg string) string {
+	if m := wrongType.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return explainWrongType(root, line, m[2], m[3], m[4])
+	}
 	m := unknownField.FindStringSubmatch(msg)
 	if m == nil {
 		return msg
@@ -247,6 +258,82 @@ func explainTypeError(root *yaml.Node, msg string) string {
 		path = m[2]
 	}
 	return fmt.Sprintf("line %d: %s: unknown key (docs/configuration.md lists every key)", line, path)
+}
+
+// explainWrongType names the key whose value on line has the wrong type and
+// says what the key wants.
+func explainWrongType(root *yaml.Node, line int, tag, shown, goType string) string {
+	kind := yaml.ScalarNode
+	switch tag {
+	case "seq":
+		kind = yaml.SequenceNode
+	case "map":
+		kind = yaml.MappingNode
+	}
+	prefix := strings.TrimSuffix(shown, "...")
+	path := valuePath(root, func(n *yaml.Node) bool {
+		return n.Line == line && n.Kind == kind && strings.HasPrefix(n.Value, prefix)
+	})
+	if path == "" {
+		path = "value"
+	}
+	got := "a " + map[string]string{"seq": "list", "map": "mapping"}[tag]
+	if shown != "" {
+		got = strconv.Quote(shown)
+	}
+	return fmt.Sprintf("line %d: %s: want %s, got %s", line, path, wantedForm(goType), got)
+}
+
+// wantedForm says in the file's terms what a Go type reads from YAML.
+func wantedForm(goType string) string {
+	switch {
+	case goType == "time.Duration":
+		return "a duration such as 30s, 5m or 1h"
+	case strings.HasPrefix(goType, "int") || strings.HasPrefix(goType, "uint"):
+		return "a whole number"
+	case strings.HasPrefix(goType, "float"):
+		return "a number"
+	case goType == "bool":
+		return "true or false"
+	case goType == "string":
+		return "a string"
+	case strings.HasPrefix(goType, "[]"):
+		return "a list"
+	}
+	return "a mapping of keys"
+}
+
+// valuePath is the dotted path ("collector.port", "web.listen_addresses[1]")
+// of the deepest value that is, "" if none.
+func valuePath(n *yaml.Node, is func(*yaml.Node) bool) string {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			if p := valuePath(c, is); p != "" {
+				return p
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if p := valuePath(c, is); p != "" {
+				return fmt.Sprintf("[%d].%s", i, p)
+			}
+			if is(c) {
+				return fmt.Sprintf("[%d]", i)
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if p := valuePath(v, is); p != "" {
+				return strings.Replace(k.Value+"."+p, ".[", "[", 1)
+			}
+			if is(v) {
+				return k.Value
+			}
+		}
+	}
+	return ""
 }
 
 // keyPath is the dotted path of the mapping key named key on line, "" if none.

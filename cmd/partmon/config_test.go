@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/common/version"
 
 	"github.com/partmon/partmon/analyzer"
 )
@@ -73,6 +75,31 @@ func TestParseConfigErrors(t *testing.T) {
 			name: "bad log level",
 			yaml: "collector:\n  hosts: [127.0.0.1]\nlog:\n  level: chatty\n",
 			want: []string{"line 4", "chatty"},
+		},
+		{
+			name: "a string where a number belongs names the key",
+			yaml: "collector:\n  hosts: [127.0.0.1]\n  port: abc\n",
+			want: []string{`line 3: collector.port: want a whole number, got "abc"`},
+		},
+		{
+			name: "a mapping inside a list names the item",
+			yaml: "collector:\n  hosts: [127.0.0.1]\nweb:\n  listen_addresses: [\":9808\", {a: b}]\n",
+			want: []string{"line 4: web.listen_addresses[1]: want a string, got a mapping"},
+		},
+		{
+			name: "a bare number is not a duration",
+			yaml: "collector:\n  hosts: [127.0.0.1]\nalertmanager:\n  timeout: 5\n",
+			want: []string{`line 4: alertmanager.timeout: want a duration such as 30s, 5m or 1h, got "5"`},
+		},
+		{
+			name: "a long value is named by its key although yaml cuts it",
+			yaml: "collector:\n  hosts: [127.0.0.1]\n  tls:\n    enabled: definitely-not\n",
+			want: []string{`line 4: collector.tls.enabled: want true or false, got "definit..."`},
+		},
+		{
+			name: "sizes in binary units, not exponent notation",
+			yaml: "collector:\n  hosts: [127.0.0.1]\nthresholds:\n  partition_warning_bytes: 204857600\n",
+			want: []string{"partition_warning_bytes (195 MiB, 204857600 bytes) must not be above partition_critical_bytes (100 MiB, 104857600 bytes)"},
 		},
 		{
 			name: "not YAML at all",
@@ -267,8 +294,14 @@ func TestCheckConfigCommand(t *testing.T) {
 		{[]string{"report", "--format", "yaml", "--hosts", "127.0.0.1"}, exitUsage, "", "unknown format"},
 		{[]string{"report", "--min-severity", "loud", "--hosts", "127.0.0.1"}, exitUsage, "", "min-severity"},
 		{[]string{"version"}, exitOK, "partmon, version", ""},
-		{[]string{"--help"}, exitOK, "", "usage: partmon"},
-		{[]string{"report", "--help"}, exitOK, "", "--min-severity"},
+		{[]string{"--version"}, exitOK, "partmon, version", ""},
+		// Help goes to stdout, so `partmon --help | less` shows it.
+		{[]string{"--help"}, exitOK, "usage: partmon", ""},
+		{[]string{"report", "--help"}, exitOK, "--min-severity", ""},
+		{[]string{"help", "report"}, exitOK, "4 usage or configuration error", ""},
+		// A first run without --hosts is told which flag is missing.
+		{[]string{"report"}, exitUsage, "", "flag --hosts or PARTMON_HOSTS"},
+		{[]string{"report", "--hosts", "127.0.0.1:cql"}, exitUsage, "", `port "cql" is not a number (flag --hosts`},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -321,4 +354,32 @@ func newTestApp(d *daemonFlags) *kingpin.Application {
 	app.Terminate(nil)
 	d.register(app.Command("run", "run"))
 	return app
+}
+
+// TestStampVersion: a build without -ldflags still says what it is.
+func TestStampVersion(t *testing.T) {
+	saved, savedDate := version.Version, version.BuildDate
+	t.Cleanup(func() { version.Version, version.BuildDate = saved, savedDate })
+	tests := []struct {
+		name     string
+		set      string
+		info     *debug.BuildInfo
+		want     string
+		wantDate string
+	}{
+		{"make build's -ldflags win", "1.4.0", &debug.BuildInfo{Main: debug.Module{Version: "v9.9.9"}}, "1.4.0", ""},
+		{"go install @version", "", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, "v1.2.3", ""},
+		{"go build in a checkout", "", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"},
+			Settings: []debug.BuildSetting{{Key: "vcs.time", Value: "2026-12-03T01:00:00Z"}}}, "devel", "2026-12-03T01:00:00Z"},
+		{"no build information", "", nil, "devel", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			version.Version, version.BuildDate = tc.set, ""
+			stampVersion(func() (*debug.BuildInfo, bool) { return tc.info, tc.info != nil })
+			if version.Version != tc.want || version.BuildDate != tc.wantDate {
+				t.Errorf("version %q date %q, want %q %q", version.Version, version.BuildDate, tc.want, tc.wantDate)
+			}
+		})
+	}
 }

@@ -4,13 +4,17 @@
 //	partmon report        collect once, print findings with advice, exit non-zero on findings
 //	partmon collect       collect once and print the raw snapshot (debugging)
 //	partmon check-config  validate a config file
-//	partmon version       print version information
+//	partmon version       print version information (also --version)
+//
+// Help goes to stdout (so `partmon --help | less` works); errors to stderr.
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -18,7 +22,8 @@ import (
 	"github.com/robfig/cron/v3"
 )
 
-// Exit codes of partmon report (and of every command for usage errors).
+// Exit codes of partmon report (and of every command for usage errors);
+// reportHelp and README's "One-shot report" list them.
 const (
 	exitOK          = 0
 	exitWarning     = 1
@@ -71,8 +76,34 @@ func given(flag string, onCommandLine bool) bool {
 	if onCommandLine {
 		return true
 	}
-	_, ok := os.LookupEnv("PARTMON_" + strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(flag)))
+	_, ok := os.LookupEnv(envVar(flag))
 	return ok
+}
+
+// envVar is the environment variable kingpin's DefaultEnvars reads for a flag.
+func envVar(flag string) string {
+	return "PARTMON_" + strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(flag))
+}
+
+// keyFlags are the config keys a common flag also sets.
+var keyFlags = map[string]string{"collector.hosts": "hosts", "collector.mode": "mode"}
+
+// nameFlags adds to each error about a key that a flag also sets how to set
+// it there: a first run with no config file has only the flags.
+func nameFlags(err error) error {
+	var ce *configError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	for i, e := range ce.errs {
+		msg := linePrefix.ReplaceAllString(e.Error(), "")
+		for key, flag := range keyFlags {
+			if strings.HasPrefix(msg, key+":") || strings.HasPrefix(msg, key+"[") {
+				ce.errs[i] = fmt.Errorf("%w (flag --%s or %s, or %s in --config.file)", e, flag, envVar(flag), key)
+			}
+		}
+	}
+	return err
 }
 
 // load reads the config file and applies the flags that were given.
@@ -95,21 +126,22 @@ func (c *common) load() (Config, error) {
 		}
 		applyPasswordEnv(cfg)
 	})
-	return cfg, err
+	return cfg, nameFlags(err)
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	app := kingpin.New("partmon", "Partition health monitor for Apache Cassandra and ScyllaDB.")
-	app.UsageWriter(stderr)
+	app.UsageWriter(stdout)
 	app.ErrorWriter(stderr)
 	app.Terminate(nil)
 	app.DefaultEnvars() // every flag also reads PARTMON_<FLAG_NAME>
+	showVersion := app.Flag("version", "Print version information and exit.").NoEnvar().Bool()
 
 	runCmd := app.Command("run", "Run the daemon: collect, analyze, serve /metrics and the status page, push alerts.").Default()
 	var daemon daemonFlags
 	daemon.register(runCmd)
 
-	reportCmd := app.Command("report", "Collect once, analyze, print a report with advice; exit 1 on warnings, 2 on critical findings, 3 if it could not collect.")
+	reportCmd := app.Command("report", reportHelp)
 	var report reportFlags
 	report.register(reportCmd)
 
@@ -132,6 +164,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if containsHelp(args) {
 		return exitOK
 	}
+	if *showVersion {
+		cmd = "version"
+	}
 	switch cmd {
 	case runCmd.FullCommand():
 		return daemon.run(stderr)
@@ -151,6 +186,36 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	return exitUsage
+}
+
+// reportHelp is partmon report's help: what it does and every exit code.
+const reportHelp = "Collect once, analyze, print a report with advice. Exit codes: 0 nothing at or above --min-severity, " +
+	"1 warnings, 2 critical findings, 3 could not collect, 4 usage or configuration error."
+
+func init() { stampVersion(debug.ReadBuildInfo) }
+
+// stampVersion fills in the version when the build did not set it through
+// -ldflags (make build does): a plain `go build` or `go install` otherwise
+// prints an empty version. The module version is what `go install ...@v1.2.3`
+// records; a build from a checkout records "(devel)" and, where the go
+// command could read git, the commit.
+func stampVersion(read func() (*debug.BuildInfo, bool)) {
+	if version.Version != "" {
+		return
+	}
+	version.Version = "devel"
+	bi, ok := read()
+	if !ok {
+		return
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		version.Version = v
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.time" && version.BuildDate == "" {
+			version.BuildDate = s.Value
+		}
+	}
 }
 
 func containsHelp(args []string) bool {
