@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/internal/publish"
@@ -30,7 +33,14 @@ type amReceiver struct {
 	mu       sync.Mutex
 	bodies   []string
 	statuses []int
+	times    []time.Time // when each request arrived
 	got      chan string // every accepted body, for Run tests
+}
+
+func (rc *amReceiver) arrivals() []time.Time {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return slices.Clone(rc.times)
 }
 
 func newAMReceiver(t *testing.T, statuses ...int) *amReceiver {
@@ -42,6 +52,7 @@ func newAMReceiver(t *testing.T, statuses ...int) *amReceiver {
 		}
 		body, _ := io.ReadAll(r.Body)
 		rc.mu.Lock()
+		rc.times = append(rc.times, time.Now())
 		status := http.StatusOK
 		if len(rc.statuses) > 0 {
 			status, rc.statuses = rc.statuses[0], rc.statuses[1:]
@@ -352,11 +363,17 @@ func TestAlertSelection(t *testing.T) {
 	}
 }
 
-// TestAlertRunRetriesWithBackoff: Alertmanager fails twice, Run keeps
-// retrying in its goroutine and delivers; Update meanwhile returns at once.
+// TestAlertRunRetriesWithBackoff: Alertmanager fails four times, Run keeps
+// retrying in its goroutine and delivers. Each retry waits the logged
+// delay, doubling from MinBackoff and capped at MaxBackoff: a retry loop
+// without backoff or without the cap fails.
 func TestAlertRunRetriesWithBackoff(t *testing.T) {
-	rc := newAMReceiver(t, http.StatusInternalServerError, http.StatusBadGateway)
-	p := newTestPusher(t, &fakeClock{t: reporttest.Time}, Options{MinBackoff: time.Millisecond, MaxBackoff: 4 * time.Millisecond}, rc)
+	const minBackoff, maxBackoff = 50 * time.Millisecond, 100 * time.Millisecond
+	wantDelays := []time.Duration{minBackoff, 2 * minBackoff, maxBackoff, maxBackoff}
+	rc := newAMReceiver(t, http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusInternalServerError)
+	core, logs := observer.New(zap.WarnLevel)
+	p := newTestPusher(t, &fakeClock{t: reporttest.Time},
+		Options{MinBackoff: minBackoff, MaxBackoff: maxBackoff, Logger: zap.New(core)}, rc)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { p.Run(ctx); close(done) }()
@@ -379,19 +396,44 @@ func TestAlertRunRetriesWithBackoff(t *testing.T) {
 	}
 	cancel()
 	<-done
-	if got := testutil.ToFloat64(p.errors); got != 2 {
-		t.Errorf("alertmanager errors = %v, want 2", got)
+	if got := testutil.ToFloat64(p.errors); got != 4 {
+		t.Errorf("alertmanager errors = %v, want 4", got)
 	}
 	if got := testutil.ToFloat64(p.pushed); got != 1 {
 		t.Errorf("alerts pushed = %v, want 1", got)
 	}
+	var delays []time.Duration
+	for _, e := range logs.FilterMessage("sending alerts failed, retrying").All() {
+		for _, f := range e.Context {
+			if f.Key == "duration" {
+				delays = append(delays, time.Duration(f.Integer))
+			}
+		}
+	}
+	if !slices.Equal(delays, wantDelays) {
+		t.Errorf("retry delays %v, want %v (doubling from %s, capped at %s)", delays, wantDelays, minBackoff, maxBackoff)
+	}
+	// Each retry came at least its delay after the failure before it.
+	arrivals := rc.arrivals()
+	if len(arrivals) != len(wantDelays)+1 {
+		t.Fatalf("%d requests, want %d", len(arrivals), len(wantDelays)+1)
+	}
+	for i, want := range wantDelays {
+		if gap := arrivals[i+1].Sub(arrivals[i]); gap < want {
+			t.Errorf("retry %d came %s after the failure before it, want at least %s", i+1, gap, want)
+		}
+	}
 }
 
-// TestAlertUpdateNeverBlocks: with Alertmanager hanging on every request,
-// Update still returns, and Run stops when its context ends.
+// TestAlertUpdateNeverBlocks: with a POST to Alertmanager hanging, Update
+// still returns at once, and Run stops when its context ends. A deadline
+// makes a blocking Update fail here instead of hanging to go test's timeout.
 func TestAlertUpdateNeverBlocks(t *testing.T) {
+	const deadline = 5 * time.Second
 	release := make(chan struct{})
+	inFlight := make(chan struct{}, 100)
 	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inFlight <- struct{}{}
 		select {
 		case <-release:
 		case <-r.Context().Done():
@@ -404,14 +446,32 @@ func TestAlertUpdateNeverBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	done := make(chan struct{})
 	go func() { p.Run(ctx); close(done) }()
-	for range 5 {
-		p.Update(alertReport(findingBigKey))
-		p.Update(alertReport())
-	}
+
+	p.Update(alertReport(findingBigKey))
+	within(t, deadline, "the first POST to reach Alertmanager", func() { <-inFlight })
+	within(t, deadline, "ten Updates while a POST hangs", func() {
+		for range 5 {
+			p.Update(alertReport(findingBigKey))
+			p.Update(alertReport())
+		}
+	})
 	cancel()
-	<-done
+	within(t, deadline, "Run to stop after its context ended", func() { <-done })
+}
+
+// within fails the test when f has not returned after d.
+func within(t *testing.T, d time.Duration, what string, f func()) {
+	t.Helper()
+	finished := make(chan struct{})
+	go func() { f(); close(finished) }()
+	select {
+	case <-finished:
+	case <-time.After(d):
+		t.Fatalf("waited %s for %s", d, what)
+	}
 }
 
 func TestNewRejectsBadURLs(t *testing.T) {
