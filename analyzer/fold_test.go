@@ -60,7 +60,7 @@ func TestOneFindingPerProblemWithItsNodes(t *testing.T) {
 	}
 }
 
-// Issue #12 item 8: the key is an attribute of the problem. The same
+// The key is an attribute of the problem, not part of its identity. The same
 // table's oversized partition keeps its ID whether or not top_partitions
 // names the key this cycle.
 func TestFindingIDStableWhenTheKeyAppears(t *testing.T) {

@@ -46,9 +46,9 @@ func TestRuleLowCardinalityKey(t *testing.T) {
 			want: SeverityInfo, value: maxCompression * meanBound * float64(mib) / 943_127,
 			inText: []string{"ks.orders_by_status has at most ~14 partitions for 3 nodes (fewer than 100 per node)",
 				"1.0 MiB on disk per replica ÷ mean partition 921 KiB = ~1", "the key estimate (130) is the index summary's floor", "status looks like an enum"}},
-		// Issue #11 item 1: 5 countries, RF 1, 200,000 rows; the key estimate
+		// Truth scenario 01 (orders by country): 5 countries, RF 1, 200,000 rows; the key estimate
 		// read 341 (128 on each node holding an sstable), above the 300 limit.
-		{name: "issue 11: five countries at the floor", tbl: byCountry, repl: simple("1"),
+		{name: "truth scenario 01: five countries at the floor", tbl: byCountry, repl: simple("1"),
 			nodes: []node{{128, 1_955_666, 2 * mib, nil}, {128, 1_955_666, 2 * mib, nil}, {85, 1_955_666, 1 * mib, nil}},
 			want:  SeverityInfo, value: maxCompression * meanBound * 5 * float64(mib) / 1_955_666,
 			inText: []string{"at most ~33 partitions", "the key estimate (341) is the index summary's floor"}},
@@ -128,7 +128,7 @@ func TestRuleUnbucketedTimeSeries(t *testing.T) {
 	readings := table("readings", pk("sensor_id", "text", 0), ck("ts", "timestamp", 0, "asc"), col("value", "double"))
 	withTTL := readings
 	withTTL.DefaultTTLSeconds = 30 * 86400
-	// The design guidance's recommended table (issue #11 item 3).
+	// The design guidance's recommended table (truth scenario 07, viewing history).
 	history := table("viewing_history", pk("user_id", "uuid", 0), ck("watched_at", "timestamp", 0, "desc"), ck("content_id", "uuid", 1, "asc"),
 		col("content_title", "text"), col("progress_seconds", "int"))
 	bucketed := table("readings_by_day", pk("sensor_id", "text", 0), pk("day", "date", 1), ck("ts", "timestamp", 0, "desc"))

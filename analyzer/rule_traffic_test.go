@@ -37,8 +37,9 @@ func TestRuleWidePartition(t *testing.T) {
 				"largest partition fragment on 10.0.0.1 is up to 124 MiB", "READ_ROW_COUNT ks t"}},
 		// The bucket (88,148, 105,778] may hold a read of 90,000 rows: not proven.
 		{name: "rows per read: the bucket across the threshold proves nothing", maxRows: 105_778, maxBytes: 124 * mib},
-		// Issue #11 item 2: count(*) reads are paged (5,000 rows a page):
-		// the page is full, the partition's width is unknown.
+		// Truth scenario 06 (one hot user read with count(*)): count(*) reads
+		// are paged (5,000 rows a page): the page is full, the partition's
+		// width is unknown.
 		{name: "rows per read: full pages", maxRows: 5_722, p50Rows: 5_722, maxBytes: 1 * mib},
 		{name: "rows per read: range reads now", maxRows: 126_934, maxBytes: 124 * mib, scans: model.Ops{Count: 7, PerSecond: 0.01},
 			wantNote: "wide_partition of ks.t on 10.0.0.1 unknown: range reads ran"},

@@ -70,9 +70,9 @@ func (s latencySource) Collect(ctx context.Context, in Input, out *Output) (int,
 // reservoirs to microseconds but kept the 1e-6 scale, so from 4.1 on the
 // columns hold seconds despite their name. Measured on Cassandra 5.0.8: a
 // p99th_ms of 0.051 where `nodetool tablehistograms` printed a 99% read
-// latency of 51012 µs (latency_unit_integration_test.go checks this on every
-// run). The values are rounded to three decimals, so the resolution from 4.1
-// on is 1 ms. 4.1 is recognised by a table it introduced (gossip_info, in
+// latency of 51012 µs (TestIntegrationLatencyUnit in integration_test.go
+// checks this on every run). The values are rounded to three decimals, so
+// the resolution from 4.1 on is 1 ms. 4.1 is recognised by a table it introduced (gossip_info, in
 // the same release as the reservoir change), not by its version string.
 func latencyMillisToSeconds(c *Capabilities) float64 {
 	if c.VirtualColumns["gossip_info"] != nil {

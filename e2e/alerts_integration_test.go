@@ -25,7 +25,7 @@ import (
 // alertmanagerConfig routes everything to the test's webhook sink, resolved
 // notifications included, with no grouping delay worth the name. It has no
 // inhibit rules (deploy/alertmanager/alertmanager.yml's are checked in
-// dashboards/alertmanager_integration_test.go), so every alert stays active.
+// deploy/alertmanager/alertmanager_integration_test.go), so every alert stays active.
 func alertmanagerConfig(sinkURL string) string {
 	return fmt.Sprintf(`route:
   receiver: sink

@@ -20,7 +20,7 @@ import (
 // TestWebConfigFlag runs the real binary with --web.config.file (TLS with a
 // certificate from a CA the test makes, and basic auth): /metrics answers
 // over HTTPS to the right password only, and not over plain HTTP. The
-// exporter's own test (exporter/tls_test.go) covers the cases in depth; this
+// web server's own test (web/tls_test.go) covers the cases in depth; this
 // one proves the flag reaches the server.
 func TestWebConfigFlag(t *testing.T) {
 	c := ownCluster(t)

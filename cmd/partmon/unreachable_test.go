@@ -27,7 +27,7 @@ func closedLoopback(t *testing.T, ip string) string {
 }
 
 // TestReportOnUnreachableNodes runs the built binary against two loopback
-// nodes nothing listens on (issue #12 item 11): exit code 3 and, per node,
+// nodes nothing listens on: exit code 3 and, per node,
 // one line with the cause and what to check; no per-source repetition of
 // the failure, so the whole output stays small.
 func TestReportOnUnreachableNodes(t *testing.T) {
