@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -13,13 +12,8 @@ import (
 	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/reporttest"
+	"github.com/partmon/partmon/internal/testkit"
 )
-
-// toolsRequired: under `make test` (PARTMON_REQUIRE_TOOLS=1) or in CI a
-// missing external tool fails the test instead of skipping it.
-func toolsRequired() bool {
-	return os.Getenv("PARTMON_REQUIRE_TOOLS") == "1" || os.Getenv("CI") != ""
-}
 
 // promtoolProblems runs `promtool check metrics` on page and returns what
 // fails it. An exit of 0 passes. Otherwise every line promtool prints must
@@ -60,13 +54,7 @@ func promtoolProblems(promtool, page string) ([]string, error) {
 // checker (Debian's prometheus package provides promtool), and shows that
 // the check fails a broken page and a partmon family breaking the rules.
 func TestPromtoolCheckMetrics(t *testing.T) {
-	promtool, err := exec.LookPath("promtool")
-	if err != nil {
-		if toolsRequired() {
-			t.Fatal("promtool is not on PATH (apt-get install prometheus); PARTMON_REQUIRE_TOOLS=1 or CI requires it")
-		}
-		t.Skip("promtool is not on PATH (apt-get install prometheus); `make test` requires it")
-	}
+	promtool := testkit.NeedTool(t, "apt-get install prometheus", "promtool")
 	e := exporter.New(exporter.Options{BuildInfo: fixtureBuild})
 	e.Publish(reporttest.Cluster())
 	am, err := alertmanager.New(alertmanager.Options{})

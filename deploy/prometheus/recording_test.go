@@ -11,18 +11,13 @@ import (
 
 	"github.com/partmon/partmon/internal/metriccontract"
 	"github.com/partmon/partmon/internal/promexpr"
+	"github.com/partmon/partmon/internal/testkit"
 )
 
 const (
 	recordingFile     = "partmon-recording.yml"
 	recordingTestFile = "partmon-recording_test.yml"
 )
-
-// toolsRequired: under `make test` (PARTMON_REQUIRE_TOOLS=1) or in CI a
-// missing promtool fails instead of skipping.
-func toolsRequired() bool {
-	return os.Getenv("PARTMON_REQUIRE_TOOLS") == "1" || os.Getenv("CI") != ""
-}
 
 // The roll-ups read only partmon's metrics and labels, and their names say
 // what they keep (level:metric:operation, the level one of their labels).
@@ -129,13 +124,7 @@ func TestEveryRecordingRuleIsTested(t *testing.T) {
 
 // promtool checks the file and runs its unit tests.
 func TestPromtoolRecordingRules(t *testing.T) {
-	promtool, err := exec.LookPath("promtool")
-	if err != nil {
-		if toolsRequired() {
-			t.Fatal("promtool is not on PATH (apt-get install prometheus); PARTMON_REQUIRE_TOOLS=1 or CI requires it")
-		}
-		t.Skip("promtool is not on PATH (apt-get install prometheus); `make test` requires it")
-	}
+	promtool := testkit.NeedTool(t, "apt-get install prometheus", "promtool")
 	for _, args := range [][]string{{"check", "rules", recordingFile}, {"test", "rules", recordingTestFile}} {
 		out, err := exec.Command(promtool, args...).CombinedOutput()
 		if err != nil {
