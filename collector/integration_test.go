@@ -4,6 +4,7 @@ package collector
 
 import (
 	"context"
+	"errors"
 	"math"
 	"net"
 	"reflect"
@@ -17,6 +18,7 @@ import (
 	"github.com/partmon/partmon/model"
 
 	"github.com/gocql/gocql"
+	"github.com/partmon/partmon/collector/internal/cql"
 	"github.com/partmon/partmon/internal/testcluster"
 	"github.com/partmon/partmon/internal/testkit"
 )
@@ -524,9 +526,20 @@ func TestIntegrationUnreachableAtStart(t *testing.T) {
 		t.Fatal("nothing listens yet: want an error")
 	}
 	newTCPProxy(t, net.JoinHostPort(host, strconv.Itoa(port)), net.JoinHostPort(host, "9042")).start()
-	time.Sleep(time.Second)
-	if err := c.CollectAll(ctx); err != nil {
-		t.Fatalf("once the node answers: %v", err)
+	// The node's backoff (100 ms doubling to 500 ms) may still defer the
+	// next attempt: retry while it does; the first attempt it lets through
+	// must succeed.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		err := c.CollectAll(ctx)
+		if err == nil {
+			break
+		}
+		if !onlyBackoff(err) {
+			t.Fatalf("once the node answers: %v", err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still backing off 30 s after the node answered (max backoff 500 ms): %v", err)
+		}
 	}
 	if s := c.Snapshot(); len(s.PerNode) != 1 || len(s.Nodes) != len(testcluster.Hosts()) {
 		t.Errorf("per node %d, ring %d", len(s.PerNode), len(s.Nodes))
@@ -661,4 +674,18 @@ func TestIntegrationNodetoolSampler(t *testing.T) {
 		t.Fatalf("hottest sampled read of %s.%s: %+v, want key %q", p.Keyspace, p.Table, top, p.Key)
 	}
 	t.Logf("nodetool sampler: %q read %d times in %gs", top.Key, top.Count, top.Window)
+}
+
+// onlyBackoff tells whether every error joined in err is a node's backoff
+// deferring an attempt, not a failed attempt.
+func onlyBackoff(err error) bool {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range joined.Unwrap() {
+			if !onlyBackoff(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return errors.Is(err, cql.ErrBackoff)
 }

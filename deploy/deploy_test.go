@@ -3,7 +3,7 @@
 // manifests, the systemd unit and the Dockerfile. None of them can run here
 // (no Docker, no Kubernetes, no systemd as PID 1), so these tests hold them
 // together: every file they reference exists, and ports, paths and names
-// agree. binary_integration_test.go holds them to the real partmon binary.
+// agree. binary_test.go holds them to the real partmon binary.
 // The rules and the Alertmanager config have their own tests beside them
 // (deploy/prometheus, deploy/alertmanager).
 package deploy

@@ -1,10 +1,9 @@
-//go:build integration
-
 package deploy
 
 // Holds the deployment files to the real partmon binary: every command-line
 // flag they pass exists, and every config file they ship passes
-// `partmon check-config`.
+// `partmon check-config`. They need no cluster, so they run with the unit
+// tests (the binary is built once, from go's build cache).
 
 import (
 	"bytes"
