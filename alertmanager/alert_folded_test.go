@@ -1,9 +1,13 @@
 package alertmanager
 
 import (
+	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/internal/publish"
+	"github.com/partmon/partmon/internal/reporttest"
 )
 
 // One problem seen by three replicas is one alert: no node label, its
@@ -18,5 +22,44 @@ func TestAlertForAFindingOfSeveralNodes(t *testing.T) {
 	}
 	if a.Annotations["nodes"] != "10.0.0.1,10.0.0.2,10.0.0.3" {
 		t.Errorf("annotations %v", a.Annotations)
+	}
+}
+
+// Three sidecars each see an RF-3 problem on their own node: a finding of
+// the same ID placed on that node. They push one alert: identical labels,
+// no node or DC among them, as a partmon in cluster mode pushes the folded
+// finding. A node's own problem (stale data) keeps its node.
+func TestSidecarsPushOneAlertPerProblem(t *testing.T) {
+	replicas := []string{"127.0.0.1", "127.0.0.2", "127.0.0.3"}
+	sidecarLabels := func(f analyzer.Finding, node string) map[string]string {
+		rc := newAMReceiver(t)
+		f.Node, f.Rack = node, "r1"
+		p := newTestPusher(t, &fakeClock{t: reporttest.Time}, Options{Mode: publish.ModeSidecar, SpeakFor: []string{node},
+			Kinds: append(analyzer.KindsPushedWithoutKey(), analyzer.KindStaleData)}, rc)
+		p.Update(alertReport(f))
+		if err := p.PushOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var raw []postableAlert
+		if err := json.Unmarshal([]byte(rc.last(t)), &raw); err != nil || len(raw) != 1 {
+			t.Fatalf("sidecar of %s pushed %s (%v), want one alert", node, rc.last(t), err)
+		}
+		return raw[0].Labels
+	}
+	first := sidecarLabels(findingBigKey, replicas[0])
+	if _, ok := first["node"]; ok {
+		t.Errorf("a sidecar's alert for a problem of several replicas names its node: %v", first)
+	}
+	for i, node := range replicas[1:] {
+		f := findingBigKey
+		f.DC = []string{"dc1", "dc2"}[i] // RF 3 over two DCs: still one problem
+		if got := sidecarLabels(f, node); !sameLabels(got, first) {
+			t.Errorf("the sidecars of %s and %s push different alerts for one problem:\n%v\n%v", replicas[0], node, first, got)
+		}
+	}
+	stale := analyzer.Finding{ID: "stale-2", Kind: analyzer.KindStaleData, Severity: analyzer.SeverityWarning, Cluster: "demo", DC: "dc1",
+		Summary: "no data from 127.0.0.2"}
+	if got := sidecarLabels(stale, replicas[1]); got["node"] != replicas[1] {
+		t.Errorf("stale data is the node's own problem: labels %v, want node %s", got, replicas[1])
 	}
 }

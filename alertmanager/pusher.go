@@ -173,9 +173,10 @@ func (p *Pusher) Update(r *analyzer.Report) {
 	cluster := p.audience.ClusterName(r)
 	var alerts []keyedAlert
 	for _, f := range r.Findings {
-		if p.pushes(f, speaks) {
-			alerts = append(alerts, keyedAlert{key: alertKey(f), alert: p.template.alertFor(f, cluster)})
+		if !p.pushes(f, speaks) {
+			continue
 		}
+		alerts = append(alerts, keyedAlert{key: alertKey(f), alert: p.sharedAlert(f, p.template.alertFor(f, cluster))})
 	}
 	p.book.update(alerts, p.opts.Now().UTC())
 	for _, t := range p.targets {
@@ -184,6 +185,24 @@ func (p *Pusher) Update(r *analyzer.Report) {
 		default: // a send is already due
 		}
 	}
+}
+
+// sharedAlert: in sidecar mode the other replicas' sidecars push the same
+// problem, each from its own node. Without the labels of the one node (and
+// of its DC, unless the problem is judged within one) their alerts and this
+// one are one alert in Alertmanager, as the folded finding of a partmon in
+// cluster mode is.
+func (p *Pusher) sharedAlert(f analyzer.Finding, a postableAlert) postableAlert {
+	if !p.audience.Sidecar() {
+		return a
+	}
+	if !analyzer.OfOneNode(f.Kind) {
+		delete(a.Labels, "node")
+	}
+	if !analyzer.OfOneDC(f.Kind) {
+		delete(a.Labels, "dc")
+	}
+	return a
 }
 
 func (p *Pusher) pushes(f analyzer.Finding, speaks func(string) bool) bool {

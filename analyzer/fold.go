@@ -50,6 +50,17 @@ var kindScopes = map[string]idScope{
 	KindAscendingTimeOrder:      scopeTable,
 }
 
+// OfOneNode tells whether a kind's problem is a node's own (its ID names
+// the node). Any other kind's problem may be seen by several nodes, each
+// judging it alone (a sidecar) with a finding of the same ID.
+func OfOneNode(kind string) bool { return kindScopes[kind] == scopeNode }
+
+// OfOneDC tells whether a kind's problem is judged within one DC (its ID
+// names the DC): a node's own, or a placement group's.
+func OfOneDC(kind string) bool {
+	return kindScopes[kind] == scopeNode || kindScopes[kind] == scopeGroup
+}
+
 // identity is what a finding's ID is made of.
 func identity(f *Finding) []string {
 	parts := []string{f.Kind, f.Cluster, "", "", f.Keyspace, f.Table, ""}

@@ -5,17 +5,21 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/internal/promexpr"
 	"github.com/partmon/partmon/internal/promtest"
@@ -65,10 +69,11 @@ type sidecar struct {
 // real fixture cluster, scraped by one real Prometheus with the shipped
 // scrape configuration (deploy/prometheus/prometheus.yml, its partmon job
 // given the three sidecars as targets and shorter intervals) and the
-// shipped rules (every `for:` 0s). Each planted problem alerts once, each
-// dashboard query returns each table once, every data series comes from
-// one sidecar only, and killing one sidecar loses that node's series and
-// nothing else.
+// shipped rules (every `for:` 0s), each sidecar pushing its key-level
+// alerts to one real Alertmanager. Each planted problem alerts once, in
+// Prometheus and among the pushed alerts, each dashboard query returns each
+// table once, every data series comes from one sidecar only, and killing
+// one sidecar loses that node's series and nothing else.
 func TestSidecars(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
@@ -94,13 +99,18 @@ func TestSidecars(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(schedulesConfig()), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// A real Alertmanager that every sidecar pushes its key-level alerts to.
+	e.sink = newWebhookSink()
+	sinkSrv := httptest.NewServer(e.sink)
+	t.Cleanup(sinkSrv.Close)
+	e.am = promtest.StartAlertmanager(t, alertmanagerConfig(sinkSrv.URL), e.opts)
 	var cars []*sidecar
 	var targets []string
 	for i, h := range hosts {
 		s := &sidecar{node: h, addr: testkit.FreeAddr(t)}
 		// The README's command line, one per node.
 		s.proc = promtest.Start(t, fmt.Sprintf("partmon-sidecar-%d", i+1), e.opts, bin, "run", "--mode", "sidecar", "--hosts", h,
-			"--web.listen-address", s.addr, "--config.file", cfg)
+			"--web.listen-address", s.addr, "--config.file", cfg, "--alertmanager.url", e.am.URL)
 		cars = append(cars, s)
 		targets = append(targets, s.addr)
 	}
@@ -111,6 +121,7 @@ func TestSidecars(t *testing.T) {
 	t.Logf("three sidecars ready %s after the start", time.Since(began).Round(100*time.Millisecond))
 
 	t.Run("each problem alerts once", func(t *testing.T) { checkAlertsOnce(t, e) })
+	t.Run("each problem is pushed to Alertmanager once", func(t *testing.T) { checkPushedOnce(t, e, cars) })
 	t.Run("every data series from one sidecar", func(t *testing.T) { checkSeriesOnce(t, e) })
 	t.Run("each dashboard query returns each table once", func(t *testing.T) { checkDashboardsOnce(t, e) })
 	t.Run("a killed sidecar loses only its node's series", func(t *testing.T) { checkSidecarKilled(t, e, cars[len(cars)-1]) })
@@ -120,8 +131,9 @@ func TestSidecars(t *testing.T) {
 // shippedScrapeConfig is deploy/prometheus/prometheus.yml with the test's
 // targets, rules and intervals: its partmon job (honor_labels and all) is
 // kept, its static targets become the sidecars with the cluster label, its
-// rule file the copy without `for:`, and alerting is dropped (no
-// Alertmanager in this test).
+// rule file the copy without `for:`, and alerting is dropped (the rule
+// alerts are checked in Prometheus; the test's Alertmanager receives the
+// sidecars' pushes only).
 func shippedScrapeConfig(t *testing.T, e *env, targets []string) string {
 	t.Helper()
 	shipped := filepath.Join(e.root, "deploy", "prometheus", "prometheus.yml")
@@ -258,6 +270,85 @@ func checkAlertsOnce(t *testing.T, e *env) {
 	if !quiet {
 		t.Errorf("self-health alerts fire with three healthy sidecars: %s", strings.Join(noisy, "; "))
 	}
+}
+
+// checkPushedOnce: a planted problem on several replicas (RF 3) is seen
+// by each of their sidecars, yet reaches Alertmanager as one alert, as in
+// cluster mode: one problem, one alert. It waits until every sidecar that
+// sees the problem has pushed, then for a settled Alertmanager.
+func checkPushedOnce(t *testing.T, e *env, cars []*sidecar) {
+	var required []map[string]string
+	for _, kind := range []string{analyzer.KindOversizedPartition, analyzer.KindTombstoneHeavy} {
+		for _, p := range problems(t, e.truth, kind) {
+			if len(p.Nodes) > 1 {
+				required = append(required, map[string]string{"alertname": alertmanager.AlertName(kind),
+					"cluster": e.cluster, "keyspace": p.Keyspace, "table": p.Table})
+			}
+		}
+	}
+	if len(required) == 0 {
+		t.Fatal("truth.json plants no problem on several replicas")
+	}
+	promtest.WaitFor(t, 120*time.Second, "every sidecar to push an alert", func() bool {
+		for _, c := range cars {
+			if n, err := pushedBy(c); err != nil || n == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	var counts map[string]int
+	settled := promtest.Eventually(60*time.Second, func() bool {
+		alerts, err := e.am.Alerts()
+		if err != nil {
+			return false
+		}
+		counts = map[string]int{}
+		for _, r := range required {
+			for _, a := range matching(alerts, r) {
+				if a.Status.State == "active" {
+					counts[fmt.Sprint(r)]++
+				}
+			}
+		}
+		for _, r := range required {
+			if counts[fmt.Sprint(r)] == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	alerts, err := e.am.Alerts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range required {
+		got := matching(alerts, r)
+		if len(got) != 1 {
+			t.Errorf("%d alerts %v in Alertmanager from %d sidecars, want 1 (settled %v): %s", len(got), r, len(cars), settled, describe(got))
+		}
+	}
+	t.Logf("%d problems on several replicas, pushed by %d sidecars: alerts per problem %v", len(required), len(cars), counts)
+}
+
+// pushedBy is a sidecar's partmon_alerts_pushed_total.
+func pushedBy(c *sidecar) (float64, error) {
+	client := &http.Client{Timeout: 5 * time.Second}
+	resp, err := client.Get("http://" + c.addr + "/metrics")
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(line, "partmon_alerts_pushed_total "); ok {
+			return strconv.ParseFloat(strings.TrimSpace(v), 64)
+		}
+	}
+	return 0, fmt.Errorf("%s publishes no partmon_alerts_pushed_total", c.addr)
 }
 
 func countAlerts(alerts []promtest.FiringAlert, want map[string]string) int {
