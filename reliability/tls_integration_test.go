@@ -14,20 +14,6 @@ import (
 	"github.com/partmon/partmon/model"
 )
 
-// TestClientTLS runs partmon against a cluster that accepts only TLS clients
-// (`cluster up --tls`: certificates signed by the test CA in DIR/tls, each
-// naming its node's IP and one shared DNS name). With the CA and the shared
-// server_name partmon verifies every node and reads every source. With a CA
-// the nodes do not chain to, or a server_name their certificates do not
-// name, every node fails with a certificate error that says so — and
-// partmon keeps serving. Without TLS it cannot talk to the nodes at all.
-//
-// With mutual TLS (`cluster up --tls-client-auth`, as make faults starts it:
-// require_client_auth, the nodes trust only DIR/tls/ca.pem) the good run's
-// client certificate is the one the cluster issued, so the run proves it is
-// accepted; runs without a client certificate, with one from another CA, and
-// with one from another CA that bears the cluster CA's name must be refused
-// by every node, each saying so, and keep serving.
 // clientCertRefused is the TLS 1.3 alert (certificate_required) a node with
 // require_client_auth sends when the client presents no certificate, as
 // Go's crypto/tls reports it. A certificate from another CA gets the same
@@ -81,6 +67,23 @@ func mutualTLSRefusals(t *testing.T, c *cluster, otherCA *testcluster.CA) []tlsR
 // handshake with an internal_error alert. Measured on Cassandra 5.0.8.
 const forgedCertRefused = "remote error: tls: internal error"
 
+// TestClientTLS runs partmon against a cluster that accepts only TLS clients
+// (`cluster up --tls`: certificates signed by the test CA in DIR/tls, each
+// naming its node's IP and one shared DNS name). With the CA and the shared
+// server_name partmon verifies every node and reads every source. With a CA
+// the nodes do not chain to, or a server_name their certificates do not
+// name, every node fails with a certificate error that says so — and
+// partmon keeps serving. Without TLS every node closes the connection
+// (plainClientRefused).
+//
+// With mutual TLS (`cluster up --tls-client-auth`, as make faults starts it:
+// require_client_auth, the nodes trust only DIR/tls/ca.pem) the good run's
+// client certificate is the one the cluster issued, so the run proves it is
+// accepted; runs without a client certificate, with one from another CA, and
+// with one from another CA that bears the cluster CA's name must be refused
+// by every node, each saying so, and keep serving. On a cluster without
+// require_client_auth the same three runs must read every source: what
+// refuses them is the client-certificate check alone.
 func TestClientTLS(t *testing.T) {
 	c := ownCluster(t)
 	if !c.tls() {
@@ -108,33 +111,18 @@ func TestClientTLS(t *testing.T) {
 	good := c.startPartmon(t, "partmon-tls", options{creds: creds, queryTimeout: timeout, tls: clientCert(map[string]any{
 		"enabled": true, "ca_file": c.env["TLS_CA"], "server_name": c.env["TLS_SERVER_NAME"]})})
 	good.waitReady(60 * time.Second)
-	good.waitFor(90*time.Second, "every source ok on every node over verified TLS", func() (bool, string) {
-		rep, err := good.report()
-		if err != nil {
-			return false, err.Error()
-		}
-		if ok, why := everySourceRan(rep, c.hosts); !ok {
-			return false, why
-		}
-		for _, s := range rep.Sources {
-			if s.State == model.StateError {
-				return false, s.Source + "@" + s.Node + ": " + s.Error
-			}
-		}
-		return true, ""
-	})
+	waitEverySourceOK(good, c.hosts, "every source ok on every node over verified TLS")
 
 	specs := []tlsRun{
 		{"CA the nodes do not chain to", "partmon-tls-wrong-ca", clientCert(map[string]any{"enabled": true, "ca_file": otherCAFile}),
 			"x509: certificate signed by unknown authority"},
 		{"server_name the certificates do not name", "partmon-tls-wrong-name", clientCert(map[string]any{
 			"enabled": true, "ca_file": c.env["TLS_CA"], "server_name": "wrong.partmon.test"}), "x509: certificate is valid for"},
-		{"no TLS", "partmon-no-tls", map[string]any{"enabled": false}, ""},
+		{"no TLS", "partmon-no-tls", map[string]any{"enabled": false}, plainClientRefused},
 	}
+	clientCertRuns := mutualTLSRefusals(t, c, otherCA)
 	if c.env["TLS_CLIENT_AUTH"] == "true" {
-		specs = append(specs, mutualTLSRefusals(t, c, otherCA)...)
-	} else {
-		t.Logf("the cluster does not require client certificates (cluster up --tls-client-auth does): mutual TLS not checked")
+		specs = append(specs, clientCertRuns...)
 	}
 	type failingRun struct {
 		name, wantErr string
@@ -162,4 +150,44 @@ func TestClientTLS(t *testing.T) {
 		f.d.assertNothingRead(c.hosts)
 		t.Logf("%s: every node fails with: %s", f.name, last)
 	}
+	if c.env["TLS_CLIENT_AUTH"] != "true" {
+		// Without require_client_auth the same runs are accepted: what refuses
+		// them under make faults is the client-certificate check, nothing else.
+		for _, f := range failing {
+			f.d.terminate()
+		}
+		for _, run := range clientCertRuns {
+			d := c.startPartmon(t, run.proc, options{creds: creds, queryTimeout: timeout, tls: run.tls})
+			took := waitEverySourceOK(d, c.hosts, run.name+": accepted by a cluster that does not require client certificates")
+			d.terminate()
+			t.Logf("%s: accepted without require_client_auth, every source read after %s", run.name, took.Round(100*time.Millisecond))
+		}
+	}
+}
+
+// plainClientRefused is what a CQL client without TLS gets from a node
+// that accepts only TLS clients (client_encryption_options enabled, not
+// optional): the node's TLS engine reads the client's first frame as a
+// TLS record that is none and resets the connection (docs/operations.md,
+// "TLS"). Measured on Cassandra 5.0.8.
+const plainClientRefused = "connection reset by peer"
+
+// waitEverySourceOK waits until d has read every source on every node
+// without an error, and says how long that took.
+func waitEverySourceOK(d *daemon, hosts []string, what string) time.Duration {
+	return d.waitFor(90*time.Second, what, func() (bool, string) {
+		rep, err := d.report()
+		if err != nil {
+			return false, err.Error()
+		}
+		if ok, why := everySourceRan(rep, hosts); !ok {
+			return false, why
+		}
+		for _, s := range rep.Sources {
+			if s.State == model.StateError {
+				return false, s.Source + "@" + s.Node + ": " + s.Error
+			}
+		}
+		return true, ""
+	})
 }
