@@ -226,14 +226,20 @@ func TestSamplerConfigValidate(t *testing.T) {
 // package collector) runs the real nodetool.
 func replayNodetool(t *testing.T, fixture string) (cmd []string, argsFile string) {
 	t.Helper()
-	dir := t.TempDir()
-	argsFile = filepath.Join(dir, "args")
 	abs, err := filepath.Abs(filepath.Join("testdata", fixture))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return replayFile(t, abs)
+}
+
+// replayFile is a nodetool that records its arguments and prints the file
+// at path.
+func replayFile(t *testing.T, path string) (cmd []string, argsFile string) {
+	t.Helper()
+	argsFile = filepath.Join(t.TempDir(), "args")
 	script := `printf '%s\n' "$@" >> "$ARGS"; cat "$FIXTURE"`
-	script = "ARGS=" + shellQuote(argsFile) + " FIXTURE=" + shellQuote(abs) + "; " + script
+	script = "ARGS=" + shellQuote(argsFile) + " FIXTURE=" + shellQuote(path) + "; " + script
 	return []string{"sh", "-c", script, "nodetool", "--host-opt"}, argsFile
 }
 
