@@ -207,6 +207,8 @@ func TestSamplerConfigValidate(t *testing.T) {
 		{"top_k equal to capacity", func(c *SamplerConfig) { c.TopK = c.Capacity }, "below capacity"},
 		{"unknown sampler", func(c *SamplerConfig) { c.Samplers = []string{"READS", "LOCAL_READ_TIME"} }, "LOCAL_READ_TIME"},
 		{"parallel too high", func(c *SamplerConfig) { c.Parallel = 100 }, "parallel"},
+		{"max_concurrent_runs too high", func(c *SamplerConfig) { c.MaxConcurrentRuns = 65 }, "max_concurrent_runs"},
+		{"max_concurrent_runs negative", func(c *SamplerConfig) { c.MaxConcurrentRuns = -1 }, "max_concurrent_runs"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -428,6 +430,7 @@ capacity: 512
 top_k: 50
 samplers: [READS]
 parallel: 2
+max_concurrent_runs: 3
 `
 	var got SamplerConfig
 	dec := yaml.NewDecoder(strings.NewReader(doc))
@@ -436,7 +439,7 @@ parallel: 2
 		t.Fatal(err)
 	}
 	want := SamplerConfig{Command: []string{"nodetool", "-h", "127.0.0.1", "-p", "7199"}, Duration: 15 * time.Second,
-		Capacity: 512, TopK: 50, Samplers: []string{"READS"}, Parallel: 2}
+		Capacity: 512, TopK: 50, Samplers: []string{"READS"}, Parallel: 2, MaxConcurrentRuns: 3}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("decoded %+v, want %+v", got, want)
 	}
