@@ -79,3 +79,22 @@ func (s *staggered) Next(t time.Time) time.Time {
 	}
 	return s.inner.Next(t.Add(-s.offset)).Add(s.offset)
 }
+
+// Schedules is each enabled source's effective schedule, by name, and
+// whether it runs nodetool: what Schedule registers, for a caller that
+// weighs the sources' costs by how often they run (make bench).
+func (c *Collector) Schedules() map[string]SourceSchedule {
+	out := map[string]SourceSchedule{}
+	for _, r := range c.regs {
+		if eff := c.eff[r.src.Name()]; eff.enabled {
+			out[r.src.Name()] = SourceSchedule{Spec: eff.schedule, Nodetool: r.nodetool}
+		}
+	}
+	return out
+}
+
+// SourceSchedule is one enabled source's schedule.
+type SourceSchedule struct {
+	Spec     string // a cron spec or "@every" descriptor
+	Nodetool bool   // each run starts a nodetool JVM per node
+}
