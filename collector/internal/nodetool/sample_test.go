@@ -296,6 +296,7 @@ func TestSampleFailures(t *testing.T) {
 		{"a requested section missing", []string{"sh", "-c", "sed '/writes/,$d' testdata/profileload_all_tables_k10.txt"},
 			[]string{"cap.events"}, "no WRITES section"},
 		{"command not found", []string{"/nonexistent/nodetool"}, []string{"pm_hot.kv"}, "no such file"},
+		{"runaway output", []string{"sh", "-c", "yes"}, []string{"pm_hot.kv"}, "printed more than 4194304 bytes"},
 		{"bad table name", []string{"true"}, []string{"pm_hot"}, "keyspace.table"},
 	}
 	for _, tc := range tests {
