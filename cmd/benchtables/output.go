@@ -142,7 +142,12 @@ func costRows(results []*stageResult) [][]string {
 		return func(r *stageResult) string { return ratio(median(netCPU(r, a)), median(netCPU(r, b))) }
 	}
 	perMinuteOf := func(withNodetool bool) func(r *stageResult) string {
-		return func(r *stageResult) string { return number(perMinute(r, withNodetool)) }
+		return func(r *stageResult) string {
+			if n := len(r.ScheduleFailed); n > 0 {
+				return fmt.Sprintf("%s (%d source runs failed)", number(perMinute(r, withNodetool)), n)
+			}
+			return number(perMinute(r, withNodetool))
+		}
 	}
 	jmxPerMinute := func(scrapes float64) func(r *stageResult) string {
 		return func(r *stageResult) string {

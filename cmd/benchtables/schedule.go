@@ -96,12 +96,16 @@ func (b *scheduleBench) warm(ctx context.Context) {
 	_ = b.coll.CollectAll(ctx) // failures are in the snapshot's statuses
 }
 
-// run measures each group once, recording its cost under its key.
+// run measures each group once, recording its cost under its key and the
+// sources that failed (a failed run costs less: its figure is suspect).
 func (b *scheduleBench) run(ctx context.Context, r *stageResult) error {
 	for _, g := range b.groups {
 		nc, err := r.idle.measure(func() (float64, error) {
 			for _, name := range g.sources {
-				_ = b.coll.CollectSource(ctx, name) // a failure is the source's status, seen in the cycle's figures
+				if err := b.coll.CollectSource(ctx, name); err != nil {
+					r.ScheduleFailed = append(r.ScheduleFailed, name+": "+err.Error())
+					logf("schedule group %s: %s failed: %v", g.key, name, err)
+				}
 			}
 			return 0, ctx.Err()
 		})

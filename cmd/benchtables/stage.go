@@ -52,8 +52,10 @@ type stageResult struct {
 	Cost map[string][]nodeCost `json:"cost"` // costCycle, costJMX, costTablestats, the schedule's groups
 	// SchedulePeriods is each schedule group's period in seconds, by its Cost key.
 	SchedulePeriods map[string]float64 `json:"schedule_periods_s"`
-	IdleCPU         []float64          `json:"node_idle_cpu_s_per_s"`
-	IdleGC          []float64          `json:"node_idle_gc_ms_per_s"`
+	// ScheduleFailed are the schedule groups' source failures, "source: error".
+	ScheduleFailed []string  `json:"schedule_failed_sources,omitempty"`
+	IdleCPU        []float64 `json:"node_idle_cpu_s_per_s"`
+	IdleGC         []float64 `json:"node_idle_gc_ms_per_s"`
 	// GCMeasured: the node's GC pause log could be switched on (jcmd).
 	GCMeasured bool `json:"gc_measured"`
 	idle       *costMeter
