@@ -18,7 +18,9 @@ import (
 // immutable Snapshot at any time.
 //
 // Each node has one long-lived session pinned to it and at most one query in
-// flight; nodes are read in parallel, each source run has its own timeout,
+// flight; up to Config.NodeConcurrency nodes are read in parallel, at most
+// nodetool_sampler.max_concurrent_runs nodetool JVMs run at once, each
+// source run has its own timeout,
 // and a node that keeps failing is backed off, so one node's failure or
 // slowness never holds up the others. A node that is down at start is simply
 // retried later.
@@ -32,8 +34,9 @@ type Collector struct {
 	ctx    context.Context // ends at Close; bounds scheduled runs
 	cancel context.CancelFunc
 
-	observer gocql.QueryObserver // nil unless WithQueryObserver
-	session  cql.Options         // every node's session settings
+	observer      gocql.QueryObserver // nil unless WithQueryObserver
+	nodetoolSlots chan struct{}       // one per nodetool run allowed at once
+	session       cql.Options         // every node's session settings
 
 	mu      sync.Mutex
 	conns   map[string]*nodeConn // by node address
@@ -69,6 +72,8 @@ func New(cfg Config, log *zap.Logger, opts ...Option) (*Collector, error) {
 		now:     time.Now,
 		conns:   map[string]*nodeConn{},
 		results: map[resultKey]*result{},
+
+		nodetoolSlots: make(chan struct{}, cfg.NodetoolSampler.WithDefaults().MaxConcurrentRuns),
 	}
 	c.regs = registry(cfg, newSourceDeps(cfg))
 	for _, r := range c.regs {
@@ -154,7 +159,9 @@ func (c *Collector) RecollectRates(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// onEveryTarget runs regs in order on each targeted node, nodes in parallel.
+// onEveryTarget runs regs on each targeted node: first the sources that
+// query over CQL, then the nodetool ones (each a JVM on this host, so they
+// queue for a slot), so that slow nodetool runs never hold up the rest.
 func (c *Collector) onEveryTarget(ctx context.Context, regs []registration) []error {
 	if len(regs) == 0 {
 		return nil
@@ -163,30 +170,16 @@ func (c *Collector) onEveryTarget(ctx context.Context, regs []registration) []er
 	if err != nil {
 		return []error{err}
 	}
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-	)
-	add := func(err error) {
-		mu.Lock()
-		errs = append(errs, err)
-		mu.Unlock()
+	var cqlRegs, nodetoolRegs []registration
+	for _, r := range regs {
+		if r.nodetool {
+			nodetoolRegs = append(nodetoolRegs, r)
+		} else {
+			cqlRegs = append(cqlRegs, r)
+		}
 	}
-	for _, t := range targets {
-		wg.Go(func() {
-			for _, r := range regs {
-				if ctx.Err() != nil {
-					return
-				}
-				if err := c.runNode(ctx, r, t); err != nil {
-					add(err)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return errs
+	errs := c.fanOut(ctx, targets, cqlRegs, c.runNode)
+	return append(errs, c.fanOut(ctx, targets, nodetoolRegs, c.runNode)...)
 }
 
 // joinRunErrors joins the errors of one CollectAll or CollectSource, with

@@ -38,6 +38,9 @@ type Config struct {
 	LocalDC string `yaml:"local_dc"`
 	// ProtoVersion is the CQL native protocol version: 3 or 4, 0 to negotiate.
 	ProtoVersion int `yaml:"proto_version"`
+	// NodeConcurrency bounds the nodes one run reads at once in cluster
+	// mode (default 16): a worker pool, whatever the ring's size.
+	NodeConcurrency int `yaml:"node_concurrency"`
 	// RetryBackoff is the wait after a node's first failure, doubled on each
 	// further failure up to MaxRetryBackoff.
 	RetryBackoff    time.Duration `yaml:"retry_backoff"`
@@ -87,6 +90,9 @@ const (
 
 	minPageSize = 100 // below 100 the round trips dominate (gocql doc)
 	maxPageSize = 5000
+
+	defaultNodeConcurrency = 16
+	maxNodeConcurrency     = 1024
 )
 
 // WithDefaults returns c with every unset field at its default.
@@ -105,6 +111,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.PageSize == 0 {
 		c.PageSize = 1000
+	}
+	if c.NodeConcurrency == 0 {
+		c.NodeConcurrency = defaultNodeConcurrency
 	}
 	if c.RetryBackoff == 0 {
 		c.RetryBackoff = 5 * time.Second
@@ -174,6 +183,9 @@ func (c Config) Validate() error {
 	}
 	if c.PageSize < minPageSize || c.PageSize > maxPageSize {
 		bad("collector.page_size: must be between %d and %d, got %d", minPageSize, maxPageSize, c.PageSize)
+	}
+	if c.NodeConcurrency < 1 || c.NodeConcurrency > maxNodeConcurrency {
+		bad("collector.node_concurrency: must be between 1 and %d, got %d", maxNodeConcurrency, c.NodeConcurrency)
 	}
 	if c.ProtoVersion != 0 && c.ProtoVersion != 3 && c.ProtoVersion != 4 {
 		bad("collector.proto_version: must be 3 or 4 (0 negotiates), got %d", c.ProtoVersion)

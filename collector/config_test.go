@@ -45,6 +45,10 @@ func TestConfigValidate(t *testing.T) {
 		{"backoff order", func(c *Config) { c.RetryBackoff, c.MaxRetryBackoff = time.Minute, time.Second }, []string{
 			"collector.max_retry_backoff: must be at least collector.retry_backoff (1m0s), got 1s"}},
 		{"page size", func(c *Config) { c.PageSize = 50000 }, []string{"collector.page_size: must be between 100 and 5000, got 50000"}},
+		{"node concurrency", func(c *Config) { c.NodeConcurrency = -1 }, []string{"collector.node_concurrency: must be between 1 and 1024, got -1"}},
+		{"nodetool runs", func(c *Config) {
+			c.NodetoolSampler = NodetoolSamplerConfig{Command: []string{"nodetool"}, MaxConcurrentRuns: 100}
+		}, []string{"collector.nodetool_sampler: nodetool sampler: max_concurrent_runs 100 must be between 1 and 64"}},
 		{"protocol", func(c *Config) { c.ProtoVersion = 5 }, []string{"collector.proto_version: must be 3 or 4 (0 negotiates), got 5"}},
 		{"rest", func(c *Config) { c.ScyllaREST = ScyllaRESTConfig{Port: -1, Scheme: "ftp"} }, []string{
 			"collector.scylla_rest.port: must be between 1 and 65535, got -1",

@@ -14,6 +14,10 @@ type registration struct {
 	enabled  bool
 	schedule string
 	timeout  time.Duration
+	// nodetool: each run on a node starts a nodetool JVM, so it waits for
+	// one of collector.nodetool_sampler.max_concurrent_runs slots, and its
+	// schedule is staggered against the other nodetool sources'.
+	nodetool bool
 }
 
 // sourceDeps is the state some sources keep between runs.
@@ -79,11 +83,11 @@ func registry(cfg Config, d *sourceDeps) []registration {
 			timeout: cfg.ScyllaREST.SampleDuration + 30*time.Second},
 
 		{src: nodetoolSource{cfg: cfg.NodetoolSampler}, enabled: cfg.NodetoolSampler.Configured(), schedule: rarely,
-			timeout: nodetoolSamplerTimeout},
+			timeout: nodetoolSamplerTimeout, nodetool: true},
 		{src: nodetoolHistogramsSource{cfg: cfg.NodetoolSampler}, enabled: cfg.NodetoolSampler.Configured(), schedule: rarely,
-			timeout: nodetoolHistogramsTimeout},
+			timeout: nodetoolHistogramsTimeout, nodetool: true},
 		{src: nodetoolTablestatsSource{cfg: cfg.NodetoolSampler}, enabled: cfg.NodetoolSampler.Configured(), schedule: rarely,
-			timeout: nodetoolTablestatsTimeout},
+			timeout: nodetoolTablestatsTimeout, nodetool: true},
 	}
 }
 

@@ -3,6 +3,7 @@
 # tables (cmd/benchtables) in one run: partmon's cycle, scrape and memory,
 # what a cycle costs the node (Cassandra's CPU and GC pauses, idle
 # subtracted) next to one jmx_exporter scrape and one `nodetool tablestats`,
+# a minute of the default schedule with the nodetool runner off and on,
 # the peer's scrape, series and memory, and the nodetool sampler's one pass
 # over every table; then the Go benchmarks of the exposition, the analysis
 # and the ownership computation. Results: docs/benchmarks.md explains them;

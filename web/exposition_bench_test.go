@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/internal/reporttest"
@@ -90,4 +92,28 @@ func BenchmarkExpositionPublish1000Tables3Nodes(b *testing.B) {
 	for b.Loop() {
 		e.Publish(r)
 	}
+}
+
+// BenchmarkExpositionDuringRebuild1000Tables3Nodes is a gzip scrape that
+// arrives while the next Publish's rebuild is under way (held for the whole
+// benchmark): it is served the previous page, so it costs what
+// BenchmarkExposition1000Tables3Nodes/gzip does, not the rebuild.
+func BenchmarkExpositionDuringRebuild1000Tables3Nodes(b *testing.B) {
+	e := exporter.New(exporter.Options{Mode: publish.ModeCluster, BuildInfo: fixtureBuild})
+	m := newMetricsHandler(e, prometheus.NewRegistry(), prometheus.NewCounterVec(prometheus.CounterOpts{Name: "errs"}, []string{"cause"}),
+		zapPrintln{}, 0)
+	r := reporttest.Large(1000)
+	e.Publish(r)
+	scrape(b, m, "gzip")
+	held := holdRebuilds(m)
+	published := make(chan struct{})
+	go func() { e.Publish(r); close(published) }()
+	<-held.started
+	b.ReportAllocs()
+	for b.Loop() {
+		scrape(b, m, "gzip")
+	}
+	b.StopTimer()
+	close(held.release)
+	<-published
 }

@@ -75,15 +75,24 @@ func (g cachedGatherer) Gather() ([]*dto.MetricFamily, error) {
 	return x.families, x.err
 }
 
-// current is the exposition of the exporter's latest generation, built if needed.
+// current is the page a scrape serves. Once one exists it is the last one
+// built: a Publish rebuilds on its own goroutine (refresh) and swaps the new
+// page in when it is ready, so a scrape during a rebuild (about 250 ms at
+// 3 × 1,000 tables) is served the previous generation at once instead of
+// waiting. Only the first page, before any was built, is built here.
 func (m *metricsHandler) current() *exposition {
-	gen := m.e.Cycle().Generation
-	if x := m.page.Load(); x != nil && x.generation == gen {
+	if x := m.page.Load(); x != nil {
 		return x
 	}
+	return m.build()
+}
+
+// build makes the exposition of the exporter's latest generation, unless
+// the stored one already is.
+func (m *metricsHandler) build() *exposition {
 	m.buildMu.Lock()
 	defer m.buildMu.Unlock()
-	gen = m.e.Cycle().Generation // read before gathering: the content is at least this new
+	gen := m.e.Cycle().Generation // read before gathering: the content is at least this new
 	prev := m.page.Load()
 	if prev != nil && prev.generation == gen {
 		return prev
@@ -96,19 +105,31 @@ func (m *metricsHandler) current() *exposition {
 	m.builds.Add(1)
 	// Encode at once what the previous report was served as, so that
 	// scrapes after a Publish find their bytes ready.
-	if prev != nil {
-		prev.mu.Lock()
-		for f, p := range prev.encoded {
-			x.part(f, p.deflate != nil)
-		}
-		prev.mu.Unlock()
+	for f, deflated := range prev.servedFormats() {
+		x.part(f, deflated)
 	}
 	m.page.Store(x)
 	return x
 }
 
+// servedFormats are the formats x was encoded in, and whether deflated; a
+// copy, so that encoding the next page does not hold x's lock (scrapes of x
+// take it).
+func (x *exposition) servedFormats() map[expfmt.Format]bool {
+	if x == nil {
+		return nil
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	out := make(map[expfmt.Format]bool, len(x.encoded))
+	for f, p := range x.encoded {
+		out[f] = p.deflate != nil
+	}
+	return out
+}
+
 // refresh runs after every Publish.
-func (m *metricsHandler) refresh() { m.current() }
+func (m *metricsHandler) refresh() { m.build() }
 
 // part is the exporter's families encoded in format f (and deflated).
 func (x *exposition) part(f expfmt.Format, deflated bool) *encodedPart {

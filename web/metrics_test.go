@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -267,3 +268,58 @@ func TestCachedPageGatherError(t *testing.T) {
 type printlnFunc func(v ...any)
 
 func (f printlnFunc) Println(v ...any) { f(v...) }
+
+// heldGatherer is the exporter's gather with a gate: once held, each Gather
+// says it started and waits for release, as a slow rebuild would.
+type heldGatherer struct {
+	prometheus.Gatherer
+	started, release chan struct{}
+}
+
+func holdRebuilds(m *metricsHandler) heldGatherer {
+	g := heldGatherer{Gatherer: m.own, started: make(chan struct{}, 1), release: make(chan struct{})}
+	m.own = g
+	return g
+}
+
+func (g heldGatherer) Gather() ([]*dto.MetricFamily, error) {
+	g.started <- struct{}{}
+	<-g.release
+	return g.Gatherer.Gather()
+}
+
+// TestScrapeDuringRebuildServesPreviousPage: while a Publish's rebuild is
+// held, a scrape is answered at once with the previous page; once the
+// rebuild ends, scrapes get the new one.
+func TestScrapeDuringRebuildServesPreviousPage(t *testing.T) {
+	e := exporter.New(exporter.Options{BuildInfo: fixtureBuild})
+	m := newMetricsHandler(e, prometheus.NewRegistry(), prometheus.NewCounterVec(prometheus.CounterOpts{Name: "errs"}, []string{"cause"}),
+		zapPrintln{}, 0)
+	e.Publish(reporttest.Cluster())
+	before := serve(t, m, "/metrics", "", "gzip")
+
+	held := holdRebuilds(m)
+	second := reporttest.Cluster()
+	second.Findings = second.Findings[:1]
+	published := make(chan struct{})
+	go func() { e.Publish(second); close(published) }()
+	<-held.started
+
+	answered := make(chan response, 1)
+	go func() { answered <- serve(t, m, "/metrics", "", "gzip") }()
+	select {
+	case during := <-answered:
+		if !bytes.Equal(during.body, before.body) {
+			t.Error("a scrape during the rebuild was not served the previous page")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a scrape during a rebuild waited on it (no answer within 5 s)")
+	}
+
+	close(held.release)
+	<-published
+	after := serve(t, m, "/metrics", "", "gzip")
+	if bytes.Equal(after.body, before.body) || !bytes.Contains(before.body, []byte(`kind="hot_token_range"`)) {
+		t.Error("after the rebuild, scrapes are not served the new page")
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"strings"
 )
@@ -140,12 +141,33 @@ func costRows(results []*stageResult) [][]string {
 	ratioOf := func(a, b string) func(r *stageResult) string {
 		return func(r *stageResult) string { return ratio(median(netCPU(r, a)), median(netCPU(r, b))) }
 	}
+	perMinuteOf := func(withNodetool bool) func(r *stageResult) string {
+		return func(r *stageResult) string {
+			if n := len(r.ScheduleFailed); n > 0 {
+				return fmt.Sprintf("%s (%d source runs failed)", number(perMinute(r, withNodetool)), n)
+			}
+			return number(perMinute(r, withNodetool))
+		}
+	}
+	jmxPerMinute := func(scrapes float64) func(r *stageResult) string {
+		return func(r *stageResult) string {
+			if v := netCPU(r, costJMX); len(v) > 0 {
+				return number(median(v) * scrapes)
+			}
+			return "not measured"
+		}
+	}
 	return [][]string{
 		line("node idle, CPU ms per s", func(r *stageResult) string { return spreadScaled(r.IdleCPU, 1000) }),
 		line("node CPU per partmon cycle (sidecar, warm), ms", cpu(costCycle)),
 		line("node CPU per jmx_exporter scrape, ms", cpu(costJMX)),
 		line("node CPU per `nodetool tablestats`, ms", cpu(costTablestats)),
 		line("node CPU per `nodetool tablehistograms` of every table (partmon's nodetool_histograms source), ms", cpu(costHistograms)),
+		line("node CPU per run of the three nodetool sources (sampler, histograms, tablestats), ms", cpu(costScheduleNodetool)),
+		line("node CPU per minute, partmon's default schedule, nodetool runner off, ms", perMinuteOf(false)),
+		line("node CPU per minute, partmon's default schedule, nodetool runner on, ms", perMinuteOf(true)),
+		line("node CPU per minute, jmx_exporter scraped every 60 s, ms", jmxPerMinute(1)),
+		line("node CPU per minute, jmx_exporter scraped every 15 s, ms", jmxPerMinute(4)),
 		line("jmx_exporter scrape ÷ partmon cycle (node CPU)", ratioOf(costJMX, costCycle)),
 		line("tablestats ÷ partmon cycle (node CPU)", ratioOf(costTablestats, costCycle)),
 		line("node GC pauses per partmon cycle, ms", gc(costCycle)),
@@ -257,6 +279,14 @@ func procCPU(r *stageResult, key string) []float64 {
 		v = append(v, c.Process*1000)
 	}
 	return v
+}
+
+// number is v with one decimal, or "not measured" for NaN.
+func number(v float64) string {
+	if math.IsNaN(v) {
+		return "not measured"
+	}
+	return fmt.Sprintf("%.1f", v)
 }
 
 // spreadOr is spread, or "not measured" without values.

@@ -49,9 +49,13 @@ type stageResult struct {
 
 	// Cost to the node (Cassandra's CPU and GC pauses) and to the client's
 	// own process, per action, with the node's idle rate.
-	Cost    map[string][]nodeCost `json:"cost"` // costCycle, costJMX, costTablestats
-	IdleCPU []float64             `json:"node_idle_cpu_s_per_s"`
-	IdleGC  []float64             `json:"node_idle_gc_ms_per_s"`
+	Cost map[string][]nodeCost `json:"cost"` // costCycle, costJMX, costTablestats, the schedule's groups
+	// SchedulePeriods is each schedule group's period in seconds, by its Cost key.
+	SchedulePeriods map[string]float64 `json:"schedule_periods_s"`
+	// ScheduleFailed are the schedule groups' source failures, "source: error".
+	ScheduleFailed []string  `json:"schedule_failed_sources,omitempty"`
+	IdleCPU        []float64 `json:"node_idle_cpu_s_per_s"`
+	IdleGC         []float64 `json:"node_idle_gc_ms_per_s"`
 	// GCMeasured: the node's GC pause log could be switched on (jcmd).
 	GCMeasured bool `json:"gc_measured"`
 	idle       *costMeter
@@ -102,7 +106,8 @@ func (r *stageResult) idleNet(c nodeCost) (cpu, gc float64) {
 
 func measure(ctx context.Context, c *benchCluster, n int, o options) (*stageResult, error) {
 	node := c.hosts[o.node-1]
-	r := &stageResult{UserTables: n, Node: node, Load: map[string]string{"start": loadAvg()}, Cost: map[string][]nodeCost{}}
+	r := &stageResult{UserTables: n, Node: node, Load: map[string]string{"start": loadAvg()}, Cost: map[string][]nodeCost{},
+		SchedulePeriods: map[string]float64{}}
 	logf("measuring %d tables on node %d (%s), %d runs", n, o.node, node, o.runs)
 	pid, err := c.cassandraPID(ctx, o.node)
 	if err != nil {
@@ -126,7 +131,8 @@ func measure(ctx context.Context, c *benchCluster, n int, o options) (*stageResu
 
 // measureRuns interleaves, o.runs times: an idle window of the node, the
 // warm sidecar and cluster cycles, `partmon report`, one jmx_exporter
-// scrape, and nodetool tablestats, tablehistograms and version.
+// scrape, nodetool tablestats, tablehistograms and version, and the default
+// schedule's source groups with the nodetool runner on.
 func measureRuns(ctx context.Context, c *benchCluster, r *stageResult, o options) error {
 	node := r.Node
 	side, err := newCycleBench([]string{node}, "sidecar")
@@ -139,6 +145,11 @@ func measureRuns(ctx context.Context, c *benchCluster, r *stageResult, o options
 		return err
 	}
 	defer clus.close()
+	sched, err := newScheduleBench(c, o.node)
+	if err != nil {
+		return err
+	}
+	defer sched.close()
 	peer, err := startPeer(ctx, c, r, o)
 	if err != nil {
 		return err
@@ -152,6 +163,7 @@ func measureRuns(ctx context.Context, c *benchCluster, r *stageResult, o options
 	r.ColdStmts = cold.statements[node]
 	_ = clus.run(ctx) // connects and probes every node
 	side.counter.statements(node)
+	sched.warm(ctx)
 
 	for i := 0; i < o.runs; i++ {
 		if ctx.Err() != nil {
@@ -172,6 +184,9 @@ func measureRuns(ctx context.Context, c *benchCluster, r *stageResult, o options
 			return err
 		}
 		if err := runNodetool(ctx, c, r, o); err != nil {
+			return err
+		}
+		if err := sched.run(ctx, r); err != nil {
 			return err
 		}
 		logf("run %d/%d: cycle %.0f ms (%d statements), partmon report %.0f ms, tablestats %.0f ms%s",

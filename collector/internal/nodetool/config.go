@@ -37,6 +37,10 @@ type SamplerConfig struct {
 	// node. It was the number of per-table runs at once and is still
 	// accepted (and checked) so that existing files load.
 	Parallel int `yaml:"parallel"`
+	// MaxConcurrentRuns bounds the nodetool commands (each a JVM) partmon
+	// runs at once, over every node and every source that runs this
+	// command (default 2, at most 64).
+	MaxConcurrentRuns int `yaml:"max_concurrent_runs"`
 }
 
 const (
@@ -45,6 +49,8 @@ const (
 	defaultSamplerTopK     = 10
 	maxSamplerCapacity     = 1024 // ProfileLoad: "Capacity (-s) cannot exceed 1024."
 	maxSamplerParallel     = 8
+	defaultMaxRuns         = 2
+	maxMaxRuns             = 64
 	maxOutput              = 4 << 20
 	// startGrace is what a nodetool run needs beyond its sampling window
 	// (JVM start, JMX connect); a deadline closer than that cannot succeed.
@@ -74,6 +80,9 @@ func (c SamplerConfig) WithDefaults() SamplerConfig {
 	if c.Parallel == 0 {
 		c.Parallel = 1
 	}
+	if c.MaxConcurrentRuns == 0 {
+		c.MaxConcurrentRuns = defaultMaxRuns
+	}
 	return c
 }
 
@@ -102,6 +111,9 @@ func (c SamplerConfig) Validate() error {
 	}
 	if c.Parallel < 1 || c.Parallel > maxSamplerParallel {
 		return fmt.Errorf("nodetool sampler: parallel %d must be between 1 and %d", c.Parallel, maxSamplerParallel)
+	}
+	if c.MaxConcurrentRuns < 1 || c.MaxConcurrentRuns > maxMaxRuns {
+		return fmt.Errorf("nodetool sampler: max_concurrent_runs %d must be between 1 and %d", c.MaxConcurrentRuns, maxMaxRuns)
 	}
 	return nil
 }

@@ -32,7 +32,7 @@ func TestParseCellCounts(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := ParseCellCounts(c.out)
+			got, err := ParseCellCounts(strings.NewReader(c.out), nil)
 			if c.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 					t.Fatalf("err %v, want %q", err, c.wantErr)

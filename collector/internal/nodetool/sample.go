@@ -1,13 +1,10 @@
 package nodetool
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/partmon/partmon/collector/internal/cqlname"
@@ -110,59 +107,3 @@ func keep(hot []model.HotPartition, wanted map[string]bool, listed int, cfg Samp
 	}
 	return out
 }
-
-// runBounded runs name args in its own process group and kills the whole
-// group (a wrapper script and its JVM) when ctx ends.
-func runBounded(ctx context.Context, name string, args []string) (string, error) {
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = killWait
-	stdout := &cappedBuffer{limit: maxOutput}
-	stderr := &cappedBuffer{limit: 64 << 10}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	err := cmd.Run()
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return "", fmt.Errorf("%s killed: %w", name, ctxErr)
-	}
-	if err != nil {
-		return "", fmt.Errorf("%s: %w: %s", name, err, excerpt(stderr.String(), stdout.String()))
-	}
-	if stdout.overflow {
-		return "", fmt.Errorf("%s printed more than %d bytes", name, maxOutput)
-	}
-	return stdout.String(), nil
-}
-
-// excerpt picks the most telling output of a failed run: nodetool prints
-// argument errors on stderr and some JMX errors on stdout.
-func excerpt(stderr, stdout string) string {
-	s := strings.TrimSpace(stderr)
-	if s == "" {
-		s = strings.TrimSpace(stdout)
-	}
-	if s == "" {
-		return "(no output)"
-	}
-	return truncate(s, 512)
-}
-
-// cappedBuffer keeps the first limit bytes and drops the rest, so a runaway
-// child cannot exhaust memory; Write never fails, so the child never blocks.
-type cappedBuffer struct {
-	buf      bytes.Buffer
-	limit    int
-	overflow bool
-}
-
-func (b *cappedBuffer) Write(p []byte) (int, error) {
-	if room := b.limit - b.buf.Len(); room < len(p) {
-		b.overflow = true
-		b.buf.Write(p[:max(room, 0)])
-		return len(p), nil
-	}
-	b.buf.Write(p)
-	return len(p), nil
-}
-
-func (b *cappedBuffer) String() string { return b.buf.String() }

@@ -207,6 +207,8 @@ func TestSamplerConfigValidate(t *testing.T) {
 		{"top_k equal to capacity", func(c *SamplerConfig) { c.TopK = c.Capacity }, "below capacity"},
 		{"unknown sampler", func(c *SamplerConfig) { c.Samplers = []string{"READS", "LOCAL_READ_TIME"} }, "LOCAL_READ_TIME"},
 		{"parallel too high", func(c *SamplerConfig) { c.Parallel = 100 }, "parallel"},
+		{"max_concurrent_runs too high", func(c *SamplerConfig) { c.MaxConcurrentRuns = 65 }, "max_concurrent_runs"},
+		{"max_concurrent_runs negative", func(c *SamplerConfig) { c.MaxConcurrentRuns = -1 }, "max_concurrent_runs"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -226,14 +228,20 @@ func TestSamplerConfigValidate(t *testing.T) {
 // package collector) runs the real nodetool.
 func replayNodetool(t *testing.T, fixture string) (cmd []string, argsFile string) {
 	t.Helper()
-	dir := t.TempDir()
-	argsFile = filepath.Join(dir, "args")
 	abs, err := filepath.Abs(filepath.Join("testdata", fixture))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return replayFile(t, abs)
+}
+
+// replayFile is a nodetool that records its arguments and prints the file
+// at path.
+func replayFile(t *testing.T, path string) (cmd []string, argsFile string) {
+	t.Helper()
+	argsFile = filepath.Join(t.TempDir(), "args")
 	script := `printf '%s\n' "$@" >> "$ARGS"; cat "$FIXTURE"`
-	script = "ARGS=" + shellQuote(argsFile) + " FIXTURE=" + shellQuote(abs) + "; " + script
+	script = "ARGS=" + shellQuote(argsFile) + " FIXTURE=" + shellQuote(path) + "; " + script
 	return []string{"sh", "-c", script, "nodetool", "--host-opt"}, argsFile
 }
 
@@ -288,6 +296,7 @@ func TestSampleFailures(t *testing.T) {
 		{"a requested section missing", []string{"sh", "-c", "sed '/writes/,$d' testdata/profileload_all_tables_k10.txt"},
 			[]string{"cap.events"}, "no WRITES section"},
 		{"command not found", []string{"/nonexistent/nodetool"}, []string{"pm_hot.kv"}, "no such file"},
+		{"runaway output", []string{"sh", "-c", "yes"}, []string{"pm_hot.kv"}, "printed more than 4194304 bytes"},
 		{"bad table name", []string{"true"}, []string{"pm_hot"}, "keyspace.table"},
 	}
 	for _, tc := range tests {
@@ -422,6 +431,7 @@ capacity: 512
 top_k: 50
 samplers: [READS]
 parallel: 2
+max_concurrent_runs: 3
 `
 	var got SamplerConfig
 	dec := yaml.NewDecoder(strings.NewReader(doc))
@@ -430,7 +440,7 @@ parallel: 2
 		t.Fatal(err)
 	}
 	want := SamplerConfig{Command: []string{"nodetool", "-h", "127.0.0.1", "-p", "7199"}, Duration: 15 * time.Second,
-		Capacity: 512, TopK: 50, Samplers: []string{"READS"}, Parallel: 2}
+		Capacity: 512, TopK: 50, Samplers: []string{"READS"}, Parallel: 2, MaxConcurrentRuns: 3}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("decoded %+v, want %+v", got, want)
 	}

@@ -1,10 +1,11 @@
 package nodetool
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
@@ -50,45 +51,86 @@ func tablestatsArgs(wanted map[string]bool) []string {
 // tools/nodetool/stats/TableStatsHolder.java, the same keys in 4.0.19,
 // 4.1.10 and 5.0.8): {"<keyspace>": {"tables": {"<table>":
 // {"number_of_partitions_estimate": N, …}}}, "total_number_of_tables": n}.
-// Keys are "ks.table"; a table reporting 0 is kept (nothing on disk or in
-// memory: the gauge's -1, which nodetool prints as 0).
-func ParseDistinctPartitions(out string) (map[string]int64, error) {
-	start := strings.IndexByte(out, '{')
-	if start < 0 {
-		return nil, fmt.Errorf("no JSON object in %q", truncate(strings.TrimSpace(out), 200))
+// It decodes r as it comes, one table's object at a time (about 1.9 KB), so
+// its memory is what it returns, whatever the table count. It returns the
+// tables keep accepts (nil: every table), keyed "ks.table"; a table
+// reporting 0 is kept (nothing on disk or in memory: the gauge's -1, which
+// nodetool prints as 0).
+func ParseDistinctPartitions(r io.Reader, keep func(table string) bool) (map[string]int64, error) {
+	br := bufio.NewReader(r)
+	if before, err := skipToObject(br); err != nil {
+		return nil, fmt.Errorf("no JSON object in %q: %w", truncate(strings.TrimSpace(before), 200), err)
 	}
-	var doc map[string]json.RawMessage
-	dec := json.NewDecoder(strings.NewReader(out[start:]))
+	dec := json.NewDecoder(br)
 	dec.UseNumber()
-	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("%w in %q", err, truncate(strings.TrimSpace(out), 200))
-	}
 	res := map[string]int64{}
-	for ks, raw := range doc {
-		if !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) {
-			continue // total_number_of_tables and other scalars
+	err := readObject(dec, func(ks string) error {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
 		}
-		var k struct {
-			Tables map[string]map[string]json.RawMessage `json:"tables"`
+		if tok != json.Delim('{') {
+			return skipRest(dec, tok) // total_number_of_tables and other scalars
 		}
-		if err := json.Unmarshal(raw, &k); err != nil {
-			return nil, fmt.Errorf("keyspace %s: %w", ks, err)
-		}
-		for tb, fields := range k.Tables {
-			v, ok := fields["number_of_partitions_estimate"]
-			if !ok {
-				return nil, fmt.Errorf("%s.%s: no number_of_partitions_estimate", ks, tb)
+		return readMembers(dec, func(field string) error {
+			if field != "tables" {
+				return skipValue(dec)
 			}
-			var n json.Number
-			if err := json.Unmarshal(v, &n); err != nil {
-				return nil, fmt.Errorf("%s.%s: number_of_partitions_estimate %s is not a number", ks, tb, truncate(string(v), 40))
+			if err := expectDelim(dec, '{'); err != nil {
+				return fmt.Errorf("keyspace %s: tables: %w", ks, err)
 			}
-			c, err := n.Int64()
-			if err != nil || c < 0 {
-				return nil, fmt.Errorf("%s.%s: number_of_partitions_estimate %s is not a count", ks, tb, n)
-			}
-			res[model.TableKey(ks, tb)] = c
-		}
+			return readMembers(dec, func(tb string) error {
+				return readPartitionCount(dec, ks, tb, keep, res)
+			})
+		})
+	})
+	if err != nil {
+		return nil, err
 	}
 	return res, nil
+}
+
+// readPartitionCount decodes one table's object and stores its
+// number_of_partitions_estimate in res if keep wants the table.
+func readPartitionCount(dec *json.Decoder, ks, tb string, keep func(string) bool, res map[string]int64) error {
+	var fields struct {
+		Estimate json.RawMessage `json:"number_of_partitions_estimate"` // the only field read: the rest is scanned, not kept
+	}
+	if err := dec.Decode(&fields); err != nil {
+		return fmt.Errorf("%s.%s: %w", ks, tb, unexpectedEOF(err))
+	}
+	table := model.TableKey(ks, tb)
+	if keep != nil && !keep(table) {
+		return nil
+	}
+	v := fields.Estimate
+	if v == nil {
+		return fmt.Errorf("%s.%s: no number_of_partitions_estimate", ks, tb)
+	}
+	var n json.Number
+	if err := json.Unmarshal(v, &n); err != nil {
+		return fmt.Errorf("%s.%s: number_of_partitions_estimate %s is not a number", ks, tb, truncate(string(v), 40))
+	}
+	c, err := n.Int64()
+	if err != nil || c < 0 {
+		return fmt.Errorf("%s.%s: number_of_partitions_estimate %s is not a count", ks, tb, n)
+	}
+	res[table] = c
+	return nil
+}
+
+// skipToObject reads r up to its first '{' (a JVM's warnings may come
+// first) and returns what it skipped, at most 4 KiB of it.
+func skipToObject(r *bufio.Reader) (string, error) {
+	skipped := &cappedBuffer{limit: 4 << 10}
+	for {
+		b, err := r.ReadByte()
+		if err != nil {
+			return skipped.String(), err
+		}
+		if b == '{' {
+			return skipped.String(), r.UnreadByte()
+		}
+		skipped.Write([]byte{b})
+	}
 }

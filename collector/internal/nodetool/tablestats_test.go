@@ -35,7 +35,7 @@ func TestParseDistinctPartitions(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := ParseDistinctPartitions(c.out)
+			got, err := ParseDistinctPartitions(strings.NewReader(c.out), nil)
 			if c.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 					t.Fatalf("err %v, want %q", err, c.wantErr)

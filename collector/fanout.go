@@ -1,0 +1,61 @@
+package collector
+
+import (
+	"context"
+	"sync"
+)
+
+// fanOut runs regs in order on each target with at most
+// Config.NodeConcurrency targets at once, and returns the failures. A
+// nodetool source's run first waits for a nodetool slot (not counted in
+// its timeout: run starts after), so the host never runs more than
+// nodetool_sampler.max_concurrent_runs nodetool JVMs, whatever the node
+// count and however many nodetool sources fire together. Once ctx ends,
+// the runs not started are skipped.
+func (c *Collector) fanOut(ctx context.Context, targets []target, regs []registration, run func(context.Context, registration, target) error) []error {
+	if len(regs) == 0 || len(targets) == 0 {
+		return nil
+	}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	work := make(chan target)
+	for range min(c.cfg.NodeConcurrency, len(targets)) {
+		wg.Go(func() {
+			for t := range work {
+				for _, r := range regs {
+					if err := c.runInSlot(ctx, r, t, run); err != nil {
+						mu.Lock()
+						errs = append(errs, err)
+						mu.Unlock()
+					}
+				}
+			}
+		})
+	}
+	for _, t := range targets {
+		work <- t
+	}
+	close(work)
+	wg.Wait()
+	return errs
+}
+
+// runInSlot runs r on t, holding a nodetool slot for a nodetool source;
+// nothing when ctx has ended.
+func (c *Collector) runInSlot(ctx context.Context, r registration, t target, run func(context.Context, registration, target) error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	if r.nodetool {
+		select {
+		case c.nodetoolSlots <- struct{}{}:
+			defer func() { <-c.nodetoolSlots }()
+		case <-ctx.Done():
+			return nil
+		}
+	}
+	return run(ctx, r, t)
+}
