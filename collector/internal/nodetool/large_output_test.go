@@ -12,8 +12,8 @@ import (
 	"time"
 )
 
-// largeTables is the table count the large-output tests generate: issue
-// #27's 10,000 tables, in keyspaces of 100.
+// largeTables is the table count the large-output tests generate:
+// 10,000 tables, in keyspaces of 100.
 const largeTables = 10_000
 
 func largeTableName(i int) (ks, table string) {
@@ -98,7 +98,7 @@ func largeTableList() []string {
 	return tables
 }
 
-// Issue #27: at 10,000 tables both outputs are several times the 4 MiB the
+// At 10,000 tables both outputs are several times the 4 MiB the
 // runs were cut at; each is read whole, every table's count returned.
 func TestTableCountsAtTenThousandTables(t *testing.T) {
 	cases := []struct {
