@@ -53,10 +53,12 @@ func TestRuleWidePartition(t *testing.T) {
 		{name: "ScyllaDB's per-read histograms are never filled", engine: model.EngineScyllaDB, maxRows: 126_934, maxBytes: 124 * mib,
 			noNote: "wide_partition"},
 		// Truth corpus scenario 18: a 150,000-row partition read with LIMIT 500.
-		// 22 MiB has room for 3,295,524 rows of 7 bytes (header 3, int clustering 4).
+		// 22 MiB has room for 2,563,186 rows of 9 bytes (header 3, content 1,
+		// clustering header 1, int 4) and one of 5 (the empty clustering).
 		{name: "reads capped by LIMIT, room for many rows: unknown", maxRows: 500, p50Rows: 500, maxBytes: 22 * mib,
-			wantNote: "wide_partition of ks.t unknown: its largest partition fragment (max_partition_size, per sstable) is up to 22 MiB, room for up to 3,295,524 rows of at least 7 bytes, while the most live rows one read command counted was 500"},
-		// 512 KiB holds at most 74,898 rows of 7 bytes: it cannot be wide.
+			wantNote: "wide_partition of ks.t unknown: its largest partition fragment is up to 22 MiB (max_partition_size, per sstable): room for at most 2,563,186 rows of at least 9 bytes, " +
+				"while the most live rows one read command counted was 500 (rows_per_read; pages and LIMIT cap it); what decides: nodetool tablehistograms ks t, whose Partition Size max is in bytes"},
+		// 512 KiB holds at most 58,254 rows of 9 bytes: it cannot be wide.
 		{name: "no room for a wide partition: nothing to say", maxRows: 500, maxBytes: 512 * kib, noNote: "wide_partition"},
 		{name: "a finding, no unknown note", maxRows: 126_934, maxBytes: 124 * mib, wantSev: SeverityWarning, wantRows: 105_779,
 			noNote: "wide_partition of ks.t unknown"},
@@ -399,7 +401,7 @@ func TestRuleWidePartitionFromCells(t *testing.T) {
 			cells: 263_210, wantSev: SeverityWarning, wantRows: 109_671},
 		// A list writes a cell per element: 943,127 cells may be 10 rows.
 		{name: "a collection bounds nothing", cols: []model.Column{col("tags", "list<text>")}, cells: 943_127, perRead: 500,
-			wantNote: "bounds no row count: a row of this table may write any number of cells"},
+			wantNote: "wide_partition of ks.t unknown: its largest partition fragment is up to 22 MiB"},
 		{name: "a non-frozen user type bounds nothing", cols: []model.Column{col("addr", "address")}, cells: 943_127},
 		{name: "key columns only: no cells", cols: nil, cells: 943_127},
 		{name: "rows per read counts more: it speaks, at warning", cols: hotel, cells: 943_127, perRead: 1_358_102, wantSev: SeverityWarning, wantRows: 1_131_753,
