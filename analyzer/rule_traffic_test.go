@@ -439,3 +439,50 @@ func TestRuleWidePartitionFromCells(t *testing.T) {
 		})
 	}
 }
+
+// The one-shot samples twice (collector.SampleAgain): a key is graded at
+// the lower of its two windows on a node (issue 24; docs/detection.md: a
+// key at 24 % of its node is graded warning in ~2 % of single windows).
+func TestHotKeyGradedAtTheLowerOfTwoWindows(t *testing.T) {
+	window := func(pass int, count int64) model.HotPartition {
+		return model.HotPartition{Keyspace: "ks", Table: "t", Key: "hot", Op: "read", Count: count, Total: 1000, Window: 10, Source: "nodetool", Pass: pass}
+	}
+	cases := []struct {
+		name      string
+		hps       []model.HotPartition
+		wantSev   Severity
+		wantShare float64
+	}{
+		{name: "one window: graded on it", hps: []model.HotPartition{window(0, 300)}, wantSev: SeverityWarning, wantShare: 0.3},
+		{name: "an unlucky first window, an ordinary second: not hot", hps: []model.HotPartition{window(0, 300), window(1, 240)}},
+		{name: "hot in both: graded at the lower", hps: []model.HotPartition{window(0, 600), window(1, 320)}, wantSev: SeverityWarning, wantShare: 0.32},
+		{name: "critical in both", hps: []model.HotPartition{window(0, 900), window(1, 800)}, wantSev: SeverityCritical, wantShare: 0.8},
+		{name: "missing from the second window's list: not graded", hps: []model.HotPartition{window(0, 900),
+			{Keyspace: "ks", Table: "t", Key: "other", Op: "read", Count: 500, Total: 1000, Window: 10, Pass: 1}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := newSnap().ring("dc1", 3).keyspace("ks", simple("1"), table("t", pk("k", "text", 0)))
+			b.stats("h01", "ks", "t", model.TableStats{LocalReads: model.Ops{Count: 1e6, Rate: 100}})
+			b.nodeData("h01").HotPartitions = c.hps
+			var hot []Finding
+			for _, f := range ruleHotPartition(analysisOf(t, b.s)) {
+				if f.PartitionKey == "hot" {
+					hot = append(hot, f)
+				}
+			}
+			if c.wantSev == SeverityNone {
+				if len(hot) != 0 {
+					t.Fatalf("want none, got %+v", hot)
+				}
+				return
+			}
+			if len(hot) != 1 || hot[0].Severity != c.wantSev || math.Abs(hot[0].Value-c.wantShare) > 1e-9 {
+				t.Fatalf("got %+v, want %v at %g", hot, c.wantSev, c.wantShare)
+			}
+			if two := strings.Contains(hot[0].Summary, "the lower of 2 sampler windows"); two != (len(c.hps) > 1) {
+				t.Errorf("summary %q: says two windows %v, want %v", hot[0].Summary, two, len(c.hps) > 1)
+			}
+		})
+	}
+}

@@ -234,6 +234,9 @@ type HotPartition struct {
 	Total    int64   `json:"total"` // operations the sampler saw on this table in the window (0 if unknown)
 	Window   float64 `json:"window_seconds"`
 	Source   string  `json:"source"` // nodetool or rest
+	// Pass is the sampler window the entry comes from when a collection
+	// sampled twice (the one-shot report: 0 then 1); 0 otherwise.
+	Pass int `json:"pass,omitempty"`
 }
 
 // ThreadPool is one row of system_views.thread_pools.
