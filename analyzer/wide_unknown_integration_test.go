@@ -1,0 +1,121 @@
+//go:build integration
+
+package analyzer_test
+
+import (
+	"context"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/internal/testcluster"
+	"github.com/partmon/partmon/model"
+)
+
+// TestWideUnknownOnlyWhereNoBoundDecidesOnRealCluster holds issue 24 to the
+// fixture cluster: the report says "wide_partition … unknown" for no table
+// without a clustering column (one row a partition, by the schema), and for
+// no table whose largest partition fragment, as nodetool tablehistograms
+// prints it in bytes, cannot hold the warning's rows even at 5 bytes a row
+// (a row's 3 header bytes, 1 of content and the clustering's header byte:
+// a looser bound than partmon's, which also counts clustering values). The
+// cell histogram decides nothing here: it bounds rows from below only (a
+// row marker or a row deletion writes no cell). partmon's bytes must equal
+// nodetool's on every node.
+func TestWideUnknownOnlyWhereNoBoundDecidesOnRealCluster(t *testing.T) {
+	version, err := testcluster.Version()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	snap := snapshotWithNodetool(ctx, t, "nodetool_sampler", "nodetool_tablestats")
+	report := analyzer.Analyze(snap, nil, analyzer.DefaultThresholds())
+	warn := float64(analyzer.DefaultThresholds().PartitionRowsWarning)
+
+	notes := map[string][]string{} // table key → its wide_partition notes
+	for _, n := range report.Notes {
+		if rest, ok := strings.CutPrefix(n, "wide_partition of "); ok {
+			tk := strings.Fields(rest)[0]
+			notes[tk] = append(notes[tk], n)
+		}
+	}
+	withoutClustering, decidedByBytes := 0, 0
+	for _, ks := range snap.Schema.Keyspaces {
+		if !strings.HasPrefix(ks.Name, "pm_") {
+			continue
+		}
+		for _, tb := range ks.Tables {
+			tk := model.TableKey(ks.Name, tb.Name)
+			if !hasClustering(tb) {
+				withoutClustering++
+				for _, n := range notes[tk] {
+					t.Errorf("%s has no clustering column (one row a partition), yet: %s", tk, n)
+				}
+				continue
+			}
+			if testcluster.Series(version) < "5.0" {
+				continue // no tablehistograms source before 5.0
+			}
+			largest := largestFragmentOnNodes(ctx, t, snap, ks.Name, tb.Name)
+			if largest > 0 && math.Floor(largest/5) < warn {
+				decidedByBytes++
+				for _, n := range notes[tk] {
+					t.Errorf("%s: its largest fragment is %g bytes (nodetool), room for under %g rows of 5 bytes, yet: %s", tk, largest, warn, n)
+				}
+			}
+		}
+	}
+	if withoutClustering < 2 {
+		t.Errorf("%d fixture tables without a clustering column, want pm_hot.kv and pm_clean.users_by_id at least", withoutClustering)
+	}
+	if testcluster.Series(version) >= "5.0" && decidedByBytes == 0 {
+		t.Error("no fixture table's bytes decided: the check tested nothing")
+	}
+	t.Logf("%d wide_partition notes in the report; %d tables without a clustering column, %d decided by nodetool's bytes", len(notes), withoutClustering, decidedByBytes)
+}
+
+func hasClustering(tb model.Table) bool {
+	for _, c := range tb.Columns {
+		if c.Kind == "clustering" {
+			return true
+		}
+	}
+	return false
+}
+
+// largestFragmentOnNodes is the largest Partition Size max nodetool
+// tablehistograms prints for the table on any node (0: no sstable), after
+// checking that partmon read the same figure on each node.
+func largestFragmentOnNodes(ctx context.Context, t *testing.T, snap *model.Snapshot, keyspace, table string) float64 {
+	t.Helper()
+	largest := 0.0
+	for i, host := range testcluster.Hosts() {
+		out, err := nodetoolRetried(ctx, i+1, "tablehistograms", keyspace, table)
+		if err != nil {
+			t.Fatalf("nodetool tablehistograms %s %s on %s: %v", keyspace, table, host, err)
+		}
+		bytes := 0.0
+		for _, line := range strings.Split(out, "\n") {
+			if f := strings.Fields(line); len(f) == 6 && f[0] == "Max" {
+				if v, err := strconv.ParseFloat(f[4], 64); err == nil && !math.IsNaN(v) {
+					bytes = v
+				}
+			}
+		}
+		var got int64
+		for _, nd := range snap.PerNode {
+			if nd != nil && nd.Address == host && nd.Tables[model.TableKey(keyspace, table)] != nil {
+				got = nd.Tables[model.TableKey(keyspace, table)].MaxFragmentBytes
+			}
+		}
+		if float64(got) != bytes {
+			t.Errorf("%s.%s on %s: partmon read a largest fragment of %d bytes, nodetool says %g", keyspace, table, host, got, bytes)
+		}
+		largest = max(largest, bytes)
+	}
+	return largest
+}
