@@ -36,7 +36,7 @@ func TestWideUnknownOnlyWhereNoBoundDecides(t *testing.T) {
 		// The same table with nodetool's bucket bound, 152,321 bytes: at most 16,925 rows.
 		{name: "nodetool's bytes decide", cols: intCK, maxBytes: 1 * mib, fragmentBytes: 152_321, cells: 12_000, perRead: 500},
 		// The example: 126,934 cells at three a row bound the rows
-		// from below only (at least 35,260); a row marker writes no cell.
+		// from below only (at least 35,259); a row marker writes no cell.
 		{name: "cells do not bound rows from above", cols: threeCells, maxBytes: 1 * mib, cells: 126_934, perRead: 500, wantNote: "what decides: nodetool tablehistograms"},
 		{name: "nodetool's bytes leave room: the count decides", cols: intCK, maxBytes: 2 * mib, fragmentBytes: 1_131_752, perRead: 500,
 			wantNote: "its largest partition fragment is up to 1.1 MiB (nodetool tablehistograms Partition Size max, per sstable): room for at most 125,750 rows of at least 9 bytes, " +
