@@ -46,9 +46,9 @@ func TestRuleWidePartition(t *testing.T) {
 			wantNote: "range reads ran"},
 		{name: "rows per read: range reads long ago", maxRows: 126_934, maxBytes: 124 * mib, scans: model.Ops{Count: 7, PerSecond: 1e-6},
 			wantSev: SeverityWarning, wantRows: 105_779},
-		// 943,128 rows need at least 2.8 MB; no sstable holds more than 1 MiB of the table.
+		// 943,128 rows need at least 8 MB (9 bytes an int-clustered row); no sstable holds more than 1 MiB of the table.
 		{name: "rows the sstables cannot hold", maxRows: 1_131_752, maxBytes: 1 * mib, wantSev: SeverityWarning, wantRows: 943_128,
-			inText: []string{"no sstable fragment on 10.0.0.1 is big enough for them (largest 1.0 MiB holds at most 349,525 rows of 3 bytes): the partition is spread over sstables or still in memtables"}},
+			inText: []string{"no sstable fragment on 10.0.0.1 is big enough for them (largest 1.0 MiB holds at most 116,508 rows of 9 bytes): the partition is spread over sstables or still in memtables"}},
 		{name: "rows per read alone is never critical", maxRows: 1_358_102, maxBytes: 124 * mib, wantSev: SeverityWarning, wantRows: 1_131_753},
 		{name: "ScyllaDB's per-read histograms are never filled", engine: model.EngineScyllaDB, maxRows: 126_934, maxBytes: 124 * mib,
 			noNote: "wide_partition"},

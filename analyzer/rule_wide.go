@@ -159,9 +159,9 @@ func (a *analysis) perReadOnNode(tn *tableNode) (e wideEvidence, ok bool, why st
 // not read at all, is unknown over CQL; the cell histogram of nodetool
 // tablehistograms (JMX) bounds it whatever the reads do, when every column
 // writes one cell a row. Neither names a key. Rows and bytes are checked against each
-// other: n rows take at least n × minRowBytes of one sstable fragment, so
-// when max_partition_size cannot hold them the finding says the partition
-// is spread over sstables or still in memtables instead of quoting a size.
+// other: when the largest fragment cannot hold the rows (fragmentRowBound)
+// the finding says the partition is spread over sstables or still in
+// memtables instead of quoting a size.
 func ruleWidePartition(a *analysis) []Finding {
 	var out []Finding
 	warn, crit := float64(a.th.PartitionRowsWarning), float64(a.th.PartitionRowsCritical)
@@ -259,16 +259,17 @@ func (a *analysis) wideFinding(t *tableView, tn *tableNode, e wideEvidence, sev 
 		f.Summary = fmt.Sprintf("a read command on %s iterated %s to %s live rows of one partition of %s (rows_per_read max, a histogram bucket): a partition holds at least %s rows; which key is not named by any CQL source",
 			tn.node.Address, format.Count(e.rows), format.Count(e.upper), t.key, format.Count(e.rows))
 	}
+	fits, perRow := fragmentRowBound(t.schema, e.bytes)
 	switch {
 	case e.bytes <= 0:
-	case e.rows*minRowBytes <= e.bytes:
+	case e.rows <= fits:
 		f.Figures.PartitionBytes = e.bytes
 		if e.key == "" {
 			f.Summary += fmt.Sprintf("; the largest partition fragment on %s is up to %s (max_partition_size, per sstable)", tn.node.Address, format.Bytes(e.bytes))
 		}
 	default:
 		f.Summary += fmt.Sprintf("; no sstable fragment on %s is big enough for them (largest %s holds at most %s rows of %d bytes): the partition is spread over sstables or still in memtables",
-			tn.node.Address, format.Bytes(e.bytes), format.Count(math.Floor(e.bytes/minRowBytes)), minRowBytes)
+			tn.node.Address, format.Bytes(e.bytes), format.Count(fits), perRow)
 	}
 	f.Advice = a.wideAdvice(t, e)
 	return f
