@@ -14,6 +14,7 @@ import (
 // and advice behind a <details>.
 type pageProblem struct {
 	ID, Severity, Kind, Label, Where, Key, Sentence string
+	Kinds                                           string // every kind of the problem, space-separated
 	Value, Threshold                                string
 	Nodes                                           string // "127.0.0.1, 127.0.0.2" or ""
 	Summary, Advice, Sources                        string
@@ -49,7 +50,7 @@ func pageProblems(ps []analyzer.Problem) []pageProblem {
 	for _, pr := range sorted {
 		f := pr.Finding
 		p := pageProblem{
-			ID: f.ID, Severity: f.Severity.String(), Kind: f.Kind, Label: headline.Label(f.Kind),
+			ID: f.ID, Severity: f.Severity.String(), Kind: f.Kind, Kinds: strings.Join(pr.Kinds, " "), Label: headline.Label(f.Kind),
 			Where: headline.Where(f), Key: f.PartitionKey, Sentence: headline.Sentence(f),
 			Value: pageValue(f.Kind, f.Value, f.Unit), Threshold: pageValue(f.Kind, f.Threshold, f.Unit),
 			Nodes:   strings.Join(headline.Nodes(f), ", "),
