@@ -70,18 +70,7 @@ func TestNodetoolSamplerFindsHotKey(t *testing.T) {
 	}
 	table := []string{planted.Keyspace + "." + planted.Table}
 
-	// Wait until the traffic reaches the owner: short samples until the hot key shows.
-	probe := NodetoolSamplerConfig{Command: nodetoolCmd(owner), Duration: 2 * time.Second, TopK: 1, Samplers: []string{"READS"}}
-	for started := false; !started; {
-		if ctx.Err() != nil {
-			t.Fatalf("hot key never sampled on node %d before the deadline", owner)
-		}
-		hot, err := nodetool.Sample(ctx, probe, table)
-		if err != nil {
-			t.Fatalf("probe sample: %v", err)
-		}
-		started = len(hot) > 0 && hot[0].Key == planted.Key
-	}
+	waitForHotKey(ctx, t, nodetoolCmd(owner), table, planted.Key)
 
 	cfg := NodetoolSamplerConfig{Duration: hotSampleWindow, Capacity: 256, TopK: 255, Samplers: []string{"READS", "WRITES"}}
 	var wg sync.WaitGroup
@@ -179,6 +168,25 @@ func startHotTraffic(ctx context.Context, t *testing.T, root string) (*exec.Cmd,
 		}
 	})
 	return cmd, &out
+}
+
+// waitForHotKey samples the node behind command in short windows until
+// the hot key shows: the traffic has reached it.
+func waitForHotKey(ctx context.Context, t *testing.T, command, table []string, key string) {
+	t.Helper()
+	probe := NodetoolSamplerConfig{Command: command, Duration: 2 * time.Second, TopK: 1, Samplers: []string{"READS"}}
+	for {
+		if ctx.Err() != nil {
+			t.Fatalf("hot key never sampled by %v before the deadline", command)
+		}
+		hot, err := nodetool.Sample(ctx, probe, table)
+		if err != nil {
+			t.Fatalf("probe sample: %v", err)
+		}
+		if len(hot) > 0 && hot[0].Key == key {
+			return
+		}
+	}
 }
 
 func truthShare(t *testing.T, truth *testcluster.Truth, kind string) float64 {
