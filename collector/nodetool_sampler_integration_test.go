@@ -37,15 +37,7 @@ const (
 // node), the node that owns the hot key and one that does not, at the same
 // time.
 func TestNodetoolSamplerFindsHotKey(t *testing.T) {
-	truth, err := testcluster.LoadTruth()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hots := truth.Find("hot_partition")
-	if len(hots) != 1 || len(hots[0].Nodes) != 1 {
-		t.Fatalf("truth has %d hot_partition problems (%+v), want one with one replica", len(hots), hots)
-	}
-	planted := hots[0]
+	planted := plantedHotKey(t)
 	owner := testcluster.NodeIndex(planted.Nodes[0])
 	other := 0
 	for i, h := range testcluster.Hosts() {
@@ -103,7 +95,7 @@ func TestNodetoolSamplerFindsHotKey(t *testing.T) {
 		t.Fatalf("hot-key traffic: %v: %s", err, trafficOut)
 	}
 	t.Logf("traffic: %s", bytes.TrimSpace(trafficOut.Bytes()))
-	truth, err = testcluster.LoadTruth()
+	truth, err := testcluster.LoadTruth()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,6 +160,20 @@ func startHotTraffic(ctx context.Context, t *testing.T, root string) (*exec.Cmd,
 		}
 	})
 	return cmd, &out
+}
+
+// plantedHotKey is the fixtures' hot key, on its one replica.
+func plantedHotKey(t *testing.T) testcluster.Problem {
+	t.Helper()
+	truth, err := testcluster.LoadTruth()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hots := truth.Find("hot_partition")
+	if len(hots) != 1 || len(hots[0].Nodes) != 1 {
+		t.Fatalf("truth has %d hot_partition problems (%+v), want one with one replica", len(hots), hots)
+	}
+	return hots[0]
 }
 
 // waitForHotKey samples the node behind command in short windows until

@@ -19,15 +19,7 @@ import (
 // hot key's replica keeps both windows (Pass 0, then 1), each listing the
 // key, the second window after the first.
 func TestSampleAgainKeepsBothWindows(t *testing.T) {
-	truth, err := testcluster.LoadTruth()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hots := truth.Find("hot_partition")
-	if len(hots) != 1 || len(hots[0].Nodes) != 1 {
-		t.Fatalf("truth has %d hot_partition problems (%+v), want one with one replica", len(hots), hots)
-	}
-	planted := hots[0]
+	planted := plantedHotKey(t)
 	root, err := testkit.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
