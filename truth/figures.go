@@ -425,34 +425,6 @@ func hotKeyChecks(f *Finding, nodes []string, tk string, fc figureContext) []Fig
 	return out
 }
 
-// passSpread: the runs of one collection's sampler passes on a node start
-// within it (the one-shot samples twice, ~15 s apart: collector.SampleAgain);
-// a daemon's passes are minutes apart.
-const passSpread = time.Minute
-
-// runOfValue is the run partmon took a node's value from: of the node's
-// runs that started within passSpread of pass, the one whose share of the
-// key is nearest to value (the one-shot grades a key at the lower of its
-// two windows, which may be either); runNear without such runs.
-func runOfValue(runs []SamplerRun, pass time.Time, table, key string, reads, writes bool, value float64) (SamplerRun, bool) {
-	var best *SamplerRun
-	bestGap := math.Inf(1)
-	for i := range runs {
-		r := &runs[i]
-		if pass.IsZero() || r.Start.Sub(pass).Abs() > passSpread {
-			continue
-		}
-		share, _ := r.Tables[table].Share(key, reads, writes)
-		if gap := math.Abs(share - value); gap < bestGap {
-			best, bestGap = r, gap
-		}
-	}
-	if best == nil {
-		return runNear(runs, pass)
-	}
-	return *best, true
-}
-
 // runNear is the run that started nearest to t (the latest run when t is zero).
 func runNear(runs []SamplerRun, t time.Time) (SamplerRun, bool) {
 	if len(runs) == 0 {
