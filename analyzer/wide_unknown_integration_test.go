@@ -19,12 +19,13 @@ import (
 // fixture cluster: the report says "wide_partition … unknown" for no table
 // without a clustering column (one row a partition, by the schema), and for
 // no table whose largest partition fragment, as nodetool tablehistograms
-// prints it in bytes, cannot hold the warning's rows even at 5 bytes a row
-// (a row's 3 header bytes, 1 of content and the clustering's header byte:
-// a looser bound than partmon's, which also counts clustering values). The
-// cell histogram decides nothing here: it bounds rows from below only (a
-// row marker or a row deletion writes no cell). partmon's bytes must equal
-// nodetool's on every node.
+// prints it in bytes, cannot hold the warning's rows: every row but one
+// takes 5 bytes (3 of header, 1 of content, the clustering's header byte)
+// and its clustering value (the fixtures cluster by one int, timestamp or
+// timeuuid: 4, 8, 16 bytes; docs/detection.md, "What decides 'not wide'").
+// The cell histogram decides nothing here: it bounds rows from below only
+// (a row marker or a row deletion writes no cell). partmon's bytes must
+// equal nodetool's on every node.
 func TestWideUnknownOnlyWhereNoBoundDecidesOnRealCluster(t *testing.T) {
 	version, err := testcluster.Version()
 	if err != nil {
@@ -61,10 +62,11 @@ func TestWideUnknownOnlyWhereNoBoundDecidesOnRealCluster(t *testing.T) {
 				continue // no tablehistograms source before 5.0
 			}
 			largest := largestFragmentOnNodes(ctx, t, snap, ks.Name, tb.Name)
-			if largest > 0 && math.Floor(largest/5) < warn {
+			perRow := 5 + clusteringValueBytes(t, tb)
+			if largest > 0 && 1+math.Floor(largest/perRow) < warn {
 				decidedByBytes++
 				for _, n := range notes[tk] {
-					t.Errorf("%s: its largest fragment is %g bytes (nodetool), room for under %g rows of 5 bytes, yet: %s", tk, largest, warn, n)
+					t.Errorf("%s: its largest fragment is %g bytes (nodetool), room for under %g rows of %g bytes, yet: %s", tk, largest, warn, perRow, n)
 				}
 			}
 		}
@@ -76,6 +78,22 @@ func TestWideUnknownOnlyWhereNoBoundDecidesOnRealCluster(t *testing.T) {
 		t.Error("no fixture table's bytes decided: the check tested nothing")
 	}
 	t.Logf("%d wide_partition notes in the report; %d tables without a clustering column, %d decided by nodetool's bytes", len(notes), withoutClustering, decidedByBytes)
+}
+
+// clusteringValueBytes is the one clustering value of a fixture table, in
+// bytes (a fixed-length type's length).
+func clusteringValueBytes(t *testing.T, tb model.Table) float64 {
+	t.Helper()
+	var ck []model.Column
+	for _, c := range tb.Columns {
+		if c.Kind == "clustering" {
+			ck = append(ck, c)
+		}
+	}
+	if len(ck) != 1 || map[string]float64{"int": 4, "timestamp": 8, "timeuuid": 16}[ck[0].Type] == 0 {
+		t.Fatalf("%s.%s clusters by %+v: the test knows one int, timestamp or timeuuid column", tb.Keyspace, tb.Name, ck)
+	}
+	return map[string]float64{"int": 4, "timestamp": 8, "timeuuid": 16}[ck[0].Type]
 }
 
 func hasClustering(tb model.Table) bool {
