@@ -80,6 +80,9 @@ func TestWideUnknownOnlyWhereNoBoundDecidesOnRealCluster(t *testing.T) {
 	t.Logf("%d wide_partition notes in the report; %d tables without a clustering column, %d decided by nodetool's bytes", len(notes), withoutClustering, decidedByBytes)
 }
 
+// fixtureClusteringBytes are the lengths of the fixtures' clustering types.
+var fixtureClusteringBytes = map[string]float64{"int": 4, "timestamp": 8, "timeuuid": 16}
+
 // clusteringValueBytes is the one clustering value of a fixture table, in
 // bytes (a fixed-length type's length).
 func clusteringValueBytes(t *testing.T, tb model.Table) float64 {
@@ -90,10 +93,10 @@ func clusteringValueBytes(t *testing.T, tb model.Table) float64 {
 			ck = append(ck, c)
 		}
 	}
-	if len(ck) != 1 || map[string]float64{"int": 4, "timestamp": 8, "timeuuid": 16}[ck[0].Type] == 0 {
+	if len(ck) != 1 || fixtureClusteringBytes[ck[0].Type] == 0 {
 		t.Fatalf("%s.%s clusters by %+v: the test knows one int, timestamp or timeuuid column", tb.Keyspace, tb.Name, ck)
 	}
-	return map[string]float64{"int": 4, "timestamp": 8, "timeuuid": 16}[ck[0].Type]
+	return fixtureClusteringBytes[ck[0].Type]
 }
 
 func hasClustering(tb model.Table) bool {
