@@ -225,15 +225,20 @@ func sameWindow(runs []SamplerRun, before time.Time, table, key string, count in
 const passSpread = time.Minute
 
 // runOfValue is the run partmon took a node's value from: of the node's
-// runs that started within passSpread of pass, the one whose share of the
-// key is nearest to value (the one-shot grades a key at the lower of its
-// two windows, which may be either); runNear without such runs.
+// runs that started within passSpread of pass (of its latest run when pass
+// is not known: a finding of several nodes names none to match), the one
+// whose share of the key is nearest to value (the one-shot grades a key at
+// the lower of its two windows, which may be either); runNear without such
+// runs.
 func runOfValue(runs []SamplerRun, pass time.Time, table, key string, reads, writes bool, value float64) (SamplerRun, bool) {
+	if pass.IsZero() && len(runs) > 0 {
+		pass = runs[len(runs)-1].Start
+	}
 	var best *SamplerRun
 	bestGap := math.Inf(1)
 	for i := range runs {
 		r := &runs[i]
-		if pass.IsZero() || r.Start.Sub(pass).Abs() > passSpread {
+		if r.Start.Sub(pass).Abs() > passSpread {
 			continue
 		}
 		share, _ := r.Tables[table].Share(key, reads, writes)

@@ -154,7 +154,13 @@ func TestRunOfValue(t *testing.T) {
 			t.Errorf("value %g: run at %s, want %s", c.value, got.Start, c.want)
 		}
 	}
+	// A finding of several nodes names no node whose run gives the pass:
+	// the latest run's pass, both its windows.
+	oneshot := runs[:2]
+	if got, ok := runOfValue(oneshot, time.Time{}, "ks.t", "k", true, false, 0.4); !ok || !got.Start.Equal(t0) {
+		t.Errorf("no pass known: %s, want the first window of the latest pass (%s)", got.Start, t0)
+	}
 	if got, ok := runOfValue(runs, time.Time{}, "ks.t", "k", true, false, 0.4); !ok || !got.Start.Equal(runs[2].Start) {
-		t.Errorf("no pass known: %s, want the latest run", got.Start)
+		t.Errorf("no pass known: %s, want the latest daemon pass", got.Start)
 	}
 }
