@@ -1,6 +1,7 @@
 package alertmanager
 
 import (
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -109,6 +110,28 @@ func (t alertTemplate) alertFor(f analyzer.Finding, cluster string) postableAler
 	a := postableAlert{Labels: labels, Annotations: ann}
 	if t.externalURL != "" && f.ID != "" {
 		a.GeneratorURL = strings.TrimSuffix(t.externalURL, "/") + "/#finding-" + url.PathEscape(f.ID)
+	}
+	return a
+}
+
+// alertForProblem is the alert of a problem: its face finding's, named
+// after the kind that lends the problem its ID (so the alert keeps its
+// name while the members' severities change), with the other kinds'
+// evidence in an "also" annotation.
+func (t alertTemplate) alertForProblem(p analyzer.Problem, cluster string) postableAlert {
+	a := t.alertFor(p.Finding, cluster)
+	var also []string
+	for _, o := range p.Evidence {
+		if o.ID == p.ID && o.Kind != p.Kind {
+			a.Labels["alertname"] = AlertName(o.Kind)
+		}
+		if o.ID != p.Evidence[0].ID {
+			also = append(also, fmt.Sprintf("%s (%s): %s", o.Kind, o.Severity, o.Summary))
+		}
+	}
+	if len(also) > 0 {
+		a.Annotations["also"] = strings.Join(also, "\n")
+		a.Annotations["kinds"] = strings.Join(p.Kinds, ",")
 	}
 	return a
 }

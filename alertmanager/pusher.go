@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -172,11 +173,11 @@ func (p *Pusher) Update(r *analyzer.Report) {
 	speaks := p.audience.NodeFilter(r)
 	cluster := p.audience.ClusterName(r)
 	var alerts []keyedAlert
-	for _, f := range r.Findings {
-		if !p.pushes(f, speaks) {
-			continue
+	for _, pr := range analyzer.ProblemsIn(r) {
+		// One alert per problem: the kinds one partition shows are one.
+		if p.pushesProblem(pr, speaks) {
+			alerts = append(alerts, keyedAlert{key: alertKey(pr.Finding), alert: p.sharedAlert(pr.Finding, p.template.alertForProblem(pr, cluster))})
 		}
-		alerts = append(alerts, keyedAlert{key: alertKey(f), alert: p.sharedAlert(f, p.template.alertFor(f, cluster))})
 	}
 	p.book.update(alerts, p.opts.Now().UTC())
 	for _, t := range p.targets {
@@ -203,6 +204,16 @@ func (p *Pusher) sharedAlert(f analyzer.Finding, a postableAlert) postableAlert 
 		delete(a.Labels, "dc")
 	}
 	return a
+}
+
+// pushesProblem: the problem's face passes the severity and node filters
+// (a sidecar speaks for the face's node, so one sidecar pushes it) and one
+// of its kinds is pushed.
+func (p *Pusher) pushesProblem(pr analyzer.Problem, speaks func(string) bool) bool {
+	return slices.ContainsFunc(pr.Evidence, func(f analyzer.Finding) bool {
+		f.Severity, f.Node, f.Nodes, f.DC = pr.Severity, pr.Node, pr.Nodes, pr.DC
+		return p.pushes(f, speaks)
+	})
 }
 
 func (p *Pusher) pushes(f analyzer.Finding, speaks func(string) bool) bool {

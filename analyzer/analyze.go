@@ -70,6 +70,7 @@ func Analyze(s *model.Snapshot, h *History, th Thresholds) *Report {
 	}
 	sortFindings(r.Findings)
 	sortFindings(r.Remarks)
+	r.Problems = groupProblems(r.Findings)
 	r.Heat = a.heatMaps(r.Findings)
 	r.Notes = append(notes, a.notes...)
 	return r

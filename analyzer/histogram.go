@@ -38,11 +38,11 @@ func bucketFloor(v float64) float64 {
 	return bucketBounds[i-1] + 1
 }
 
-// minRowBytes is the least a row takes in an sstable's data: one flags
-// byte and, in the sstable format, the row's size and the previous
-// unfiltered's size as unsigned vints of at least a byte each
-// (db/rows/UnfilteredSerializer.java, 4.0–5.0). No partition fragment of n
-// rows is smaller than n × minRowBytes.
+// minRowBytes is a row's header in an sstable's data: one flags byte and,
+// in the sstable format, the row's size and the previous unfiltered's size
+// as unsigned vints of at least a byte each (db/rows/UnfilteredSerializer.java,
+// 4.0–5.0). No partition fragment of n rows is smaller than n × minRowBytes;
+// fragmentRowBound adds what every row writes after it.
 const minRowBytes = 3
 
 // mibBucketFloor is the least size a Cassandra MiB figure (a bucket bound

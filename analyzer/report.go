@@ -101,6 +101,11 @@ type Report struct {
 	// or hot keys, deduplicated across replicas and sstables.
 	TopPartitions []PartitionEntry `json:"top_partitions"`
 	Findings      []Finding        `json:"findings"`
+	// Problems are the findings as a reader meets them: the kinds one
+	// table partition shows gathered into one entry (groupProblems). The
+	// report, the API, the status page and the pushed alerts list these;
+	// the metrics keep one series per finding.
+	Problems []Problem `json:"problems"`
 	// Remarks are design notes from the schema alone (severity info): shown
 	// apart from findings, never counted as problems, never alerted.
 	Remarks []Finding `json:"remarks,omitempty"`

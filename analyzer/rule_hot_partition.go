@@ -59,6 +59,9 @@ func ruleHotPartition(a *analysis) []Finding {
 				f.Summary += fmt.Sprintf(" over %s: %s", format.Seconds(hk.window), format.Rate(rate))
 			}
 			f.Summary += "; a sample that size assures " + format.Percent(hk.assured)
+			if hk.passes > 1 {
+				f.Summary += fmt.Sprintf(" (the lower of %d sampler windows on that node)", hk.passes)
+			}
 			if len(hk.nodes) > 1 {
 				f.Summary += "; sampled on " + strings.Join(hk.nodes, ", ")
 			}

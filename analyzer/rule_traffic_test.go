@@ -47,17 +47,19 @@ func TestRuleWidePartition(t *testing.T) {
 			wantNote: "range reads ran"},
 		{name: "rows per read: range reads long ago", maxRows: 126_934, maxBytes: 124 * mib, scans: model.Ops{Count: 7, PerSecond: 1e-6},
 			wantSev: SeverityWarning, wantRows: 105_779},
-		// 943,128 rows need at least 2.8 MB; no sstable holds more than 1 MiB of the table.
+		// 943,128 rows need at least 8 MB (9 bytes an int-clustered row); no sstable holds more than 1 MiB of the table.
 		{name: "rows the sstables cannot hold", maxRows: 1_131_752, maxBytes: 1 * mib, wantSev: SeverityWarning, wantRows: 943_128,
-			inText: []string{"no sstable fragment on 10.0.0.1 is big enough for them (largest 1.0 MiB holds at most 349,525 rows of 3 bytes): the partition is spread over sstables or still in memtables"}},
+			inText: []string{"no sstable fragment on 10.0.0.1 is big enough for them (largest 1.0 MiB holds at most 116,508 rows of 9 bytes): the partition is spread over sstables or still in memtables"}},
 		{name: "rows per read alone is never critical", maxRows: 1_358_102, maxBytes: 124 * mib, wantSev: SeverityWarning, wantRows: 1_131_753},
 		{name: "ScyllaDB's per-read histograms are never filled", engine: model.EngineScyllaDB, maxRows: 126_934, maxBytes: 124 * mib,
 			noNote: "wide_partition"},
 		// Truth corpus scenario 18: a 150,000-row partition read with LIMIT 500.
-		// 22 MiB has room for 3,295,524 rows of 7 bytes (header 3, int clustering 4).
+		// 22 MiB has room for 2,563,186 rows of 9 bytes (header 3, content 1,
+		// clustering header 1, int 4) and one of 5 (the empty clustering).
 		{name: "reads capped by LIMIT, room for many rows: unknown", maxRows: 500, p50Rows: 500, maxBytes: 22 * mib,
-			wantNote: "wide_partition of ks.t unknown: its largest partition fragment (max_partition_size, per sstable) is up to 22 MiB, room for up to 3,295,524 rows of at least 7 bytes, while the most live rows one read command counted was 500"},
-		// 512 KiB holds at most 74,898 rows of 7 bytes: it cannot be wide.
+			wantNote: "wide_partition of ks.t unknown: its largest partition fragment is up to 22 MiB (max_partition_size, per sstable): room for at most 2,563,186 rows of at least 9 bytes, " +
+				"while the most live rows one read command counted was 500 (rows_per_read; pages and LIMIT cap it); what decides: nodetool tablehistograms ks t, whose Partition Size max is in bytes"},
+		// 512 KiB holds at most 58,254 rows of 9 bytes: it cannot be wide.
 		{name: "no room for a wide partition: nothing to say", maxRows: 500, maxBytes: 512 * kib, noNote: "wide_partition"},
 		{name: "a finding, no unknown note", maxRows: 126_934, maxBytes: 124 * mib, wantSev: SeverityWarning, wantRows: 105_779,
 			noNote: "wide_partition of ks.t unknown"},
@@ -400,7 +402,7 @@ func TestRuleWidePartitionFromCells(t *testing.T) {
 			cells: 263_210, wantSev: SeverityWarning, wantRows: 109_671},
 		// A list writes a cell per element: 943,127 cells may be 10 rows.
 		{name: "a collection bounds nothing", cols: []model.Column{col("tags", "list<text>")}, cells: 943_127, perRead: 500,
-			wantNote: "bounds no row count: a row of this table may write any number of cells"},
+			wantNote: "wide_partition of ks.t unknown: its largest partition fragment is up to 22 MiB"},
 		{name: "a non-frozen user type bounds nothing", cols: []model.Column{col("addr", "address")}, cells: 943_127},
 		{name: "key columns only: no cells", cols: nil, cells: 943_127},
 		{name: "rows per read counts more: it speaks, at warning", cols: hotel, cells: 943_127, perRead: 1_358_102, wantSev: SeverityWarning, wantRows: 1_131_753,
@@ -434,6 +436,53 @@ func TestRuleWidePartitionFromCells(t *testing.T) {
 				if !strings.Contains(f.Summary, s) {
 					t.Errorf("missing %q in %q", s, f.Summary)
 				}
+			}
+		})
+	}
+}
+
+// The one-shot samples twice (collector.SampleAgain): a key is graded at
+// the lower of its two windows on a node (docs/detection.md: a
+// key at 24 % of its node is graded warning in ~2 % of single windows).
+func TestHotKeyGradedAtTheLowerOfTwoWindows(t *testing.T) {
+	window := func(pass int, count int64) model.HotPartition {
+		return model.HotPartition{Keyspace: "ks", Table: "t", Key: "hot", Op: "read", Count: count, Total: 1000, Window: 10, Source: "nodetool", Pass: pass}
+	}
+	cases := []struct {
+		name      string
+		hps       []model.HotPartition
+		wantSev   Severity
+		wantShare float64
+	}{
+		{name: "one window: graded on it", hps: []model.HotPartition{window(0, 300)}, wantSev: SeverityWarning, wantShare: 0.3},
+		{name: "an unlucky first window, an ordinary second: not hot", hps: []model.HotPartition{window(0, 300), window(1, 240)}},
+		{name: "hot in both: graded at the lower", hps: []model.HotPartition{window(0, 600), window(1, 320)}, wantSev: SeverityWarning, wantShare: 0.32},
+		{name: "critical in both", hps: []model.HotPartition{window(0, 900), window(1, 800)}, wantSev: SeverityCritical, wantShare: 0.8},
+		{name: "missing from the second window's list: not graded", hps: []model.HotPartition{window(0, 900),
+			{Keyspace: "ks", Table: "t", Key: "other", Op: "read", Count: 500, Total: 1000, Window: 10, Pass: 1}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := newSnap().ring("dc1", 3).keyspace("ks", simple("1"), table("t", pk("k", "text", 0)))
+			b.stats("h01", "ks", "t", model.TableStats{LocalReads: model.Ops{Count: 1e6, Rate: 100}})
+			b.nodeData("h01").HotPartitions = c.hps
+			var hot []Finding
+			for _, f := range ruleHotPartition(analysisOf(t, b.s)) {
+				if f.PartitionKey == "hot" {
+					hot = append(hot, f)
+				}
+			}
+			if c.wantSev == SeverityNone {
+				if len(hot) != 0 {
+					t.Fatalf("want none, got %+v", hot)
+				}
+				return
+			}
+			if len(hot) != 1 || hot[0].Severity != c.wantSev || math.Abs(hot[0].Value-c.wantShare) > 1e-9 {
+				t.Fatalf("got %+v, want %v at %g", hot, c.wantSev, c.wantShare)
+			}
+			if two := strings.Contains(hot[0].Summary, "the lower of 2 sampler windows"); two != (len(c.hps) > 1) {
+				t.Errorf("summary %q: says two windows %v, want %v", hot[0].Summary, two, len(c.hps) > 1)
 			}
 		})
 	}

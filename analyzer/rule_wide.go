@@ -159,18 +159,22 @@ func (a *analysis) perReadOnNode(tn *tableNode) (e wideEvidence, ok bool, why st
 // not read at all, is unknown over CQL; the cell histogram of nodetool
 // tablehistograms (JMX) bounds it whatever the reads do, when every column
 // writes one cell a row. Neither names a key. Rows and bytes are checked against each
-// other: n rows take at least n × minRowBytes of one sstable fragment, so
-// when max_partition_size cannot hold them the finding says the partition
-// is spread over sstables or still in memtables instead of quoting a size.
+// other: when the largest fragment cannot hold the rows (fragmentRowBound)
+// the finding says the partition is spread over sstables or still in
+// memtables instead of quoting a size.
 func ruleWidePartition(a *analysis) []Finding {
 	var out []Finding
 	warn, crit := float64(a.th.PartitionRowsWarning), float64(a.th.PartitionRowsCritical)
 	for _, t := range a.tables {
+		bound := rowsUpperBound(t)
+		if bound.fromSchema && bound.rows < warn {
+			continue // no source can show more rows than the schema allows
+		}
 		before := len(out)
 		for _, tn := range t.nodes {
 			e, ok, why := a.wideOnNode(tn, t)
 			if !ok {
-				if why != "" && max(tn.stats.RowsPerRead.Max, tn.stats.RowsPerRead.P99) >= warn {
+				if why != "" && bound.rows >= warn && max(tn.stats.RowsPerRead.Max, tn.stats.RowsPerRead.P99) >= warn {
 					a.note("wide_partition of %s on %s unknown: %s", t.key, tn.node.Address, why)
 				}
 				continue
@@ -186,71 +190,45 @@ func ruleWidePartition(a *analysis) []Finding {
 			}
 			out = append(out, a.wideFinding(t, tn, e, sev, warn, crit))
 		}
-		if len(out) == before {
-			a.noteWideUnknown(t, warn)
+		if len(out) == before && bound.rows >= warn && !math.IsInf(bound.rows, 1) {
+			a.noteWideUnknown(t, bound)
 		}
 	}
 	return out
 }
 
-// noteWideUnknown says so when a table's largest partition fragment has
-// room for PartitionRowsWarning rows or more but no source counted them:
-// Cassandra counts rows only per read command (rows_per_read), and a page
-// or a LIMIT caps what one command reads, so a wide partition that is read
-// in pages looks like a narrow one. The bound is bytes ÷ the least a row of
-// this schema takes, an upper bound only: the rows may be far fewer.
-func (a *analysis) noteWideUnknown(t *tableView, warn float64) {
-	if a.s.Engine == model.EngineScyllaDB || t.maxBytes <= 0 {
+// noteWideUnknown says so when no source counted a table's rows and no
+// bound (rowsUpperBound) decides that its partitions are under the
+// warning: Cassandra counts rows only per read command (rows_per_read),
+// and a page or a LIMIT caps what one command reads; the cell histogram
+// bounds rows from below only (a row marker or a row deletion writes no
+// cell). The note names the one thing that would decide.
+func (a *analysis) noteWideUnknown(t *tableView, bound rowBound) {
+	if a.s.Engine == model.EngineScyllaDB {
 		return // ScyllaDB's large_partitions counts rows when they are many
 	}
-	least := minRowBytesOf(t.schema)
-	room := math.Floor(float64(t.maxBytes) / float64(least))
-	if room < warn {
-		return
-	}
-	counted, cells := 0.0, int64(0)
+	counted, nodetoolBytes := 0.0, false
 	for _, tn := range t.nodes {
 		counted = max(counted, tn.stats.RowsPerRead.Max, tn.stats.RowsPerRead.P99)
-		cells = max(cells, tn.stats.MaxCellsPerPartition)
+		nodetoolBytes = nodetoolBytes || tn.stats.MaxFragmentBytes > 0
 	}
-	cellWord := fmt.Sprintf("nodetool tablehistograms %s %s shows the cell count per partition", t.keyspace, t.name)
-	if cells > 0 {
-		cellWord = fmt.Sprintf("the most cells one sstable holds for a partition is up to %s (nodetool tablehistograms)", format.Count(float64(cells)))
-		if _, _, ok := cellsPerRow(t.schema); !ok {
-			cellWord += ", which bounds no row count: a row of this table may write any number of cells (a collection, a non-frozen user type) or none"
-		}
+	decides := fmt.Sprintf("what decides: nodetool tablehistograms %s %s, whose Partition Size max is in bytes, not rounded up to MiB (partmon reads it with the nodetool runner on Cassandra 5.0)",
+		t.keyspace, t.name)
+	if nodetoolBytes {
+		decides = fmt.Sprintf("what decides: a count of the rows of its largest partition, e.g. sstablepartitions --min-rows %s on the table's sstables (Cassandra 5.0's offline tool), "+
+			"or one read of that partition whole (rows_per_read counts it)", format.Count(float64(a.th.PartitionRowsWarning)))
 	}
-	a.note("wide_partition of %s unknown: its largest partition fragment (max_partition_size, per sstable) is up to %s, room for up to %s rows of at least %d bytes, "+
-		"while the most live rows one read command counted was %s (rows_per_read; pages and LIMIT cap it); %s",
-		t.key, format.Bytes(float64(t.maxBytes)), format.Count(room), least, format.Count(counted), cellWord)
+	a.note("wide_partition of %s unknown: %s, while the most live rows one read command counted was %s (rows_per_read; pages and LIMIT cap it); %s",
+		t.key, bound.why, format.Count(counted), decides)
 }
 
 // fixedClusteringBytes are the serialized sizes of the fixed-length CQL
-// types (db/marshal/*Type.valueLengthIfFixed, 4.0-5.0); every other type
-// takes at least a one-byte length in a row's clustering.
+// types (db/marshal/*Type.valueLengthIfFixed, 4.0-5.0) when the value is
+// not empty; a non-empty value of any other type takes a length vint and a
+// byte (nonEmptyVariableBytes).
 var fixedClusteringBytes = map[string]int{
 	"boolean": 1, "tinyint": 1, "smallint": 2, "int": 4, "date": 4, "float": 4,
 	"bigint": 8, "timestamp": 8, "time": 8, "double": 8, "counter": 8, "uuid": 16, "timeuuid": 16,
-}
-
-// minRowBytesOf is the least one row of the table takes in an sstable
-// fragment: the row header (minRowBytes) and its clustering values.
-func minRowBytesOf(t *model.Table) int {
-	n := minRowBytes
-	if t == nil {
-		return n
-	}
-	for _, c := range t.Columns {
-		if c.Kind != "clustering" {
-			continue
-		}
-		if w, ok := fixedClusteringBytes[c.Type]; ok {
-			n += w
-		} else {
-			n++
-		}
-	}
-	return n
 }
 
 func (a *analysis) wideFinding(t *tableView, tn *tableNode, e wideEvidence, sev Severity, warn, crit float64) Finding {
@@ -281,16 +259,17 @@ func (a *analysis) wideFinding(t *tableView, tn *tableNode, e wideEvidence, sev 
 		f.Summary = fmt.Sprintf("a read command on %s iterated %s to %s live rows of one partition of %s (rows_per_read max, a histogram bucket): a partition holds at least %s rows; which key is not named by any CQL source",
 			tn.node.Address, format.Count(e.rows), format.Count(e.upper), t.key, format.Count(e.rows))
 	}
+	fits, perRow := fragmentRowBound(t.schema, e.bytes)
 	switch {
 	case e.bytes <= 0:
-	case e.rows*minRowBytes <= e.bytes:
+	case e.rows <= fits:
 		f.Figures.PartitionBytes = e.bytes
 		if e.key == "" {
 			f.Summary += fmt.Sprintf("; the largest partition fragment on %s is up to %s (max_partition_size, per sstable)", tn.node.Address, format.Bytes(e.bytes))
 		}
 	default:
 		f.Summary += fmt.Sprintf("; no sstable fragment on %s is big enough for them (largest %s holds at most %s rows of %d bytes): the partition is spread over sstables or still in memtables",
-			tn.node.Address, format.Bytes(e.bytes), format.Count(math.Floor(e.bytes/minRowBytes)), minRowBytes)
+			tn.node.Address, format.Bytes(e.bytes), format.Count(fits), perRow)
 	}
 	f.Advice = a.wideAdvice(t, e)
 	return f

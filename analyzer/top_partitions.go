@@ -38,6 +38,7 @@ type hotKey struct {
 	// traffic floor.
 	perNode []nodeShare
 	enough  bool // this sample is above the traffic floor (aboveTrafficFloor)
+	passes  int  // the sampler windows it was graded over (lowerOfPasses)
 }
 
 // nodeShare is one replica's sampled share of a hot key.
@@ -162,70 +163,132 @@ func (ki *keyIndex) entry(keyspace, table, key, node, source string) *PartitionE
 // finding ("at most"), and judged only when a rate exists (the key then
 // outnumbered the rate's estimate of the whole table).
 func (ki *keyIndex) addHot(nd *model.NodeData, node *model.Node, addr string, tnOf func(ks, t string) *tableNode) {
-	type group struct{ table, op string }
-	sums := map[group]int64{}
-	for _, hp := range nd.HotPartitions {
-		sums[group{model.TableKey(hp.Keyspace, hp.Table), hp.Op}] += hp.Count
+	for _, s := range lowerOfPasses(ki.sampledShares(nd.HotPartitions, tnOf)) {
+		hp := s.hp
+		src := srcSampler
+		if hp.Source != "" {
+			src += ":" + hp.Source
+		}
+		e := ki.entry(hp.Keyspace, hp.Table, hp.Key, addr, src)
+		e.OpsShare = max(e.OpsShare, s.share)
+		id := [2]string{model.TableKey(hp.Keyspace, hp.Table), hp.Key}
+		n := node
+		if n == nil {
+			n = &model.Node{Address: addr}
+		}
+		cur := ki.hot[id]
+		if cur == nil || (s.enough && !cur.enough) || (s.enough == cur.enough && s.assured > cur.assured) {
+			var per []nodeShare
+			if cur != nil {
+				per = cur.perNode
+			}
+			cur = &hotKey{
+				key: hp.Key, op: hp.Op, node: n, count: hp.Count, errorBound: hp.Error, total: s.total, totalFrom: s.from, upper: s.upper,
+				window: hp.Window, share: s.share, assured: s.assured, source: src, perNode: per, enough: s.enough, passes: s.passes,
+			}
+			ki.hot[id] = cur
+		}
+		if s.enough {
+			cur.perNode = addShare(cur.perNode, nodeShare{node: n, share: s.share, assured: s.assured})
+		}
 	}
-	system := ki.a.system
-	for _, hp := range nd.HotPartitions {
-		if system[hp.Keyspace] || hp.Count <= 0 {
+}
+
+// sampledShare is one sampled key's share of its table's sampled
+// operations in one window on one node.
+type sampledShare struct {
+	hp      model.HotPartition
+	total   float64 // the share's denominator
+	from    string  // where total came from
+	upper   bool    // total is only a lower bound: share is at most
+	share   float64 // (count − error) ÷ total
+	assured float64 // shareAssured
+	enough  bool    // above the traffic floor, with a total to trust
+	passes  int     // the sampler windows it was graded over
+}
+
+// sampledShares are the shares of a node's sampled keys, each within its
+// own window (model.HotPartition.Pass).
+func (ki *keyIndex) sampledShares(hps []model.HotPartition, tnOf func(ks, t string) *tableNode) []sampledShare {
+	type group struct {
+		table, op string
+		pass      int
+	}
+	sums := map[group]int64{}
+	for _, hp := range hps {
+		sums[group{model.TableKey(hp.Keyspace, hp.Table), hp.Op, hp.Pass}] += hp.Count
+	}
+	var out []sampledShare
+	for _, hp := range hps {
+		if ki.a.system[hp.Keyspace] || hp.Count <= 0 {
 			continue
 		}
-		sum := float64(sums[group{model.TableKey(hp.Keyspace, hp.Table), hp.Op}])
-		total, from := float64(hp.Total), "sampler total"
-		upper, rated := false, false
-		if total <= 0 {
+		s := sampledShare{hp: hp, total: float64(hp.Total), from: "sampler total", passes: 1}
+		sum := float64(sums[group{model.TableKey(hp.Keyspace, hp.Table), hp.Op, hp.Pass}])
+		rated := false
+		if s.total <= 0 {
 			// The node's list was cut: the listed counts are a lower bound of
 			// the window's operations, the rate an estimate; the larger wins.
-			total, from, upper = sum, "sum of sampled keys; the node's list was cut", true
+			s.total, s.from, s.upper = sum, "sum of sampled keys; the node's list was cut", true
 			if tn := tnOf(hp.Keyspace, hp.Table); tn != nil && hp.Window > 0 {
 				r := tn.readRate
 				if hp.Op == "write" {
 					r = tn.writeRate
 				}
 				if rated = r > 0; rated && r*hp.Window >= sum {
-					total, from, upper = r*hp.Window, "table rate × window", false
+					s.total, s.from, s.upper = r*hp.Window, "table rate × window", false
 				}
 			}
 		}
-		total = max(total, float64(hp.Count))
+		s.total = max(s.total, float64(hp.Count))
 		// count − error is the sampler's guaranteed count; never below 0.
-		share := float64(max(0, hp.Count-hp.Error)) / total
-		assured := shareAssured(float64(max(0, hp.Count-hp.Error)), total)
-		src := srcSampler
-		if hp.Source != "" {
-			src += ":" + hp.Source
-		}
-		e := ki.entry(hp.Keyspace, hp.Table, hp.Key, addr, src)
-		e.OpsShare = max(e.OpsShare, share)
-		id := [2]string{model.TableKey(hp.Keyspace, hp.Table), hp.Key}
-		n := node
-		if n == nil {
-			n = &model.Node{Address: addr}
-		}
+		s.share = float64(max(0, hp.Count-hp.Error)) / s.total
+		s.assured = shareAssured(float64(max(0, hp.Count-hp.Error)), s.total)
 		// A sample of too few operations says nothing of heat (3 of 4 writes
 		// is 75 %): a key's hottest sample is its hottest one above the
 		// traffic floor, and only those place it on a replica.
 		// Nor does a share over listed counts alone, with no rate to say
 		// how much the cut list left out.
-		enough := ki.a.aboveTrafficFloor(hp.Count, hp.Window) && (!upper || rated)
-		cur := ki.hot[id]
-		if cur == nil || (enough && !cur.enough) || (enough == cur.enough && assured > cur.assured) {
-			var per []nodeShare
-			if cur != nil {
-				per = cur.perNode
-			}
-			cur = &hotKey{
-				key: hp.Key, op: hp.Op, node: n, count: hp.Count, errorBound: hp.Error,
-				total: total, totalFrom: from, upper: upper, window: hp.Window, share: share, assured: assured, source: src, perNode: per, enough: enough,
-			}
-			ki.hot[id] = cur
-		}
-		if enough {
-			cur.perNode = addShare(cur.perNode, nodeShare{node: n, share: share, assured: assured})
+		s.enough = ki.a.aboveTrafficFloor(hp.Count, hp.Window) && (!s.upper || rated)
+		out = append(out, s)
+	}
+	return out
+}
+
+// lowerOfPasses: when a node's sampler ran twice (the one-shot report does,
+// collector.SampleAgain), each key is graded at the lower of its two
+// windows, so one lucky window does not make it hot: a key missing from
+// either window's list (its share there unknown, below the list's) is left
+// out. One window: the shares as they are.
+func lowerOfPasses(ss []sampledShare) []sampledShare {
+	type id struct{ table, key, op string }
+	second := map[id]sampledShare{}
+	for _, s := range ss {
+		if s.hp.Pass == 1 {
+			second[id{model.TableKey(s.hp.Keyspace, s.hp.Table), s.hp.Key, s.hp.Op}] = s
 		}
 	}
+	if len(second) == 0 {
+		return ss
+	}
+	var out []sampledShare
+	for _, s := range ss {
+		if s.hp.Pass != 0 {
+			continue
+		}
+		again, ok := second[id{model.TableKey(s.hp.Keyspace, s.hp.Table), s.hp.Key, s.hp.Op}]
+		if !ok {
+			continue
+		}
+		lower := s
+		if again.assured < s.assured || again.assured == s.assured && !again.enough {
+			lower = again
+		}
+		lower.enough = s.enough && again.enough
+		lower.passes = 2
+		out = append(out, lower)
+	}
+	return out
 }
 
 // aboveTrafficFloor: a sample of count operations over window seconds is

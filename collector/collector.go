@@ -159,6 +159,60 @@ func (c *Collector) RecollectRates(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// samplerSources sample each node's hottest keys over a window.
+var samplerSources = []string{"nodetool_sampler", "scylla_top_partitions"}
+
+// SampleAgain runs the hot-key samplers a second time and keeps both
+// windows on each node that sampled twice (model.HotPartition.Pass 0, then
+// 1), so the one-shot report grades a key at the lower of two windows
+// rather than on one draw of the traffic. A node whose second pass failed
+// keeps its first window alone.
+func (c *Collector) SampleAgain(ctx context.Context) error {
+	var errs []error
+	for _, name := range samplerSources {
+		if !c.eff[name].enabled {
+			continue
+		}
+		first := c.outputsOf(name)
+		errs = append(errs, c.CollectSource(ctx, name))
+		c.keepFirstPass(name, first)
+	}
+	return errors.Join(errs...)
+}
+
+// outputsOf are source's last good outputs by node.
+func (c *Collector) outputsOf(source string) map[string]*Output {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[string]*Output{}
+	for k, res := range c.results {
+		if k.source == source && res.out != nil {
+			out[k.node] = res.out
+		}
+	}
+	return out
+}
+
+// keepFirstPass puts each node's first window before its new one.
+func (c *Collector) keepFirstPass(source string, first map[string]*Output) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, res := range c.results {
+		prev := first[k.node]
+		if k.source != source || prev == nil || res.out == nil || res.out == prev {
+			continue
+		}
+		again := res.out.Node.HotPartitions
+		both := make([]model.HotPartition, 0, len(prev.Node.HotPartitions)+len(again))
+		both = append(both, prev.Node.HotPartitions...)
+		for _, hp := range again {
+			hp.Pass = 1
+			both = append(both, hp)
+		}
+		res.out.Node.HotPartitions = both
+	}
+}
+
 // onEveryTarget runs regs on each targeted node: first the sources that
 // query over CQL, then the nodetool ones (each a JVM on this host, so they
 // queue for a slot), so that slow nodetool runs never hold up the rest.

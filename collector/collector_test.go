@@ -3,6 +3,7 @@ package collector
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -154,4 +155,45 @@ func TestCollectSourceNames(t *testing.T) {
 	if err := c.CollectSource(context.Background(), "nodetool_sampler"); err == nil || err.Error() != `source "nodetool_sampler" is disabled` {
 		t.Errorf("got %v", err)
 	}
+}
+
+// A second sampler pass keeps the first window before it (Pass 0, then 1);
+// a node whose second pass failed keeps its first window alone.
+func TestKeepFirstPass(t *testing.T) {
+	c := newTestCollector(t, Config{Hosts: []string{"10.0.0.1"}})
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	sampled := func(addr, host, key string, count int64) *Output {
+		return nodeOut(addr, host, func(d *model.NodeData) {
+			d.HotPartitions = []model.HotPartition{{Keyspace: "ks", Table: "t", Key: key, Op: "read", Count: count, Total: 100, Window: 10}}
+		})
+	}
+	c.record("nodetool_sampler", "10.0.0.1", "h1", sampled("10.0.0.1", "h1", "a", 30), 1, nil, t0)
+	c.record("nodetool_sampler", "10.0.0.2", "h2", sampled("10.0.0.2", "h2", "b", 40), 1, nil, t0)
+	first := c.outputsOf("nodetool_sampler")
+	c.record("nodetool_sampler", "10.0.0.1", "h1", sampled("10.0.0.1", "h1", "a", 20), 1, nil, t0.Add(15*time.Second))
+	c.record("nodetool_sampler", "10.0.0.2", "h2", nil, 0, errors.New("nodetool: JMX connection refused"), t0.Add(15*time.Second))
+	c.keepFirstPass("nodetool_sampler", first)
+
+	s := c.Snapshot()
+	var got []string
+	for _, addr := range []string{"10.0.0.1", "10.0.0.2"} {
+		for _, hp := range s.PerNode[hostOf(t, s, addr)].HotPartitions {
+			got = append(got, fmt.Sprintf("%s %s %d pass %d", addr, hp.Key, hp.Count, hp.Pass))
+		}
+	}
+	want := []string{"10.0.0.1 a 30 pass 0", "10.0.0.1 a 20 pass 1", "10.0.0.2 b 40 pass 0"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("hot partitions %v, want %v", got, want)
+	}
+}
+
+func hostOf(t *testing.T, s *model.Snapshot, addr string) string {
+	t.Helper()
+	for id, nd := range s.PerNode {
+		if nd.Address == addr {
+			return id
+		}
+	}
+	t.Fatalf("no node data for %s in %v", addr, s.PerNode)
+	return ""
 }

@@ -16,7 +16,8 @@ import (
 // three nodes' JVMs started beside the sampler's), as for the sampler.
 const nodetoolHistogramsTimeout = nodetoolSamplerTimeout
 
-// nodetoolHistogramsSource reads each table's most cells per partition from
+// nodetoolHistogramsSource reads each table's most cells per partition (and
+// its largest partition fragment in bytes, not rounded to MiB) from
 // `nodetool tablehistograms` (JMX only: no virtual table has the cell
 // histogram), every table of the node in one run, with the sampler's
 // command. The cell count is the one per-partition width Cassandra records
@@ -28,6 +29,7 @@ func (nodetoolHistogramsSource) Scope() Scope { return NodeScope }
 
 func (nodetoolHistogramsSource) copyOwnFields(dst, src *model.TableStats) {
 	dst.MaxCellsPerPartition = src.MaxCellsPerPartition
+	dst.MaxFragmentBytes = src.MaxFragmentBytes
 }
 
 func (s nodetoolHistogramsSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
@@ -46,9 +48,9 @@ func (s nodetoolHistogramsSource) Collect(ctx context.Context, in Input, out *Ou
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", in.Address, err)
 	}
-	for t, n := range cells {
+	for t, m := range cells {
 		ks, tb, _ := strings.Cut(t, ".")
-		out.Node.Tables[t] = &model.TableStats{Keyspace: ks, Table: tb, MaxCellsPerPartition: n}
+		out.Node.Tables[t] = &model.TableStats{Keyspace: ks, Table: tb, MaxCellsPerPartition: m.Cells, MaxFragmentBytes: m.PartitionBytes}
 	}
 	return len(cells), nil
 }

@@ -37,15 +37,7 @@ const (
 // node), the node that owns the hot key and one that does not, at the same
 // time.
 func TestNodetoolSamplerFindsHotKey(t *testing.T) {
-	truth, err := testcluster.LoadTruth()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hots := truth.Find("hot_partition")
-	if len(hots) != 1 || len(hots[0].Nodes) != 1 {
-		t.Fatalf("truth has %d hot_partition problems (%+v), want one with one replica", len(hots), hots)
-	}
-	planted := hots[0]
+	planted := plantedHotKey(t)
 	owner := testcluster.NodeIndex(planted.Nodes[0])
 	other := 0
 	for i, h := range testcluster.Hosts() {
@@ -70,18 +62,7 @@ func TestNodetoolSamplerFindsHotKey(t *testing.T) {
 	}
 	table := []string{planted.Keyspace + "." + planted.Table}
 
-	// Wait until the traffic reaches the owner: short samples until the hot key shows.
-	probe := NodetoolSamplerConfig{Command: nodetoolCmd(owner), Duration: 2 * time.Second, TopK: 1, Samplers: []string{"READS"}}
-	for started := false; !started; {
-		if ctx.Err() != nil {
-			t.Fatalf("hot key never sampled on node %d before the deadline", owner)
-		}
-		hot, err := nodetool.Sample(ctx, probe, table)
-		if err != nil {
-			t.Fatalf("probe sample: %v", err)
-		}
-		started = len(hot) > 0 && hot[0].Key == planted.Key
-	}
+	waitForHotKey(ctx, t, nodetoolCmd(owner), table, planted.Key)
 
 	cfg := NodetoolSamplerConfig{Duration: hotSampleWindow, Capacity: 256, TopK: 255, Samplers: []string{"READS", "WRITES"}}
 	var wg sync.WaitGroup
@@ -114,7 +95,7 @@ func TestNodetoolSamplerFindsHotKey(t *testing.T) {
 		t.Fatalf("hot-key traffic: %v: %s", err, trafficOut)
 	}
 	t.Logf("traffic: %s", bytes.TrimSpace(trafficOut.Bytes()))
-	truth, err = testcluster.LoadTruth()
+	truth, err := testcluster.LoadTruth()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,6 +160,39 @@ func startHotTraffic(ctx context.Context, t *testing.T, root string) (*exec.Cmd,
 		}
 	})
 	return cmd, &out
+}
+
+// plantedHotKey is the fixtures' hot key, on its one replica.
+func plantedHotKey(t *testing.T) testcluster.Problem {
+	t.Helper()
+	truth, err := testcluster.LoadTruth()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hots := truth.Find("hot_partition")
+	if len(hots) != 1 || len(hots[0].Nodes) != 1 {
+		t.Fatalf("truth has %d hot_partition problems (%+v), want one with one replica", len(hots), hots)
+	}
+	return hots[0]
+}
+
+// waitForHotKey samples the node behind command in short windows until
+// the hot key shows: the traffic has reached it.
+func waitForHotKey(ctx context.Context, t *testing.T, command, table []string, key string) {
+	t.Helper()
+	probe := NodetoolSamplerConfig{Command: command, Duration: 2 * time.Second, TopK: 1, Samplers: []string{"READS"}}
+	for {
+		if ctx.Err() != nil {
+			t.Fatalf("hot key never sampled by %v before the deadline", command)
+		}
+		hot, err := nodetool.Sample(ctx, probe, table)
+		if err != nil {
+			t.Fatalf("probe sample: %v", err)
+		}
+		if len(hot) > 0 && hot[0].Key == key {
+			return
+		}
+	}
 }
 
 func truthShare(t *testing.T, truth *testcluster.Truth, kind string) float64 {

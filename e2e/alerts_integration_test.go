@@ -156,6 +156,7 @@ func checkRuleAlert(t *testing.T, e *env) {
 type findingsResponse struct {
 	Cluster  string             `json:"cluster"`
 	Findings []analyzer.Finding `json:"findings"`
+	Problems []analyzer.Problem `json:"problems"`
 }
 
 func fetchFindings(base string) (findingsResponse, error) {
@@ -175,28 +176,44 @@ func fetchFindings(base string) (findingsResponse, error) {
 	return out, nil
 }
 
-// pushed reports whether partmon pushes f (alertmanager.Pusher's rule with
-// the default min_severity): warning or worse, and a key or a DefaultAlertKinds kind.
-func pushed(f analyzer.Finding) bool {
-	return f.Severity >= analyzer.SeverityWarning && (f.PartitionKey != "" || slices.Contains(alertmanager.DefaultAlertKinds, f.Kind))
+// pushed reports whether partmon pushes problem p (alertmanager.Pusher's
+// rule with the default min_severity): warning or worse, and one of its
+// findings names a key or is of a DefaultAlertKinds kind.
+func pushed(p analyzer.Problem) bool {
+	return p.Severity >= analyzer.SeverityWarning && slices.ContainsFunc(p.Evidence, func(f analyzer.Finding) bool {
+		return f.PartitionKey != "" || slices.Contains(alertmanager.DefaultAlertKinds, f.Kind)
+	})
+}
+
+// alertNameOf is the alertname of problem p's alert: the kind of the
+// finding that lends p its ID.
+func alertNameOf(p analyzer.Problem) string {
+	for _, f := range p.Evidence {
+		if f.ID == p.ID {
+			return alertmanager.AlertName(f.Kind)
+		}
+	}
+	return alertmanager.AlertName(p.Kind)
 }
 
 // requiredAlert is a pushed alert a planted problem must produce: one alert
-// for the problem (labels), its finding naming every replica (nodes).
+// for the problem that holds a finding of this kind on this table, that
+// finding naming every replica (nodes).
 type requiredAlert struct {
-	labels map[string]string
-	nodes  []string
+	kind, keyspace, table string
+	nodes                 []string
 }
 
-// checkPushedAlerts: every finding partmon pushes is in Alertmanager under
-// alertmanager.AlertName(kind) with the finding's labels, its partition key and
+// checkPushedAlerts: every problem partmon pushes (the kinds one partition
+// shows, gathered) is one alert in Alertmanager under the alertname of the
+// kind that lends it its ID, with the problem's labels, partition key and
 // advice in annotations; and the planted problems it must find are among
-// them, one alert each, its finding measured on each of the problem's replicas.
+// them, one alert each, their finding measured on each of the problem's
+// replicas.
 func checkPushedAlerts(t *testing.T, e *env) {
 	var required []requiredAlert
 	need := func(kind, keyspace, table string, nodes []string) {
-		required = append(required, requiredAlert{labels: map[string]string{"alertname": alertmanager.AlertName(kind),
-			"cluster": e.cluster, "keyspace": keyspace, "table": table}, nodes: slices.Sorted(slices.Values(nodes))})
+		required = append(required, requiredAlert{kind: kind, keyspace: keyspace, table: table, nodes: slices.Sorted(slices.Values(nodes))})
 	}
 	for _, kind := range []string{analyzer.KindOversizedPartition, analyzer.KindTombstoneHeavy} {
 		for _, p := range problems(t, e.truth, kind) {
@@ -215,10 +232,10 @@ func checkPushedAlerts(t *testing.T, e *env) {
 		t.Error(p)
 	}
 	if count == 0 {
-		t.Error("partmon pushes none of its findings")
+		t.Error("partmon pushes none of its problems")
 	}
 	if len(problemsFound) == 0 {
-		t.Logf("%d pushed alerts in Alertmanager match partmon's findings, %d of them with a partition key (%d required by truth.json and pm_e2e)",
+		t.Logf("%d pushed alerts in Alertmanager match partmon's problems, %d of them with a partition key (%d required by truth.json and pm_e2e)",
 			count, keyed, len(required))
 	}
 }
@@ -236,7 +253,7 @@ func findingNodes(f analyzer.Finding) []string {
 	return out
 }
 
-// comparePushed returns what is wrong now, how many pushed findings it
+// comparePushed returns what is wrong now, how many pushed problems it
 // compared, and how many of them name a partition key.
 func comparePushed(e *env, required []requiredAlert) (bad []string, n, keyed int) {
 	alerts, err := e.am.Alerts()
@@ -250,63 +267,75 @@ func comparePushed(e *env, required []requiredAlert) (bad []string, n, keyed int
 	if fr.Cluster != e.cluster {
 		bad = append(bad, fmt.Sprintf("partmon reports cluster %q, the cluster is %q", fr.Cluster, e.cluster))
 	}
-	for _, f := range fr.Findings {
-		if !pushed(f) {
+	for _, p := range fr.Problems {
+		if !pushed(p) {
 			continue
 		}
 		n++
-		if f.PartitionKey != "" {
+		if p.PartitionKey != "" {
 			keyed++
 		}
-		name := alertmanager.AlertName(f.Kind)
-		got := matching(alerts, map[string]string{"alertname": name, "finding_id": f.ID})
+		name := alertNameOf(p)
+		got := matching(alerts, map[string]string{"alertname": name, "finding_id": p.ID})
 		if len(got) != 1 {
-			bad = append(bad, fmt.Sprintf("finding %s (%s %s on %v %s.%s key %q): %d alerts %s in Alertmanager, want 1",
-				f.ID, f.Severity, f.Kind, findingNodes(f), f.Keyspace, f.Table, f.PartitionKey, len(got), name))
+			bad = append(bad, fmt.Sprintf("problem %s (%s %v on %v %s.%s key %q): %d alerts %s in Alertmanager, want 1",
+				p.ID, p.Severity, p.Kinds, findingNodes(p.Finding), p.Keyspace, p.Table, p.PartitionKey, len(got), name))
 			continue
 		}
 		a := got[0]
-		wantLabels := map[string]string{"severity": f.Severity.String(), "cluster": e.cluster, "dc": f.DC,
-			"node": f.Node, "keyspace": f.Keyspace, "table": f.Table}
+		wantLabels := map[string]string{"severity": p.Severity.String(), "cluster": e.cluster, "dc": p.DC,
+			"node": p.Node, "keyspace": p.Keyspace, "table": p.Table}
 		for k, v := range wantLabels {
 			if a.Labels[k] != v {
-				bad = append(bad, fmt.Sprintf("alert %s for finding %s: label %s=%q, want %q", name, f.ID, k, a.Labels[k], v))
+				bad = append(bad, fmt.Sprintf("alert %s for problem %s: label %s=%q, want %q", name, p.ID, k, a.Labels[k], v))
 			}
 		}
-		wantAnn := map[string]string{"summary": f.Summary, "description": f.Advice, "partition_key": f.PartitionKey}
-		if f.Advice == "" {
-			wantAnn["description"] = f.Summary
+		wantAnn := map[string]string{"summary": p.Summary, "description": p.Advice, "partition_key": p.PartitionKey}
+		if p.Advice == "" {
+			wantAnn["description"] = p.Summary
 		}
 		for k, v := range wantAnn {
 			if a.Annotations[k] != v {
-				bad = append(bad, fmt.Sprintf("alert %s for finding %s: annotation %s=%q, want %q", name, f.ID, k, a.Annotations[k], v))
+				bad = append(bad, fmt.Sprintf("alert %s for problem %s: annotation %s=%q, want %q", name, p.ID, k, a.Annotations[k], v))
 			}
 		}
 		if a.Status.State != "active" {
-			bad = append(bad, fmt.Sprintf("alert %s for finding %s is %s, want active", name, f.ID, a.Status.State))
+			bad = append(bad, fmt.Sprintf("alert %s for problem %s is %s, want active", name, p.ID, a.Status.State))
 		}
-	}
-	byID := map[string]analyzer.Finding{}
-	for _, f := range fr.Findings {
-		byID[f.ID] = f
 	}
 	for _, r := range required {
-		got := matching(alerts, r.labels)
-		if len(got) != 1 {
-			bad = append(bad, fmt.Sprintf("%d pushed alerts %v in Alertmanager, want 1 for the problem; partmon's findings of that kind: %s",
-				len(got), r.labels, describeFindings(fr.Findings, r.labels)))
+		p, f, ok := problemWith(fr.Problems, r)
+		if !ok {
+			bad = append(bad, fmt.Sprintf("no problem of partmon's holds a %s finding on %s.%s; its findings of that kind: %s",
+				r.kind, r.keyspace, r.table, describeFindings(fr.Findings, r.kind)))
 			continue
 		}
-		a := got[0]
-		if nodes := findingNodes(byID[a.Labels["finding_id"]]); !slices.Equal(nodes, r.nodes) {
-			bad = append(bad, fmt.Sprintf("pushed alert %v: its finding %s is measured on %v, the problem's replicas are %v",
-				r.labels, a.Labels["finding_id"], nodes, r.nodes))
+		got := matching(alerts, map[string]string{"alertname": alertNameOf(p), "finding_id": p.ID, "cluster": e.cluster})
+		if len(got) != 1 {
+			bad = append(bad, fmt.Sprintf("%d pushed alerts for the problem %s %v on %s.%s in Alertmanager, want 1", len(got), p.ID, p.Kinds, r.keyspace, r.table))
+			continue
 		}
-		if a.Annotations["description"] == "" {
-			bad = append(bad, fmt.Sprintf("pushed alert %v has no advice: %v", r.labels, a.Annotations))
+		if nodes := findingNodes(f); !slices.Equal(nodes, r.nodes) {
+			bad = append(bad, fmt.Sprintf("pushed alert of problem %s: its %s finding is measured on %v, the problem's replicas are %v",
+				p.ID, r.kind, nodes, r.nodes))
+		}
+		if got[0].Annotations["description"] == "" {
+			bad = append(bad, fmt.Sprintf("pushed alert of problem %s has no advice: %v", p.ID, got[0].Annotations))
 		}
 	}
 	return bad, n, keyed
+}
+
+// problemWith is the problem holding a finding of r's kind on r's table.
+func problemWith(ps []analyzer.Problem, r requiredAlert) (analyzer.Problem, analyzer.Finding, bool) {
+	for _, p := range ps {
+		for _, f := range p.Evidence {
+			if f.Kind == r.kind && f.Keyspace == r.keyspace && f.Table == r.table {
+				return p, f, true
+			}
+		}
+	}
+	return analyzer.Problem{}, analyzer.Finding{}, false
 }
 
 // checkResolution: partmon resolves its pushed alert once the problem is
@@ -396,10 +425,10 @@ func describe(alerts []promtest.Alert) string {
 	return strings.Join(parts, "; ")
 }
 
-func describeFindings(fs []analyzer.Finding, want map[string]string) string {
+func describeFindings(fs []analyzer.Finding, kind string) string {
 	var parts []string
 	for _, f := range fs {
-		if alertmanager.AlertName(f.Kind) == want["alertname"] {
+		if f.Kind == kind {
 			parts = append(parts, fmt.Sprintf("%s %s.%s on %v (%s)", f.Kind, f.Keyspace, f.Table, findingNodes(f), f.Severity))
 		}
 	}

@@ -139,6 +139,11 @@ type TableStats struct {
 	// only): the upper bound of the histogram bucket holding the most cells
 	// one sstable wrote for one partition; 0 when not read.
 	MaxCellsPerPartition int64 `json:"max_cells_per_partition,omitempty"`
+	// MaxFragmentBytes is the same command's Partition Size Max: the upper
+	// bound, in bytes, of the bucket holding the largest partition fragment
+	// one sstable wrote (the figure MaxPartitionBytes rounds up to whole
+	// MiB); 0 when not read.
+	MaxFragmentBytes int64 `json:"max_fragment_bytes,omitempty"`
 	// DistinctPartitions is nodetool tablestats' "Number of partitions
 	// (estimate)" (JMX only): the node's sstables' HyperLogLog++ key
 	// estimators merged (a key counts once however many sstables hold it)
@@ -229,6 +234,9 @@ type HotPartition struct {
 	Total    int64   `json:"total"` // operations the sampler saw on this table in the window (0 if unknown)
 	Window   float64 `json:"window_seconds"`
 	Source   string  `json:"source"` // nodetool or rest
+	// Pass is the sampler window the entry comes from when a collection
+	// sampled twice (the one-shot report: 0 then 1); 0 otherwise.
+	Pass int `json:"pass,omitempty"`
 }
 
 // ThreadPool is one row of system_views.thread_pools.

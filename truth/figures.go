@@ -400,7 +400,7 @@ func hotKeyChecks(f *Finding, nodes []string, tk string, fc figureContext) []Fig
 		}
 	}
 	for _, n := range nodes {
-		if run, ok := runNear(fc.obs.Samples[n], pass); ok {
+		if run, ok := runOfValue(fc.obs.Samples[n], pass, tk, f.PartitionKey, reads, writes, f.valueOn(n)); ok {
 			p := run.Tables[tk]
 			share, total := p.Share(f.PartitionKey, reads, writes)
 			switch {

@@ -279,6 +279,50 @@ func sortJudged(js []Judged) {
 	})
 }
 
+// UnknownNote is one of partmon's notes saying it could not judge a kind
+// on a corpus table.
+type UnknownNote struct {
+	Scenario string `json:"scenario"`
+	Kind     string `json:"kind"`
+	Keyspace string `json:"keyspace"`
+	Table    string `json:"table"`
+	Note     string `json:"note"`
+	// Decided: the scenario's truth says partmon's evidence settles this
+	// kind on this table, so the note is a defect.
+	Decided bool   `json:"decided,omitempty"`
+	Why     string `json:"why,omitempty"` // the truth's reason, when Decided
+}
+
+// unknownNotes are the notes of the form "<kind> of <ks>.<table>[ on
+// <node>] unknown: …" on the scenarios' keyspaces, each marked Decided
+// when its scenario's truth settles that kind on that table in this phase.
+func unknownNotes(scs []*Scenario, phase string, notes []string) []UnknownNote {
+	byKS := map[string]*Scenario{}
+	for _, sc := range scs {
+		byKS[sc.Keyspace] = sc
+	}
+	var out []UnknownNote
+	for _, n := range notes {
+		kind, rest, ok := strings.Cut(n, " of ")
+		if !ok || strings.Contains(kind, " ") || !strings.Contains(n, " unknown") {
+			continue
+		}
+		ks, table, _ := strings.Cut(strings.Fields(rest)[0], ".")
+		sc := byKS[ks]
+		if sc == nil {
+			continue
+		}
+		u := UnknownNote{Scenario: sc.Name, Kind: kind, Keyspace: ks, Table: table, Note: n}
+		for _, d := range sc.Decided {
+			if d.Kind == kind && d.Table == table && activeIn(&d, phase) {
+				u.Decided, u.Why = true, d.Why
+			}
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
 // unknownNote is partmon's note saying that it could not judge kind on the
 // table ("wide_partition of ks.t unknown: ..."), or "".
 func unknownNote(notes []string, kind, keyspace, table string) string {

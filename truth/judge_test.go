@@ -398,3 +398,34 @@ func TestGrowingPartitionIsHeldToItsRange(t *testing.T) {
 		})
 	}
 }
+
+// partmon's "unknown" notes on corpus tables are counted, and one on a
+// judgement the truth says the evidence settles fails the run.
+func TestUnknownNotesOnDecidedTables(t *testing.T) {
+	sc := &Scenario{Name: "users_by_email", Keyspace: "truth_users_email",
+		Decided: []Expectation{{Kind: "wide_partition", Table: "users_by_email", Phase: PhaseBoth, Why: "no clustering column"}}}
+	other := &Scenario{Name: "orders", Keyspace: "truth_orders"}
+	notes := []string{
+		"wide_partition of truth_users_email.users_by_email unknown: room for 349,525 rows",
+		"wide_partition of truth_orders.orders_by_country on 127.0.0.2 unknown: range reads ran",
+		"unbucketed_time_series of truth_orders.orders unknown: needs 4 points",
+		"wide_partition of pm_hot.kv unknown: not a corpus keyspace",
+		"keyspace legacy: replication not understood, ownership skipped: unknown class",
+	}
+	got := unknownNotes([]*Scenario{sc, other}, PhaseOneShot, notes)
+	if len(got) != 3 {
+		t.Fatalf("got %+v, want the three notes on corpus tables", got)
+	}
+	if !got[0].Decided || got[0].Why != "no clustering column" || got[1].Decided || got[1].Table != "orders_by_country" || got[2].Kind != "unbucketed_time_series" {
+		t.Errorf("got %+v", got)
+	}
+	s := Summarize([]*ClusterResult{{Cluster: "single", Phases: []PhaseResult{{Phase: PhaseOneShot, Unknowns: got}}}}, PhaseOneShot)
+	if s.UnknownNotes != 3 || len(s.Undecided) != 1 || !s.Failed() {
+		t.Errorf("summary: %d notes, %d undecided, failed %v; want 3, 1, true", s.UnknownNotes, len(s.Undecided), s.Failed())
+	}
+	var b strings.Builder
+	s.WriteText(&b)
+	if !strings.Contains(b.String(), "unknown notes on corpus tables: 3, where the evidence decides: 1") || !strings.Contains(b.String(), "UNDECIDED wide_partition truth_users_email.users_by_email") {
+		t.Errorf("text:\n%s", b.String())
+	}
+}

@@ -28,6 +28,7 @@ func (r *runner) judge(phase string, rep *Report, obs *Observations) PhaseResult
 		res.Expected = append(res.Expected, exp...)
 		res.Findings = append(res.Findings, judged...)
 	}
+	res.Unknowns = unknownNotes(r.scs, phase, rep.Notes)
 	for i := range res.Expected {
 		if !res.Expected[i].Found {
 			res.Expected[i].Evidence = r.evidence(&res.Expected[i], obs)

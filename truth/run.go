@@ -40,6 +40,10 @@ type PhaseResult struct {
 	Expected []ExpectResult `json:"expected"`
 	Findings []Judged       `json:"findings"`
 	Figures  []FigureCheck  `json:"figures"`
+	// Unknowns are partmon's "<kind> of <table> unknown" notes on the
+	// corpus's keyspaces; Decided marks one the truth says partmon's
+	// evidence settles (Scenario.Decided): a defect.
+	Unknowns []UnknownNote `json:"unknown_notes,omitempty"`
 	// SourceErrors are partmon's own failed source reads, as it reported them.
 	SourceErrors []string `json:"source_errors,omitempty"`
 }

@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -62,6 +63,10 @@ type Scenario struct {
 	Grow        []Grow            `yaml:"grow"`
 	Expect      []Expectation     `yaml:"expect"`
 	Allow       []Expectation     `yaml:"allow"`
+	// Decided are the judgements partmon's evidence settles for a table
+	// (the schema, or a bound the sources give): a "<kind> of <table>
+	// unknown" note on one is a defect, as a false finding is.
+	Decided []Expectation `yaml:"decided"`
 }
 
 // Table is one table of a scenario and the data loaded into it.
@@ -233,7 +238,7 @@ func (s *Scenario) applyDefaults() {
 			s.Grow[i].FlushEvery = 40 * time.Second
 		}
 	}
-	for _, list := range [][]Expectation{s.Expect, s.Allow} {
+	for _, list := range [][]Expectation{s.Expect, s.Allow, s.Decided} {
 		for i := range list {
 			if list[i].MinSeverity == "" {
 				list[i].MinSeverity = "warning"
@@ -295,7 +300,7 @@ func (s *Scenario) Validate() error {
 			bad("grow: table %q partition %d rows_per_second %g: want a table of the scenario, a partition index in range and a positive rate", g.Table, g.Partition, g.RowsPerSecond)
 		}
 	}
-	for _, e := range append(append([]Expectation{}, s.Expect...), s.Allow...) {
+	for _, e := range slices.Concat(s.Expect, s.Allow, s.Decided) {
 		if err := e.validate(tables); err != nil {
 			bad("expectation %s on %q: %v", e.Kind, e.Table, err)
 		}

@@ -60,6 +60,11 @@ type Summary struct {
 	ExpectedTotal  int            `json:"expected"`
 	ExpectedFound  int            `json:"expected_found"`
 	FalseAboveInfo int            `json:"false_above_info"`
+	// UnknownNotes counts partmon's "… unknown" notes on corpus tables;
+	// Undecided are those on a judgement the truth says the evidence
+	// settles (Scenario.Decided): defects.
+	UnknownNotes int           `json:"unknown_notes"`
+	Undecided    []UnknownNote `json:"undecided"`
 }
 
 // Summarize folds the results of one phase into the confusion table.
@@ -154,13 +159,22 @@ func (s *Summary) addPhase(cr *ClusterResult, p PhaseResult, row func(string) *K
 	for _, e := range p.SourceErrors {
 		s.SourceErrors = append(s.SourceErrors, cr.Cluster+": "+e)
 	}
+	s.UnknownNotes += len(p.Unknowns)
+	for _, u := range p.Unknowns {
+		if u.Decided {
+			s.Undecided = append(s.Undecided, u)
+		}
+	}
 }
 
 // Failed says whether the phase missed a planted problem without saying
-// that it could not tell, or gave a false finding above info: what fails
-// `make truth` and the CI subset. A stated unknown is counted apart and
-// listed with partmon's reason; it is not a finding.
-func (s Summary) Failed() bool { return len(s.Missed) > 0 || s.FalseAboveInfo > 0 }
+// that it could not tell, gave a false finding above info, or said
+// "unknown" where the truth says its evidence decides: what fails `make
+// truth` and the CI subset. A stated unknown on a planted problem is
+// counted apart and listed with partmon's reason; it is not a finding.
+func (s Summary) Failed() bool {
+	return len(s.Missed) > 0 || s.FalseAboveInfo > 0 || len(s.Undecided) > 0
+}
 
 // WriteText prints the confusion table and the lists behind it.
 func (s Summary) WriteText(w io.Writer) {
@@ -178,6 +192,10 @@ func (s Summary) WriteText(w io.Writer) {
 		s.GoodSilent, s.Good, s.FiguresOK, s.Figures, len(s.Contradicting))
 	if s.Later > 0 {
 		fmt.Fprintf(w, "sampled shares against a later window's sample: %d of %d within two standard errors\n", s.LaterOK, s.Later)
+	}
+	fmt.Fprintf(w, "unknown notes on corpus tables: %d, where the evidence decides: %d\n", s.UnknownNotes, len(s.Undecided))
+	for _, u := range s.Undecided {
+		fmt.Fprintf(w, "  UNDECIDED %s %s%s (%s): partmon says %q\n", u.Kind, u.Keyspace, tableSuffix(u.Table), u.Why, u.Note)
 	}
 	for _, m := range s.Unknown {
 		fmt.Fprintf(w, "  UNKNOWN %s %s%s%s: partmon says %q\n", m.Kind, m.Keyspace, tableSuffix(m.Table), where(m.Nodes, m.Key), m.Note)
@@ -221,6 +239,7 @@ func (s Summary) WriteMarkdown(w io.Writer) {
 	if s.Later > 0 {
 		fmt.Fprintf(w, " Sampled shares against a later window's sample: %d of %d within two standard errors.", s.LaterOK, s.Later)
 	}
+	fmt.Fprintf(w, " Unknown notes on corpus tables: %d, where the evidence decides: %d.", s.UnknownNotes, len(s.Undecided))
 	fmt.Fprint(w, "\n\n")
 }
 
@@ -230,6 +249,9 @@ func (s Summary) WriteMarkdown(w io.Writer) {
 func WriteDefects(w io.Writer, sums []Summary) {
 	for _, s := range sums {
 		fmt.Fprintf(w, "## %s\n\n", s.Phase)
+		for _, u := range s.Undecided {
+			fmt.Fprintf(w, "- **unknown where the evidence decides** `%s` on %s%s (scenario %s; %s): partmon says %q\n", u.Kind, u.Keyspace, tableSuffix(u.Table), u.Scenario, u.Why, u.Note)
+		}
 		for _, m := range s.Unknown {
 			fmt.Fprintf(w, "- **unknown** `%s` on %s%s%s (scenario %s): partmon says %q\n", m.Kind, m.Keyspace, tableSuffix(m.Table), where(m.Nodes, m.Key), m.Scenario, m.Note)
 		}

@@ -25,6 +25,10 @@ type findingsResponse struct {
 	Generated time.Time          `json:"generated"`
 	Count     int                `json:"count"`
 	Findings  []analyzer.Finding `json:"findings"`
+	// Problems gather the findings one table partition shows through
+	// several kinds (analyzer.Problem): a problem is listed when one of its
+	// findings passes the filter.
+	Problems []analyzer.Problem `json:"problems"`
 	// Remarks are the schema-only design notes, apart from the findings.
 	Remarks []analyzer.Finding `json:"remarks,omitempty"`
 }
@@ -128,10 +132,15 @@ func findingsHandler(e *exporter.Exporter) http.Handler {
 			writeJSON(w, http.StatusServiceUnavailable, apiError{notReadyMessage})
 			return
 		}
-		out := findingsResponse{Cluster: e.ClusterName(rep), Generated: rep.Generated, Findings: []analyzer.Finding{}}
+		out := findingsResponse{Cluster: e.ClusterName(rep), Generated: rep.Generated, Findings: []analyzer.Finding{}, Problems: []analyzer.Problem{}}
 		for _, f := range rep.Findings {
 			if ff.keep(f) {
 				out.Findings = append(out.Findings, f)
+			}
+		}
+		for _, p := range analyzer.ProblemsIn(rep) {
+			if slices.ContainsFunc(p.Evidence, ff.keep) {
+				out.Problems = append(out.Problems, p)
 			}
 		}
 		for _, f := range rep.Remarks {

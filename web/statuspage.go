@@ -142,7 +142,7 @@ func (p *statusPage) data() pageData {
 	}
 
 	d.StateLine, d.StateClass = stateLine(r, c.Up)
-	d.Problems, d.Remarks = pageProblems(r.Findings), pageProblems(r.Remarks)
+	d.Problems, d.Remarks = pageProblems(analyzer.ProblemsIn(r)), pageRemarks(r.Remarks)
 	d.Ring = newRingPicture(r)
 	d.Growth, d.Replicas = newGrowthCharts(r), newReplicaPictures(r)
 	d.Heatmaps = newHeatmaps(r)

@@ -14,10 +14,19 @@ import (
 // and advice behind a <details>.
 type pageProblem struct {
 	ID, Severity, Kind, Label, Where, Key, Sentence string
+	Kinds                                           string // every kind of the problem, space-separated
 	Value, Threshold                                string
 	Nodes                                           string // "127.0.0.1, 127.0.0.2" or ""
 	Summary, Advice, Sources                        string
 	PerNode                                         []pageNodeValue
+	// Also is the evidence of the problem's other kinds (the analyzer's
+	// Problem gathers the kinds one partition shows into one card).
+	Also []pageEvidence
+}
+
+// pageEvidence is one more kind's finding inside a problem's card.
+type pageEvidence struct {
+	ID, Kind, Label, Severity, Summary, Sources string
 }
 
 // pageNodeValue is one node's own measurement of a problem.
@@ -25,13 +34,23 @@ type pageNodeValue struct {
 	Node, DC, Rack, Value, Threshold, Severity string
 }
 
-func pageProblems(fs []analyzer.Finding) []pageProblem {
-	sorted := append([]analyzer.Finding(nil), fs...)
+// pageRemarks are remarks as one-kind cards.
+func pageRemarks(fs []analyzer.Finding) []pageProblem {
+	ps := make([]analyzer.Problem, len(fs))
+	for i, f := range fs {
+		ps[i] = analyzer.Problem{Finding: f, Kinds: []string{f.Kind}, Evidence: []analyzer.Finding{f}}
+	}
+	return pageProblems(ps)
+}
+
+func pageProblems(ps []analyzer.Problem) []pageProblem {
+	sorted := append([]analyzer.Problem(nil), ps...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Severity > sorted[j].Severity })
 	out := make([]pageProblem, 0, len(sorted))
-	for _, f := range sorted {
+	for _, pr := range sorted {
+		f := pr.Finding
 		p := pageProblem{
-			ID: f.ID, Severity: f.Severity.String(), Kind: f.Kind, Label: headline.Label(f.Kind),
+			ID: f.ID, Severity: f.Severity.String(), Kind: f.Kind, Kinds: strings.Join(pr.Kinds, " "), Label: headline.Label(f.Kind),
 			Where: headline.Where(f), Key: f.PartitionKey, Sentence: headline.Sentence(f),
 			Value: pageValue(f.Kind, f.Value, f.Unit), Threshold: pageValue(f.Kind, f.Threshold, f.Unit),
 			Nodes:   strings.Join(headline.Nodes(f), ", "),
@@ -49,6 +68,10 @@ func pageProblems(fs []analyzer.Finding) []pageProblem {
 				Threshold: pageValue(f.Kind, n.Threshold, f.Unit), Severity: n.Severity.String(),
 			})
 		}
+		for _, o := range pr.Evidence[min(1, len(pr.Evidence)):] {
+			p.Also = append(p.Also, pageEvidence{ID: o.ID, Kind: o.Kind, Label: headline.Label(o.Kind), Severity: o.Severity.String(),
+				Summary: o.Summary, Sources: strings.ReplaceAll(o.Source, ",", ", ")})
+		}
 		out = append(out, p)
 	}
 	return out
@@ -59,7 +82,8 @@ func pageProblems(fs []analyzer.Finding) []pageProblem {
 func stateLine(r *analyzer.Report, up bool) (string, string) {
 	var crit, warn, info int
 	tables := map[string]bool{}
-	for _, f := range r.Findings {
+	for _, p := range analyzer.ProblemsIn(r) {
+		f := p.Finding
 		switch f.Severity {
 		case analyzer.SeverityCritical:
 			crit++

@@ -12,8 +12,8 @@ import (
 func renderMarkdown(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severity) error {
 	p := &printer{w: w}
 	p.f("# partmon report: cluster `%s`\n\n", r.Cluster)
-	p.f("%s %s, collected %s. %d nodes, %d tables, %d findings (%s).\n\n", r.Engine, r.Version,
-		r.Taken.UTC().Format(time.RFC3339), len(r.Nodes), len(r.Tables), len(r.Findings), severityCounts(r.Findings))
+	p.f("%s %s, collected %s. %d nodes, %d tables, %s.\n\n", r.Engine, r.Version,
+		r.Taken.UTC().Format(time.RFC3339), len(r.Nodes), len(r.Tables), problemCounts(r))
 
 	p.f("## Nodes\n\n| Address | DC | Rack | Tokens | Load | Owns (raw) | Load skew | State |\n|---|---|---|---:|---:|---:|---:|---|\n")
 	raw := ownershipFor(r, "")
@@ -37,8 +37,12 @@ func renderMarkdown(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severi
 		if sev < minSeverity {
 			continue
 		}
-		for _, f := range findingsOf(r, sev) {
-			p.f("- **%s** `%s` %s — %s", sev, f.Kind, mdEscape(scope(f)), mdEscape(f.Summary))
+		for _, pr := range analyzer.ProblemsOf(r, sev) {
+			f := pr.Finding
+			p.f("- **%s** `%s` %s — %s", sev, strings.Join(pr.Kinds, " + "), mdEscape(scope(f)), mdEscape(f.Summary))
+			for _, o := range pr.Evidence[1:] {
+				p.f("  \n  *Also %s (%s):* %s", o.Kind, o.Severity, mdEscape(o.Summary))
+			}
 			if f.Advice != "" {
 				p.f("  \n  *Advice:* %s", mdEscape(f.Advice))
 			}

@@ -60,7 +60,7 @@ const topTablesShown = 10
 func renderText(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severity) error {
 	p := &printer{w: w}
 	p.f("partmon report — cluster %q (%s %s), collected %s\n", r.Cluster, r.Engine, r.Version, r.Taken.UTC().Format(time.RFC3339))
-	p.f("%d nodes, %d tables, %d findings (%s)\n", len(r.Nodes), len(r.Tables), len(r.Findings), severityCounts(r.Findings))
+	p.f("%d nodes, %d tables, %s\n", len(r.Nodes), len(r.Tables), problemCounts(r))
 	renderTextFindings(p, r, minSeverity)
 	renderTextOwnership(w, p, r)
 
@@ -85,22 +85,28 @@ func renderText(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severity) 
 	return p.err
 }
 
-// renderTextFindings: per severity, one block per problem: where, the plain
-// sentence with the number against its threshold, what was measured, advice.
+// renderTextFindings: per severity, one block per problem (the kinds one
+// partition shows gathered by the analyzer): where, the plain sentence with
+// the number against its threshold, what was measured, each other kind's
+// evidence, one advice.
 func renderTextFindings(p *printer, r *analyzer.Report, minSeverity analyzer.Severity) {
 	for _, sev := range []analyzer.Severity{analyzer.SeverityCritical, analyzer.SeverityWarning, analyzer.SeverityInfo} {
 		if sev < minSeverity {
 			continue
 		}
-		fs := findingsOf(r, sev)
-		if len(fs) == 0 {
+		ps := analyzer.ProblemsOf(r, sev)
+		if len(ps) == 0 {
 			continue
 		}
-		p.f("\n%s findings (%d)\n", strings.ToUpper(sev.String()), len(fs))
-		for _, f := range fs {
-			p.f("  [%s] %s\n", f.Kind, scope(f))
+		p.f("\n%s findings (%d)\n", strings.ToUpper(sev.String()), len(ps))
+		for _, pr := range ps {
+			f := pr.Finding
+			p.f("  [%s] %s\n", strings.Join(pr.Kinds, " + "), scope(f))
 			p.f("      %s%s\n", headline.Sentence(f), valueAgainst(f))
 			p.f("      measured: %s\n", f.Summary)
+			for _, o := range pr.Evidence[1:] {
+				p.f("      also %s (%s): %s\n", o.Kind, o.Severity, o.Summary)
+			}
 			if f.Advice != "" {
 				p.f("      advice: %s\n", f.Advice)
 			}
@@ -203,14 +209,15 @@ func countAtLeast(fs []analyzer.Finding, min analyzer.Severity) int {
 	return n
 }
 
-func findingsOf(r *analyzer.Report, sev analyzer.Severity) []analyzer.Finding {
-	var out []analyzer.Finding
-	for _, f := range r.Findings {
-		if f.Severity == sev {
-			out = append(out, f)
-		}
+// problemCounts: "3 problems (1 critical, 2 warning, 0 info) from 4
+// findings"; the findings count every kind apart, as the metrics do.
+func problemCounts(r *analyzer.Report) string {
+	ps := analyzer.ProblemsIn(r)
+	faces := make([]analyzer.Finding, len(ps))
+	for i, p := range ps {
+		faces[i] = p.Finding
 	}
-	return out
+	return fmt.Sprintf("%d problems (%s) from %d findings", len(ps), severityCounts(faces), len(r.Findings))
 }
 
 // scope names where a finding is: node, table and key, whichever apply.

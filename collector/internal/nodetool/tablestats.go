@@ -23,7 +23,7 @@ import (
 // neither (kept: the node holds none of the table's keys); a value that is
 // not a non-negative integer is an error.
 func DistinctPartitions(ctx context.Context, cfg SamplerConfig, tables []string) (map[string]int64, error) {
-	return tableCounts(ctx, cfg, tables, tableCountRun{
+	return tableCounts(ctx, cfg, tables, tableCountRun[int64]{
 		command: "tablestats", output: "tablestats -F json output", reading: "partition counts",
 		args:  tablestatsArgs,
 		parse: ParseDistinctPartitions,
