@@ -28,16 +28,22 @@ step() {
 	echo "== $STEP"
 }
 
-# python3: pip installs the Java 11 runtime Cassandra 4.x needs (deploy/local/cluster).
-for tool in java mvn go python3 promtool prometheus prometheus-alertmanager; do
+# python3: pip installs the Java 11 runtime Cassandra 4.x needs (deploy/local/cluster);
+# bc: the cluster and fixture scripts' arithmetic; chromium: the browser tests.
+for tool in java mvn go python3 bc promtool prometheus prometheus-alertmanager chromium; do
 	command -v "$tool" >/dev/null || { echo "make test needs $tool on PATH (.ci/run installs it; see README)"; exit 1; }
 done
+# go test -json through testsummary: go test's usual lines, and a count of the
+# packages that really ran a test (one whose every test skipped is counted apart).
+TESTSUMMARY=$PWD/test-artifacts/testsummary
+go build -o "$TESTSUMMARY" ./cmd/testsummary
+export TESTSUMMARY
 
 step "lint (gofmt, go vet)"
 make --no-print-directory lint
 
 step "unit tests"
-go test -count=1 ./... 2>&1 | tee -a "$GOLOG"
+go test -count=1 -json ./... 2>&1 | "$TESTSUMMARY" | tee -a "$GOLOG"
 
 step "alert rules (promtool)"
 promtool check rules deploy/prometheus/partmon-alerts.yml
@@ -58,7 +64,7 @@ step "load fixtures with planted problems"
 "$FIXTURES" top-partitions
 
 step "integration and end-to-end tests (real cluster, real Prometheus and Alertmanager)"
-go test -count=1 -tags integration -timeout 40m -p 1 ./... 2>&1 | tee -a "$GOLOG"
+go test -count=1 -json -tags integration -timeout 40m -p 1 ./... 2>&1 | "$TESTSUMMARY" | tee -a "$GOLOG"
 
 # The truth corpus's CI subset (docs/detection.md "Truth corpus"): six scenarios
 # written from public references, three of them good designs that must stay
@@ -78,7 +84,7 @@ trap '"$CLUSTER" down --dir "$UNBAL_DIR" || true' EXIT
 "$CLUSTER" up --first-ip 127.0.0.10 --dir "$UNBAL_DIR" --nodes 3 --heap 512M \
 	--tokens=-9000000000000000000,-7000000000000000000,2000000000000000000 --topology dc1:r1,dc1:r1,dc1:r2
 PARTMON_TEST_UNBALANCED_HOSTS=127.0.0.10,127.0.0.11,127.0.0.12 PARTMON_TEST_UNBALANCED_DIR=$UNBAL_DIR \
-	go test -count=1 -tags integration -run TestOwnershipMatchesNodetoolUnbalanced -v ./analyzer/ 2>&1 | tee -a "$GOLOG" | tail -20
+	go test -count=1 -json -tags integration -run TestOwnershipMatchesNodetoolUnbalanced ./analyzer/ 2>&1 | "$TESTSUMMARY" -v | tee -a "$GOLOG" | tail -20
 "$CLUSTER" down --dir "$UNBAL_DIR"
 trap - EXIT
 
@@ -100,12 +106,13 @@ fi
 logs_versions=${PARTMON_LOGS_VERSIONS-4.1 4.0}
 step "partition keys from Cassandra's logs on fresh ${logs_versions:-4.x} nodes"
 if [ -n "$logs_versions" ]; then
-	PARTMON_LOGS_VERSIONS="$logs_versions" go test -count=1 -tags integration -timeout 40m -p 1 \
-		-run '^TestLogsOnAFreshCluster$' ./e2e/ 2>&1 | sed -u -E "/^(ok|FAIL)([[:space:]]|\$)/ s/\$/ [logs on Cassandra $logs_versions]/" | tee -a "$GOLOG"
+	PARTMON_LOGS_VERSIONS="$logs_versions" go test -count=1 -json -tags integration -timeout 40m -p 1 \
+		-run '^TestLogsOnAFreshCluster$' ./e2e/ 2>&1 | "$TESTSUMMARY" | sed -u -E "/^(ok|FAIL)([[:space:]]|\$)/ s/\$/ [logs on Cassandra $logs_versions]/" | tee -a "$GOLOG"
 else
 	echo "left out: PARTMON_LOGS_VERSIONS is empty"
 fi
 
 step "done"
-# One closing line for whoever reads the end of the log: packages passed and failed.
-echo "summary: $(grep -c '^ok ' "$GOLOG") passed, $(grep -c '^FAIL' "$GOLOG") failed"
+# One closing line for whoever reads the end of the log: packages that ran a
+# test and passed, failed, and those whose every test skipped.
+"$TESTSUMMARY" -total "$GOLOG"

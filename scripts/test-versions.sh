@@ -18,6 +18,11 @@ CLUSTER=deploy/local/cluster
 FIXTURES=deploy/local/fixtures
 mkdir -p test-artifacts
 GOLOG=${GOLOG:-test-artifacts/go-test.log}
+# go test -json rendered by cmd/testsummary (test-all.sh builds it; built here when run alone).
+if [ -z "${TESTSUMMARY:-}" ]; then
+	TESTSUMMARY=$PWD/test-artifacts/testsummary
+	go build -o "$TESTSUMMARY" ./cmd/testsummary
+fi
 # Big enough for an oversized_partition warning (50 MiB), small enough to load quickly.
 LARGE_MIB=${PARTMON_VERSIONS_LARGE_MIB:-60}
 
@@ -76,12 +81,12 @@ run_version() {
 	step "Cassandra $version: acceptance tests"
 	# Every package runs even when one fails: one run tells all there is to know.
 	local failed=0
-	PARTMON_CLUSTER_DIR=$dir PARTMON_TEST_HOSTS=$hosts go test -count=1 -tags integration -timeout 30m -p 1 \
-		-run "$COLLECTOR_TESTS" ./collector/ 2>&1 | tag "$version" | tee -a "$GOLOG" || failed=1
-	PARTMON_CLUSTER_DIR=$dir PARTMON_TEST_HOSTS=$hosts go test -count=1 -tags integration -timeout 20m -p 1 \
-		-run "$ANALYZER_TESTS" ./analyzer/ 2>&1 | tag "$version" | tee -a "$GOLOG" || failed=1
-	PARTMON_CLUSTER_DIR=$dir PARTMON_TEST_HOSTS=$hosts go test -count=1 -tags integration -timeout 10m -p 1 \
-		-run "$TESTCLUSTER_TESTS" ./internal/testcluster/ 2>&1 | tag "$version" | tee -a "$GOLOG" || failed=1
+	PARTMON_CLUSTER_DIR=$dir PARTMON_TEST_HOSTS=$hosts go test -count=1 -json -tags integration -timeout 30m -p 1 \
+		-run "$COLLECTOR_TESTS" ./collector/ 2>&1 | "$TESTSUMMARY" | tag "$version" | tee -a "$GOLOG" || failed=1
+	PARTMON_CLUSTER_DIR=$dir PARTMON_TEST_HOSTS=$hosts go test -count=1 -json -tags integration -timeout 20m -p 1 \
+		-run "$ANALYZER_TESTS" ./analyzer/ 2>&1 | "$TESTSUMMARY" | tag "$version" | tee -a "$GOLOG" || failed=1
+	PARTMON_CLUSTER_DIR=$dir PARTMON_TEST_HOSTS=$hosts go test -count=1 -json -tags integration -timeout 10m -p 1 \
+		-run "$TESTCLUSTER_TESTS" ./internal/testcluster/ 2>&1 | "$TESTSUMMARY" | tag "$version" | tee -a "$GOLOG" || failed=1
 
 	step "Cassandra $version: stop"
 	stop_cluster "$dir" || failed=1

@@ -10,7 +10,8 @@
 // package, the whole output of a failed test, the reason of a skipped one
 // (-v: every line). Each ok line gains what ran: "(12 passed, 2 skipped)",
 // or "(every test skipped: 3)". -total reads such logs and prints
-// "summary: N passed, M with every test skipped, K failed".
+// "summary: N passed, K failed, M skipped" (M: packages whose every test skipped,
+// counted apart from the passed ones).
 package main
 
 import (
@@ -183,5 +184,5 @@ func totalOf(paths []string) (string, error) {
 			return "", err
 		}
 	}
-	return fmt.Sprintf("summary: %d passed, %d with every test skipped, %d failed", passed, allSkipped, failed), nil
+	return fmt.Sprintf("summary: %d passed, %d failed, %d skipped", passed, failed, allSkipped), nil
 }
