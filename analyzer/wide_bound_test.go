@@ -10,7 +10,7 @@ import (
 )
 
 // The wide_partition rule says "unknown" only where no bound decides
-//: the schema first, then the bytes the sources give.
+// : the schema first, then the bytes the sources give.
 func TestWideUnknownOnlyWhereNoBoundDecides(t *testing.T) {
 	noCK := []model.Column{pk("id", "uuid", 0), col("name", "text"), col("email", "text")}
 	intCK := []model.Column{pk("queue", "text", 0), ck("id", "int", 0, "asc"), col("payload", "text")}
