@@ -9,8 +9,8 @@ import (
 	"github.com/partmon/partmon/model"
 )
 
-// The wide_partition rule says "unknown" only where no bound decides
-// : the schema first, then the bytes the sources give.
+// The wide_partition rule says "unknown" only where no bound decides:
+// the schema first, then the bytes the sources give.
 func TestWideUnknownOnlyWhereNoBoundDecides(t *testing.T) {
 	noCK := []model.Column{pk("id", "uuid", 0), col("name", "text"), col("email", "text")}
 	intCK := []model.Column{pk("queue", "text", 0), ck("id", "int", 0, "asc"), col("payload", "text")}
