@@ -35,11 +35,12 @@ func writeHotKeys(ctx context.Context, s *gocql.Session) error {
 }
 
 // driveHotKey reads and writes (half and half) the hot key with probability
-// share and a uniformly chosen other key otherwise, for the given time; it
-// returns the measured share of hot-key operations.
+// share and a uniformly chosen other key otherwise, for the given time or
+// until ctx ends; it returns the measured share of hot-key operations.
 func driveHotKey(ctx context.Context, s *gocql.Session, d time.Duration, share float64) (float64, int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
+	start := time.Now()
 	var hot, total, failed atomic.Int64
 	errs := make(chan error, hotWorkers)
 	for w := 0; w < hotWorkers; w++ {
@@ -78,14 +79,17 @@ func driveHotKey(ctx context.Context, s *gocql.Session, d time.Duration, share f
 	if total.Load() == 0 {
 		return 0, 0, fmt.Errorf("hot-key traffic: no operation succeeded (%d failed)", failed.Load())
 	}
+	took := time.Since(start)
 	measured := float64(hot.Load()) / float64(total.Load())
 	logf("pm_hot.kv: %d operations in %s (%.0f ops/s), %.3f on key %q, %d failed",
-		total.Load(), d, float64(total.Load())/d.Seconds(), measured, hotKey, failed.Load())
+		total.Load(), took.Round(100*time.Millisecond), float64(total.Load())/took.Seconds(), measured, hotKey, failed.Load())
 	return measured, total.Load(), nil
 }
 
 // hotkeyCommand drives hot-key traffic and, every 5 s, a read of the
 // tombstone-heavy partition so that problem stays visible during a demo.
+// The traffic ends after seconds or when ctx ends (SIGTERM), whichever is
+// first; either way the share it measured is recorded in the truth.
 func hotkeyCommand(ctx context.Context, seconds int, share float64) error {
 	if seconds <= 0 || share < 0 || share > 1 {
 		return fmt.Errorf("need --seconds > 0 and 0 <= --share <= 1")
@@ -114,6 +118,9 @@ func hotkeyCommand(ctx context.Context, seconds int, share float64) error {
 	if err := saveState(st); err != nil {
 		return err
 	}
-	_, err = writeTruth(ctx, s)
+	// Not ctx: after a SIGTERM it is done, and the truth is still owed.
+	writeCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err = writeTruth(writeCtx, s)
 	return err
 }

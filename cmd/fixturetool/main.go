@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
 func main() {
@@ -27,6 +28,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	cmd, args := os.Args[1], os.Args[2:]
+	start := time.Now()
 	var err error
 	switch cmd {
 	case "load":
@@ -41,6 +43,9 @@ func main() {
 		seconds := fs.Int("seconds", 30, "how long to drive traffic")
 		share := fs.Float64("share", 0.8, "share of operations on the hot key")
 		_ = fs.Parse(args)
+		// SIGTERM ends the traffic early, not the command: the share
+		// measured so far is still recorded (a test stops the traffic
+		// once its samples are in instead of waiting out --seconds).
 		err = hotkeyCommand(ctx, *seconds, *share)
 	case "grow":
 		fs := flag.NewFlagSet("grow", flag.ExitOnError)
@@ -66,6 +71,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "fixtures: ERROR: %v\n", err)
 		os.Exit(1)
 	}
+	logf("%s took %.1f s", cmd, time.Since(start).Seconds())
 }
 
 func usage() {
