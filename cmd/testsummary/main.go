@@ -3,15 +3,19 @@
 // package, also one in which every test skipped (a package whose tests
 // need a cluster it was not given): the count was inflated.
 //
-//	go test -json ./... | testsummary [-v]   print go test's usual lines
+//	go test -json ./... | testsummary [-v] [-times FILE [-label L]]
+//	                                         print go test's usual lines
 //	testsummary -total LOG...                print the closing summary line
+//	testsummary -slowest N TIMES...          the N slowest tests of -times files
 //
 // Rendering keeps go test's plain output: the ok, FAIL and "?" lines of each
 // package, the whole output of a failed test, the reason of a skipped one
 // (-v: every line). Each ok line gains what ran: "(12 passed, 2 skipped)",
 // or "(every test skipped: 3)". -total reads such logs and prints
 // "summary: N passed, K failed, M skipped" (M: packages whose every test skipped,
-// counted apart from the passed ones).
+// counted apart from the passed ones). -times appends each top-level test's
+// seconds to FILE ("seconds<TAB>label<TAB>package<TAB>test"), so a run says
+// where its time went; -slowest prints the slowest of them.
 package main
 
 import (
@@ -28,7 +32,17 @@ import (
 func main() {
 	verbose := flag.Bool("v", false, "print the output of every test, as go test -v does")
 	total := flag.Bool("total", false, "print the summary line of the logs named as arguments")
+	times := flag.String("times", "", "append each top-level test's seconds to this file")
+	label := flag.String("label", "", "the label of this run in the -times file (e.g. the Cassandra release)")
+	slowest := flag.Int("slowest", 0, "print the N slowest tests of the -times files named as arguments")
 	flag.Parse()
+	if *slowest > 0 {
+		if err := printSlowest(os.Stdout, *slowest, flag.Args()); err != nil {
+			fmt.Fprintln(os.Stderr, "testsummary:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *total {
 		s, err := totalOf(flag.Args())
 		if err != nil {
@@ -38,7 +52,17 @@ func main() {
 		fmt.Println(s)
 		return
 	}
-	if err := render(os.Stdin, os.Stdout, *verbose); err != nil {
+	var timesOut *timesWriter
+	if *times != "" {
+		f, err := os.OpenFile(*times, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "testsummary:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		timesOut = &timesWriter{w: f, label: *label}
+	}
+	if err := render(os.Stdin, os.Stdout, *verbose, timesOut); err != nil {
 		fmt.Fprintln(os.Stderr, "testsummary:", err)
 		os.Exit(1)
 	}
@@ -50,6 +74,7 @@ type event struct {
 	Package string
 	Test    string
 	Output  string
+	Elapsed float64
 }
 
 // pkgRun is what one package's tests did so far.
@@ -58,8 +83,9 @@ type pkgRun struct {
 	output                  map[string][]string // per top-level test, until it ends
 }
 
-// render prints the plain log of a `go test -json` stream.
-func render(in io.Reader, out io.Writer, verbose bool) error {
+// render prints the plain log of a `go test -json` stream; with times,
+// each top-level test's duration goes there too.
+func render(in io.Reader, out io.Writer, verbose bool, times *timesWriter) error {
 	runs := map[string]*pkgRun{}
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
@@ -80,6 +106,9 @@ func render(in io.Reader, out io.Writer, verbose bool) error {
 			continue
 		}
 		testEvent(out, r, e, verbose)
+		if times != nil {
+			times.record(e)
+		}
 	}
 	return sc.Err()
 }

@@ -14,8 +14,8 @@ const stream = `{"Action":"start","Package":"p/ran"}
 {"Action":"run","Package":"p/ran","Test":"TestA"}
 {"Action":"output","Package":"p/ran","Test":"TestA","Output":"=== RUN   TestA\n"}
 {"Action":"output","Package":"p/ran","Test":"TestA/sub","Output":"    a_test.go:9: measured 3 ms\n"}
-{"Action":"pass","Package":"p/ran","Test":"TestA/sub"}
-{"Action":"pass","Package":"p/ran","Test":"TestA"}
+{"Action":"pass","Package":"p/ran","Test":"TestA/sub","Elapsed":2.5}
+{"Action":"pass","Package":"p/ran","Test":"TestA","Elapsed":2.51}
 {"Action":"output","Package":"p/ran","Test":"TestB","Output":"    b_test.go:4: chromium is not on PATH\n"}
 {"Action":"output","Package":"p/ran","Test":"TestB","Output":"--- SKIP: TestB (0.00s)\n"}
 {"Action":"skip","Package":"p/ran","Test":"TestB"}
@@ -28,7 +28,7 @@ const stream = `{"Action":"start","Package":"p/ran"}
 {"Action":"pass","Package":"p/skipped"}
 {"Action":"output","Package":"p/failed","Test":"TestD","Output":"    d_test.go:7: got 2, want 3\n"}
 {"Action":"output","Package":"p/failed","Test":"TestD","Output":"--- FAIL: TestD (0.00s)\n"}
-{"Action":"fail","Package":"p/failed","Test":"TestD"}
+{"Action":"fail","Package":"p/failed","Test":"TestD","Elapsed":7}
 {"Action":"output","Package":"p/failed","Output":"FAIL\n"}
 {"Action":"output","Package":"p/failed","Output":"FAIL\tp/failed\t0.004s\n"}
 {"Action":"fail","Package":"p/failed"}
@@ -61,7 +61,7 @@ func TestRender(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var out strings.Builder
-			if err := render(strings.NewReader(stream), &out, tc.verbose); err != nil {
+			if err := render(strings.NewReader(stream), &out, tc.verbose, nil); err != nil {
 				t.Fatal(err)
 			}
 			if got := out.String(); got != tc.want {
@@ -76,7 +76,7 @@ func TestRender(t *testing.T) {
 // an ok line from a run not rendered by testsummary counts as passed.
 func TestTotal(t *testing.T) {
 	var rendered strings.Builder
-	if err := render(strings.NewReader(stream), &rendered, false); err != nil {
+	if err := render(strings.NewReader(stream), &rendered, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
@@ -94,5 +94,40 @@ func TestTotal(t *testing.T) {
 	}
 	if want := "summary: 2 passed, 2 failed, 1 skipped"; got != want {
 		t.Errorf("%q, want %q", got, want)
+	}
+}
+
+// TestSlowest: -times keeps each top-level test (no subtest, no package
+// line) with its label; -slowest orders them across files, slowest first.
+func TestSlowest(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "times.tsv")
+	for _, label := range []string{"5.0.8", "4.1.10"} {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		err = render(strings.NewReader(stream), &out, false, &timesWriter{w: f, label: label})
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got strings.Builder
+	if err := printSlowest(&got, 3, []string{path}); err != nil {
+		t.Fatal(err)
+	}
+	want := "     7.0 s  p/failed TestD [5.0.8]\n" +
+		"     7.0 s  p/failed TestD [4.1.10]\n" +
+		"     2.5 s  p/ran TestA [5.0.8]\n"
+	if got.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", got.String(), want)
+	}
+	if err := os.WriteFile(path, []byte("soon\tp\tTestX\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := printSlowest(&got, 3, []string{path}); err == nil {
+		t.Error("a line without seconds was read as a time")
 	}
 }
