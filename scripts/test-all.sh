@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
 # make test: lint, unit tests, alert-rule tests, then integration and end-to-end
-# tests against a real local Cassandra 5.0 cluster that this script starts and stops,
-# then the acceptance suite on Cassandra 4.1 and 4.0 clusters of their own
-# (scripts/test-versions.sh; PARTMON_TEST_VERSIONS="4.1" picks, "" leaves them out).
+# tests against real local Cassandra clusters that this script starts and stops.
+# Two chains run side by side, each on clusters of its own, so one waits less:
+#   main (this shell): lint, unit tests and promtool while the 5.0 cluster starts;
+#     the fixtures; go test -tags integration ./...; the truth corpus's CI subset.
+#   side (scripts/test-side.sh, started once the unit tests pass): the acceptance
+#     suite on Cassandra 4.1 and 4.0, keys from the logs of fresh 4.x nodes,
+#     ownership on an unbalanced ring (PARTMON_TEST_VERSIONS="4.1" picks, "" leaves
+#     the 4.x acceptance out).
+# Where the time went: each step's "took N s", and the slowest tests at the end
+# (test-artifacts/test-times.tsv has every test's seconds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,9 +25,15 @@ export PARTMON_TEST_HOSTS=${PARTMON_TEST_HOSTS:-$FIRST_IP,$ip_a.$ip_b.$ip_c.$((i
 export PARTMON_REQUIRE_TOOLS=1
 mkdir -p test-artifacts
 GOLOG=test-artifacts/go-test.log
+SIDE_GOLOG=$PWD/test-artifacts/go-test-side.log
+SIDE_LOG=test-artifacts/side.log
+export TEST_TIMES=$PWD/test-artifacts/test-times.tsv
 : >"$GOLOG"
+: >"$SIDE_GOLOG"
+: >"$TEST_TIMES"
+t0=$(date +%s)
 
-step_start=$(date +%s)
+step_start=$t0
 step() {
 	local now; now=$(date +%s)
 	[ -n "${STEP:-}" ] && echo "== '$STEP' took $((now - step_start)) s"
@@ -29,8 +42,8 @@ step() {
 }
 
 # python3: pip installs the Java 11 runtime Cassandra 4.x needs (deploy/local/cluster);
-# bc: the cluster and fixture scripts' arithmetic; chromium: the browser tests.
-for tool in java mvn go python3 bc promtool prometheus prometheus-alertmanager chromium; do
+# bc: the cluster script's arithmetic; chromium: the browser tests.
+for tool in java mvn go python3 bc promtool prometheus prometheus-alertmanager chromium setsid; do
 	command -v "$tool" >/dev/null || { echo "make test needs $tool on PATH (.ci/run installs it; see README)"; exit 1; }
 done
 # go test -json through testsummary: go test's usual lines, and a count of the
@@ -39,23 +52,60 @@ TESTSUMMARY=$PWD/test-artifacts/testsummary
 go build -o "$TESTSUMMARY" ./cmd/testsummary
 export TESTSUMMARY
 
+# The 5.0 cluster starts while lint and the unit tests run; its log says how it
+# went. Each release's jars are fetched first, one after the other (a no-op once
+# cached): two Maven runs at once would share ~/.m2, which Maven does not lock.
+START_LOG=test-artifacts/cluster-start.log
+{
+	"$CLUSTER" fetch --version 4.1 && "$CLUSTER" fetch --version 4.0 &&
+		"$CLUSTER" up --first-ip "$FIRST_IP" --nodes 3
+} >"$START_LOG" 2>&1 &
+start_pid=$!
+side_pid=
+
+# Stopping early (a failed step, Ctrl-C, CI's timeout): the side chain is
+# stopped (its clusters come down on its own EXIT trap), then the 5.0 cluster.
+cleanup() {
+	local rc=$?
+	trap - EXIT INT TERM
+	if [ -n "$side_pid" ] && kill -0 "$side_pid" 2>/dev/null; then
+		echo "== stopping the side chain (its log: $SIDE_LOG)"
+		kill -TERM -- "-$side_pid" 2>/dev/null || true
+		wait "$side_pid" 2>/dev/null || true
+	fi
+	wait "$start_pid" 2>/dev/null || true
+	echo "== stopping the 5.0 test cluster"
+	"$CLUSTER" down || true
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
 step "lint (gofmt, go vet)"
 make --no-print-directory lint
 
 step "unit tests"
-go test -count=1 -json ./... 2>&1 | "$TESTSUMMARY" | tee -a "$GOLOG"
+go test -count=1 -json ./... 2>&1 | "$TESTSUMMARY" -times "$TEST_TIMES" -label unit | tee -a "$GOLOG"
 
 step "alert rules (promtool)"
 promtool check rules deploy/prometheus/partmon-alerts.yml
 promtool test rules deploy/prometheus/partmon-alerts_test.yml
 
-step "start the real Cassandra cluster"
-cleanup() {
-	echo "== stopping the test cluster"
-	"$CLUSTER" down || true
-}
-trap cleanup EXIT
-"$CLUSTER" up --first-ip "$FIRST_IP" --nodes 3
+step "start the real Cassandra 5.0 cluster (started with the lint step)"
+if ! wait "$start_pid"; then
+	cat "$START_LOG"
+	echo "make test: the 5.0 cluster did not start (above)"
+	exit 1
+fi
+start_pid=
+tail -1 "$START_LOG"
+
+# The side chain from here on, in a session of its own (setsid) so that it can
+# be stopped as one; its output goes to its log, printed whole at the end.
+GOLOG=$SIDE_GOLOG setsid scripts/test-side.sh >"$SIDE_LOG" 2>&1 &
+side_pid=$!
+echo "== side chain started (4.x acceptance, logs, unbalanced ring): $SIDE_LOG"
 
 step "load fixtures with planted problems"
 "$FIXTURES" load
@@ -64,7 +114,8 @@ step "load fixtures with planted problems"
 "$FIXTURES" top-partitions
 
 step "integration and end-to-end tests (real cluster, real Prometheus and Alertmanager)"
-go test -count=1 -json -tags integration -timeout 40m -p 1 ./... 2>&1 | "$TESTSUMMARY" | tee -a "$GOLOG"
+go test -count=1 -json -tags integration -timeout 40m -p 1 ./... 2>&1 |
+	"$TESTSUMMARY" -times "$TEST_TIMES" -label integration | tee -a "$GOLOG"
 
 # The truth corpus's CI subset (docs/detection.md "Truth corpus"): six scenarios
 # written from public references, three of them good designs that must stay
@@ -73,46 +124,22 @@ go test -count=1 -json -tags integration -timeout 40m -p 1 ./... 2>&1 | "$TESTSU
 step "truth corpus, CI subset (scripts/truth.sh --ci)"
 TRUTH_OUT=$PWD/test-artifacts/truth scripts/truth.sh --ci
 
-step "stop the balanced cluster"
+step "stop the 5.0 cluster"
 "$CLUSTER" down
 
-# Ownership against the real nodetool on an unbalanced ring with a repeated
-# rack, where SimpleStrategy and NetworkTopologyStrategy really differ.
-step "ownership on an unbalanced ring"
-UNBAL_DIR=$PWD/.cluster-unbalanced
-trap '"$CLUSTER" down --dir "$UNBAL_DIR" || true' EXIT
-"$CLUSTER" up --first-ip 127.0.0.10 --dir "$UNBAL_DIR" --nodes 3 --heap 512M \
-	--tokens=-9000000000000000000,-7000000000000000000,2000000000000000000 --topology dc1:r1,dc1:r1,dc1:r2
-PARTMON_TEST_UNBALANCED_HOSTS=127.0.0.10,127.0.0.11,127.0.0.12 PARTMON_TEST_UNBALANCED_DIR=$UNBAL_DIR \
-	go test -count=1 -json -tags integration -run TestOwnershipMatchesNodetoolUnbalanced ./analyzer/ 2>&1 | "$TESTSUMMARY" -v | tee -a "$GOLOG" | tail -20
-"$CLUSTER" down --dir "$UNBAL_DIR"
-trap - EXIT
-
-# The same acceptance tests on the other supported versions, each on a 3-node
-# cluster of its own (4.1 on 127.0.0.21-23, 4.0 on 127.0.0.31-33); their go test
-# lines go to the same log, tagged with the Cassandra release.
-versions=${PARTMON_TEST_VERSIONS-4.1 4.0}
-step "Cassandra ${versions:-4.x}: acceptance suite (scripts/test-versions.sh)"
-if [ -n "$versions" ]; then
-	# shellcheck disable=SC2086
-	GOLOG=$GOLOG scripts/test-versions.sh $versions
-else
-	echo "left out: PARTMON_TEST_VERSIONS is empty"
-fi
-
-# Keys from Cassandra's own warnings read through the log file on 4.x (the main
-# integration step ran the same test on a fresh 5.0 node): one fresh node of each
-# on 127.0.0.44 and 127.0.0.47, never repaired, no sampler.
-logs_versions=${PARTMON_LOGS_VERSIONS-4.1 4.0}
-step "partition keys from Cassandra's logs on fresh ${logs_versions:-4.x} nodes"
-if [ -n "$logs_versions" ]; then
-	PARTMON_LOGS_VERSIONS="$logs_versions" go test -count=1 -json -tags integration -timeout 40m -p 1 \
-		-run '^TestLogsOnAFreshCluster$' ./e2e/ 2>&1 | "$TESTSUMMARY" | sed -u -E "/^(ok|FAIL)([[:space:]]|\$)/ s/\$/ [logs on Cassandra $logs_versions]/" | tee -a "$GOLOG"
-else
-	echo "left out: PARTMON_LOGS_VERSIONS is empty"
-fi
+step "wait for the side chain"
+side_rc=0
+wait "$side_pid" || side_rc=$?
+side_pid=
+echo "---- side chain ($SIDE_LOG) ----"
+cat "$SIDE_LOG"
+echo "---- end of the side chain ----"
+cat "$SIDE_GOLOG" >>"$GOLOG"
 
 step "done"
+echo "make test took $(($(date +%s) - t0)) s; the slowest tests:"
+"$TESTSUMMARY" -slowest 15 "$TEST_TIMES"
 # One closing line for whoever reads the end of the log: packages that ran a
 # test and passed, failed, and those whose every test skipped.
 "$TESTSUMMARY" -total "$GOLOG"
+[ "$side_rc" = 0 ] || { echo "make test: the side chain failed (above)"; exit 1; }

@@ -18,6 +18,7 @@ CLUSTER=deploy/local/cluster
 FIXTURES=deploy/local/fixtures
 mkdir -p test-artifacts
 GOLOG=${GOLOG:-test-artifacts/go-test.log}
+TEST_TIMES=${TEST_TIMES:-test-artifacts/test-times.tsv}
 # go test -json rendered by cmd/testsummary (test-all.sh builds it; built here when run alone).
 if [ -z "${TESTSUMMARY:-}" ]; then
 	TESTSUMMARY=$PWD/test-artifacts/testsummary
@@ -82,11 +83,11 @@ run_version() {
 	# Every package runs even when one fails: one run tells all there is to know.
 	local failed=0
 	PARTMON_CLUSTER_DIR=$dir PARTMON_TEST_HOSTS=$hosts go test -count=1 -json -tags integration -timeout 30m -p 1 \
-		-run "$COLLECTOR_TESTS" ./collector/ 2>&1 | "$TESTSUMMARY" | tag "$version" | tee -a "$GOLOG" || failed=1
+		-run "$COLLECTOR_TESTS" ./collector/ 2>&1 | "$TESTSUMMARY" -times "$TEST_TIMES" -label "$version" | tag "$version" | tee -a "$GOLOG" || failed=1
 	PARTMON_CLUSTER_DIR=$dir PARTMON_TEST_HOSTS=$hosts go test -count=1 -json -tags integration -timeout 20m -p 1 \
-		-run "$ANALYZER_TESTS" ./analyzer/ 2>&1 | "$TESTSUMMARY" | tag "$version" | tee -a "$GOLOG" || failed=1
+		-run "$ANALYZER_TESTS" ./analyzer/ 2>&1 | "$TESTSUMMARY" -times "$TEST_TIMES" -label "$version" | tag "$version" | tee -a "$GOLOG" || failed=1
 	PARTMON_CLUSTER_DIR=$dir PARTMON_TEST_HOSTS=$hosts go test -count=1 -json -tags integration -timeout 10m -p 1 \
-		-run "$TESTCLUSTER_TESTS" ./internal/testcluster/ 2>&1 | "$TESTSUMMARY" | tag "$version" | tee -a "$GOLOG" || failed=1
+		-run "$TESTCLUSTER_TESTS" ./internal/testcluster/ 2>&1 | "$TESTSUMMARY" -times "$TEST_TIMES" -label "$version" | tag "$version" | tee -a "$GOLOG" || failed=1
 
 	step "Cassandra $version: stop"
 	stop_cluster "$dir" || failed=1

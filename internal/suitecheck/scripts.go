@@ -247,6 +247,8 @@ func (r *reader) command(words []string, where string, env map[string]bool) erro
 				}
 			}
 		}
+	case cmd == "setsid": // runs its command in a session of its own
+		return r.command(words[1:], where, local)
 	case cmd == "bash" || cmd == "sh":
 		if len(words) > 1 && isScript(words[1]) {
 			return r.script(scriptPath(words[1]), local)

@@ -144,7 +144,7 @@ if true; then go test -tags 'integration linux' -skip 'TestSlow' ./e2e; fi
 export FAULT_DIR=${FAULT_DIR:-$PWD/.cluster-faults}
 go test -count=1 -tags integration -run '^TestFault' -v ./internal/testcluster/ 2>&1 |
 	tee out.log
-bash scripts/more.sh
+SIDE=1 setsid scripts/more.sh >side.log 2>&1 &
 `,
 		"scripts/more.sh": `ONLY='^(TestA|TestB)$'
 go test -tags integration ./reliability/... -run "$ONLY"
@@ -166,7 +166,7 @@ go test -tags integration ./reliability/... -run "$ONLY"
 			env: []string{"CLUSTER_DIR", "UNBAL_DIR", "UNBAL_HOSTS"}},
 		{where: "scripts/test-all.sh:12", packages: []string{"./e2e"}, tags: []string{"integration", "linux"}, skip: "TestSlow", env: []string{"CLUSTER_DIR"}},
 		{where: "scripts/faults.sh:3", packages: []string{"./internal/testcluster/"}, tags: []string{"integration"}, run: "^TestFault", env: []string{"FAULT_DIR"}},
-		{where: "scripts/more.sh:2", packages: []string{"./reliability/..."}, tags: []string{"integration"}, run: "^(TestA|TestB)$", env: []string{"FAULT_DIR"}},
+		{where: "scripts/more.sh:2", packages: []string{"./reliability/..."}, tags: []string{"integration"}, run: "^(TestA|TestB)$", env: []string{"FAULT_DIR", "SIDE"}},
 	}
 	if len(invs) != len(wants) {
 		t.Fatalf("read %d go test commands, want %d: %+v", len(invs), len(wants), invs)

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# make test's side chain: everything that runs on Cassandra clusters of its own,
+# beside the 5.0 suite (scripts/test-all.sh starts it in the background once the
+# unit tests pass, so the two chains overlap; it can also run alone):
+#   1. the acceptance suite on Cassandra 4.1 and 4.0 (scripts/test-versions.sh),
+#   2. partition keys from Cassandra's logs on fresh 4.1 and 4.0 nodes (127.0.0.44, .47),
+#   3. ownership against the real nodetool on an unbalanced ring (127.0.0.10-12).
+# Every step runs even when one fails; exits 1 if any failed. Go test lines go to
+# $GOLOG (default test-artifacts/go-test-side.log), test times to $TEST_TIMES.
+#   PARTMON_TEST_VERSIONS  "4.1 4.0" (default), "4.1", or "" to leave the 4.x acceptance out
+#   PARTMON_LOGS_VERSIONS  the same for the logs step
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+CLUSTER=deploy/local/cluster
+mkdir -p test-artifacts
+export GOLOG=${GOLOG:-$PWD/test-artifacts/go-test-side.log}
+export TEST_TIMES=${TEST_TIMES:-$PWD/test-artifacts/test-times.tsv}
+if [ -z "${TESTSUMMARY:-}" ]; then
+	TESTSUMMARY=$PWD/test-artifacts/testsummary
+	go build -o "$TESTSUMMARY" ./cmd/testsummary
+	export TESTSUMMARY
+fi
+UNBAL_DIR=$PWD/.cluster-unbalanced
+
+step_start=$(date +%s)
+step() {
+	local now; now=$(date +%s)
+	[ -n "${STEP:-}" ] && echo "== side: '$STEP' took $((now - step_start)) s"
+	STEP=$1; step_start=$now
+	[ -n "$STEP" ] && echo "== side: $STEP"
+	return 0
+}
+# A TERM (make test stopping early) still takes the clusters down: the EXIT trap.
+trap 'exit 143' TERM INT
+trap '"$CLUSTER" down --dir "$UNBAL_DIR" >/dev/null 2>&1 || true' EXIT
+
+failed=()
+versions=${PARTMON_TEST_VERSIONS-4.1 4.0}
+step "Cassandra ${versions:-4.x}: acceptance suite (scripts/test-versions.sh)"
+if [ -n "$versions" ]; then
+	# shellcheck disable=SC2086
+	scripts/test-versions.sh $versions || failed+=("acceptance on $versions")
+else
+	echo "left out: PARTMON_TEST_VERSIONS is empty"
+fi
+
+# Keys from Cassandra's own warnings read through the log file on 4.x (the main
+# integration step ran the same test on a fresh 5.0 node): one fresh node of each
+# on 127.0.0.44 and 127.0.0.47, never repaired, no sampler.
+logs_versions=${PARTMON_LOGS_VERSIONS-4.1 4.0}
+step "partition keys from Cassandra's logs on fresh ${logs_versions:-4.x} nodes"
+if [ -n "$logs_versions" ]; then
+	PARTMON_LOGS_VERSIONS="$logs_versions" go test -count=1 -json -tags integration -timeout 40m -p 1 \
+		-run '^TestLogsOnAFreshCluster$' ./e2e/ 2>&1 |
+		"$TESTSUMMARY" -times "$TEST_TIMES" -label "logs $logs_versions" |
+		sed -u -E "/^(ok|FAIL)([[:space:]]|\$)/ s/\$/ [logs on Cassandra $logs_versions]/" | tee -a "$GOLOG" ||
+		failed+=("logs on $logs_versions")
+else
+	echo "left out: PARTMON_LOGS_VERSIONS is empty"
+fi
+
+# Ownership against the real nodetool on an unbalanced ring with a repeated
+# rack, where SimpleStrategy and NetworkTopologyStrategy really differ.
+step "ownership on an unbalanced ring"
+if "$CLUSTER" up --first-ip 127.0.0.10 --dir "$UNBAL_DIR" --nodes 3 --heap 512M \
+	--tokens=-9000000000000000000,-7000000000000000000,2000000000000000000 --topology dc1:r1,dc1:r1,dc1:r2; then
+	PARTMON_TEST_UNBALANCED_HOSTS=127.0.0.10,127.0.0.11,127.0.0.12 PARTMON_TEST_UNBALANCED_DIR=$UNBAL_DIR \
+		go test -count=1 -json -tags integration -run TestOwnershipMatchesNodetoolUnbalanced ./analyzer/ 2>&1 |
+		"$TESTSUMMARY" -v -times "$TEST_TIMES" -label "unbalanced ring" | tee -a "$GOLOG" | tail -20 ||
+		failed+=("ownership on an unbalanced ring")
+else
+	failed+=("starting the unbalanced ring")
+fi
+"$CLUSTER" down --dir "$UNBAL_DIR" || true
+
+step ""
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "side: failed: ${failed[*]}"
+	exit 1
+fi
