@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # make test: lint, unit tests, alert-rule tests, then integration and end-to-end
 # tests against real local Cassandra clusters that this script starts and stops.
-# Two chains run side by side, each on clusters of its own, so one waits less:
+# Three chains run side by side, each on clusters of its own, so that one's
+# waiting (cluster starts, fixture loads, sampler windows) is another's work:
 #   main (this shell): lint, unit tests and promtool while the 5.0 cluster starts;
-#     the fixtures; go test -tags integration ./...; the truth corpus's CI subset.
-#   side (scripts/test-side.sh, started once the unit tests pass): the acceptance
-#     suite on Cassandra 4.1 and 4.0, keys from the logs of fresh 4.x nodes,
-#     ownership on an unbalanced ring (PARTMON_TEST_VERSIONS="4.1" picks, "" leaves
-#     the 4.x acceptance out).
-# Where the time went: each step's "took N s", and the slowest tests at the end
-# (test-artifacts/test-times.tsv has every test's seconds).
+#     the fixtures; go test -tags integration ./... against them.
+#   versions (scripts/test-versions.sh): the acceptance suite on Cassandra 4.1 and
+#     4.0 (PARTMON_TEST_VERSIONS="4.1" picks, "" leaves it out).
+#   side (scripts/test-side.sh): the truth corpus's CI subset on 5.0 nodes of its
+#     own, keys from the logs of fresh 4.x nodes, ownership on an unbalanced ring.
+# The two side chains start once the unit tests pass and the 5.0 cluster is up;
+# their logs are printed whole at the end. Where the time went: each step's
+# "took N s", and the slowest tests at the end (test-artifacts/test-times.tsv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,9 +29,12 @@ mkdir -p test-artifacts
 GOLOG=test-artifacts/go-test.log
 SIDE_GOLOG=$PWD/test-artifacts/go-test-side.log
 SIDE_LOG=test-artifacts/side.log
+VERSIONS_GOLOG=$PWD/test-artifacts/go-test-versions.log
+VERSIONS_LOG=test-artifacts/versions.log
 export TEST_TIMES=$PWD/test-artifacts/test-times.tsv
 : >"$GOLOG"
 : >"$SIDE_GOLOG"
+: >"$VERSIONS_GOLOG"
 : >"$TEST_TIMES"
 t0=$(date +%s)
 
@@ -61,19 +66,21 @@ START_LOG=test-artifacts/cluster-start.log
 		"$CLUSTER" up --first-ip "$FIRST_IP" --nodes 3
 } >"$START_LOG" 2>&1 &
 start_pid=$!
-side_pid=
+chain_pids=() chain_names=()
 
-# Stopping early (a failed step, Ctrl-C, CI's timeout): the side chain is
-# stopped (its clusters come down on its own EXIT trap), then the 5.0 cluster.
+# Stopping early (a failed step, Ctrl-C, CI's timeout): the side chains are
+# stopped (their clusters come down on their own EXIT traps), then the 5.0 cluster.
 cleanup() {
-	local rc=$?
+	local rc=$? pid
 	trap - EXIT INT TERM
-	if [ -n "$side_pid" ] && kill -0 "$side_pid" 2>/dev/null; then
-		echo "== stopping the side chain (its log: $SIDE_LOG)"
-		kill -TERM -- "-$side_pid" 2>/dev/null || true
-		wait "$side_pid" 2>/dev/null || true
-	fi
-	wait "$start_pid" 2>/dev/null || true
+	for pid in "${chain_pids[@]}"; do
+		if kill -0 "$pid" 2>/dev/null; then
+			echo "== stopping a side chain (logs: $VERSIONS_LOG, $SIDE_LOG)"
+			kill -TERM -- "-$pid" 2>/dev/null || true
+			wait "$pid" 2>/dev/null || true
+		fi
+	done
+	[ -z "$start_pid" ] || wait "$start_pid" 2>/dev/null || true
 	echo "== stopping the 5.0 test cluster"
 	"$CLUSTER" down || true
 	exit "$rc"
@@ -101,11 +108,21 @@ fi
 start_pid=
 tail -1 "$START_LOG"
 
-# The side chain from here on, in a session of its own (setsid) so that it can
-# be stopped as one; its output goes to its log, printed whole at the end.
+# The side chains from here on, each in a session of its own (setsid) so that
+# it can be stopped as one; their output goes to their logs.
+versions=${PARTMON_TEST_VERSIONS-4.1 4.0}
+if [ -n "$versions" ]; then
+	# shellcheck disable=SC2086
+	GOLOG=$VERSIONS_GOLOG setsid scripts/test-versions.sh $versions >"$VERSIONS_LOG" 2>&1 &
+	chain_pids+=($!) chain_names+=(versions)
+	echo "== versions chain started (acceptance on Cassandra $versions): $VERSIONS_LOG"
+else
+	echo "== versions chain left out: PARTMON_TEST_VERSIONS is empty"
+	: >"$VERSIONS_LOG"
+fi
 GOLOG=$SIDE_GOLOG setsid scripts/test-side.sh >"$SIDE_LOG" 2>&1 &
-side_pid=$!
-echo "== side chain started (4.x acceptance, logs, unbalanced ring): $SIDE_LOG"
+chain_pids+=($!) chain_names+=(side)
+echo "== side chain started (truth subset, logs, unbalanced ring): $SIDE_LOG"
 
 step "load fixtures with planted problems"
 "$FIXTURES" load
@@ -117,24 +134,21 @@ step "integration and end-to-end tests (real cluster, real Prometheus and Alertm
 go test -count=1 -json -tags integration -timeout 40m -p 1 ./... 2>&1 |
 	"$TESTSUMMARY" -times "$TEST_TIMES" -label integration | tee -a "$GOLOG"
 
-# The truth corpus's CI subset (docs/detection.md "Truth corpus"): six scenarios
-# written from public references, three of them good designs that must stay
-# silent, loaded beside the fixtures and judged against their truth and the
-# real nodetool; a missed problem or a false finding above info fails.
-step "truth corpus, CI subset (scripts/truth.sh --ci)"
-TRUTH_OUT=$PWD/test-artifacts/truth scripts/truth.sh --ci
-
 step "stop the 5.0 cluster"
 "$CLUSTER" down
 
-step "wait for the side chain"
-side_rc=0
-wait "$side_pid" || side_rc=$?
-side_pid=
-echo "---- side chain ($SIDE_LOG) ----"
-cat "$SIDE_LOG"
-echo "---- end of the side chain ----"
-cat "$SIDE_GOLOG" >>"$GOLOG"
+step "wait for the side chains"
+chains_failed=()
+for i in "${!chain_pids[@]}"; do
+	wait "${chain_pids[$i]}" || chains_failed+=("${chain_names[$i]}")
+done
+chain_pids=()
+for log in "$VERSIONS_LOG" "$SIDE_LOG"; do
+	echo "---- $log ----"
+	cat "$log"
+done
+echo "---- end of the side chains ----"
+cat "$VERSIONS_GOLOG" "$SIDE_GOLOG" >>"$GOLOG"
 
 step "done"
 echo "make test took $(($(date +%s) - t0)) s; the slowest tests:"
@@ -142,4 +156,4 @@ echo "make test took $(($(date +%s) - t0)) s; the slowest tests:"
 # One closing line for whoever reads the end of the log: packages that ran a
 # test and passed, failed, and those whose every test skipped.
 "$TESTSUMMARY" -total "$GOLOG"
-[ "$side_rc" = 0 ] || { echo "make test: the side chain failed (above)"; exit 1; }
+[ ${#chains_failed[@]} = 0 ] || { echo "make test: the ${chains_failed[*]} chain failed (its log above)"; exit 1; }

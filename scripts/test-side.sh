@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# make test's side chain: everything that runs on Cassandra clusters of its own,
-# beside the 5.0 suite (scripts/test-all.sh starts it in the background once the
-# unit tests pass, so the two chains overlap; it can also run alone):
-#   1. the acceptance suite on Cassandra 4.1 and 4.0 (scripts/test-versions.sh),
+# A side chain of make test: what runs on small Cassandra clusters of its own,
+# beside the 5.0 suite and the 4.x acceptance suite (scripts/test-all.sh starts
+# all three once the unit tests pass; this one can also run alone):
+#   1. the truth corpus's CI subset (scripts/truth.sh --ci) on a 3-node 5.0
+#      cluster of its own on 127.0.0.14-16, then taken down,
 #   2. partition keys from Cassandra's logs on fresh 4.1 and 4.0 nodes (127.0.0.44, .47),
 #   3. ownership against the real nodetool on an unbalanced ring (127.0.0.10-12).
 # Every step runs even when one fails; exits 1 if any failed. Go test lines go to
 # $GOLOG (default test-artifacts/go-test-side.log), test times to $TEST_TIMES.
-#   PARTMON_TEST_VERSIONS  "4.1 4.0" (default), "4.1", or "" to leave the 4.x acceptance out
-#   PARTMON_LOGS_VERSIONS  the same for the logs step
+#   PARTMON_LOGS_VERSIONS  "4.1 4.0" (default), "4.1", or "" to leave the logs step out
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,7 +21,10 @@ if [ -z "${TESTSUMMARY:-}" ]; then
 	go build -o "$TESTSUMMARY" ./cmd/testsummary
 	export TESTSUMMARY
 fi
+# Each step names its own cluster: none of make test's 5.0 cluster settings apply.
+unset PARTMON_CLUSTER_DIR PARTMON_TEST_HOSTS
 UNBAL_DIR=$PWD/.cluster-unbalanced
+TRUTH_DIR=$PWD/.cluster-truth-ci
 
 step_start=$(date +%s)
 step() {
@@ -33,17 +36,22 @@ step() {
 }
 # A TERM (make test stopping early) still takes the clusters down: the EXIT trap.
 trap 'exit 143' TERM INT
-trap '"$CLUSTER" down --dir "$UNBAL_DIR" >/dev/null 2>&1 || true' EXIT
+trap '"$CLUSTER" down --dir "$TRUTH_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$UNBAL_DIR" >/dev/null 2>&1 || true' EXIT
 
 failed=()
-versions=${PARTMON_TEST_VERSIONS-4.1 4.0}
-step "Cassandra ${versions:-4.x}: acceptance suite (scripts/test-versions.sh)"
-if [ -n "$versions" ]; then
-	# shellcheck disable=SC2086
-	scripts/test-versions.sh $versions || failed+=("acceptance on $versions")
+# The truth corpus's CI subset (docs/detection.md "Truth corpus"): six scenarios
+# written from public references, three of them good designs that must stay
+# silent, judged against their truth and the real nodetool; a missed problem or
+# a false finding above info fails. A cluster of its own, as make truth's: the
+# scenarios need no fixtures, and the 5.0 suite's sampler tests no other traffic.
+step "truth corpus, CI subset, on 5.0 nodes of its own (127.0.0.14-16)"
+if "$CLUSTER" up --first-ip 127.0.0.14 --dir "$TRUTH_DIR" --nodes 3; then
+	PARTMON_CLUSTER_DIR=$TRUTH_DIR TRUTH_OUT=$PWD/test-artifacts/truth scripts/truth.sh --ci ||
+		failed+=("truth corpus CI subset")
 else
-	echo "left out: PARTMON_TEST_VERSIONS is empty"
+	failed+=("starting the truth subset's cluster")
 fi
+"$CLUSTER" down --dir "$TRUTH_DIR" || true
 
 # Keys from Cassandra's own warnings read through the log file on 4.x (the main
 # integration step ran the same test on a fresh 5.0 node): one fresh node of each
