@@ -24,9 +24,10 @@ const (
 	// The traffic must outlast the probe and both sampling windows, each
 	// behind a nodetool JVM start: ~2 s on a quiet box, 30 s and more on a
 	// loaded one (4.1 at load 35: both windows opened after 40 s of traffic
-	// had ended, and sampled nothing). It is a bound: the test stops the
-	// traffic as soon as both windows are in (~25 s on a quiet box).
-	hotTrafficSeconds = 90
+	// had ended, and sampled nothing). It is a bound, under the test's own
+	// 5-minute deadline: the test stops the traffic as soon as both windows
+	// are in (~25 s on a quiet box).
+	hotTrafficSeconds = 240
 	hotSampleWindow   = 15 * time.Second
 	// dominanceTolerance allows for the sample window catching a slightly
 	// different mix than the whole traffic run the truth measured.
