@@ -118,9 +118,9 @@ func hotkeyCommand(ctx context.Context, seconds int, share float64) error {
 	if err := saveState(st); err != nil {
 		return err
 	}
-	// Not ctx: after a SIGTERM it is done, and the truth is still owed.
-	writeCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	_, err = writeTruth(writeCtx, s)
+	// Not ctx: after a SIGTERM it is done, and the truth is still owed. No
+	// bound of its own either: it runs a nodetool JVM per problem, over a
+	// minute in all on a loaded box (a 1-minute bound killed one there).
+	_, err = writeTruth(context.WithoutCancel(ctx), s)
 	return err
 }
