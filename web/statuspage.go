@@ -168,14 +168,20 @@ func findingScope(f analyzer.Finding) string {
 	return strings.Join(parts, " ")
 }
 
-// skewed marks a ratio outside the default fair band (1.2 either way).
-// skewed flags an ownership skew at or past the report's ownership_skew
-// warning, either way (a hand-built report without thresholds: the default).
+// pageThresholds are the thresholds the page judges by: the report's own,
+// or the defaults for a report built without valid ones (the analyzer
+// always sets them; a hand-built report may not).
+func pageThresholds(r *analyzer.Report) analyzer.Thresholds {
+	if r.Thresholds.Validate() != nil {
+		return analyzer.DefaultThresholds()
+	}
+	return r.Thresholds
+}
+
+// skewed flags an ownership skew at or past the ownership_skew warning,
+// either way.
 func skewed(v float64, th analyzer.Thresholds) bool {
 	warn := th.OwnershipSkewWarning
-	if warn <= 1 {
-		warn = analyzer.DefaultThresholds().OwnershipSkewWarning
-	}
 	return v >= warn || (v > 0 && v <= 1/warn)
 }
 
@@ -218,7 +224,7 @@ func pageOwnership(r *analyzer.Report) ([]string, []pageOwner) {
 			}
 			po.Cells = append(po.Cells, pageCell{
 				Text:   format.PercentCell(o.Owns) + " (×" + format.RatioCell(o.Skew) + ")",
-				Skewed: skewed(o.Skew, r.Thresholds),
+				Skewed: skewed(o.Skew, pageThresholds(r)),
 			})
 		}
 		owners = append(owners, po)
