@@ -6,6 +6,7 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/internal/reporttest"
 )
 
@@ -27,9 +28,10 @@ func TestANewKindRendersEverywhere(t *testing.T) {
 		{Keyspace: "pm_big", Table: "events", Points: []analyzer.SizePoint{{1, 100 << 20}}},
 		{Keyspace: "pm_small", Table: "crowd", Points: []analyzer.SizePoint{{1, 1 << 20}}},
 	}
-	e := exporter.New(exporter.Options{})
-	e.Publish(r)
-	srv := newTestHandler(t, e, nil)
+	eLatest := &publish.Latest{}
+	e := exporter.New(eLatest, exporter.Options{})
+	eLatest.Publish(r)
+	srv := newTestHandler(t, eLatest, e, nil)
 
 	page := get(t, srv.URL+"/").body
 	for _, want := range []string{"crowded partition · pm_small.crowd", "A partition holds more of the table than a fake rule allows.", "2.50× the fake mean"} {

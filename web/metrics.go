@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/internal/publish"
 )
 
 // metricsHandler serves /metrics. The exporter's families change only when
@@ -24,7 +25,7 @@ import (
 // Anything else (a name[] filter, a live family sorting inside the cached
 // range) goes to promhttp over the cached families and the live ones.
 type metricsHandler struct {
-	e        *exporter.Exporter
+	latest   *publish.Latest
 	own      prometheus.Gatherer // the exporter alone
 	live     prometheus.Gatherer
 	errCnt   *prometheus.CounterVec
@@ -54,16 +55,16 @@ type encodedPart struct {
 	deflate *deflated // nil until a gzip scrape asks
 }
 
-func newMetricsHandler(e *exporter.Exporter, live prometheus.Gatherer, errCnt *prometheus.CounterVec, log promhttp.Logger, inFlight int) *metricsHandler {
+func newMetricsHandler(latest *publish.Latest, e *exporter.Exporter, live prometheus.Gatherer, errCnt *prometheus.CounterVec, log promhttp.Logger, inFlight int) *metricsHandler {
 	own := prometheus.NewRegistry()
 	own.MustRegister(e) // a fresh registry: it cannot collide
-	m := &metricsHandler{e: e, own: own, live: live, errCnt: errCnt, log: log}
+	m := &metricsHandler{latest: latest, own: own, live: live, errCnt: errCnt, log: log}
 	if inFlight > 0 {
 		m.inFlight = make(chan struct{}, inFlight)
 	}
 	m.fallback = promhttp.HandlerFor(prometheus.Gatherers{cachedGatherer{m}, live},
 		promhttp.HandlerOpts{ErrorLog: log, ErrorHandling: promhttp.ContinueOnError})
-	e.OnPublish(m.refresh)
+	latest.OnPublish(m.refresh)
 	return m
 }
 
@@ -92,7 +93,7 @@ func (m *metricsHandler) current() *exposition {
 func (m *metricsHandler) build() *exposition {
 	m.buildMu.Lock()
 	defer m.buildMu.Unlock()
-	gen := m.e.Cycle().Generation // read before gathering: the content is at least this new
+	gen := m.latest.Cycle().Generation // read before gathering: the content is at least this new
 	prev := m.page.Load()
 	if prev != nil && prev.generation == gen {
 		return prev
