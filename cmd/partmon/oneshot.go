@@ -16,6 +16,7 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/internal/render"
 	"github.com/partmon/partmon/model"
 )
 
@@ -36,7 +37,7 @@ func (r *reportFlags) register(cmd *kingpin.CmdClause) {
 }
 
 func (r *reportFlags) run(stdout, stderr io.Writer) int {
-	format, err := parseOutputFormat(r.format)
+	format, err := render.ParseFormat(r.format)
 	if err != nil {
 		fmt.Fprintf(stderr, "partmon: --format: %v\n", err)
 		return exitUsage
@@ -66,7 +67,7 @@ func (r *reportFlags) run(stdout, stderr io.Writer) int {
 	if cfg.Cluster != "" {
 		report.Cluster = cfg.Cluster
 	}
-	if err := renderReport(stdout, report, format, minSev); err != nil {
+	if err := render.Report(stdout, report, format, minSev); err != nil {
 		fmt.Fprintf(stderr, "partmon: writing report: %v\n", err)
 		return exitCollectFail
 	}
