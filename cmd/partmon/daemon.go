@@ -20,6 +20,7 @@ import (
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/publish"
+	"github.com/partmon/partmon/internal/statefile"
 	"github.com/partmon/partmon/web"
 )
 
@@ -182,7 +183,7 @@ func newDaemon(cfg Config, log *zap.Logger) (*daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	coll, err := collector.New(cfg.Collector, log.With(zap.String("component", "collector")), collector.WithLogState(loadLogState(cfg.State.File)))
+	coll, err := collector.New(cfg.Collector, log.With(zap.String("component", "collector")), collector.WithLogState(statefile.LoadLogState(cfg.State.File)))
 	if err != nil {
 		return nil, fmt.Errorf("starting collector: %w", err)
 	}
@@ -194,7 +195,7 @@ func newDaemon(cfg Config, log *zap.Logger) (*daemon, error) {
 		collector: coll,
 		latest:    latest,
 		exporter:  exporter.New(latest, exporter.Options{Cluster: cfg.Cluster, Mode: mode, TopK: cfg.Thresholds.TopK, TableFloor: cfg.Metrics.TableFloor}),
-		history:   loadState(cfg.State.File, cfg.Analysis.History, log),
+		history:   statefile.Load(cfg.State.File, cfg.Analysis.History, log),
 	}
 	if len(cfg.Alertmanager.URLs) == 0 {
 		return d, nil
@@ -283,7 +284,7 @@ func (d *daemon) saveState() {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if err := saveState(d.cfg.State.File, d.history, d.collector.LogState()); err != nil {
+	if err := statefile.Save(d.cfg.State.File, d.history, d.collector.LogState()); err != nil {
 		d.log.Warn("saving state failed; history will be rebuilt after a restart", zap.String("file", d.cfg.State.File), zap.Error(err))
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/internal/render"
+	"github.com/partmon/partmon/internal/statefile"
 	"github.com/partmon/partmon/model"
 )
 
@@ -60,7 +61,7 @@ func (r *reportFlags) run(stdout, stderr io.Writer) int {
 	if code != exitOK {
 		return code
 	}
-	history := loadState(stateFile, cfg.Analysis.History, zap.NewNop())
+	history := statefile.Load(stateFile, cfg.Analysis.History, zap.NewNop())
 	history.Record(snap)
 	report := analyzer.Analyze(snap, history, cfg.Thresholds)
 	report.Generated = time.Now()
