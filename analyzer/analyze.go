@@ -5,23 +5,6 @@ import "github.com/partmon/partmon/model"
 // rule finds one kind of problem.
 type rule func(*analysis) []Finding
 
-// rules run in this order; the report sorts their findings.
-var rules = []rule{
-	ruleOversizedPartition,
-	ruleWidePartition,
-	ruleHotPartition,
-	ruleHotTokenRange,
-	ruleTombstoneHeavy,
-	ruleOwnershipSkew,
-	ruleLoadSkew,
-	ruleLowCardinalityKey,
-	ruleUnbucketedTimeSeries,
-	ruleSecondaryIndexHighCardinality,
-	ruleAscendingTimeOrder,
-	rulePartitionGrowthForecast,
-	ruleStaleData,
-}
-
 // Analyze turns a snapshot and the history of earlier ones into a report.
 // It is pure: it reads s and h and changes neither (call h.Record(s) before
 // or after; points at s's own time are not counted twice). Generated is the
@@ -57,8 +40,10 @@ func Analyze(s *model.Snapshot, h *History, th Thresholds) *Report {
 		Placements:    a.placements(),
 	}
 	var all []Finding
-	for _, rl := range rules {
-		all = append(all, rl(a)...)
+	for _, k := range kinds {
+		if k.rule != nil {
+			all = append(all, k.rule(a)...)
+		}
 	}
 	for _, f := range fold(all) {
 		f.ID = findingID(&f)

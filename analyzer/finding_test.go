@@ -60,14 +60,3 @@ func TestFindingIDNamesTheProblemOnly(t *testing.T) {
 		})
 	}
 }
-
-func TestEveryKindHasAnIdentityScope(t *testing.T) {
-	for _, k := range Kinds() {
-		if _, ok := kindScopes[k]; !ok {
-			t.Errorf("kind %s has no scope in kindScopes", k)
-		}
-	}
-	if len(kindScopes) != len(Kinds()) {
-		t.Errorf("kindScopes has %d kinds, Kinds() %d", len(kindScopes), len(Kinds()))
-	}
-}

@@ -32,39 +32,21 @@ const (
 	scopeKey
 )
 
-// kindScopes gives every kind its scope (kinds.go lists the kinds; a test
-// holds the two together).
-var kindScopes = map[string]idScope{
-	KindOversizedPartition:      scopeTable,
-	KindWidePartition:           scopeTable,
-	KindHotPartition:            scopeKey,
-	KindHotTokenRange:           scopeGroup,
-	KindTombstoneHeavy:          scopeTable,
-	KindOwnershipSkew:           scopeGroup,
-	KindLoadSkew:                scopeGroup,
-	KindLowCardinalityKey:       scopeTable,
-	KindUnbucketedTimeSeries:    scopeTable,
-	KindSecondaryIndexHighCard:  scopeTable,
-	KindPartitionGrowthForecast: scopeTable,
-	KindStaleData:               scopeNode,
-	KindAscendingTimeOrder:      scopeTable,
-}
-
 // OfOneNode tells whether a kind's problem is a node's own (its ID names
 // the node). Any other kind's problem may be seen by several nodes, each
 // judging it alone (a sidecar) with a finding of the same ID.
-func OfOneNode(kind string) bool { return kindScopes[kind] == scopeNode }
+func OfOneNode(kind string) bool { return idScopeOf(kind) == scopeNode }
 
 // OfOneDC tells whether a kind's problem is judged within one DC (its ID
 // names the DC): a node's own, or a placement group's.
 func OfOneDC(kind string) bool {
-	return kindScopes[kind] == scopeNode || kindScopes[kind] == scopeGroup
+	return idScopeOf(kind) == scopeNode || idScopeOf(kind) == scopeGroup
 }
 
 // identity is what a finding's ID is made of.
 func identity(f *Finding) []string {
 	parts := []string{f.Kind, f.Cluster, "", "", f.Keyspace, f.Table, ""}
-	switch kindScopes[f.Kind] {
+	switch idScopeOf(f.Kind) {
 	case scopeGroup:
 		parts[2] = f.DC
 	case scopeNode:
@@ -108,7 +90,7 @@ func merge(g []Finding) Finding {
 	var sources, otherUnit []string
 	for _, o := range g {
 		sources = append(sources, o.Source)
-		if f.PartitionKey == "" && o.PartitionKey != "" && kindScopes[f.Kind] != scopeKey {
+		if f.PartitionKey == "" && o.PartitionKey != "" && idScopeOf(f.Kind) != scopeKey {
 			f.PartitionKey = o.PartitionKey
 		}
 		if o.Unit != f.Unit {

@@ -20,42 +20,132 @@ const (
 	KindAscendingTimeOrder = "ascending_time_order"
 )
 
-// kind is one entry of the one list of kinds.
-type kind struct {
-	name string
-	// pushedWithoutKey: partmon pushes these to Alertmanager even when they
+// KindFacts is everything partmon knows about one kind of finding. The
+// table below is their one home: the rules the analyzer runs, how findings
+// fold and group into problems, the headline texts, the status page's
+// charts, the exporter's series and the pushed alerts all read it.
+type KindFacts struct {
+	Name string
+	// Label is the kind's name as a person reads it.
+	Label string
+	// Sentence says what a finding of the kind means, from what its rule
+	// measures (docs/detection.md), without the numbers: those stand beside it.
+	Sentence string
+	// MultipleOf names what a ratio value of the kind is a multiple of: a
+	// bare "2.58" says nothing to a reader. Empty for ratios that are
+	// fractions (a hot key's share, the tombstone ratio): they keep their number.
+	MultipleOf string
+	// PushedWithoutKey: partmon pushes these to Alertmanager even when they
 	// name no partition key, because an operator acts on them per table; the
 	// shipped Prometheus rules therefore leave them to the push (one alert
 	// per problem). Findings naming a key are pushed whatever their kind.
-	pushedWithoutKey bool
-	// lowerIsWorse: the finding's value is bad below its threshold (a key
+	PushedWithoutKey bool
+	// LowerIsWorse: the finding's value is bad below its threshold (a key
 	// count, a time until a size is crossed), not above it.
-	lowerIsWorse bool
+	LowerIsWorse bool
+	// SizeIsTheProblem: the table's partition size is the problem, so the
+	// status page draws its size history first.
+	SizeIsTheProblem bool
+
+	// scope is what names a problem of the kind (fold.go).
+	scope idScope
+	// problemOrder, for the kinds that judge a table's partitions, is the
+	// order in which a member lends a problem its ID (problems.go); 0 for
+	// the other kinds.
+	problemOrder int
+	// splitOrder, for the kinds that advise splitting a partition, is the
+	// order in which their advice is preferred (problems.go); 0 for the
+	// other kinds.
+	splitOrder int
+	// rule finds the kind's problems; the rules run in the table's order.
+	rule rule
 }
 
-var kinds = []kind{
-	{name: KindOversizedPartition, pushedWithoutKey: true},
-	{name: KindWidePartition, pushedWithoutKey: true},
-	{name: KindHotPartition, pushedWithoutKey: true},
-	{name: KindHotTokenRange},
-	{name: KindTombstoneHeavy, pushedWithoutKey: true},
-	{name: KindOwnershipSkew},
-	{name: KindLoadSkew},
-	{name: KindLowCardinalityKey, lowerIsWorse: true},
-	{name: KindUnbucketedTimeSeries},
-	{name: KindSecondaryIndexHighCard},
-	{name: KindPartitionGrowthForecast, lowerIsWorse: true},
-	{name: KindStaleData},
-	{name: KindAscendingTimeOrder},
+// kinds is the one table of kinds, in a fixed order.
+var kinds = []KindFacts{
+	{Name: KindOversizedPartition, Label: "oversized partition",
+		Sentence:         "A partition has grown past the size the database reads, compacts and repairs comfortably.",
+		PushedWithoutKey: true, SizeIsTheProblem: true,
+		scope: scopeTable, problemOrder: 1, splitOrder: 3, rule: ruleOversizedPartition},
+	{Name: KindWidePartition, Label: "wide partition",
+		Sentence:         "A read went through more rows of one partition than one read should.",
+		PushedWithoutKey: true,
+		scope:            scopeTable, problemOrder: 2, splitOrder: 4, rule: ruleWidePartition},
+	{Name: KindHotPartition, Label: "hot partition",
+		Sentence:         "One key takes a large share of the table's sampled operations.",
+		PushedWithoutKey: true,
+		scope:            scopeKey, problemOrder: 3, rule: ruleHotPartition},
+	{Name: KindHotTokenRange, Label: "hot token range",
+		Sentence:   "One node serves more of the table's local operations than its share of the data warrants.",
+		MultipleOf: "fair share",
+		scope:      scopeGroup, rule: ruleHotTokenRange},
+	{Name: KindTombstoneHeavy, Label: "tombstone-heavy reads",
+		Sentence:         "Reads scan many deleted rows (tombstones) to return few live ones.",
+		PushedWithoutKey: true,
+		scope:            scopeTable, problemOrder: 4, rule: ruleTombstoneHeavy},
+	{Name: KindOwnershipSkew, Label: "ownership skew",
+		Sentence:   "A node owns more of the keyspace's data than its fair share.",
+		MultipleOf: "fair share",
+		scope:      scopeGroup, rule: ruleOwnershipSkew},
+	{Name: KindLoadSkew, Label: "load skew",
+		Sentence:   "A node holds more data than the mean of its datacenter.",
+		MultipleOf: "its DC's mean load",
+		scope:      scopeGroup, rule: ruleLoadSkew},
+	{Name: KindLowCardinalityKey, Label: "low-cardinality partition key",
+		Sentence:     "The partition key has too few distinct values to spread the data over the nodes.",
+		LowerIsWorse: true,
+		scope:        scopeTable, problemOrder: 6, splitOrder: 2, rule: ruleLowCardinalityKey},
+	{Name: KindUnbucketedTimeSeries, Label: "unbucketed time series",
+		Sentence:         "A time series grows in partitions whose key has no time bucket.",
+		SizeIsTheProblem: true,
+		scope:            scopeTable, problemOrder: 5, splitOrder: 1, rule: ruleUnbucketedTimeSeries},
+	{Name: KindSecondaryIndexHighCard, Label: "high-cardinality secondary index",
+		Sentence: "A secondary index on a column with many values makes its reads ask every node.",
+		scope:    scopeTable, rule: ruleSecondaryIndexHighCardinality},
+	{Name: KindPartitionGrowthForecast, Label: "partition growth forecast",
+		Sentence:     "The largest partition is growing toward the critical size.",
+		LowerIsWorse: true, SizeIsTheProblem: true,
+		scope: scopeTable, problemOrder: 7, splitOrder: 5, rule: rulePartitionGrowthForecast},
+	{Name: KindStaleData, Label: "stale data",
+		Sentence: "partmon cannot read this node's sources; what it shows for the node is old.",
+		scope:    scopeNode, rule: ruleStaleData},
+	{Name: KindAscendingTimeOrder, Label: "ascending time order",
+		Sentence: "Rows are clustered oldest first, so newest-first reads are reversed reads.",
+		scope:    scopeTable, rule: ruleAscendingTimeOrder},
 }
 
 // Kinds lists every kind of finding the analyzer can report, in a fixed order.
 func Kinds() []string {
 	out := make([]string, len(kinds))
 	for i, k := range kinds {
-		out[i] = k.name
+		out[i] = k.Name
 	}
 	return out
+}
+
+// KindOf returns the facts of a kind; false for a kind the table lacks.
+func KindOf(name string) (KindFacts, bool) {
+	for _, k := range kinds {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return KindFacts{}, false
+}
+
+// AddKind puts a kind defined outside this package into the table (it has
+// no rule, and a table's scope), and remove takes it out again. Tests use
+// it to show that everything reading kinds renders a new one.
+func AddKind(k KindFacts) (remove func()) {
+	kinds = append(kinds, k)
+	return func() {
+		for i := range kinds {
+			if kinds[i].Name == k.Name {
+				kinds = append(kinds[:i:i], kinds[i+1:]...)
+				return
+			}
+		}
+	}
 }
 
 // KindsPushedWithoutKey lists the kinds pushed to Alertmanager even when a
@@ -63,8 +153,8 @@ func Kinds() []string {
 func KindsPushedWithoutKey() []string {
 	var out []string
 	for _, k := range kinds {
-		if k.pushedWithoutKey {
-			out = append(out, k.name)
+		if k.PushedWithoutKey {
+			out = append(out, k.Name)
 		}
 	}
 	return out
@@ -73,10 +163,12 @@ func KindsPushedWithoutKey() []string {
 // LowerIsWorse says whether a finding of kind is worse the lower its value
 // (its severity thresholds are upper bounds).
 func LowerIsWorse(kind string) bool {
-	for _, k := range kinds {
-		if k.name == kind {
-			return k.lowerIsWorse
-		}
-	}
-	return false
+	k, _ := KindOf(kind)
+	return k.LowerIsWorse
+}
+
+// idScopeOf is what names a problem of kind (scopeTable for a kind the table lacks).
+func idScopeOf(kind string) idScope {
+	k, _ := KindOf(kind)
+	return k.scope
 }

@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -29,5 +30,45 @@ func TestKindsListEveryKindOnce(t *testing.T) {
 	pushed := KindsPushedWithoutKey()
 	if want := []string{KindOversizedPartition, KindWidePartition, KindHotPartition, KindTombstoneHeavy}; !reflect.DeepEqual(pushed, want) {
 		t.Fatalf("KindsPushedWithoutKey() = %q, want %q", pushed, want)
+	}
+}
+
+// TestEveryKindHasWords: every kind has a label and a sentence, or the
+// page and the text report would fall back to its summary.
+func TestEveryKindHasWords(t *testing.T) {
+	for _, k := range kinds {
+		if k.Label == "" || k.Sentence == "" {
+			t.Errorf("kind %s has no label or sentence", k.Name)
+		}
+	}
+}
+
+// TestANewKindIsRunAndFolded: a kind added to the table alone has its rule
+// run and its findings folded by its scope: two nodes seeing one table's
+// problem are one finding with both nodes.
+func TestANewKindIsRunAndFolded(t *testing.T) {
+	const fake = "fake_table_problem"
+	seen := func(node string) Finding {
+		return Finding{Kind: fake, Severity: SeverityWarning, Node: node, Keyspace: "ks", Table: "t", Value: 3, Threshold: 2, Unit: UnitRatio}
+	}
+	remove := AddKind(KindFacts{Name: fake, Label: "fake", Sentence: "A fake problem."})
+	defer remove()
+	kinds[len(kinds)-1].rule = func(*analysis) []Finding { return []Finding{seen("10.0.0.1"), seen("10.0.0.2")} }
+
+	var got []Finding
+	for _, f := range Analyze(newSnap().ring("dc1", 3).s, nil, DefaultThresholds()).Findings {
+		if f.Kind == fake {
+			got = append(got, f)
+		}
+	}
+	if len(got) != 1 || len(got[0].Nodes) != 2 {
+		t.Fatalf("findings of the new kind: %+v, want one with two nodes", got)
+	}
+	if !slices.Contains(Kinds(), fake) {
+		t.Errorf("Kinds() lacks the new kind")
+	}
+	remove()
+	if slices.Contains(Kinds(), fake) {
+		t.Errorf("Kinds() keeps the removed kind")
 	}
 }

@@ -25,24 +25,19 @@ type Problem struct {
 	Evidence []Finding `json:"evidence"`
 }
 
-// partitionKinds are the kinds that judge a table's partitions: findings of
-// these kinds on the same table and partition are one problem. idOrder is
-// the order in which a member lends the problem its ID, fixed so the ID
+// A partition kind judges a table's partitions: findings of these kinds on
+// the same table and partition are one problem. Its problemOrder (kinds.go)
+// is the order in which a member lends the problem its ID, fixed so the ID
 // stays while members come and go with their severities.
-var partitionKinds = map[string]int{
-	KindOversizedPartition:      1,
-	KindWidePartition:           2,
-	KindHotPartition:            3,
-	KindTombstoneHeavy:          4,
-	KindUnbucketedTimeSeries:    5,
-	KindLowCardinalityKey:       6,
-	KindPartitionGrowthForecast: 7,
+func problemOrder(kind string) int {
+	k, _ := KindOf(kind)
+	return k.problemOrder
 }
 
-// splitAdvisors all advise splitting the partition (a bucket or a shard in
-// the partition key); a problem gives one such advice, never two sized
-// differently. Earlier ones size the split from more evidence.
-var splitAdvisors = []string{KindUnbucketedTimeSeries, KindLowCardinalityKey, KindOversizedPartition, KindWidePartition, KindPartitionGrowthForecast}
+// The split advisors (kinds.go's splitOrder) all advise splitting the
+// partition (a bucket or a shard in the partition key); a problem gives one
+// such advice, never two sized differently. Earlier ones size the split
+// from more evidence.
 
 // groupProblems makes one Problem per table partition across kinds, and one
 // per finding of any other kind. fs are sorted (sortFindings); the
@@ -74,7 +69,7 @@ func groupProblems(fs []Finding) []Problem {
 func namedKeys(fs []Finding) map[string]map[string]bool {
 	keys := map[string]map[string]bool{}
 	for _, f := range fs {
-		if partitionKinds[f.Kind] == 0 || f.PartitionKey == "" {
+		if problemOrder(f.Kind) == 0 || f.PartitionKey == "" {
 			continue
 		}
 		t := tableOf(f)
@@ -93,7 +88,7 @@ func tableOf(f Finding) string { return strings.Join([]string{f.Cluster, f.Keysp
 // no key joins the table's one named key, when the table's findings name
 // exactly one; with several keys named, it stays a problem of its own.
 func problemGroup(f Finding, keys map[string]map[string]bool) string {
-	if partitionKinds[f.Kind] == 0 || f.Table == "" {
+	if problemOrder(f.Kind) == 0 || f.Table == "" {
 		return ""
 	}
 	key := f.PartitionKey
@@ -129,11 +124,11 @@ func newProblem(members []Finding) Problem {
 	return p
 }
 
-// stableID is the ID of the member first in partitionKinds' order.
+// stableID is the ID of the member first in problemOrder.
 func stableID(members []Finding) string {
 	best := members[0]
 	for _, m := range members[1:] {
-		if partitionKinds[m.Kind] < partitionKinds[best.Kind] {
+		if problemOrder(m.Kind) < problemOrder(best.Kind) {
 			best = m
 		}
 	}
@@ -141,7 +136,7 @@ func stableID(members []Finding) string {
 }
 
 // mergedAdvice: one split advice (the most severe split advisor's, ties
-// broken by splitAdvisors), then each other remedy once, named by its kind.
+// broken by splitOrder), then each other remedy once, named by its kind.
 func mergedAdvice(members []Finding) string {
 	var split *Finding
 	for i := range members {
@@ -173,12 +168,8 @@ func mergedAdvice(members []Finding) string {
 }
 
 func splitRank(kind string) int {
-	for i, k := range splitAdvisors {
-		if k == kind {
-			return i
-		}
-	}
-	return -1
+	k, _ := KindOf(kind)
+	return k.splitOrder - 1
 }
 
 // ProblemsIn are r's problems, gathered from its findings when r carries

@@ -332,3 +332,17 @@ func (c check) problem(v float64, got string) string {
 	}
 	return ""
 }
+
+// Bounds lists the thresholds a finding's severity is judged against (each
+// kind's warning and critical, and stale_after), as Named writes them:
+// what dashboards, pages and rules must read from the configuration or its
+// series rather than write as numbers of their own.
+func (t Thresholds) Bounds() []NamedThreshold {
+	var out []NamedThreshold
+	for _, n := range t.Named() {
+		if strings.Contains(n.Key, "_warning") || strings.Contains(n.Key, "_critical") || n.Key == "stale_after" {
+			out = append(out, n)
+		}
+	}
+	return out
+}

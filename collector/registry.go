@@ -20,6 +20,35 @@ type registration struct {
 	nodetool bool
 }
 
+// defaultTimeout bounds one run of a source on one node unless its line
+// in the registry says otherwise.
+const defaultTimeout = 30 * time.Second
+
+// source registers src with the defaults every source has: enabled, run on
+// schedule, a run bounded by defaultTimeout. The registry's lines say only
+// how a source differs.
+func source(src Source, schedule string) registration {
+	return registration{src: src, enabled: true, schedule: schedule, timeout: defaultTimeout}
+}
+
+// within bounds a run of the source by timeout instead of defaultTimeout.
+func (r registration) within(timeout time.Duration) registration {
+	r.timeout = timeout
+	return r
+}
+
+// onlyIf leaves the source off unless enabled.
+func (r registration) onlyIf(enabled bool) registration {
+	r.enabled = r.enabled && enabled
+	return r
+}
+
+// viaNodetool marks a source whose runs each start a nodetool JVM.
+func (r registration) viaNodetool() registration {
+	r.nodetool = true
+	return r
+}
+
 // sourceDeps is the state some sources keep between runs.
 type sourceDeps struct {
 	rates  *rateTracker
@@ -49,45 +78,45 @@ func registry(cfg Config, d *sourceDeps) []registration {
 	)
 	ms := latencyMillisToSeconds
 	return []registration{
-		{src: topologySource{}, enabled: true, schedule: medium, timeout: 30 * time.Second},
-		{src: schemaSource{cache: d.schema}, enabled: true, schedule: medium, timeout: 30 * time.Second},
+		source(topologySource{}, medium),
+		source(schemaSource{cache: d.schema}, medium),
 
-		{src: sizeEstimatesSource{}, enabled: true, schedule: medium, timeout: time.Minute},
-		{src: mebibytesSource{name: "max_partition_size", since: "4.0",
-			field: func(ts *model.TableStats) *int64 { return &ts.MaxPartitionBytes }}, enabled: true, schedule: often, timeout: 30 * time.Second},
-		{src: mebibytesSource{name: "max_sstable_size", since: "5.0",
-			field: func(ts *model.TableStats) *int64 { return &ts.MaxSSTableBytes }}, enabled: true, schedule: often, timeout: 30 * time.Second},
-		{src: mebibytesSource{name: "disk_usage", since: "4.0", sumToLoad: true,
-			field: func(ts *model.TableStats) *int64 { return &ts.DiskUsageBytes }}, enabled: true, schedule: often, timeout: 30 * time.Second},
-		{src: latencySource{name: "local_read_latency", rates: d.rates, now: d.now, msToSeconds: ms,
-			field: func(ts *model.TableStats) *model.Ops { return &ts.LocalReads }}, enabled: true, schedule: often, timeout: 30 * time.Second},
-		{src: latencySource{name: "local_write_latency", rates: d.rates, now: d.now, msToSeconds: ms,
-			field: func(ts *model.TableStats) *model.Ops { return &ts.LocalWrites }}, enabled: true, schedule: often, timeout: 30 * time.Second},
-		{src: latencySource{name: "local_scan_latency", rates: d.rates, now: d.now, msToSeconds: ms,
-			field: func(ts *model.TableStats) *model.Ops { return &ts.LocalScans }}, enabled: true, schedule: often, timeout: 30 * time.Second},
-		{src: distributionSource{name: "tombstones_per_read",
-			field: func(ts *model.TableStats) *model.Distribution { return &ts.TombstonesPerRead }}, enabled: true, schedule: often, timeout: 30 * time.Second},
-		{src: distributionSource{name: "rows_per_read",
-			field: func(ts *model.TableStats) *model.Distribution { return &ts.RowsPerRead }}, enabled: true, schedule: often, timeout: 30 * time.Second},
-		{src: threadPoolsSource{}, enabled: true, schedule: often, timeout: 30 * time.Second},
-		{src: gossipInfoSource{}, enabled: true, schedule: often, timeout: 30 * time.Second},
-		{src: settingsSource{}, enabled: true, schedule: hourly, timeout: 30 * time.Second},
-		{src: topPartitionsSource{}, enabled: true, schedule: rarely, timeout: 30 * time.Second},
-		{src: d.logs, enabled: true, schedule: often, timeout: 30 * time.Second},
+		source(sizeEstimatesSource{}, medium).within(time.Minute),
+		source(mebibytesSource{name: "max_partition_size", since: "4.0",
+			field: func(ts *model.TableStats) *int64 { return &ts.MaxPartitionBytes }}, often),
+		source(mebibytesSource{name: "max_sstable_size", since: "5.0",
+			field: func(ts *model.TableStats) *int64 { return &ts.MaxSSTableBytes }}, often),
+		source(mebibytesSource{name: "disk_usage", since: "4.0", sumToLoad: true,
+			field: func(ts *model.TableStats) *int64 { return &ts.DiskUsageBytes }}, often),
+		source(latencySource{name: "local_read_latency", rates: d.rates, now: d.now, msToSeconds: ms,
+			field: func(ts *model.TableStats) *model.Ops { return &ts.LocalReads }}, often),
+		source(latencySource{name: "local_write_latency", rates: d.rates, now: d.now, msToSeconds: ms,
+			field: func(ts *model.TableStats) *model.Ops { return &ts.LocalWrites }}, often),
+		source(latencySource{name: "local_scan_latency", rates: d.rates, now: d.now, msToSeconds: ms,
+			field: func(ts *model.TableStats) *model.Ops { return &ts.LocalScans }}, often),
+		source(distributionSource{name: "tombstones_per_read",
+			field: func(ts *model.TableStats) *model.Distribution { return &ts.TombstonesPerRead }}, often),
+		source(distributionSource{name: "rows_per_read",
+			field: func(ts *model.TableStats) *model.Distribution { return &ts.RowsPerRead }}, often),
+		source(threadPoolsSource{}, often),
+		source(gossipInfoSource{}, often),
+		source(settingsSource{}, hourly),
+		source(topPartitionsSource{}, rarely),
+		source(d.logs, often),
 
-		{src: newLargePartitionsSource(), enabled: true, schedule: rarely, timeout: time.Minute},
-		{src: newLargeRowsSource(), enabled: true, schedule: rarely, timeout: time.Minute},
-		{src: newLargeCellsSource(), enabled: true, schedule: rarely, timeout: time.Minute},
-		{src: scyllaSizeHistogramSource{rest: d.rest}, enabled: true, schedule: medium, timeout: time.Minute},
-		{src: scyllaTopPartitionsSource{rest: d.rest, window: cfg.ScyllaREST.SampleDuration, listSize: cfg.ScyllaREST.ListSize}, enabled: true, schedule: medium,
-			timeout: cfg.ScyllaREST.SampleDuration + 30*time.Second},
+		source(newLargePartitionsSource(), rarely).within(time.Minute),
+		source(newLargeRowsSource(), rarely).within(time.Minute),
+		source(newLargeCellsSource(), rarely).within(time.Minute),
+		source(scyllaSizeHistogramSource{rest: d.rest}, medium).within(time.Minute),
+		source(scyllaTopPartitionsSource{rest: d.rest, window: cfg.ScyllaREST.SampleDuration, listSize: cfg.ScyllaREST.ListSize}, medium).
+			within(cfg.ScyllaREST.SampleDuration + 30*time.Second),
 
-		{src: nodetoolSource{cfg: cfg.NodetoolSampler}, enabled: cfg.NodetoolSampler.Configured(), schedule: rarely,
-			timeout: nodetoolSamplerTimeout, nodetool: true},
-		{src: nodetoolHistogramsSource{cfg: cfg.NodetoolSampler}, enabled: cfg.NodetoolSampler.Configured(), schedule: rarely,
-			timeout: nodetoolHistogramsTimeout, nodetool: true},
-		{src: nodetoolTablestatsSource{cfg: cfg.NodetoolSampler}, enabled: cfg.NodetoolSampler.Configured(), schedule: rarely,
-			timeout: nodetoolTablestatsTimeout, nodetool: true},
+		source(nodetoolSource{cfg: cfg.NodetoolSampler}, rarely).
+			within(nodetoolSamplerTimeout).onlyIf(cfg.NodetoolSampler.Configured()).viaNodetool(),
+		source(nodetoolHistogramsSource{cfg: cfg.NodetoolSampler}, rarely).
+			within(nodetoolHistogramsTimeout).onlyIf(cfg.NodetoolSampler.Configured()).viaNodetool(),
+		source(nodetoolTablestatsSource{cfg: cfg.NodetoolSampler}, rarely).
+			within(nodetoolTablestatsTimeout).onlyIf(cfg.NodetoolSampler.Configured()).viaNodetool(),
 	}
 }
 

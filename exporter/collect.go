@@ -169,10 +169,6 @@ func collectNodes(m emitter, r *analyzer.Report, cluster string, speaks func(str
 	}
 }
 
-// knownKinds get a partmon_findings series (0 when none) for every severity,
-// so dashboards and rules see zeros instead of no data.
-var knownKinds = analyzer.Kinds()
-
 var publishedSeverities = []analyzer.Severity{analyzer.SeverityInfo, analyzer.SeverityWarning, analyzer.SeverityCritical}
 
 func collectFindings(m emitter, r *analyzer.Report, cluster string, speaks func(string) bool, own *analyzer.NodeSummary) {
@@ -181,7 +177,9 @@ func collectFindings(m emitter, r *analyzer.Report, cluster string, speaks func(
 		sev  analyzer.Severity
 	}
 	counts := make(map[kindSev]int)
-	for _, k := range knownKinds {
+	// Every kind gets a partmon_findings series (0 when none) for every
+	// severity, so dashboards and rules see zeros instead of no data.
+	for _, k := range analyzer.Kinds() {
 		for _, s := range publishedSeverities {
 			counts[kindSev{k, s}] = 0
 		}

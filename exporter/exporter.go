@@ -1,20 +1,16 @@
 // Package exporter is partmon's Prometheus collector: const metrics built
 // from the analyzer's latest published Report (descriptors, top-K keys,
 // label sets shared per series). It neither serves HTTP (package web does)
-// nor talks to the database: collecting only reads the report the last
-// cycle published.
+// nor talks to the database nor keeps the report: collecting only reads
+// the report the last cycle published to a publish.Latest.
 package exporter
 
 import (
-	"sync"
-	"sync/atomic"
-
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/version"
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/internal/publish"
-	"github.com/partmon/partmon/model"
 )
 
 // DefaultTopK bounds the partition keys published per table and metric.
@@ -50,8 +46,10 @@ type BuildInfo struct {
 
 // Exporter is a prometheus.Collector over the latest published report.
 // Collect builds const metrics from it alone, so its output changes only
-// with Publish; concurrent scrapes and a concurrent Publish are safe.
+// with a Publish to its publish.Latest; concurrent scrapes and a concurrent
+// Publish are safe.
 type Exporter struct {
+	latest    *publish.Latest
 	audience  publish.Audience
 	topK      int
 	floor     TableFloor
@@ -59,42 +57,12 @@ type Exporter struct {
 	// growth and forecast are the table-wide families' descriptors for the
 	// mode: sidecars add their own node's labels.
 	growth, forecast *metricDesc
-
-	publishMu sync.Mutex // serialises writers; readers only Load
-	state     atomic.Pointer[cycleState]
-	onPublish []func() // guarded by publishMu
 }
 
 var _ prometheus.Collector = (*Exporter)(nil)
 
-// cycleState is immutable once stored.
-type cycleState struct {
-	// report is the last good report: data series come from it.
-	report *analyzer.Report
-	// sources is the latest attempt's per-source status (even of a failed
-	// cycle), so self-metrics tell the truth while data stays on the last good report.
-	sources []model.SourceStatus
-	// up is whether the latest attempt produced a good report.
-	up bool
-	// generation counts Publish calls.
-	generation uint64
-}
-
-// Cycle is what the latest Publish left, read at once so its parts agree.
-type Cycle struct {
-	// Report is the last good report, nil before the first one.
-	Report *analyzer.Report
-	// Sources is the per-source status of the latest attempt, even a failed one.
-	Sources []model.SourceStatus
-	// Up is whether the latest attempt produced a good report.
-	Up bool
-	// Generation counts Publish calls: what Collect emits can only have
-	// changed when it has.
-	Generation uint64
-}
-
-// New builds an Exporter with nothing published yet.
-func New(opts Options) *Exporter {
+// New builds an Exporter of the reports published to latest.
+func New(latest *publish.Latest, opts Options) *Exporter {
 	topK := opts.TopK
 	if topK == 0 {
 		topK = DefaultTopK
@@ -109,7 +77,7 @@ func New(opts Options) *Exporter {
 	if bi.GoVersion == "" {
 		bi.GoVersion = version.GoVersion
 	}
-	e := &Exporter{audience: publish.NewAudience(opts.Cluster, opts.Mode, opts.SpeakFor), topK: topK, floor: opts.TableFloor, buildInfo: bi,
+	e := &Exporter{latest: latest, audience: publish.NewAudience(opts.Cluster, opts.Mode, opts.SpeakFor), topK: topK, floor: opts.TableFloor, buildInfo: bi,
 		growth: tableGrowth, forecast: tableForecast}
 	if opts.Mode == publish.ModeSidecar {
 		e.growth, e.forecast = tableGrowthSidecar, tableForecastSidecar
@@ -117,65 +85,9 @@ func New(opts Options) *Exporter {
 	return e
 }
 
-// Publish makes r the report every later scrape reads (an atomic swap); r
-// must not change afterwards. A nil report, or one whose every source failed,
-// marks the cycle failed (partmon_up 0) and keeps serving the last good
-// report's data, while the collector self-metrics show the failed attempt.
-func (e *Exporter) Publish(r *analyzer.Report) {
-	e.publishMu.Lock()
-	next := &cycleState{}
-	if prev := e.state.Load(); prev != nil {
-		*next = *prev
-	}
-	next.generation++
-	next.up = false
-	if r != nil {
-		next.sources = r.Sources
-		if !publish.Failed(r) {
-			next.report = r
-			next.up = true
-		}
-	}
-	e.state.Store(next)
-	hooks := e.onPublish
-	e.publishMu.Unlock()
-	for _, f := range hooks {
-		f()
-	}
-}
-
-// OnPublish registers f to run after every Publish, on the publishing
-// goroutine once the new state is visible (a cache of Collect's output
-// rebuilds there, so that scrapes find it ready).
-func (e *Exporter) OnPublish(f func()) {
-	e.publishMu.Lock()
-	defer e.publishMu.Unlock()
-	e.onPublish = append(e.onPublish, f)
-}
-
-// Cycle is the latest published state; the zero Cycle before any Publish.
-func (e *Exporter) Cycle() Cycle {
-	st := e.state.Load()
-	if st == nil {
-		return Cycle{}
-	}
-	return Cycle{Report: st.report, Sources: st.sources, Up: st.up, Generation: st.generation}
-}
-
 // ClusterName is the cluster label of report r: the configured override,
 // else the report's own.
 func (e *Exporter) ClusterName(r *analyzer.Report) string { return e.audience.ClusterName(r) }
-
-// Latest is the last good report, nil before the first one.
-func (e *Exporter) Latest() *analyzer.Report {
-	if st := e.state.Load(); st != nil {
-		return st.report
-	}
-	return nil
-}
-
-// Ready is true once a full cycle has published a good report.
-func (e *Exporter) Ready() bool { return e.Latest() != nil }
 
 // Describe sends every family's descriptor: the label sets are fixed, so the
 // registry can check what Collect emits.
@@ -195,18 +107,18 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	m := emitter{ch: ch}
 	m.emit(buildInfo, 1, e.buildInfo.Version, e.buildInfo.Revision, e.buildInfo.GoVersion)
-	st := e.state.Load()
-	if st == nil {
+	st := e.latest.Cycle()
+	if st.Generation == 0 { // nothing published yet
 		m.emit(upDesc, 0)
 		return
 	}
-	m.emit(upDesc, boolValue(st.up))
+	m.emit(upDesc, boolValue(st.Up))
 
 	// Self-metrics describe this process's own collectors, so they are not
 	// filtered by node: a sidecar's collectors only read its own node anyway.
-	collectSources(m, st.sources)
+	collectSources(m, st.Sources)
 
-	r := st.report
+	r := st.Report
 	if r == nil {
 		return
 	}

@@ -66,9 +66,10 @@ func TestCollectGolden(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opts.BuildInfo = fixtureBuild
-			e := New(tc.opts)
+			eLatest := &publish.Latest{}
+			e := New(eLatest, tc.opts)
 			for _, r := range tc.reports {
-				e.Publish(r)
+				eLatest.Publish(r)
 			}
 			golden := filepath.Join("testdata", tc.name+".prom")
 			if *update {
@@ -125,15 +126,16 @@ func TestPublishKeepsLastGoodReport(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e := New(Options{})
+			eLatest := &publish.Latest{}
+			e := New(eLatest, Options{})
 			for _, r := range tc.publish {
-				e.Publish(r)
+				eLatest.Publish(r)
 			}
-			if got := e.Ready(); got != tc.wantReady {
+			if got := eLatest.Ready(); got != tc.wantReady {
 				t.Errorf("Ready() = %v, want %v", got, tc.wantReady)
 			}
-			if got := e.Latest(); got != tc.wantSame {
-				t.Errorf("Latest() = %p, want %p", got, tc.wantSame)
+			if got := eLatest.Report(); got != tc.wantSame {
+				t.Errorf("Report() = %p, want %p", got, tc.wantSame)
 			}
 			if got := gaugeValue(t, e, "partmon_up"); got != tc.wantUp {
 				t.Errorf("partmon_up = %v, want %v", got, tc.wantUp)
@@ -167,8 +169,9 @@ func gaugeValue(t *testing.T, c prometheus.Collector, name string) float64 {
 // at most 8 series per node, top-K keys and findings aside. The fixture fills
 // every per-table figure of node .1, so the bound is reached there.
 func TestSeriesPerTablePerNode(t *testing.T) {
-	e := New(Options{})
-	e.Publish(reporttest.Cluster())
+	eLatest := &publish.Latest{}
+	e := New(eLatest, Options{})
+	eLatest.Publish(reporttest.Cluster())
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(e)
 	mfs, err := reg.Gather()
@@ -205,8 +208,9 @@ func TestSeriesPerTablePerNode(t *testing.T) {
 }
 
 func TestCollectAndLint(t *testing.T) {
-	e := New(Options{})
-	e.Publish(reporttest.Cluster())
+	eLatest := &publish.Latest{}
+	e := New(eLatest, Options{})
+	eLatest.Publish(reporttest.Cluster())
 	problems, err := testutil.CollectAndLint(e)
 	if err != nil {
 		t.Fatal(err)
@@ -223,8 +227,9 @@ func TestMetricNamesCoverCollected(t *testing.T) {
 	for _, n := range MetricNames() {
 		listed[n] = true
 	}
-	e := New(Options{})
-	e.Publish(reporttest.Cluster())
+	eLatest := &publish.Latest{}
+	e := New(eLatest, Options{})
+	eLatest.Publish(reporttest.Cluster())
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(e)
 	mfs, err := reg.Gather()
@@ -308,8 +313,9 @@ func bigReport(nodes, tables int) *analyzer.Report {
 
 // BenchmarkCollect measures one scrape's Gather of a 12-node, 200-table report.
 func BenchmarkCollect(b *testing.B) {
-	e := New(Options{})
-	e.Publish(bigReport(12, 200))
+	eLatest := &publish.Latest{}
+	e := New(eLatest, Options{})
+	eLatest.Publish(bigReport(12, 200))
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(e)
 	series := 0

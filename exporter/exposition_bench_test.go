@@ -21,8 +21,9 @@ import (
 // and gzip-encoded as Prometheus asks. The web package's benchmark of the
 // same name measures the served page, which encodes this part once per Publish.
 func BenchmarkExposition1000Tables3Nodes(b *testing.B) {
-	e := New(Options{Mode: publish.ModeCluster, BuildInfo: fixtureBuild})
-	e.Publish(reporttest.Large(1000))
+	eLatest := &publish.Latest{}
+	e := New(eLatest, Options{Mode: publish.ModeCluster, BuildInfo: fixtureBuild})
+	eLatest.Publish(reporttest.Large(1000))
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(e)
 	handler := promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})

@@ -73,8 +73,9 @@ func TestTableFloor(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			full := floorReport()
-			e := New(Options{Mode: tc.mode, TableFloor: tc.floor, BuildInfo: fixtureBuild})
-			e.Publish(full)
+			eLatest := &publish.Latest{}
+			e := New(eLatest, Options{Mode: tc.mode, TableFloor: tc.floor, BuildInfo: fixtureBuild})
+			eLatest.Publish(full)
 
 			// The oracle: an exporter without a floor, given the report
 			// without the hidden table nodes.
@@ -82,8 +83,9 @@ func TestTableFloor(t *testing.T) {
 			trimmed.TableNodes = slices.DeleteFunc(trimmed.TableNodes, func(tn analyzer.TableNode) bool {
 				return tn.Keyspace == "lint" && slices.Contains(tc.hidden, tn.Table)
 			})
-			oracle := New(Options{Mode: tc.mode, BuildInfo: fixtureBuild})
-			oracle.Publish(trimmed)
+			oracleLatest := &publish.Latest{}
+			oracle := New(oracleLatest, Options{Mode: tc.mode, BuildInfo: fixtureBuild})
+			oracleLatest.Publish(trimmed)
 			want := exposition(t, oracle, tableNodeFamilies)
 			if err := testutil.CollectAndCompare(e, strings.NewReader(want), tableNodeFamilies...); err != nil {
 				t.Error(err)

@@ -38,8 +38,9 @@ partmon_finding_value{cluster="demo",dc="dc1",keyspace="shop",kind="oversized_pa
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e := New(tc.opts)
-			e.Publish(r)
+			eLatest := &publish.Latest{}
+			e := New(eLatest, tc.opts)
+			eLatest.Publish(r)
 			want := "# HELP partmon_finding_value " + helpOf(t, e, "partmon_finding_value") + "\n# TYPE partmon_finding_value gauge" + tc.want
 			if err := testutil.CollectAndCompare(e, strings.NewReader(want), "partmon_finding_value"); err != nil {
 				t.Error(err)

@@ -58,8 +58,9 @@ func sidecarReport() *analyzer.Report {
 func TestSidecarsPublishEachTableSeriesOnce(t *testing.T) {
 	seen := map[string]int{}
 	for _, node := range []string{"127.0.0.1", "127.0.0.2", "127.0.0.3"} {
-		e := New(Options{Mode: publish.ModeSidecar, SpeakFor: []string{node}})
-		e.Publish(sidecarReport())
+		eLatest := &publish.Latest{}
+		e := New(eLatest, Options{Mode: publish.ModeSidecar, SpeakFor: []string{node}})
+		eLatest.Publish(sidecarReport())
 		for _, s := range tableSeries(t, e) {
 			seen[s]++
 		}
@@ -88,8 +89,9 @@ func TestSidecarsPublishEachTableSeriesOnce(t *testing.T) {
 		sort.Strings(out)
 		return out
 	}
-	cluster := New(Options{Mode: publish.ModeCluster})
-	cluster.Publish(sidecarReport())
+	clusterLatest := &publish.Latest{}
+	cluster := New(clusterLatest, Options{Mode: publish.ModeCluster})
+	clusterLatest.Publish(sidecarReport())
 	var sidecars []string
 	for s := range seen {
 		sidecars = append(sidecars, s)
@@ -131,8 +133,9 @@ partmon_partition_size_bytes{cluster="demo",dc="dc1",keyspace="shop",node="127.0
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e := New(tc.opts)
-			e.Publish(sidecarReport())
+			eLatest := &publish.Latest{}
+			e := New(eLatest, tc.opts)
+			eLatest.Publish(sidecarReport())
 			if err := testutil.CollectAndCompare(e, strings.NewReader(tc.want),
 				"partmon_table_partition_size_forecast_seconds", "partmon_partition_size_bytes"); err != nil {
 				t.Error(err)

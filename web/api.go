@@ -11,6 +11,7 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/internal/publish"
 )
 
 const notReadyMessage = "no report yet: the first collection cycle has not finished"
@@ -120,14 +121,15 @@ func anyNode(f analyzer.Finding, set map[string]bool) bool {
 	return false
 }
 
-func findingsHandler(e *exporter.Exporter) http.Handler {
+// findingsHandler serves latest's findings, labelled with e's cluster name.
+func findingsHandler(latest *publish.Latest, e *exporter.Exporter) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ff, err := parseFindingFilter(r.URL.Query())
 		if err != nil {
 			writeJSON(w, http.StatusBadRequest, apiError{err.Error()})
 			return
 		}
-		rep := e.Latest()
+		rep := latest.Report()
 		if rep == nil {
 			writeJSON(w, http.StatusServiceUnavailable, apiError{notReadyMessage})
 			return
@@ -153,13 +155,13 @@ func findingsHandler(e *exporter.Exporter) http.Handler {
 	})
 }
 
-func reportHandler(e *exporter.Exporter) http.Handler {
+func reportHandler(latest *publish.Latest) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if len(r.URL.Query()) > 0 {
 			writeJSON(w, http.StatusBadRequest, apiError{"/api/v1/report takes no parameters"})
 			return
 		}
-		rep := e.Latest()
+		rep := latest.Report()
 		if rep == nil {
 			writeJSON(w, http.StatusServiceUnavailable, apiError{notReadyMessage})
 			return

@@ -8,14 +8,16 @@ import (
 	"testing"
 
 	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/internal/reporttest"
 )
 
 // TestAPIGolden holds the JSON API byte for byte.
 func TestAPIGolden(t *testing.T) {
-	e := exporter.New(exporter.Options{})
-	e.Publish(reporttest.Cluster())
-	srv := newTestHandler(t, e, nil)
+	eLatest := &publish.Latest{}
+	e := exporter.New(eLatest, exporter.Options{})
+	eLatest.Publish(reporttest.Cluster())
+	srv := newTestHandler(t, eLatest, e, nil)
 	tests := []struct{ name, path string }{
 		{"findings.json", "/api/v1/findings"},
 		{"findings_filtered.json", "/api/v1/findings?severity=warning&table=orders"},

@@ -21,12 +21,13 @@ import (
 // exporter package's benchmark of the same name is the same scrape gathered
 // and encoded afresh, as every scrape was before the cache.
 func BenchmarkExposition1000Tables3Nodes(b *testing.B) {
-	e := exporter.New(exporter.Options{Mode: publish.ModeCluster, BuildInfo: fixtureBuild})
-	handler, err := NewHandler(e, nil, HandlerOptions{DisableExporterMetrics: true})
+	eLatest := &publish.Latest{}
+	e := exporter.New(eLatest, exporter.Options{Mode: publish.ModeCluster, BuildInfo: fixtureBuild})
+	handler, err := NewHandler(eLatest, e, nil, HandlerOptions{DisableExporterMetrics: true})
 	if err != nil {
 		b.Fatal(err)
 	}
-	e.Publish(reporttest.Large(1000))
+	eLatest.Publish(reporttest.Large(1000))
 	// As in the daemon after its first cycle: the page has been served in
 	// both encodings once, so Publish has encoded and deflated it already
 	// (BenchmarkExpositionPublish1000Tables3Nodes measures that part).
@@ -79,18 +80,19 @@ func gunzipIf(tb testing.TB, body []byte, encoding string) []byte {
 // publishing goroutine per cycle: after a page was served plain and gzipped,
 // each Publish gathers the exporter once and encodes and deflates its part.
 func BenchmarkExpositionPublish1000Tables3Nodes(b *testing.B) {
-	e := exporter.New(exporter.Options{Mode: publish.ModeCluster, BuildInfo: fixtureBuild})
-	handler, err := NewHandler(e, nil, HandlerOptions{DisableExporterMetrics: true})
+	eLatest := &publish.Latest{}
+	e := exporter.New(eLatest, exporter.Options{Mode: publish.ModeCluster, BuildInfo: fixtureBuild})
+	handler, err := NewHandler(eLatest, e, nil, HandlerOptions{DisableExporterMetrics: true})
 	if err != nil {
 		b.Fatal(err)
 	}
 	r := reporttest.Large(1000)
-	e.Publish(r)
+	eLatest.Publish(r)
 	scrape(b, handler, "identity")
 	scrape(b, handler, "gzip")
 	b.ReportAllocs()
 	for b.Loop() {
-		e.Publish(r)
+		eLatest.Publish(r)
 	}
 }
 
@@ -99,15 +101,16 @@ func BenchmarkExpositionPublish1000Tables3Nodes(b *testing.B) {
 // benchmark): it is served the previous page, so it costs what
 // BenchmarkExposition1000Tables3Nodes/gzip does, not the rebuild.
 func BenchmarkExpositionDuringRebuild1000Tables3Nodes(b *testing.B) {
-	e := exporter.New(exporter.Options{Mode: publish.ModeCluster, BuildInfo: fixtureBuild})
-	m := newMetricsHandler(e, prometheus.NewRegistry(), prometheus.NewCounterVec(prometheus.CounterOpts{Name: "errs"}, []string{"cause"}),
+	eLatest := &publish.Latest{}
+	e := exporter.New(eLatest, exporter.Options{Mode: publish.ModeCluster, BuildInfo: fixtureBuild})
+	m := newMetricsHandler(eLatest, e, prometheus.NewRegistry(), prometheus.NewCounterVec(prometheus.CounterOpts{Name: "errs"}, []string{"cause"}),
 		zapPrintln{}, 0)
 	r := reporttest.Large(1000)
-	e.Publish(r)
+	eLatest.Publish(r)
 	scrape(b, m, "gzip")
 	held := holdRebuilds(m)
 	published := make(chan struct{})
-	go func() { e.Publish(r); close(published) }()
+	go func() { eLatest.Publish(r); close(published) }()
 	<-held.started
 	b.ReportAllocs()
 	for b.Loop() {
@@ -116,4 +119,28 @@ func BenchmarkExpositionDuringRebuild1000Tables3Nodes(b *testing.B) {
 	b.StopTimer()
 	close(held.release)
 	<-published
+}
+
+// BenchmarkExpositionPromhttp1000Tables3Nodes is the same scrape served by
+// promhttp.HandlerFor over the families gathered once per report (the
+// handler's fallback): what /metrics would cost with promhttp's own
+// negotiation and gzip instead of the bytes encoded once per report.
+func BenchmarkExpositionPromhttp1000Tables3Nodes(b *testing.B) {
+	eLatest := &publish.Latest{}
+	e := exporter.New(eLatest, exporter.Options{Mode: publish.ModeCluster, BuildInfo: fixtureBuild})
+	m := newMetricsHandler(eLatest, e, prometheus.NewRegistry(), prometheus.NewCounterVec(prometheus.CounterOpts{Name: "errs"}, []string{"cause"}),
+		zapPrintln{}, 0)
+	eLatest.Publish(reporttest.Large(1000))
+	m.current() // gathered once, as after a Publish
+	for _, enc := range []string{"identity", "gzip"} {
+		b.Run(enc, func(b *testing.B) {
+			var body []byte
+			b.ReportAllocs()
+			for b.Loop() {
+				body = scrape(b, m.fallback, enc)
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(len(body)), "bytes/scrape")
+		})
+	}
 }

@@ -28,13 +28,6 @@ const (
 // chartTimeLayout is how the charts write times (UTC, to the minute).
 const chartTimeLayout = "2006-01-02 15:04"
 
-// sizeKinds are the kinds whose tables come first: their size is the problem.
-var sizeKinds = map[string]bool{
-	analyzer.KindOversizedPartition:      true,
-	analyzer.KindPartitionGrowthForecast: true,
-	analyzer.KindUnbucketedTimeSeries:    true,
-}
-
 // growthCharts are the largest-partition charts of the page.
 type growthCharts struct {
 	Charts []growthChart
@@ -98,7 +91,7 @@ func sizeText(b float64, bound bool) string {
 func newGrowthCharts(r *analyzer.Report) growthCharts {
 	problem := map[string]bool{}
 	for _, f := range r.Findings {
-		if sizeKinds[f.Kind] {
+		if k, _ := analyzer.KindOf(f.Kind); k.SizeIsTheProblem {
 			problem[f.Keyspace+"."+f.Table] = true
 		}
 	}

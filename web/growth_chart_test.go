@@ -15,6 +15,7 @@ import (
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/format"
+	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/internal/reporttest"
 )
 
@@ -81,7 +82,8 @@ func parseSVGs(t *testing.T, html, class string) []svgNode {
 // renderPart executes one of the page's named templates.
 func renderPart(t *testing.T, name string, data any) string {
 	t.Helper()
-	p, err := newStatusPage(exporter.New(exporter.Options{}))
+	latest := &publish.Latest{}
+	p, err := newStatusPage(latest, exporter.New(latest, exporter.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,9 +278,10 @@ func TestGrowthChartOfAnAnalyzedReport(t *testing.T) {
 	if forecast == nil {
 		t.Fatalf("no growth forecast for %s: %+v", key, r.SizeHistory)
 	}
-	e := exporter.New(exporter.Options{})
-	e.Publish(r)
-	page := get(t, newTestHandler(t, e, nil).URL+"/").body
+	eLatest := &publish.Latest{}
+	e := exporter.New(eLatest, exporter.Options{})
+	eLatest.Publish(r)
+	page := get(t, newTestHandler(t, eLatest, e, nil).URL+"/").body
 	want := fmt.Sprintf("%s: reaches %s around %s UTC", key, format.Bytes(float64(th.PartitionCriticalBytes)),
 		chartTime(float64(r.Taken.Unix())+forecast.Value))
 	var titles []string

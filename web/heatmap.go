@@ -115,13 +115,16 @@ func newHeatmaps(r *analyzer.Report) pageHeatmaps {
 	for _, n := range r.Nodes {
 		tokens[n.HostID] = n.TokenValues
 	}
+	hot := pageThresholds(r).HotRangeRatioWarning
 	for _, m := range r.Heat.Maps {
-		out.Maps = append(out.Maps, newHeatmap(m, tokens))
+		out.Maps = append(out.Maps, newHeatmap(m, tokens, hot))
 	}
 	return out
 }
 
-func newHeatmap(m analyzer.HeatMap, tokens map[string][]int64) pageHeatmap {
+// newHeatmap draws one map; its sentence names the runs at or over hot, the
+// hot_range_ratio warning.
+func newHeatmap(m analyzer.HeatMap, tokens map[string][]int64, hot float64) pageHeatmap {
 	pm := pageHeatmap{ID: "heat-all", Title: "All tables", Table: ""}
 	if m.Table != "" {
 		pm.Table = m.Keyspace + "." + m.Table
@@ -144,7 +147,7 @@ func newHeatmap(m analyzer.HeatMap, tokens map[string][]int64) pageHeatmap {
 	for _, op := range []string{"reads", "writes"} {
 		pm.Panels = append(pm.Panels, heatPanelFor(m, g, op, what))
 	}
-	pm.Sentence = heatSentence(m, what)
+	pm.Sentence = heatSentence(m, what, hot)
 	for _, k := range m.Keys {
 		if !k.OK {
 			pm.Keys = append(pm.Keys, fmt.Sprintf("%s.%s key %s: no marker, %s", k.Keyspace, k.Table, k.Key, k.Why))
@@ -443,8 +446,8 @@ func ownerBandMiddle(g heatGeometry, t int64) float64 {
 
 // heatSentence says the hottest run of the map in one line: the node and
 // operation with the highest ratio, and the columns around it where that
-// node stayed over the fair band.
-func heatSentence(m analyzer.HeatMap, what string) string {
+// node stayed at or over hot, the hot_range_ratio warning.
+func heatSentence(m analyzer.HeatMap, what string, hot float64) string {
 	best, bestNode, bestCol, bestOp := 0.0, -1, -1, ""
 	for i, n := range m.Nodes {
 		for _, side := range []struct {
@@ -462,18 +465,18 @@ func heatSentence(m analyzer.HeatMap, what string) string {
 	if bestNode < 0 {
 		return "No shares to compare from " + span + ": too little traffic, or no fair share by ownership."
 	}
-	if best < 1.2 {
-		return fmt.Sprintf("No node's ranges took more than 1.2× their fair share of %s reads or writes from %s (highest %.2f×).", what, span, best)
+	if best < hot {
+		return fmt.Sprintf("No node's ranges took more than %g× their fair share of %s reads or writes from %s (highest %.2f×).", hot, what, span, best)
 	}
 	cells := m.Nodes[bestNode].Reads
 	if bestOp == "writes" {
 		cells = m.Nodes[bestNode].Writes
 	}
 	from, to := bestCol, bestCol
-	for from > 0 && cells[from-1].Ratio >= 1.2 {
+	for from > 0 && cells[from-1].Ratio >= hot {
 		from--
 	}
-	for to+1 < len(cells) && cells[to+1].Ratio >= 1.2 {
+	for to+1 < len(cells) && cells[to+1].Ratio >= hot {
 		to++
 	}
 	return fmt.Sprintf("Node %s's ranges took up to %.1f× their fair share of %s %s from %s to %s UTC.",

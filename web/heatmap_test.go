@@ -194,20 +194,30 @@ func lightness(hex string) float64 {
 	return float64(v>>16&0xff)*0.3 + float64(v>>8&0xff)*0.59 + float64(v&0xff)*0.11
 }
 
+// TestHeatmapSentences: the sentence judges by the report's
+// hot_range_ratio warning (the default 2, or a configured 1.5).
 func TestHeatmapSentences(t *testing.T) {
 	cases := []struct {
+		hot    float64 // the configured warning; 0: the defaults
 		ratios [][]float64
 		want   string
 	}{
-		{[][]float64{{1, 1}, {1.1, 0.9}, {0.9, 1.1}}, "No node's ranges took more than 1.2× their fair share of pm_hot.kv's reads or writes from 15:00:00–15:02:00 UTC (highest 1.10×)."},
-		{[][]float64{{0, -1}, {0, 0}, {-1, 0}}, "No shares to compare from 15:00:00–15:02:00 UTC"},
-		{[][]float64{{0.5, 0.5}, {1, 2.5}, {1.5, 0.1}}, "Node 127.0.0.2's ranges took up to 2.5× their fair share of pm_hot.kv's reads from 15:01:00 to 15:02:00 UTC."},
+		{0, [][]float64{{1, 1}, {1.1, 0.9}, {0.9, 1.1}}, "No node's ranges took more than 2× their fair share of pm_hot.kv's reads or writes from 15:00:00–15:02:00 UTC (highest 1.10×)."},
+		{0, [][]float64{{1, 1}, {1.6, 0.9}, {0.9, 1.1}}, "No node's ranges took more than 2× their fair share of pm_hot.kv's reads or writes from 15:00:00–15:02:00 UTC (highest 1.60×)."},
+		{1.5, [][]float64{{1, 1}, {1.6, 0.9}, {0.9, 1.1}}, "Node 127.0.0.2's ranges took up to 1.6× their fair share of pm_hot.kv's reads from 15:00:00 to 15:01:00 UTC."},
+		{0, [][]float64{{0, -1}, {0, 0}, {-1, 0}}, "No shares to compare from 15:00:00–15:02:00 UTC"},
+		{0, [][]float64{{0.5, 0.5}, {1.5, 2.5}, {1.5, 0.1}}, "Node 127.0.0.2's ranges took up to 2.5× their fair share of pm_hot.kv's reads from 15:01:00 to 15:02:00 UTC."},
+		{1.5, [][]float64{{0.5, 0.5}, {1.5, 2.5}, {1.5, 0.1}}, "Node 127.0.0.2's ranges took up to 2.5× their fair share of pm_hot.kv's reads from 15:00:00 to 15:02:00 UTC."},
 	}
 	for _, c := range cases {
 		r := heatReport([][]int64{{-5e18}, {0}, {5e18}}, c.ratios)
+		if c.hot > 0 {
+			r.Thresholds = analyzer.DefaultThresholds()
+			r.Thresholds.HotRangeRatioWarning = c.hot
+		}
 		got := newHeatmaps(r).Maps[0].Sentence
 		if !strings.HasPrefix(got, c.want) {
-			t.Errorf("sentence %q, want %q", got, c.want)
+			t.Errorf("hot %v: sentence %q, want %q", c.hot, got, c.want)
 		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/internal/reporttest"
 )
 
@@ -68,16 +69,17 @@ var accepts = map[string]string{
 // served page decodes to the bytes promhttp writes from a fresh gather,
 // with the same Content-Type, Content-Encoding and Vary.
 func TestCachedPageEqualsFreshGather(t *testing.T) {
-	e := exporter.New(exporter.Options{BuildInfo: fixtureBuild})
+	eLatest := &publish.Latest{}
+	e := exporter.New(eLatest, exporter.Options{BuildInfo: fixtureBuild})
 	am, err := alertmanager.New(alertmanager.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := NewHandler(e, am, HandlerOptions{DisableExporterMetrics: true})
+	h, err := NewHandler(eLatest, e, am, HandlerOptions{DisableExporterMetrics: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Publish(reporttest.Cluster())
+	eLatest.Publish(reporttest.Cluster())
 	fresh := freshHandler(t, e, am)
 	for name, accept := range accepts {
 		for _, enc := range []string{"", "gzip", "gzip, identity", "br"} {
@@ -114,13 +116,14 @@ func diffLines(a, b []byte) string {
 // Publish, not per scrape, and the next Publish replaces it, already
 // encoded in the formats the previous page was served in.
 func TestCachedPageRebuiltOnPublish(t *testing.T) {
-	e := exporter.New(exporter.Options{BuildInfo: fixtureBuild})
-	m := newMetricsHandler(e, prometheus.NewRegistry(), prometheus.NewCounterVec(prometheus.CounterOpts{Name: "errs"}, []string{"cause"}),
+	eLatest := &publish.Latest{}
+	e := exporter.New(eLatest, exporter.Options{BuildInfo: fixtureBuild})
+	m := newMetricsHandler(eLatest, e, prometheus.NewRegistry(), prometheus.NewCounterVec(prometheus.CounterOpts{Name: "errs"}, []string{"cause"}),
 		zapPrintln{}, 0)
 	fresh := freshHandler(t, e)
 
 	first := reporttest.Cluster()
-	e.Publish(first)
+	eLatest.Publish(first)
 	if got := m.builds.Load(); got != 1 {
 		t.Fatalf("%d builds after the first Publish, want 1", got)
 	}
@@ -138,7 +141,7 @@ func TestCachedPageRebuiltOnPublish(t *testing.T) {
 	second := reporttest.Cluster()
 	second.Findings = second.Findings[:1]
 	second.Generated = second.Generated.Add(60e9)
-	e.Publish(second)
+	eLatest.Publish(second)
 	if got := m.builds.Load(); got != 2 {
 		t.Fatalf("%d builds after the second Publish, want 2", got)
 	}
@@ -161,12 +164,13 @@ func TestCachedPageRebuiltOnPublish(t *testing.T) {
 // With Go and process metrics on, the page holds the same families as a
 // fresh gather of all collectors, and the exporter's bytes unchanged.
 func TestCachedPageWithExporterMetrics(t *testing.T) {
-	e := exporter.New(exporter.Options{BuildInfo: fixtureBuild})
-	h, err := NewHandler(e, nil, HandlerOptions{})
+	eLatest := &publish.Latest{}
+	e := exporter.New(eLatest, exporter.Options{BuildInfo: fixtureBuild})
+	h, err := NewHandler(eLatest, e, nil, HandlerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Publish(reporttest.Cluster())
+	eLatest.Publish(reporttest.Cluster())
 	page := serve(t, h, "/metrics", "", "gzip")
 	got := parseFamilies(t, page.body)
 	for _, n := range []string{"go_goroutines", "process_cpu_seconds_total", "promhttp_metric_handler_requests_total",
@@ -200,12 +204,13 @@ func parseFamilies(t *testing.T, text []byte) map[string]*dto.MetricFamily {
 
 // A name[] filter, which the cache does not serve, gets promhttp's answer.
 func TestCachedPageNameFilter(t *testing.T) {
-	e := exporter.New(exporter.Options{BuildInfo: fixtureBuild})
-	h, err := NewHandler(e, nil, HandlerOptions{DisableExporterMetrics: true})
+	eLatest := &publish.Latest{}
+	e := exporter.New(eLatest, exporter.Options{BuildInfo: fixtureBuild})
+	h, err := NewHandler(eLatest, e, nil, HandlerOptions{DisableExporterMetrics: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Publish(reporttest.Cluster())
+	eLatest.Publish(reporttest.Cluster())
 	path := "/metrics?name[]=partmon_up&name[]=partmon_node_tokens"
 	got, want := serve(t, h, path, "", ""), serve(t, freshHandler(t, e), path, "", "")
 	if !bytes.Equal(got.body, want.body) || !bytes.HasPrefix(got.body, []byte("# HELP partmon_node_tokens")) {
@@ -245,11 +250,12 @@ func TestSplitAround(t *testing.T) {
 // A metric the exporter cannot build is reported as promhttp reports it:
 // logged, counted as a gathering error on every scrape, the rest served.
 func TestCachedPageGatherError(t *testing.T) {
-	e := exporter.New(exporter.Options{Cluster: "bad\xff", BuildInfo: fixtureBuild})
+	eLatest := &publish.Latest{}
+	e := exporter.New(eLatest, exporter.Options{Cluster: "bad\xff", BuildInfo: fixtureBuild})
 	errCnt := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "errs"}, []string{"cause"})
 	var logged []string
-	m := newMetricsHandler(e, prometheus.NewRegistry(), errCnt, printlnFunc(func(v ...any) { logged = append(logged, fmt.Sprint(v...)) }), 0)
-	e.Publish(reporttest.Cluster())
+	m := newMetricsHandler(eLatest, e, prometheus.NewRegistry(), errCnt, printlnFunc(func(v ...any) { logged = append(logged, fmt.Sprint(v...)) }), 0)
+	eLatest.Publish(reporttest.Cluster())
 	for range 2 {
 		page := serve(t, m, "/metrics", "", "")
 		if page.status != http.StatusOK || !bytes.Contains(page.body, []byte("partmon_up 1")) {
@@ -292,17 +298,18 @@ func (g heldGatherer) Gather() ([]*dto.MetricFamily, error) {
 // held, a scrape is answered at once with the previous page; once the
 // rebuild ends, scrapes get the new one.
 func TestScrapeDuringRebuildServesPreviousPage(t *testing.T) {
-	e := exporter.New(exporter.Options{BuildInfo: fixtureBuild})
-	m := newMetricsHandler(e, prometheus.NewRegistry(), prometheus.NewCounterVec(prometheus.CounterOpts{Name: "errs"}, []string{"cause"}),
+	eLatest := &publish.Latest{}
+	e := exporter.New(eLatest, exporter.Options{BuildInfo: fixtureBuild})
+	m := newMetricsHandler(eLatest, e, prometheus.NewRegistry(), prometheus.NewCounterVec(prometheus.CounterOpts{Name: "errs"}, []string{"cause"}),
 		zapPrintln{}, 0)
-	e.Publish(reporttest.Cluster())
+	eLatest.Publish(reporttest.Cluster())
 	before := serve(t, m, "/metrics", "", "gzip")
 
 	held := holdRebuilds(m)
 	second := reporttest.Cluster()
 	second.Findings = second.Findings[:1]
 	published := make(chan struct{})
-	go func() { e.Publish(second); close(published) }()
+	go func() { eLatest.Publish(second); close(published) }()
 	<-held.started
 
 	answered := make(chan response, 1)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/internal/reporttest"
 	"github.com/partmon/partmon/internal/testkit"
 )
@@ -55,13 +56,14 @@ func promtoolProblems(promtool, page string) ([]string, error) {
 // the check fails a broken page and a partmon family breaking the rules.
 func TestPromtoolCheckMetrics(t *testing.T) {
 	promtool := testkit.NeedTool(t, "apt-get install prometheus", "promtool")
-	e := exporter.New(exporter.Options{BuildInfo: fixtureBuild})
-	e.Publish(reporttest.Cluster())
+	eLatest := &publish.Latest{}
+	e := exporter.New(eLatest, exporter.Options{BuildInfo: fixtureBuild})
+	eLatest.Publish(reporttest.Cluster())
 	am, err := alertmanager.New(alertmanager.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := get(t, newTestHandler(t, e, am).URL+"/metrics")
+	res := get(t, newTestHandler(t, eLatest, e, am).URL+"/metrics")
 	if res.status != http.StatusOK || !strings.Contains(res.body, "go_goroutines") {
 		t.Fatalf("/metrics status %d, without the Go collector's families", res.status)
 	}

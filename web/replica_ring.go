@@ -212,10 +212,7 @@ func replicaLegendOf(r *analyzer.Report, p analyzer.Placement, index map[string]
 			owns[o.HostID] = o
 		}
 	}
-	warn := r.Thresholds.OwnershipSkewWarning
-	if warn <= 0 { // a report built without thresholds
-		warn = analyzer.DefaultThresholds().OwnershipSkewWarning
-	}
+	warn := pageThresholds(r).OwnershipSkewWarning
 	var out []replicaLegend
 	for i, n := range r.Nodes {
 		if !used[i] && owns[n.HostID].Owns == 0 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/internal/reporttest"
 	"github.com/partmon/partmon/model"
 )
@@ -166,9 +167,10 @@ func TestReplicaPicturesCap(t *testing.T) {
 // and every node of the ownership table is in its legend.
 func TestReplicaRingsOfAnAnalyzedReport(t *testing.T) {
 	r := reporttest.Large(120)
-	e := exporter.New(exporter.Options{})
-	e.Publish(r)
-	page := get(t, newTestHandler(t, e, nil).URL+"/").body
+	eLatest := &publish.Latest{}
+	e := exporter.New(eLatest, exporter.Options{})
+	eLatest.Publish(r)
+	page := get(t, newTestHandler(t, eLatest, e, nil).URL+"/").body
 	svgs := parseSVGs(t, page, "replica-rings")
 	if len(svgs) != 1 {
 		t.Fatalf("%d pictures, want one for the one replication", len(svgs))

@@ -103,7 +103,7 @@ func newRingPicture(r *analyzer.Report) ringPicture {
 			text += "  owns " + format.PercentCell(o.Owns) + "  skew ×" + format.RatioCell(o.Skew)
 		}
 		pic.Legend = append(pic.Legend, ringLegend{Y: num(y), TextY: num(y + 11), Color: colour(i), Text: text,
-			Skewed: ok && skewed(o.Skew, r.Thresholds)})
+			Skewed: ok && skewed(o.Skew, pageThresholds(r))})
 	}
 
 	var tokens []ringToken

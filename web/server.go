@@ -19,8 +19,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/exp/zapslog"
 
-	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/internal/publish"
 )
 
 // DefaultMaxRequestsInFlight bounds concurrent /metrics scrapes.
@@ -48,8 +48,10 @@ type HandlerOptions struct {
 //	/readyz          200 once the first collection cycle has published a report
 //	/                the status page
 //
-// am may be nil when no Alertmanager is configured.
-func NewHandler(e *exporter.Exporter, am *alertmanager.Pusher, opts HandlerOptions) (http.Handler, error) {
+// It reads the report from latest; e is the exporter of latest's reports.
+// alerts, the alert pusher's self-metrics, may be nil when no Alertmanager
+// is configured.
+func NewHandler(latest *publish.Latest, e *exporter.Exporter, alerts prometheus.Collector, opts HandlerOptions) (http.Handler, error) {
 	logger := opts.Logger
 	if logger == nil {
 		logger = zap.NewNop()
@@ -65,8 +67,8 @@ func NewHandler(e *exporter.Exporter, am *alertmanager.Pusher, opts HandlerOptio
 	// page metricsHandler caches per published report.
 	reg := prometheus.NewRegistry()
 	var cs []prometheus.Collector
-	if am != nil {
-		cs = append(cs, am)
+	if alerts != nil {
+		cs = append(cs, alerts)
 	}
 	if !opts.DisableExporterMetrics {
 		cs = append(cs, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -86,24 +88,24 @@ func NewHandler(e *exporter.Exporter, am *alertmanager.Pusher, opts HandlerOptio
 			return nil, fmt.Errorf("registering metrics collector: %w", err)
 		}
 	}
-	var metrics http.Handler = newMetricsHandler(e, reg, errCnt, zapPrintln{logger}, inFlight)
+	var metrics http.Handler = newMetricsHandler(latest, e, reg, errCnt, zapPrintln{logger}, inFlight)
 	if !opts.DisableExporterMetrics {
 		metrics = promhttp.InstrumentMetricHandler(reg, metrics)
 	}
 
-	page, err := newStatusPage(e)
+	page, err := newStatusPage(latest, e)
 	if err != nil {
 		return nil, err
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", metrics)
-	mux.Handle("GET /api/v1/findings", findingsHandler(e))
-	mux.Handle("GET /api/v1/report", reportHandler(e))
+	mux.Handle("GET /api/v1/findings", findingsHandler(latest, e))
+	mux.Handle("GET /api/v1/report", reportHandler(latest))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeText(w, http.StatusOK, "ok\n")
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if !e.Ready() {
+		if !latest.Ready() {
 			writeText(w, http.StatusServiceUnavailable, "not ready: the first collection cycle has not finished\n")
 			return
 		}

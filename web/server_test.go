@@ -14,15 +14,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/internal/reporttest"
 	"github.com/partmon/partmon/internal/testkit"
 )
 
-func newTestHandler(t *testing.T, e *exporter.Exporter, am *alertmanager.Pusher) *httptest.Server {
+func newTestHandler(t *testing.T, latest *publish.Latest, e *exporter.Exporter, am *alertmanager.Pusher) *httptest.Server {
 	t.Helper()
-	h, err := NewHandler(e, am, HandlerOptions{})
+	var alerts prometheus.Collector
+	if am != nil {
+		alerts = am
+	}
+	h, err := NewHandler(latest, e, alerts, HandlerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,15 +99,16 @@ func TestRoutes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e := exporter.New(exporter.Options{BuildInfo: fixtureBuild})
+			eLatest := &publish.Latest{}
+			e := exporter.New(eLatest, exporter.Options{BuildInfo: fixtureBuild})
 			am, err := alertmanager.New(alertmanager.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if tc.publish {
-				e.Publish(reporttest.Cluster())
+				eLatest.Publish(reporttest.Cluster())
 			}
-			srv := newTestHandler(t, e, am)
+			srv := newTestHandler(t, eLatest, e, am)
 			method := tc.method
 			if method == "" {
 				method = http.MethodGet
@@ -129,9 +137,10 @@ func truncate(s string, n int) string {
 }
 
 func TestFindingsFilters(t *testing.T) {
-	e := exporter.New(exporter.Options{})
-	e.Publish(reporttest.Cluster())
-	srv := newTestHandler(t, e, nil)
+	eLatest := &publish.Latest{}
+	e := exporter.New(eLatest, exporter.Options{})
+	eLatest.Publish(reporttest.Cluster())
+	srv := newTestHandler(t, eLatest, e, nil)
 	tests := []struct {
 		query   string
 		wantIDs []string // report order
@@ -172,9 +181,10 @@ func TestFindingsFilters(t *testing.T) {
 }
 
 func TestFindingsBadFilters(t *testing.T) {
-	e := exporter.New(exporter.Options{})
-	e.Publish(reporttest.Cluster())
-	srv := newTestHandler(t, e, nil)
+	eLatest := &publish.Latest{}
+	e := exporter.New(eLatest, exporter.Options{})
+	eLatest.Publish(reporttest.Cluster())
+	srv := newTestHandler(t, eLatest, e, nil)
 	tests := []struct {
 		query, wantMessage string
 	}{
@@ -221,9 +231,10 @@ func waitServing(t *testing.T, client *http.Client, url string, errc <-chan erro
 }
 
 func TestServeWebConfigAndShutdown(t *testing.T) {
-	e := exporter.New(exporter.Options{})
-	e.Publish(reporttest.Cluster())
-	h, err := NewHandler(e, nil, HandlerOptions{})
+	eLatest := &publish.Latest{}
+	e := exporter.New(eLatest, exporter.Options{})
+	eLatest.Publish(reporttest.Cluster())
+	h, err := NewHandler(eLatest, e, nil, HandlerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,15 +301,16 @@ func TestServeRejectsBadWebConfig(t *testing.T) {
 // TestMetricsHandlerConcurrentWithPublish scrapes while reports are swapped:
 // go test -race checks that the atomic swap needs no lock on the scrape path.
 func TestMetricsHandlerConcurrentWithPublish(t *testing.T) {
-	e := exporter.New(exporter.Options{})
-	srv := newTestHandler(t, e, nil)
+	eLatest := &publish.Latest{}
+	e := exporter.New(eLatest, exporter.Options{})
+	srv := newTestHandler(t, eLatest, e, nil)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for i := range 50 {
 			r := reporttest.Cluster()
 			r.Generated = r.Generated.Add(time.Duration(i) * time.Second)
-			e.Publish(r)
+			eLatest.Publish(r)
 		}
 	}()
 	for range 20 {

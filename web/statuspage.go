@@ -14,6 +14,7 @@ import (
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/internal/headline"
+	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/model"
 )
 
@@ -30,12 +31,13 @@ var pagePartFiles = []string{"growth_chart.html", "replica_ring.html", "heatmap.
 
 // statusPage renders / from the latest report: no external assets, no script.
 type statusPage struct {
-	e    *exporter.Exporter
-	tmpl *template.Template
-	now  func() time.Time
+	latest *publish.Latest
+	e      *exporter.Exporter // names the cluster as the metrics do
+	tmpl   *template.Template
+	now    func() time.Time
 }
 
-func newStatusPage(e *exporter.Exporter) (*statusPage, error) {
+func newStatusPage(latest *publish.Latest, e *exporter.Exporter) (*statusPage, error) {
 	t, err := template.New("status").Parse(statusHTML)
 	if err != nil {
 		return nil, fmt.Errorf("parsing status page template: %w", err)
@@ -43,7 +45,7 @@ func newStatusPage(e *exporter.Exporter) (*statusPage, error) {
 	if t, err = t.ParseFS(pageParts, pagePartFiles...); err != nil {
 		return nil, fmt.Errorf("parsing status page templates: %w", err)
 	}
-	return &statusPage{e: e, tmpl: t, now: time.Now}, nil
+	return &statusPage{latest: latest, e: e, tmpl: t, now: time.Now}, nil
 }
 
 type pageData struct {
@@ -108,7 +110,7 @@ func (p *statusPage) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (p *statusPage) data() pageData {
-	c := p.e.Cycle()
+	c := p.latest.Cycle()
 	d := pageData{Up: c.Up, Sources: pageSources(c.Sources)}
 	r := c.Report
 	if r == nil {
@@ -168,14 +170,20 @@ func findingScope(f analyzer.Finding) string {
 	return strings.Join(parts, " ")
 }
 
-// skewed marks a ratio outside the default fair band (1.2 either way).
-// skewed flags an ownership skew at or past the report's ownership_skew
-// warning, either way (a hand-built report without thresholds: the default).
+// pageThresholds are the thresholds the page judges by: the report's own,
+// or the defaults for a report built without valid ones (the analyzer
+// always sets them; a hand-built report may not).
+func pageThresholds(r *analyzer.Report) analyzer.Thresholds {
+	if r.Thresholds.Validate() != nil {
+		return analyzer.DefaultThresholds()
+	}
+	return r.Thresholds
+}
+
+// skewed flags an ownership skew at or past the ownership_skew warning,
+// either way.
 func skewed(v float64, th analyzer.Thresholds) bool {
 	warn := th.OwnershipSkewWarning
-	if warn <= 1 {
-		warn = analyzer.DefaultThresholds().OwnershipSkewWarning
-	}
 	return v >= warn || (v > 0 && v <= 1/warn)
 }
 
@@ -218,7 +226,7 @@ func pageOwnership(r *analyzer.Report) ([]string, []pageOwner) {
 			}
 			po.Cells = append(po.Cells, pageCell{
 				Text:   format.PercentCell(o.Owns) + " (×" + format.RatioCell(o.Skew) + ")",
-				Skewed: skewed(o.Skew, r.Thresholds),
+				Skewed: skewed(o.Skew, pageThresholds(r)),
 			})
 		}
 		owners = append(owners, po)

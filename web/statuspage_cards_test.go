@@ -7,6 +7,7 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/internal/reporttest"
 )
 
@@ -37,9 +38,10 @@ func foldedReport() *analyzer.Report {
 var cardRE = regexp.MustCompile(`(?s)<section class="card (\w+)" id="problem-([^"]+)"(.*?)</section>`)
 
 func TestStatusPageCards(t *testing.T) {
-	e := exporter.New(exporter.Options{})
-	e.Publish(foldedReport())
-	page := get(t, newTestHandler(t, e, nil).URL+"/").body
+	eLatest := &publish.Latest{}
+	e := exporter.New(eLatest, exporter.Options{})
+	eLatest.Publish(foldedReport())
+	page := get(t, newTestHandler(t, eLatest, e, nil).URL+"/").body
 
 	cards := map[string]string{}
 	var order []string

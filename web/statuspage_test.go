@@ -12,6 +12,7 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/internal/reporttest"
 )
 
@@ -90,13 +91,14 @@ func checkPathData(t *testing.T, d string) {
 }
 
 func TestStatusPage(t *testing.T) {
-	e := exporter.New(exporter.Options{})
+	eLatest := &publish.Latest{}
+	e := exporter.New(eLatest, exporter.Options{})
 	r := reporttest.Cluster()
 	r.Findings = append(r.Findings, analyzer.Finding{ID: "f-xss", Kind: analyzer.KindStaleData, Severity: analyzer.SeverityInfo,
 		Summary: `<script>alert("x")</script>`, Advice: `a & b`})
 	r.Notes = []string{"keyspace legacy: replication class unknown, no ownership figures"}
-	e.Publish(r)
-	page := get(t, newTestHandler(t, e, nil).URL+"/").body
+	eLatest.Publish(r)
+	page := get(t, newTestHandler(t, eLatest, e, nil).URL+"/").body
 
 	for _, want := range []string{
 		"partition customer|42 is 200 MiB", "add a month bucket to the partition key: 200 MiB → 17 MiB",
@@ -127,10 +129,11 @@ func TestStatusPage(t *testing.T) {
 }
 
 func TestStatusPageAfterFailedCycle(t *testing.T) {
-	e := exporter.New(exporter.Options{})
-	e.Publish(reporttest.Cluster())
-	e.Publish(reporttest.Failed())
-	page := get(t, newTestHandler(t, e, nil).URL+"/").body
+	eLatest := &publish.Latest{}
+	e := exporter.New(eLatest, exporter.Options{})
+	eLatest.Publish(reporttest.Cluster())
+	eLatest.Publish(reporttest.Failed())
+	page := get(t, newTestHandler(t, eLatest, e, nil).URL+"/").body
 	for _, want := range []string{"the last cycle failed, this is the last good report", "no hosts available", "partition customer|42 is 200 MiB"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("status page lacks %q", want)

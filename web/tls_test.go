@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/internal/reporttest"
 	"github.com/partmon/partmon/internal/testcluster"
 	"github.com/partmon/partmon/internal/testkit"
@@ -37,9 +38,10 @@ func TestServeTLSAndBasicAuth(t *testing.T) {
 	if err := os.WriteFile(webConfig, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e := exporter.New(exporter.Options{})
-	e.Publish(reporttest.Cluster())
-	h, err := NewHandler(e, nil, HandlerOptions{})
+	eLatest := &publish.Latest{}
+	e := exporter.New(eLatest, exporter.Options{})
+	eLatest.Publish(reporttest.Cluster())
+	h, err := NewHandler(eLatest, e, nil, HandlerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +15,7 @@ import (
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/internal/configerr"
 )
 
 // Config is partmon's configuration file. Every key is documented in
@@ -115,7 +113,7 @@ func parseConfig(data []byte, name string, override func(*Config)) (Config, erro
 	cfg := defaultConfig()
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return cfg, fmt.Errorf("%s: %s", name, cleanYAMLError(err))
+		return cfg, fmt.Errorf("%s: %s", name, configerr.CleanYAMLError(err))
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -126,10 +124,10 @@ func parseConfig(data []byte, name string, override func(*Config)) (Config, erro
 	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
 		var te *yaml.TypeError
 		if !errors.As(err, &te) {
-			return cfg, fmt.Errorf("%s: %s", name, cleanYAMLError(err))
+			return cfg, fmt.Errorf("%s: %s", name, configerr.CleanYAMLError(err))
 		}
 		for _, msg := range te.Errors {
-			decodeErrs = append(decodeErrs, errors.New(explainTypeError(&root, msg)))
+			decodeErrs = append(decodeErrs, errors.New(configerr.ExplainTypeError(&root, msg)))
 		}
 	}
 	if override != nil {
@@ -147,12 +145,12 @@ func (c *Config) validate(root *yaml.Node, name string, decodeErrs ...error) err
 		if err == nil {
 			return
 		}
-		for _, e := range splitJoined(err) {
+		for _, e := range configerr.SplitJoined(err) {
 			msg := e.Error()
 			if !strings.HasPrefix(msg, section+".") && !strings.HasPrefix(msg, section+":") {
 				msg = section + ": " + msg
 			}
-			if line := locate(root, section, e.Error()); line > 0 {
+			if line := configerr.Locate(root, section, e.Error()); line > 0 {
 				msg = fmt.Sprintf("line %d: %s", line, msg)
 			}
 			errs = append(errs, errors.New(msg))
@@ -190,242 +188,8 @@ func (c *Config) validate(root *yaml.Node, name string, decodeErrs ...error) err
 	if len(errs) == 0 {
 		return nil
 	}
-	sortByLine(errs)
-	return &configError{file: name, errs: errs}
-}
-
-// configError is every problem found in one config file, one per line.
-type configError struct {
-	file string
-	errs []error
-}
-
-func (e *configError) Error() string {
-	var b strings.Builder
-	b.WriteString("invalid config")
-	if e.file != "" {
-		b.WriteString(" " + e.file)
-	}
-	if len(e.errs) > 1 {
-		fmt.Fprintf(&b, " (%d errors)", len(e.errs))
-	}
-	b.WriteString(":")
-	for _, err := range e.errs {
-		b.WriteString("\n  " + strings.ReplaceAll(err.Error(), "\n", "\n    "))
-	}
-	return b.String()
-}
-
-func (e *configError) Unwrap() []error { return e.errs }
-
-var linePrefix = regexp.MustCompile(`^line (\d+): `)
-
-// sortByLine orders errors by the line they name; those without one go last.
-func sortByLine(errs []error) {
-	line := func(err error) int {
-		if m := linePrefix.FindStringSubmatch(err.Error()); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			return n
-		}
-		return math.MaxInt
-	}
-	slices.SortStableFunc(errs, func(a, b error) int { return line(a) - line(b) })
-}
-
-var (
-	unknownField = regexp.MustCompile(`^line (\d+): field (\S+) not found in type \S+$`)
-	// yaml.v3 quotes a scalar (its first 7 characters and "..." past 10)
-	// but not a sequence or mapping.
-	wrongType = regexp.MustCompile("^line (\\d+): cannot unmarshal !!(\\w+)(?: `(.*)`)? into (\\S+)$")
-)
-
-// explainTypeError rewrites yaml's "line 4: field colour not found in type
-// main.WebConfig" in the file's terms: "line 4: web.colour: unknown key",
-// and "line 3: cannot unmarshal !!str `abc` into int" as "line 3:
-// collector.port: want a whole number, got "abc"".
-func explainTypeError(root *yaml.Node, msg string) string {
-	if m := wrongType.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return explainWrongType(root, line, m[2], m[3], m[4])
-	}
-	m := unknownField.FindStringSubmatch(msg)
-	if m == nil {
-		return msg
-	}
-	line, _ := strconv.Atoi(m[1])
-	path := keyPath(root, line, m[2])
-	if path == "" {
-		path = m[2]
-	}
-	return fmt.Sprintf("line %d: %s: unknown key (docs/configuration.md lists every key)", line, path)
-}
-
-// explainWrongType names the key whose value on line has the wrong type and
-// says what the key wants.
-func explainWrongType(root *yaml.Node, line int, tag, shown, goType string) string {
-	kind := yaml.ScalarNode
-	switch tag {
-	case "seq":
-		kind = yaml.SequenceNode
-	case "map":
-		kind = yaml.MappingNode
-	}
-	prefix := strings.TrimSuffix(shown, "...")
-	path := valuePath(root, func(n *yaml.Node) bool {
-		return n.Line == line && n.Kind == kind && strings.HasPrefix(n.Value, prefix)
-	})
-	if path == "" {
-		path = "value"
-	}
-	got := "a " + map[string]string{"seq": "list", "map": "mapping"}[tag]
-	if shown != "" {
-		got = strconv.Quote(shown)
-	}
-	return fmt.Sprintf("line %d: %s: want %s, got %s", line, path, wantedForm(goType), got)
-}
-
-// wantedForm says in the file's terms what a Go type reads from YAML.
-func wantedForm(goType string) string {
-	switch {
-	case goType == "time.Duration":
-		return "a duration such as 30s, 5m or 1h"
-	case strings.HasPrefix(goType, "int") || strings.HasPrefix(goType, "uint"):
-		return "a whole number"
-	case strings.HasPrefix(goType, "float"):
-		return "a number"
-	case goType == "bool":
-		return "true or false"
-	case goType == "string":
-		return "a string"
-	case strings.HasPrefix(goType, "[]"):
-		return "a list"
-	}
-	return "a mapping of keys"
-}
-
-// valuePath is the dotted path ("collector.port", "web.listen_addresses[1]")
-// of the deepest value that is, "" if none.
-func valuePath(n *yaml.Node, is func(*yaml.Node) bool) string {
-	switch n.Kind {
-	case yaml.DocumentNode:
-		for _, c := range n.Content {
-			if p := valuePath(c, is); p != "" {
-				return p
-			}
-		}
-	case yaml.SequenceNode:
-		for i, c := range n.Content {
-			if p := valuePath(c, is); p != "" {
-				return fmt.Sprintf("[%d].%s", i, p)
-			}
-			if is(c) {
-				return fmt.Sprintf("[%d]", i)
-			}
-		}
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			if p := valuePath(v, is); p != "" {
-				return strings.Replace(k.Value+"."+p, ".[", "[", 1)
-			}
-			if is(v) {
-				return k.Value
-			}
-		}
-	}
-	return ""
-}
-
-// keyPath is the dotted path of the mapping key named key on line, "" if none.
-func keyPath(n *yaml.Node, line int, key string) string {
-	if n == nil {
-		return ""
-	}
-	switch n.Kind {
-	case yaml.DocumentNode, yaml.SequenceNode:
-		for _, c := range n.Content {
-			if p := keyPath(c, line, key); p != "" {
-				return p
-			}
-		}
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
-			if k.Line == line && k.Value == key {
-				return k.Value
-			}
-			if p := keyPath(n.Content[i+1], line, key); p != "" {
-				return k.Value + "." + p
-			}
-		}
-	}
-	return ""
-}
-
-func splitJoined(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
-}
-
-var yamlLinePrefix = regexp.MustCompile(`^yaml: (unmarshal errors:\n\s*)?`)
-
-func cleanYAMLError(err error) string {
-	return strings.ReplaceAll(yamlLinePrefix.ReplaceAllString(err.Error(), ""), "\n ", "\n  ")
-}
-
-// locate finds the line of the key an error talks about: the deepest key
-// under section whose name the message mentions, else the section itself.
-func locate(root *yaml.Node, section, msg string) int {
-	if root == nil || len(root.Content) == 0 {
-		return 0
-	}
-	top := root.Content[0]
-	key, val := mapLookup(top, section)
-	if key == nil {
-		return 0
-	}
-	best, bestLen := key.Line, 0
-	var walk func(n *yaml.Node)
-	walk = func(n *yaml.Node) {
-		if n.Kind == yaml.MappingNode {
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				k := n.Content[i]
-				if mentions(msg, k.Value) && len(k.Value) >= bestLen {
-					best, bestLen = k.Line, len(k.Value)
-				}
-				walk(n.Content[i+1])
-			}
-		}
-		if n.Kind == yaml.SequenceNode {
-			for _, c := range n.Content {
-				walk(c)
-			}
-		}
-	}
-	walk(val)
-	return best
-}
-
-func mentions(msg, word string) bool {
-	if word == "" {
-		return false
-	}
-	re, err := regexp.Compile(`(^|[^a-z0-9_])` + regexp.QuoteMeta(word) + `($|[^a-z0-9_])`)
-	return err == nil && re.MatchString(msg)
-}
-
-func mapLookup(n *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil, nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i], n.Content[i+1]
-		}
-	}
-	return nil, nil
+	configerr.SortByLine(errs)
+	return &configerr.Error{File: name, Errs: errs}
 }
 
 // splitList reads a comma-separated flag value.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/robfig/cron/v3"
 	"go.uber.org/zap"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/publish"
+	"github.com/partmon/partmon/internal/statefile"
 	"github.com/partmon/partmon/web"
 )
 
@@ -98,6 +100,7 @@ type daemon struct {
 	mode      publish.Mode
 	log       *zap.Logger
 	collector *collector.Collector
+	latest    *publish.Latest // the latest report, for the exporter and the web server
 	exporter  *exporter.Exporter
 	pusher    *alertmanager.Pusher
 
@@ -113,7 +116,11 @@ func runDaemon(ctx context.Context, cfg Config, log *zap.Logger) error {
 	closeCollector := sync.OnceFunc(func() { closeWithin(d.collector.Close, sessionCloseGrace, log) })
 	defer closeCollector()
 
-	handler, err := web.NewHandler(d.exporter, d.pusher, web.HandlerOptions{Logger: log})
+	var alerts prometheus.Collector // a nil *Pusher would be a non-nil Collector
+	if d.pusher != nil {
+		alerts = d.pusher
+	}
+	handler, err := web.NewHandler(d.latest, d.exporter, alerts, web.HandlerOptions{Logger: log})
 	if err != nil {
 		return err
 	}
@@ -176,17 +183,19 @@ func newDaemon(cfg Config, log *zap.Logger) (*daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	coll, err := collector.New(cfg.Collector, log.With(zap.String("component", "collector")), collector.WithLogState(loadLogState(cfg.State.File)))
+	coll, err := collector.New(cfg.Collector, log.With(zap.String("component", "collector")), collector.WithLogState(statefile.LoadLogState(cfg.State.File)))
 	if err != nil {
 		return nil, fmt.Errorf("starting collector: %w", err)
 	}
+	latest := &publish.Latest{}
 	d := &daemon{
 		cfg:       cfg,
 		mode:      mode,
 		log:       log,
 		collector: coll,
-		exporter:  exporter.New(exporter.Options{Cluster: cfg.Cluster, Mode: mode, TopK: cfg.Thresholds.TopK, TableFloor: cfg.Metrics.TableFloor}),
-		history:   loadState(cfg.State.File, cfg.Analysis.History, log),
+		latest:    latest,
+		exporter:  exporter.New(latest, exporter.Options{Cluster: cfg.Cluster, Mode: mode, TopK: cfg.Thresholds.TopK, TableFloor: cfg.Metrics.TableFloor}),
+		history:   statefile.Load(cfg.State.File, cfg.Analysis.History, log),
 	}
 	if len(cfg.Alertmanager.URLs) == 0 {
 		return d, nil
@@ -261,7 +270,7 @@ func (d *daemon) analyze() {
 	d.mu.Unlock()
 	report.Generated = time.Now()
 
-	d.exporter.Publish(report)
+	d.latest.Publish(report)
 	if d.pusher != nil {
 		d.pusher.Update(report)
 	}
@@ -275,7 +284,7 @@ func (d *daemon) saveState() {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if err := saveState(d.cfg.State.File, d.history, d.collector.LogState()); err != nil {
+	if err := statefile.Save(d.cfg.State.File, d.history, d.collector.LogState()); err != nil {
 		d.log.Warn("saving state failed; history will be rebuilt after a restart", zap.String("file", d.cfg.State.File), zap.Error(err))
 	}
 }

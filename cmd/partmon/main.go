@@ -20,6 +20,8 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/common/version"
 	"github.com/robfig/cron/v3"
+
+	"github.com/partmon/partmon/internal/configerr"
 )
 
 // Exit codes of partmon report (and of every command for usage errors);
@@ -91,15 +93,15 @@ var keyFlags = map[string]string{"collector.hosts": "hosts", "collector.mode": "
 // nameFlags adds to each error about a key that a flag also sets how to set
 // it there: a first run with no config file has only the flags.
 func nameFlags(err error) error {
-	var ce *configError
+	var ce *configerr.Error
 	if !errors.As(err, &ce) {
 		return err
 	}
-	for i, e := range ce.errs {
-		msg := linePrefix.ReplaceAllString(e.Error(), "")
+	for i, e := range ce.Errs {
+		msg := configerr.LinePrefix.ReplaceAllString(e.Error(), "")
 		for key, flag := range keyFlags {
 			if strings.HasPrefix(msg, key+":") || strings.HasPrefix(msg, key+"[") {
-				ce.errs[i] = fmt.Errorf("%w (flag --%s or %s, or %s in --config.file)", e, flag, envVar(flag), key)
+				ce.Errs[i] = fmt.Errorf("%w (flag --%s or %s, or %s in --config.file)", e, flag, envVar(flag), key)
 			}
 		}
 	}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/internal/render"
+	"github.com/partmon/partmon/internal/statefile"
 	"github.com/partmon/partmon/model"
 )
 
@@ -36,7 +38,7 @@ func (r *reportFlags) register(cmd *kingpin.CmdClause) {
 }
 
 func (r *reportFlags) run(stdout, stderr io.Writer) int {
-	format, err := parseOutputFormat(r.format)
+	format, err := render.ParseFormat(r.format)
 	if err != nil {
 		fmt.Fprintf(stderr, "partmon: --format: %v\n", err)
 		return exitUsage
@@ -59,14 +61,14 @@ func (r *reportFlags) run(stdout, stderr io.Writer) int {
 	if code != exitOK {
 		return code
 	}
-	history := loadState(stateFile, cfg.Analysis.History, zap.NewNop())
+	history := statefile.Load(stateFile, cfg.Analysis.History, zap.NewNop())
 	history.Record(snap)
 	report := analyzer.Analyze(snap, history, cfg.Thresholds)
 	report.Generated = time.Now()
 	if cfg.Cluster != "" {
 		report.Cluster = cfg.Cluster
 	}
-	if err := renderReport(stdout, report, format, minSev); err != nil {
+	if err := render.Report(stdout, report, format, minSev); err != nil {
 		fmt.Fprintf(stderr, "partmon: writing report: %v\n", err)
 		return exitCollectFail
 	}

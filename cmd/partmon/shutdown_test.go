@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/internal/statefile"
 	"github.com/partmon/partmon/internal/testkit"
 )
 
@@ -70,7 +71,7 @@ func TestDaemonStartsWithAnyStateAndSavesOnShutdown(t *testing.T) {
 				Format  string `json:"format"`
 				Version int    `json:"version"`
 			}
-			if err := json.Unmarshal(data, &doc); err != nil || doc.Format != stateFormat || doc.Version != stateVersion {
+			if err := json.Unmarshal(data, &doc); err != nil || doc.Format != statefile.Format || doc.Version != statefile.Version {
 				t.Fatalf("state after shutdown is not a partmon state file (%v): %.200s", err, data)
 			}
 			aside, _ := filepath.Glob(state + ".bad-*")

@@ -38,16 +38,6 @@ func TestHeadline(t *testing.T) {
 	}
 }
 
-// TestEveryKindHasWords: a kind added to the analyzer gets a label and a
-// sentence here, or the page would fall back to its summary.
-func TestEveryKindHasWords(t *testing.T) {
-	for _, k := range append(analyzer.Kinds(), analyzer.KindAscendingTimeOrder) {
-		if labels[k] == "" || sentences[k] == "" {
-			t.Errorf("kind %s has no label or sentence", k)
-		}
-	}
-}
-
 // TestKindValue: a multiple of a fair share says so; other units and
 // fraction ratios are written as Value writes them.
 func TestKindValue(t *testing.T) {

@@ -16,9 +16,10 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/partmon/partmon/alertmanager"
+	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/promexpr"
 	"github.com/partmon/partmon/internal/testkit"
-	"github.com/partmon/partmon/web"
 )
 
 // TargetLabels are the labels Prometheus adds to every series from the scrape
@@ -79,10 +80,19 @@ func readGolden() (map[string]map[string]bool, error) {
 	return out, nil
 }
 
-// Names is the exporter's declared metric list as a set.
+// MetricNames lists every partmon family /metrics can serve (sorted): the
+// exporter's and the alert pusher's. go_*, process_* and promhttp_*
+// families are not listed.
+func MetricNames() []string {
+	names := append(exporter.MetricNames(), alertmanager.MetricNames()...)
+	slices.Sort(names)
+	return names
+}
+
+// Names is MetricNames as a set.
 func Names() map[string]bool {
 	set := map[string]bool{}
-	for _, n := range web.MetricNames() {
+	for _, n := range MetricNames() {
 		set[n] = true
 	}
 	return set

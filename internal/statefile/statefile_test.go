@@ -1,4 +1,4 @@
-package main
+package statefile
 
 import (
 	"os"
@@ -36,10 +36,10 @@ func historyWithPoint(t *testing.T) *analyzer.History {
 func TestStateRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
 	h := historyWithPoint(t)
-	if err := saveState(path, h, nil); err != nil {
+	if err := Save(path, h, nil); err != nil {
 		t.Fatal(err)
 	}
-	got := loadState(path, analyzer.HistoryLimits{}, zap.NewNop())
+	got := Load(path, analyzer.HistoryLimits{}, zap.NewNop())
 	if len(got.Sizes) != len(h.Sizes) {
 		t.Fatalf("restored %d size series, saved %d", len(got.Sizes), len(h.Sizes))
 	}
@@ -66,9 +66,12 @@ func TestStateBadFilesAreSetAside(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			path := writeFile(t, "state.json", tc.content)
+			path := filepath.Join(t.TempDir(), "state.json")
+			if err := os.WriteFile(path, []byte(tc.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
 			core, logs := observer.New(zap.WarnLevel)
-			h := loadState(path, analyzer.HistoryLimits{}, zap.New(core))
+			h := Load(path, analyzer.HistoryLimits{}, zap.New(core))
 			if h == nil || len(h.Sizes) != 0 {
 				t.Fatalf("want a fresh empty history, got %+v", h)
 			}
@@ -91,14 +94,14 @@ func TestStateBadFilesAreSetAside(t *testing.T) {
 
 func TestStateMissingFileStartsEmpty(t *testing.T) {
 	core, logs := observer.New(zap.InfoLevel)
-	h := loadState(filepath.Join(t.TempDir(), "none.json"), analyzer.HistoryLimits{}, zap.New(core))
+	h := Load(filepath.Join(t.TempDir(), "none.json"), analyzer.HistoryLimits{}, zap.New(core))
 	if h == nil || len(h.Sizes) != 0 || logs.Len() != 0 {
 		t.Errorf("missing state: history %+v, logs %v", h, logs.All())
 	}
 }
 
 func TestSaveStateFailsCleanlyInMissingDir(t *testing.T) {
-	err := saveState(filepath.Join(t.TempDir(), "no", "such", "dir", "state.json"), historyWithPoint(t), nil)
+	err := Save(filepath.Join(t.TempDir(), "no", "such", "dir", "state.json"), historyWithPoint(t), nil)
 	if err == nil {
 		t.Fatal("want an error for a missing directory")
 	}
@@ -110,16 +113,16 @@ func TestLogStateRoundTrip(t *testing.T) {
 	logs := &collector.LogState{Nodes: map[string]*collector.NodeLogState{"10.0.0.1": {
 		Evidence: []model.LogEvidence{{Kind: model.LogTombstoneWarning, Keyspace: "pm_tomb", Table: "queue", Key: "jobs", Value: 19995, Count: 3}},
 	}}}
-	if err := saveState(path, historyWithPoint(t), logs); err != nil {
+	if err := Save(path, historyWithPoint(t), logs); err != nil {
 		t.Fatal(err)
 	}
-	got := loadLogState(path)
+	got := LoadLogState(path)
 	if got == nil || len(got.Nodes["10.0.0.1"].Evidence) != 1 || got.Nodes["10.0.0.1"].Evidence[0].Key != "jobs" {
 		t.Fatalf("restored %+v", got)
 	}
 	// An earlier version's file (no logs), a foreign file, none at all: read the logs afresh.
 	old := filepath.Join(dir, "old.json")
-	if err := saveState(old, historyWithPoint(t), nil); err != nil {
+	if err := Save(old, historyWithPoint(t), nil); err != nil {
 		t.Fatal(err)
 	}
 	foreign := filepath.Join(dir, "foreign.json")
@@ -127,8 +130,8 @@ func TestLogStateRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{old, foreign, filepath.Join(dir, "none.json"), ""} {
-		if got := loadLogState(p); got != nil {
-			t.Errorf("loadLogState(%q) = %+v, want nil", p, got)
+		if got := LoadLogState(p); got != nil {
+			t.Errorf("LoadLogState(%q) = %+v, want nil", p, got)
 		}
 	}
 }

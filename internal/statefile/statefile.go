@@ -1,4 +1,8 @@
-package main
+// Package statefile keeps what partmon remembers between runs in one JSON
+// file: the analyzer's history and the logs source's positions and evidence,
+// written atomically and read back defensively (a foreign or corrupt file is
+// set aside, never fatal).
+package statefile
 
 import (
 	"encoding/json"
@@ -15,11 +19,12 @@ import (
 	"github.com/partmon/partmon/collector"
 )
 
-// stateFormat names partmon's state files, so a foreign JSON file is
-// recognised as such instead of being read as an empty history.
+// Format names partmon's state files, so a foreign JSON file is recognised
+// as such instead of being read as an empty history; Version is the layout
+// this partmon writes.
 const (
-	stateFormat  = "partmon-state"
-	stateVersion = 1
+	Format  = "partmon-state"
+	Version = 1
 	// maxStateBytes bounds what is read back: the history is bounded by its
 	// limits, so a larger file is not one partmon wrote.
 	maxStateBytes = 64 << 20
@@ -35,10 +40,10 @@ type stateDoc struct {
 	Logs *collector.LogState `json:"logs,omitempty"`
 }
 
-// loadState reads the history kept by an earlier run. A missing file starts
+// Load reads the history kept by an earlier run. A missing file starts
 // an empty history; a corrupt or foreign one is moved aside with a warning
 // and never stops partmon.
-func loadState(path string, limits analyzer.HistoryLimits, log *zap.Logger) *analyzer.History {
+func Load(path string, limits analyzer.HistoryLimits, log *zap.Logger) *analyzer.History {
 	if path == "" {
 		return analyzer.NewHistory(limits)
 	}
@@ -78,19 +83,19 @@ func readState(path string, limits analyzer.HistoryLimits) (*analyzer.History, e
 	if err := json.NewDecoder(f).Decode(&doc); err != nil {
 		return nil, fmt.Errorf("decoding state file: %w", err)
 	}
-	if doc.Format != stateFormat {
+	if doc.Format != Format {
 		return nil, fmt.Errorf("not a partmon state file (format %q)", doc.Format)
 	}
-	if doc.Version != stateVersion {
-		return nil, fmt.Errorf("state file version %d is not supported (want %d)", doc.Version, stateVersion)
+	if doc.Version != Version {
+		return nil, fmt.Errorf("state file version %d is not supported (want %d)", doc.Version, Version)
 	}
 	return analyzer.DecodeHistory(doc.History, limits)
 }
 
-// loadLogState reads the logs source's positions and evidence from the
+// LoadLogState reads the logs source's positions and evidence from the
 // state file; nil (read the logs afresh) when there are none. An unreadable
 // file is loadState's to report and move aside.
-func loadLogState(path string) *collector.LogState {
+func LoadLogState(path string) *collector.LogState {
 	if path == "" {
 		return nil
 	}
@@ -106,16 +111,16 @@ func loadLogState(path string) *collector.LogState {
 		Format string              `json:"format"`
 		Logs   *collector.LogState `json:"logs"`
 	}
-	if err := json.NewDecoder(f).Decode(&doc); err != nil || doc.Format != stateFormat {
+	if err := json.NewDecoder(f).Decode(&doc); err != nil || doc.Format != Format {
 		return nil
 	}
 	return doc.Logs
 }
 
-// saveState writes the history and the log positions atomically: a
+// Save writes the history and the log positions atomically: a
 // temporary file in the same directory, synced, then renamed over the old one.
-func saveState(path string, h *analyzer.History, logs *collector.LogState) error {
-	data, err := json.Marshal(stateDoc{Format: stateFormat, Version: stateVersion, Saved: time.Now().UTC(), History: h, Logs: logs})
+func Save(path string, h *analyzer.History, logs *collector.LogState) error {
+	data, err := json.Marshal(stateDoc{Format: Format, Version: Version, Saved: time.Now().UTC(), History: h, Logs: logs})
 	if err != nil {
 		return err
 	}

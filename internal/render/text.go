@@ -1,4 +1,7 @@
-package main
+// Package render writes the one-shot report for a person (text, markdown)
+// or a program (JSON): the findings one problem each with their sentence,
+// number and advice, then the ring, the tables and the notes.
+package render
 
 import (
 	"encoding/json"
@@ -15,36 +18,36 @@ import (
 	"github.com/partmon/partmon/internal/headline"
 )
 
-// outputFormat is an output format of the one-shot report.
-type outputFormat string
+// Format is an output format of the one-shot report.
+type Format string
 
 const (
-	outputText     outputFormat = "text"
-	outputMarkdown outputFormat = "markdown"
-	outputJSON     outputFormat = "json"
+	Text     Format = "text"
+	Markdown Format = "markdown"
+	JSON     Format = "json"
 )
 
-// parseOutputFormat checks a --format value.
-func parseOutputFormat(s string) (outputFormat, error) {
-	switch f := outputFormat(strings.ToLower(strings.TrimSpace(s))); f {
-	case outputText, outputMarkdown, outputJSON:
+// ParseFormat checks a --format value.
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(strings.ToLower(strings.TrimSpace(s))); f {
+	case Text, Markdown, JSON:
 		return f, nil
 	case "md":
-		return outputMarkdown, nil
+		return Markdown, nil
 	}
 	return "", fmt.Errorf("unknown format %q (want text, markdown or json)", s)
 }
 
-// renderReport writes the report in the chosen format. Findings below
+// Report writes the report in the chosen format. Findings below
 // minSeverity are left out of the text and markdown forms; JSON always holds
 // them all.
-func renderReport(w io.Writer, r *analyzer.Report, f outputFormat, minSeverity analyzer.Severity) error {
+func Report(w io.Writer, r *analyzer.Report, f Format, minSeverity analyzer.Severity) error {
 	switch f {
-	case outputJSON:
+	case JSON:
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
-	case outputMarkdown:
+	case Markdown:
 		return renderMarkdown(w, r, minSeverity)
 	default:
 		return renderText(w, r, minSeverity)

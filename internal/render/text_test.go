@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"bytes"
@@ -89,7 +89,7 @@ func TestRenderText(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
-			if err := renderReport(&b, r, outputText, tc.min); err != nil {
+			if err := Report(&b, r, Text, tc.min); err != nil {
 				t.Fatal(err)
 			}
 			assertInOrder(t, b.String(), tc.want)
@@ -133,7 +133,7 @@ func TestRenderTextFoldedAndNotes(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
-			if err := renderReport(&b, r, outputText, tc.min); err != nil {
+			if err := Report(&b, r, Text, tc.min); err != nil {
 				t.Fatal(err)
 			}
 			assertInOrder(t, b.String(), tc.want)
@@ -150,7 +150,7 @@ func TestRenderTextNoFindings(t *testing.T) {
 	r := renderSample()
 	r.Findings = nil
 	var b bytes.Buffer
-	if err := renderReport(&b, r, outputText, analyzer.SeverityWarning); err != nil {
+	if err := Report(&b, r, Text, analyzer.SeverityWarning); err != nil {
 		t.Fatal(err)
 	}
 	assertInOrder(t, b.String(), []string{"0 critical, 0 warning, 0 info", "No findings at or above warning."})
@@ -160,7 +160,7 @@ func TestRenderMarkdownEscapes(t *testing.T) {
 	r := renderSample()
 	r.Findings[1].PartitionKey = "a|b*c"
 	var b bytes.Buffer
-	if err := renderReport(&b, r, outputMarkdown, analyzer.SeverityInfo); err != nil {
+	if err := Report(&b, r, Markdown, analyzer.SeverityInfo); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -176,7 +176,7 @@ func TestRenderMarkdownEscapes(t *testing.T) {
 
 func TestRenderJSONHasContractKeys(t *testing.T) {
 	var b bytes.Buffer
-	if err := renderReport(&b, renderSample(), outputJSON, analyzer.SeverityCritical); err != nil {
+	if err := Report(&b, renderSample(), JSON, analyzer.SeverityCritical); err != nil {
 		t.Fatal(err)
 	}
 	var m map[string]json.RawMessage
@@ -198,14 +198,14 @@ func TestRenderJSONHasContractKeys(t *testing.T) {
 }
 
 func TestParseOutputFormat(t *testing.T) {
-	for in, want := range map[string]outputFormat{"text": outputText, "JSON": outputJSON, "md": outputMarkdown, " markdown ": outputMarkdown} {
-		got, err := parseOutputFormat(in)
+	for in, want := range map[string]Format{"text": Text, "JSON": JSON, "md": Markdown, " markdown ": Markdown} {
+		got, err := ParseFormat(in)
 		if err != nil || got != want {
-			t.Errorf("parseOutputFormat(%q) = %q, %v; want %q", in, got, err, want)
+			t.Errorf("ParseFormat(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	if _, err := parseOutputFormat("yaml"); err == nil || !strings.Contains(err.Error(), `"yaml"`) {
-		t.Errorf("parseOutputFormat(yaml) error = %v", err)
+	if _, err := ParseFormat("yaml"); err == nil || !strings.Contains(err.Error(), `"yaml"`) {
+		t.Errorf("ParseFormat(yaml) error = %v", err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"bytes"
@@ -19,20 +19,20 @@ func TestRenderGolden(t *testing.T) {
 	tests := []struct {
 		name   string
 		report *analyzer.Report
-		format outputFormat
+		format Format
 		min    analyzer.Severity
 	}{
-		{"sample_info.txt", renderSample(), outputText, analyzer.SeverityInfo},
-		{"sample_warning.txt", renderSample(), outputText, analyzer.SeverityWarning},
-		{"sample_info.md", renderSample(), outputMarkdown, analyzer.SeverityInfo},
-		{"sample.json", renderSample(), outputJSON, analyzer.SeverityInfo},
-		{"fixture_info.txt", reporttest.Cluster(), outputText, analyzer.SeverityInfo},
-		{"fixture_info.md", reporttest.Cluster(), outputMarkdown, analyzer.SeverityInfo},
+		{"sample_info.txt", renderSample(), Text, analyzer.SeverityInfo},
+		{"sample_warning.txt", renderSample(), Text, analyzer.SeverityWarning},
+		{"sample_info.md", renderSample(), Markdown, analyzer.SeverityInfo},
+		{"sample.json", renderSample(), JSON, analyzer.SeverityInfo},
+		{"fixture_info.txt", reporttest.Cluster(), Text, analyzer.SeverityInfo},
+		{"fixture_info.md", reporttest.Cluster(), Markdown, analyzer.SeverityInfo},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
-			if err := renderReport(&b, tc.report, tc.format, tc.min); err != nil {
+			if err := Report(&b, tc.report, tc.format, tc.min); err != nil {
 				t.Fatal(err)
 			}
 			path := filepath.Join("testdata", "report", tc.name)

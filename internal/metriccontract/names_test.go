@@ -1,4 +1,4 @@
-package web
+package metriccontract
 
 import (
 	"strings"
@@ -8,14 +8,16 @@ import (
 
 	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/internal/reporttest"
 )
 
 // TestMetricNamesCoverCollected: the full fixture behind the exporter and a
-// pusher produces exactly the families MetricNames lists.
+// pusher produces exactly the families MetricNames lists (what /metrics serves besides the go_, process_ and promhttp_ families).
 func TestMetricNamesCoverCollected(t *testing.T) {
-	e := exporter.New(exporter.Options{})
-	e.Publish(reporttest.Cluster())
+	eLatest := &publish.Latest{}
+	e := exporter.New(eLatest, exporter.Options{})
+	eLatest.Publish(reporttest.Cluster())
 	am, err := alertmanager.New(alertmanager.Options{})
 	if err != nil {
 		t.Fatal(err)
