@@ -347,6 +347,7 @@ func targets(results []*stageResult) []target {
 		out = append(out, target{"partmon cycle ≥ 20× less node CPU than a jmx_exporter scrape",
 			fmt.Sprintf("%.0f ms vs %.0f ms: %s", cyc, jmx, ratio(jmx, cyc)), cyc > 0 && jmx >= 20*cyc})
 	}
+	out = append(out, tickTargets(results)...)
 	if first, lastS := results[0].Sampler, last.Sampler; first != nil && lastS != nil && len(first.Pass) > 0 && len(lastS.Pass) > 0 {
 		a, b := median(first.Pass), median(lastS.Pass)
 		out = append(out, target{fmt.Sprintf("sampler pass at %d tables ≤ 2× at %d", last.UserTables, results[0].UserTables),
@@ -373,7 +374,10 @@ func writeTable(w io.Writer, results []*stageResult) {
 	for _, r := range results {
 		head = append(head, fmt.Sprintf("%d tables", r.UserTables))
 	}
-	for i, part := range [][][]string{rows(results), costRows(results), peerRows(results)} {
+	for i, part := range [][][]string{rows(results), costRows(results), tickRows(results), sourceCostRows(results), peerRows(results)} {
+		if len(part) == 0 {
+			continue
+		}
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
