@@ -34,6 +34,7 @@ type options struct {
 	populate   bool
 	onlyCreate bool
 	loadChunk  int
+	loadFrom   int
 	longLife   time.Duration
 	estimates  time.Duration
 	jsonOut    string
@@ -61,6 +62,7 @@ func main() {
 	flag.IntVar(&o.workers, "workers", 4, "concurrent schema changes while creating tables, and concurrent writers while loading them")
 	flag.BoolVar(&o.populate, "populate", true, "create and load the tables (false: they exist from an earlier run)")
 	flag.IntVar(&o.loadChunk, "load-chunk", 100, "tables loaded between two flushes of every node (each flush is a nodetool JVM; fewer flushes are faster on a busy box, more memtables wait in the heap)")
+	flag.IntVar(&o.loadFrom, "populate-from", 0, "with --populate-only: the first table to create and load (the ones before it exist with their data)")
 	flag.BoolVar(&o.onlyCreate, "populate-only", false, "create and load the tables for the largest count, wait for their estimates and stop: a cluster to reuse with --populate=false")
 	flag.DurationVar(&o.longLife, "long-run", 70*time.Second, "life of the first partmon run process per table count, so that it lives through a scheduled (@every 1m) collection")
 	flag.DurationVar(&o.estimates, "estimates-timeout", 5*time.Minute, "how long to wait for system.table_estimates to list every table")
@@ -155,7 +157,7 @@ func benchmark(ctx context.Context, o options) ([]*stageResult, error) {
 	}
 	if o.onlyCreate {
 		last := o.tables[len(o.tables)-1]
-		if err := grow(ctx, c, 0, last, o); err != nil {
+		if err := grow(ctx, c, o.loadFrom, last, o); err != nil {
 			return nil, err
 		}
 		return nil, waitEstimates(ctx, c, last, o.estimates)

@@ -117,13 +117,7 @@ func rows(results []*stageResult) [][]string {
 // costRows compare what one partmon cycle, one jmx_exporter scrape and one
 // nodetool tablestats cost the node and their own process.
 func costRows(results []*stageResult) [][]string {
-	line := func(name string, f func(r *stageResult) string) []string {
-		out := []string{name}
-		for _, r := range results {
-			out = append(out, f(r))
-		}
-		return out
-	}
+	line := func(name string, f func(r *stageResult) string) []string { return figureRow(results, name, f) }
 	cpu := func(key string) func(r *stageResult) string {
 		return func(r *stageResult) string { return spreadOr(netCPU(r, key)) }
 	}
@@ -181,13 +175,7 @@ func costRows(results []*stageResult) [][]string {
 
 // peerRows compare jmx_exporter with partmon's sidecar, and the sampler pass.
 func peerRows(results []*stageResult) [][]string {
-	line := func(name string, f func(r *stageResult) string) []string {
-		out := []string{name}
-		for _, r := range results {
-			out = append(out, f(r))
-		}
-		return out
-	}
+	line := func(name string, f func(r *stageResult) string) []string { return figureRow(results, name, f) }
 	peer := func(f func(p *peerResult) string) func(r *stageResult) string {
 		return func(r *stageResult) string {
 			if r.Peer == nil || r.Peer.Skipped != "" {
@@ -412,4 +400,13 @@ func shorten(s string, n int) string {
 		return s
 	}
 	return s[:n-3] + "..."
+}
+
+// figureRow is one table row: the figure's name, then f of each table count.
+func figureRow(results []*stageResult, name string, f func(r *stageResult) string) []string {
+	out := []string{name}
+	for _, r := range results {
+		out = append(out, f(r))
+	}
+	return out
 }

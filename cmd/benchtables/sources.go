@@ -56,6 +56,18 @@ func (b *sourceBench) close() { b.coll.Close() }
 // warm connects, probes and reads the ring and schema, unmeasured.
 func (b *sourceBench) warm(ctx context.Context) { _ = b.coll.CollectAll(ctx) }
 
+// runAll measures every source and every minute of the schedule once (none
+// when b is nil: not asked for).
+func (b *sourceBench) runAll(ctx context.Context, r *stageResult) error {
+	if b == nil {
+		return nil
+	}
+	if err := b.run(ctx, r); err != nil {
+		return err
+	}
+	return b.runTicks(ctx, r)
+}
+
 // run measures every source once (reps reads each) and records each read's
 // share of the cost, statements, pages and rows. Sources that do not apply
 // (ScyllaDB's, those of a later version) cost a capability check and

@@ -195,13 +195,8 @@ func measureRuns(ctx context.Context, c *benchCluster, r *stageResult, o options
 		if err := runCycles(ctx, side, clus, r); err != nil {
 			return err
 		}
-		if perSource != nil {
-			if err := perSource.run(ctx, r); err != nil {
-				return err
-			}
-			if err := perSource.runTicks(ctx, r); err != nil {
-				return err
-			}
+		if err := perSource.runAll(ctx, r); err != nil {
+			return err
 		}
 		if err := scrapePeer(peer, r); err != nil {
 			return err

@@ -110,13 +110,7 @@ func tickPerMinute(r *stageResult) float64 {
 // tickRows are the default schedule's figures: the busiest minute against
 // one jmx_exporter scrape, statements, per minute.
 func tickRows(results []*stageResult) [][]string {
-	line := func(name string, f func(r *stageResult) string) []string {
-		out := []string{name}
-		for _, r := range results {
-			out = append(out, f(r))
-		}
-		return out
-	}
+	line := func(name string, f func(r *stageResult) string) []string { return figureRow(results, name, f) }
 	measured := func(f func(r *stageResult) string) func(r *stageResult) string {
 		return func(r *stageResult) string {
 			if len(r.TickMinutes) == 0 {
