@@ -65,11 +65,12 @@ func main() {
 	flag.IntVar(&o.loadFrom, "populate-from", 0, "with --populate-only: the first table to create and load (the ones before it exist with their data)")
 	flag.BoolVar(&o.onlyCreate, "populate-only", false, "create and load the tables for the largest count, wait for their estimates and stop: a cluster to reuse with --populate=false")
 	flag.DurationVar(&o.longLife, "long-run", 70*time.Second, "life of the first partmon run process per table count, so that it lives through a scheduled (@every 1m) collection")
-	flag.DurationVar(&o.estimates, "estimates-timeout", 5*time.Minute, "how long to wait for system.table_estimates to list every table")
+	flag.DurationVar(&o.estimates, "estimates-timeout", 5*time.Minute, "how long to wait for system.table_estimates to list every table (0: no wait, tables without data are measured as they are)")
 	flag.StringVar(&o.jsonOut, "json", "", "also write the raw results to this JSON file")
 	flag.StringVar(&o.markdown, "markdown", "", "also write the results table (Markdown) to this file")
 	flag.StringVar(&o.histoTable, "histograms-table", "bench_00.t000", "the table `nodetool tablehistograms` is timed on")
 	flag.StringVar(&o.jmxJar, "jmx-exporter-jar", "", "jmx_prometheus_httpserver-"+jmxExporterVersion+".jar to compare with (empty: not measured)")
+	flag.DurationVar(&jmxScrapeTimeout, "jmx-timeout", jmxScrapeTimeout, "bound of one jmx_exporter scrape (its JVM is slow to get CPU on a busy box under nice)")
 	flag.DurationVar(&o.samplerWindow, "sampler-window", 5*time.Second, "sampling window of the nodetool sampler pass")
 	flag.IntVar(&o.samplerRuns, "sampler-runs", 3, "nodetool sampler passes per table count (0: none)")
 	flag.DurationVar(&o.idleWindow, "idle-window", 5*time.Second, "quiet window per run that measures the node's idle CPU and GC")
@@ -170,8 +171,10 @@ func benchmark(ctx context.Context, o options) ([]*stageResult, error) {
 				return results, err
 			}
 		}
-		if err := waitEstimates(ctx, c, n, o.estimates); err != nil {
-			return results, err
+		if o.estimates > 0 { // 0: tables without data are measured as they are
+			if err := waitEstimates(ctx, c, n, o.estimates); err != nil {
+				return results, err
+			}
 		}
 		have = n
 		r, err := measure(ctx, c, n, o)

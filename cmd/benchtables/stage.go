@@ -125,10 +125,11 @@ func measure(ctx context.Context, c *benchCluster, n int, o options) (*stageResu
 	}
 	r.idle = &costMeter{pid: pid, gc: o.gcLog}
 	r.GCMeasured = o.gcLog != nil
-	if err := measureRuns(ctx, c, r, o); err != nil {
+	err = measureRuns(ctx, c, r, o)
+	r.IdleCPU, r.IdleGC = r.idle.idleCPU, r.idle.idleGC // also for the runs before a failure
+	if err != nil {
 		return r, err
 	}
-	r.IdleCPU, r.IdleGC = r.idle.idleCPU, r.idle.idleGC
 	if !o.nodeCostOnly {
 		if err := measureSampler(ctx, c, r, o); err != nil {
 			return r, err
@@ -201,10 +202,7 @@ func measureRuns(ctx context.Context, c *benchCluster, r *stageResult, o options
 		if err := scrapePeer(peer, r); err != nil {
 			return err
 		}
-		if err := sched.run(ctx, r); err != nil {
-			return err
-		}
-		if o.nodeCostOnly {
+		if o.nodeCostOnly { // the minutes of the schedule are measured by perSource
 			logf("run %d/%d: cycle %.0f ms (%d statements)%s", i+1, o.runs, r.Cycle[i], r.Statements[i], peerLog(r))
 			continue
 		}
@@ -214,6 +212,9 @@ func measureRuns(ctx context.Context, c *benchCluster, r *stageResult, o options
 		}
 		r.OneShot = append(r.OneShot, ms(d))
 		if err := runNodetool(ctx, c, r, o); err != nil {
+			return err
+		}
+		if err := sched.run(ctx, r); err != nil {
 			return err
 		}
 		logf("run %d/%d: cycle %.0f ms (%d statements), partmon report %.0f ms, tablestats %.0f ms%s",
