@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -116,8 +117,9 @@ func TestFanOutWorkerPool(t *testing.T) {
 	}
 }
 
-// The nodetool sources' default @every 10m entries fire 3m20s apart, and a
-// cron spec is shifted on every run.
+// The nodetool sources' default @every 10m entries fire 3m20s apart, the
+// CQL sources' 10m and 30m entries a minute and two after the 1m and 5m
+// ones (periodOffsets), and a cron spec is shifted on every run.
 func TestNodetoolSchedulesStaggered(t *testing.T) {
 	c := newTestCollector(t, Config{Hosts: []string{"10.0.0.1"}, NodetoolSampler: NodetoolSamplerConfig{Command: []string{"nodetool"}}})
 	t0 := time.Date(2026, 12, 3, 2, 0, 0, 0, time.UTC)
@@ -132,8 +134,12 @@ func TestNodetoolSchedulesStaggered(t *testing.T) {
 			firsts = append(firsts, s.Next(t0).Sub(t0))
 		}
 	}
-	// The first nodetool source keeps its plain schedule (10m); the others are staggered.
-	want := []time.Duration{10*time.Minute + 200*time.Second, 10*time.Minute + 400*time.Second}
+	slices.Sort(firsts)
+	// The first nodetool source keeps its plain schedule (10m); the others are
+	// staggered. The four CQL sources on 10m (top_partitions and ScyllaDB's
+	// three large_* tables) start at 11m, settings (30m) at 32m.
+	want := []time.Duration{11 * time.Minute, 11 * time.Minute, 11 * time.Minute, 11 * time.Minute,
+		10*time.Minute + 200*time.Second, 10*time.Minute + 400*time.Second, 32 * time.Minute}
 	if fmt.Sprint(firsts) != fmt.Sprint(want) {
 		t.Errorf("first runs of the staggered nodetool sources after %s: %v, want %v", t0, firsts, want)
 	}

@@ -25,7 +25,7 @@ func (gossipInfoSource) Collect(ctx context.Context, in Input, out *Output) (int
 	}
 	loads := map[string]float64{}
 	own := -1.0
-	n, err := cql.SelectAll(ctx, in.Q, gossipInfoQuery, nil, func(row *cql.Decoder) error {
+	n, err := cql.SelectAllInOnePage(ctx, in.Q, gossipInfoQuery, nil, func(row *cql.Decoder) error {
 		addr, raw := row.String("address"), row.OptString("load")
 		if raw == "" {
 			return nil // a node that has not gossiped its load yet (or a failed read, which SelectAll reports)

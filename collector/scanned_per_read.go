@@ -32,7 +32,7 @@ func (s distributionSource) Collect(ctx context.Context, in Input, out *Output) 
 		return 0, err
 	}
 	stmt := `SELECT keyspace_name, table_name, count, "` + p50Col + `", "` + p99Col + `", max FROM system_views.` + s.name
-	n, err := cql.SelectAll(ctx, in.Q, stmt, nil, func(row *cql.Decoder) error {
+	n, err := cql.SelectAllInOnePage(ctx, in.Q, stmt, nil, func(row *cql.Decoder) error {
 		ks, tbl := tableOf(row)
 		*s.field(out.Node.Stats(ks, tbl)) = model.Distribution{
 			Count: row.Int64("count"), P50: row.Float64(p50Col), P99: row.Float64(p99Col), Max: row.Float64("max"),

@@ -3,6 +3,7 @@ package collector
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/partmon/partmon/collector/internal/cql"
@@ -16,13 +17,13 @@ type settingsSource struct{}
 func (settingsSource) Name() string { return "settings" }
 func (settingsSource) Scope() Scope { return NodeScope }
 
-// relevantSettings are kept by exact name or, ending in '*', by prefix: the
-// thresholds behind large-partition and tombstone warnings and the top
-// partitions tracker (docs/sources.md, system_views.settings; ScyllaDB's
-// compaction_large_* thresholds: docs/sources.md, ScyllaDB
-// system.large_partitions).
+// relevantSettings are kept: the thresholds behind large-partition and
+// tombstone warnings and the top partitions tracker (docs/sources.md,
+// system_views.settings; ScyllaDB's compaction_large_* thresholds:
+// docs/sources.md, ScyllaDB system.large_partitions).
 var relevantSettings = []string{
-	"compaction_large_partition_warning_threshold*", // 4.0 _mb, 4.1 with unit; ScyllaDB _mb
+	"compaction_large_partition_warning_threshold",    // 4.1+, with a unit
+	"compaction_large_partition_warning_threshold_mb", // 4.0; 4.1+ as the old name; ScyllaDB
 	"compaction_tombstone_warning_threshold",
 	"compaction_large_row_warning_threshold_mb",
 	"compaction_large_cell_warning_threshold_mb",
@@ -42,17 +43,17 @@ var relevantSettings = []string{
 	"num_tokens",
 }
 
-func isRelevantSetting(name string) bool {
-	for _, s := range relevantSettings {
-		if p, ok := strings.CutSuffix(s, "*"); ok && strings.HasPrefix(name, p) || s == name {
-			return true
-		}
-	}
-	return false
-}
+// cassandraSettingsQuery asks for the relevant settings by name: Cassandra's
+// SettingsTable answers a partition-key restriction by looking up each name
+// (its data(DecoratedKey)), where a read of the whole table renders every
+// one of its ~640 settings; names the version does not know are left out of
+// the answer.
+var cassandraSettingsQuery = "SELECT name, value FROM system_views.settings WHERE name IN ('" + strings.Join(relevantSettings, "', '") + "')"
+
+func isRelevantSetting(name string) bool { return slices.Contains(relevantSettings, name) }
 
 func (settingsSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
-	stmt, table := "SELECT name, value FROM system_views.settings", "system_views.settings"
+	stmt, table := cassandraSettingsQuery, "system_views.settings"
 	if in.Caps.Engine == model.EngineScyllaDB {
 		if !in.Caps.SystemTables["config"] {
 			return 0, fmt.Errorf("%w: system.config does not exist on this node", ErrUnsupported)
@@ -62,7 +63,7 @@ func (settingsSource) Collect(ctx context.Context, in Input, out *Output) (int, 
 		return 0, err
 	}
 	settings := map[string]string{}
-	n, err := cql.SelectAll(ctx, in.Q, stmt, nil, func(row *cql.Decoder) error {
+	n, err := cql.SelectAllInOnePage(ctx, in.Q, stmt, nil, func(row *cql.Decoder) error {
 		if name := row.String("name"); isRelevantSetting(name) {
 			settings[name] = row.OptString("value") // null: unset (5.0 guardrails default to null)
 		}

@@ -9,7 +9,7 @@ import (
 
 func TestSettings(t *testing.T) {
 	t.Run("Cassandra keeps the relevant settings", func(t *testing.T) {
-		f := newFake("n1").on("SELECT name, value FROM system_views.settings",
+		f := newFake("n1").on(cassandraSettingsQuery,
 			cql.Row{"name": "partition_size_warn_threshold", "value": nil},
 			cql.Row{"name": "compaction_large_partition_warning_threshold", "value": "100MiB"},
 			cql.Row{"name": "top_partitions_enabled", "value": "true"},
@@ -40,6 +40,6 @@ func TestSettings(t *testing.T) {
 			t.Errorf("got %v", out.Node.Settings)
 		}
 	})
-	_, _, err := run(t, settingsSource{}, newFake("n1").on("SELECT name, value FROM system_views.settings", cql.Row{"name": nil, "value": "x"}), cassandra50Caps())
+	_, _, err := run(t, settingsSource{}, newFake("n1").on(cassandraSettingsQuery, cql.Row{"name": nil, "value": "x"}), cassandra50Caps())
 	wantErr(t, err, `column "name" is null`)
 }

@@ -66,59 +66,58 @@ func (r logRow) fingerprint() string {
 // readSystemLogs reads the rows after cur, at most maxRows of them (a few
 // more when rows share the boundary's millisecond), oldest first, and
 // returns them with the cursor after them. Without a cursor it reads the
-// newest maxRows. Two statements: the timestamps alone (8 bytes a row) to
-// place the window, then the rows inside it.
+// newest maxRows. One statement, the rows since the cursor (less the
+// overlap) with their text, in one page: LogMessagesTable builds its whole
+// ring for every request and every page (data(), before any filtering), so
+// a second statement or page costs the node the ring again, where the rows
+// since the last read are usually few. The window is cut here.
 func readSystemLogs(ctx context.Context, q cql.Querier, cur *systemLogsCursor, maxRows int) ([]logRow, *systemLogsCursor, error) {
 	var lower time.Time
 	if cur != nil {
 		lower = cur.Last.Add(-systemLogsOverlap)
 	}
-	stamps, err := logTimestamps(ctx, q, lower)
-	if err != nil || len(stamps) == 0 {
+	rows, err := logRowsSince(ctx, q, lower)
+	if err != nil || len(rows) == 0 {
 		return nil, cur, err
 	}
-	sort.Slice(stamps, func(i, j int) bool { return stamps[i].Before(stamps[j]) })
-	from, to := stamps[0], stamps[len(stamps)-1]
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].at.Before(rows[j].at) })
+	from, to := rows[0].at, rows[len(rows)-1].at
 	if cur == nil {
-		if len(stamps) > maxRows {
-			from = stamps[len(stamps)-maxRows] // the newest maxRows
+		if len(rows) > maxRows {
+			from = rows[len(rows)-maxRows].at // the newest maxRows
 		}
 	} else {
 		// The budget counts the rows after the cursor, not the overlap.
-		after := sort.Search(len(stamps), func(i int) bool { return stamps[i].After(cur.Last) })
-		if len(stamps)-after > maxRows {
-			to = stamps[after+maxRows-1] // the oldest maxRows after the cursor
+		after := sort.Search(len(rows), func(i int) bool { return rows[i].at.After(cur.Last) })
+		if len(rows)-after > maxRows {
+			to = rows[after+maxRows-1].at // the oldest maxRows after the cursor
 		}
 	}
-	var rows []logRow
-	_, err = cql.SelectAll(ctx, q,
-		"SELECT timestamp, level, logger, message FROM system_views.system_logs WHERE timestamp >= ? AND timestamp <= ? ALLOW FILTERING",
-		[]any{from, to}, func(d *cql.Decoder) error {
-			rows = append(rows, logRow{at: d.OptTime("timestamp"), level: d.OptString("level"), logger: d.OptString("logger"), message: d.OptString("message")})
-			return nil
-		})
-	if err != nil {
-		return nil, cur, fmt.Errorf("reading %s: %w", systemLogsWhere, err)
-	}
-	sort.SliceStable(rows, func(i, j int) bool { return rows[i].at.Before(rows[j].at) })
-	return skipSeen(rows, cur)
+	return skipSeen(within(rows, from, to), cur)
 }
 
-// logTimestamps lists the timestamps at or after lower (all when zero).
-func logTimestamps(ctx context.Context, q cql.Querier, lower time.Time) ([]time.Time, error) {
-	stmt, args := "SELECT timestamp FROM system_views.system_logs", []any(nil)
+// logRowsSince reads the rows at or after lower (all when zero).
+func logRowsSince(ctx context.Context, q cql.Querier, lower time.Time) ([]logRow, error) {
+	stmt, args := "SELECT timestamp, level, logger, message FROM system_views.system_logs", []any(nil)
 	if !lower.IsZero() {
 		stmt, args = stmt+" WHERE timestamp >= ? ALLOW FILTERING", []any{lower}
 	}
-	var out []time.Time
-	_, err := cql.SelectAll(ctx, q, stmt, args, func(d *cql.Decoder) error {
-		out = append(out, d.OptTime("timestamp"))
+	var rows []logRow
+	_, err := cql.SelectAllInOnePage(ctx, q, stmt, args, func(d *cql.Decoder) error {
+		rows = append(rows, logRow{at: d.OptTime("timestamp"), level: d.OptString("level"), logger: d.OptString("logger"), message: d.OptString("message")})
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", systemLogsWhere, err)
 	}
-	return out, nil
+	return rows, nil
+}
+
+// within keeps the rows (oldest first) stamped from..to, both included.
+func within(rows []logRow, from, to time.Time) []logRow {
+	lo := sort.Search(len(rows), func(i int) bool { return !rows[i].at.Before(from) })
+	hi := sort.Search(len(rows), func(i int) bool { return rows[i].at.After(to) })
+	return rows[lo:hi]
 }
 
 // skipSeen drops the rows cur already covers and builds the next cursor.

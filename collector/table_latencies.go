@@ -40,7 +40,7 @@ func (s latencySource) Collect(ctx context.Context, in Input, out *Output) (int,
 	prefix := s.name + "|" + in.Address + "|"
 	seen := map[string]bool{}
 	stmt := `SELECT keyspace_name, table_name, count, per_second, "` + p99Col + `" FROM system_views.` + s.name
-	n, err := cql.SelectAll(ctx, in.Q, stmt, nil, func(row *cql.Decoder) error {
+	n, err := cql.SelectAllInOnePage(ctx, in.Q, stmt, nil, func(row *cql.Decoder) error {
 		ks, tbl := tableOf(row)
 		o := model.Ops{Count: row.Int64("count"), PerSecond: row.Float64("per_second")}
 		p99 := row.Float64(p99Col)

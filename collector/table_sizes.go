@@ -33,7 +33,7 @@ func (s mebibytesSource) Collect(ctx context.Context, in Input, out *Output) (in
 	}
 	var load float64
 	stmt := "SELECT keyspace_name, table_name, mebibytes FROM system_views." + s.name
-	n, err := cql.SelectAll(ctx, in.Q, stmt, nil, func(row *cql.Decoder) error {
+	n, err := cql.SelectAllInOnePage(ctx, in.Q, stmt, nil, func(row *cql.Decoder) error {
 		ks, tbl := tableOf(row)
 		mib := row.Int64("mebibytes")
 		if mib < 0 {

@@ -22,7 +22,7 @@ func (threadPoolsSource) Collect(ctx context.Context, in Input, out *Output) (in
 	if err := in.Caps.needVirtual("thread_pools", "4.0"); err != nil {
 		return 0, err
 	}
-	n, err := cql.SelectAll(ctx, in.Q, threadPoolsQuery, nil, func(row *cql.Decoder) error {
+	n, err := cql.SelectAllInOnePage(ctx, in.Q, threadPoolsQuery, nil, func(row *cql.Decoder) error {
 		out.Node.ThreadPools = append(out.Node.ThreadPools, model.ThreadPool{
 			Name:           row.String("name"),
 			Active:         row.Int64("active_tasks"),

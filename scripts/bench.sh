@@ -21,7 +21,12 @@
 #   PARTMON_BENCH_SAMPLER_WINDOW  sampling window of the sampler pass (default 5s)
 #   PARTMON_BENCH_SAMPLER_RUNS    sampler passes per table count (default 3)
 #   PARTMON_BENCH_ESTIMATES_TIMEOUT  wait for system.table_estimates per table count (default 5m)
-#   PARTMON_BENCH_KEEP=true leave the cluster running (rerun with the same DIR to skip nothing but start-up)
+#   PARTMON_BENCH_NODES     nodes                     (default 3; keyspaces take RF min(3, nodes))
+#   PARTMON_BENCH_KEEP=true leave the cluster running
+#   PARTMON_BENCH_REUSE=true  measure the cluster already running in DIR as it is (no start-up, no tables
+#                           created or loaded: PARTMON_BENCH_TABLES must then be the one count it holds,
+#                           e.g. made once by `benchtables --dir DIR --tables 1000 --populate-only`); kept running
+#   PARTMON_BENCH_NODE_COST_ONLY=true  only what the node pays (benchtables --node-cost-only)
 # The peer, jmx_exporter's standalone jmx_prometheus_httpserver, comes from
 # Maven Central into $PARTMON_CACHE (default ~/.cache/partmon)/jmx_exporter.
 set -euo pipefail
@@ -35,6 +40,10 @@ TABLES=${PARTMON_BENCH_TABLES:-10,100,1000}
 RUNS=${PARTMON_BENCH_RUNS:-5}
 OUT=$(realpath -m "${PARTMON_BENCH_OUT:-$DIR/results}")
 KEEP=${PARTMON_BENCH_KEEP:-false}
+NODES=${PARTMON_BENCH_NODES:-3}
+REUSE=${PARTMON_BENCH_REUSE:-false}
+NODE_COST_ONLY=${PARTMON_BENCH_NODE_COST_ONLY:-false}
+[[ $REUSE == true ]] && KEEP=true
 SAMPLER_WINDOW=${PARTMON_BENCH_SAMPLER_WINDOW:-5s}
 SAMPLER_RUNS=${PARTMON_BENCH_SAMPLER_RUNS:-3}
 ESTIMATES_TIMEOUT=${PARTMON_BENCH_ESTIMATES_TIMEOUT:-5m}
@@ -73,13 +82,18 @@ say "building the benchmark driver"
 go build -o "$DIR/.bin/benchtables" ./cmd/benchtables
 
 say "machine: $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo), load $(cut -d' ' -f1-3 /proc/loadavg)"
-say "starting a 3-node cluster on $FIRST_IP.. in $DIR (heap $HEAP)"
 cluster_up=true
-"$CLUSTER" up --first-ip "$FIRST_IP" --dir "$DIR" --nodes 3 --heap "$HEAP"
+if [[ $REUSE == true ]]; then
+  say "reusing the cluster running in $DIR as it is"
+else
+  say "starting a $NODES-node cluster on $FIRST_IP.. in $DIR (heap $HEAP)"
+  "$CLUSTER" up --first-ip "$FIRST_IP" --dir "$DIR" --nodes "$NODES" --heap "$HEAP"
+fi
 
 "$DIR/.bin/benchtables" --dir "$DIR" --partmon bin/partmon --tables "$TABLES" --runs "$RUNS" \
   --jmx-exporter-jar "$JMX_JAR" --sampler-window "$SAMPLER_WINDOW" --sampler-runs "$SAMPLER_RUNS" \
-  --estimates-timeout "$ESTIMATES_TIMEOUT" \
+  --estimates-timeout "$ESTIMATES_TIMEOUT" --populate="$([[ $REUSE == true ]] && echo false || echo true)" \
+  --node-cost-only="$NODE_COST_ONLY" \
   --json "$OUT/results.json" --markdown "$OUT/results.md" | tee "$OUT/benchtables.txt"
 
 # The Go benchmarks need no cluster: stop it first so that they run on a quieter machine.

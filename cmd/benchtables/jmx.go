@@ -39,6 +39,9 @@ type jmxExporter struct {
 // startJMXExporter starts the standalone exporter (a JVM of its own, with
 // the JVM's default heap, as users run it) against the JMX port on
 // 127.0.0.1, and waits until it listens. Its first scrape is the cold one.
+// jmxScrapeTimeout bounds one jmx_exporter scrape (--jmx-timeout).
+var jmxScrapeTimeout = 5 * time.Minute
+
 func startJMXExporter(ctx context.Context, jar, dir string, jmxPort int) (*jmxExporter, error) {
 	if _, err := os.Stat(jar); err != nil {
 		return nil, fmt.Errorf("jmx_exporter jar: %w (scripts/bench.sh fetches it with Maven)", err)
@@ -53,7 +56,7 @@ func startJMXExporter(ctx context.Context, jar, dir string, jmxPort int) (*jmxEx
 		return nil, err
 	}
 	e := &jmxExporter{url: "http://" + addr + "/metrics", exited: make(chan error, 1),
-		client: &http.Client{Timeout: 5 * time.Minute, Transport: &http.Transport{DisableCompression: true}}}
+		client: &http.Client{Timeout: jmxScrapeTimeout, Transport: &http.Transport{DisableCompression: true}}}
 	e.cmd = exec.Command("java", "-jar", jar, addr, cfg)
 	e.cmd.Stdout, e.cmd.Stderr = &e.logs, &e.logs
 	e.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -32,6 +32,9 @@ type options struct {
 	node       int
 	workers    int
 	populate   bool
+	onlyCreate bool
+	loadChunk  int
+	loadFrom   int
 	longLife   time.Duration
 	estimates  time.Duration
 	jsonOut    string
@@ -42,6 +45,8 @@ type options struct {
 	samplerWindow time.Duration
 	samplerRuns   int
 	idleWindow    time.Duration
+	sourceReps    int    // reads per source per measured action (0: sources not measured one by one)
+	nodeCostOnly  bool   // only what the node pays: idle, cycle, sources, jmx_exporter, the CQL schedule
 	gcLog         *gcLog // the measured node's GC pause log, set by benchmark
 }
 
@@ -56,15 +61,21 @@ func main() {
 	flag.IntVar(&o.node, "node", 1, "the node measured (1-based)")
 	flag.IntVar(&o.workers, "workers", 4, "concurrent schema changes while creating tables, and concurrent writers while loading them")
 	flag.BoolVar(&o.populate, "populate", true, "create and load the tables (false: they exist from an earlier run)")
+	flag.IntVar(&o.loadChunk, "load-chunk", 100, "tables loaded between two flushes of every node (each flush is a nodetool JVM; fewer flushes are faster on a busy box, more memtables wait in the heap)")
+	flag.IntVar(&o.loadFrom, "populate-from", 0, "with --populate-only: the first table to create and load (the ones before it exist with their data)")
+	flag.BoolVar(&o.onlyCreate, "populate-only", false, "create and load the tables for the largest count, wait for their estimates and stop: a cluster to reuse with --populate=false")
 	flag.DurationVar(&o.longLife, "long-run", 70*time.Second, "life of the first partmon run process per table count, so that it lives through a scheduled (@every 1m) collection")
-	flag.DurationVar(&o.estimates, "estimates-timeout", 5*time.Minute, "how long to wait for system.table_estimates to list every table")
+	flag.DurationVar(&o.estimates, "estimates-timeout", 5*time.Minute, "how long to wait for system.table_estimates to list every table (0: no wait, tables without data are measured as they are)")
 	flag.StringVar(&o.jsonOut, "json", "", "also write the raw results to this JSON file")
 	flag.StringVar(&o.markdown, "markdown", "", "also write the results table (Markdown) to this file")
 	flag.StringVar(&o.histoTable, "histograms-table", "bench_00.t000", "the table `nodetool tablehistograms` is timed on")
 	flag.StringVar(&o.jmxJar, "jmx-exporter-jar", "", "jmx_prometheus_httpserver-"+jmxExporterVersion+".jar to compare with (empty: not measured)")
+	flag.DurationVar(&jmxScrapeTimeout, "jmx-timeout", jmxScrapeTimeout, "bound of one jmx_exporter scrape (its JVM is slow to get CPU on a busy box under nice)")
 	flag.DurationVar(&o.samplerWindow, "sampler-window", 5*time.Second, "sampling window of the nodetool sampler pass")
 	flag.IntVar(&o.samplerRuns, "sampler-runs", 3, "nodetool sampler passes per table count (0: none)")
 	flag.DurationVar(&o.idleWindow, "idle-window", 5*time.Second, "quiet window per run that measures the node's idle CPU and GC")
+	flag.IntVar(&o.sourceReps, "source-reads", 5, "reads of each CQL source per measured action, for its cost to the node (0: not measured)")
+	flag.BoolVar(&o.nodeCostOnly, "node-cost-only", false, "measure only the node's CPU: idle, the cycle, each source, jmx_exporter and the schedule without the nodetool runner (no nodetool, report, daemon or sampler runs)")
 	flag.Parse()
 	var err error
 	if o.tables, err = parseCounts(tables); err != nil || o.dir == "" || o.runs < 1 || o.scrapes < 1 {
@@ -145,6 +156,13 @@ func benchmark(ctx context.Context, o options) ([]*stageResult, error) {
 	if o.gcLog, err = enableGCLog(ctx, pid, c.dir); err != nil {
 		logf("GC pauses not measured: %v", err)
 	}
+	if o.onlyCreate {
+		last := o.tables[len(o.tables)-1]
+		if err := grow(ctx, c, o.loadFrom, last, o); err != nil {
+			return nil, err
+		}
+		return nil, waitEstimates(ctx, c, last, o.estimates)
+	}
 	var results []*stageResult
 	have := 0
 	for _, n := range o.tables {
@@ -153,8 +171,10 @@ func benchmark(ctx context.Context, o options) ([]*stageResult, error) {
 				return results, err
 			}
 		}
-		if err := waitEstimates(ctx, c, n, o.estimates); err != nil {
-			return results, err
+		if o.estimates > 0 { // 0: tables without data are measured as they are
+			if err := waitEstimates(ctx, c, n, o.estimates); err != nil {
+				return results, err
+			}
 		}
 		have = n
 		r, err := measure(ctx, c, n, o)
@@ -169,11 +189,10 @@ func benchmark(ctx context.Context, o options) ([]*stageResult, error) {
 	return results, nil
 }
 
-// loadChunk is how many tables get their data between two flushes: every
+// --load-chunk is how many tables get their data between two flushes: every
 // memtable written holds at least one slab region (1 MiB) of heap until it
 // is flushed, and with ~1 MiB of metrics per table on top, writing 1,000
-// tables in one go ran 2 GiB nodes out of heap.
-const loadChunk = 100
+// tables in one go ran 2 GiB nodes out of heap (the default is 100).
 
 // grow takes the schema from `from` to `to` tables, loads them a chunk at a
 // time and flushes every node after each chunk.
@@ -183,11 +202,12 @@ func grow(ctx context.Context, c *benchCluster, from, to int, o options) error {
 		return err
 	}
 	defer s.Close()
-	if err := createTables(ctx, s, from, to, o.workers); err != nil {
+	if err := createTables(ctx, s, from, to, o.workers, min(3, len(c.hosts))); err != nil {
 		return err
 	}
-	for lo := from; lo < to; lo += loadChunk {
-		hi := min(lo+loadChunk, to)
+	chunk := max(o.loadChunk, 1)
+	for lo := from; lo < to; lo += chunk {
+		hi := min(lo+chunk, to)
 		if err := loadTables(ctx, s, lo, hi, o.workers); err != nil {
 			return err
 		}

@@ -117,13 +117,7 @@ func rows(results []*stageResult) [][]string {
 // costRows compare what one partmon cycle, one jmx_exporter scrape and one
 // nodetool tablestats cost the node and their own process.
 func costRows(results []*stageResult) [][]string {
-	line := func(name string, f func(r *stageResult) string) []string {
-		out := []string{name}
-		for _, r := range results {
-			out = append(out, f(r))
-		}
-		return out
-	}
+	line := func(name string, f func(r *stageResult) string) []string { return figureRow(results, name, f) }
 	cpu := func(key string) func(r *stageResult) string {
 		return func(r *stageResult) string { return spreadOr(netCPU(r, key)) }
 	}
@@ -181,13 +175,7 @@ func costRows(results []*stageResult) [][]string {
 
 // peerRows compare jmx_exporter with partmon's sidecar, and the sampler pass.
 func peerRows(results []*stageResult) [][]string {
-	line := func(name string, f func(r *stageResult) string) []string {
-		out := []string{name}
-		for _, r := range results {
-			out = append(out, f(r))
-		}
-		return out
-	}
+	line := func(name string, f func(r *stageResult) string) []string { return figureRow(results, name, f) }
 	peer := func(f func(p *peerResult) string) func(r *stageResult) string {
 		return func(r *stageResult) string {
 			if r.Peer == nil || r.Peer.Skipped != "" {
@@ -347,6 +335,7 @@ func targets(results []*stageResult) []target {
 		out = append(out, target{"partmon cycle ≥ 20× less node CPU than a jmx_exporter scrape",
 			fmt.Sprintf("%.0f ms vs %.0f ms: %s", cyc, jmx, ratio(jmx, cyc)), cyc > 0 && jmx >= 20*cyc})
 	}
+	out = append(out, tickTargets(results)...)
 	if first, lastS := results[0].Sampler, last.Sampler; first != nil && lastS != nil && len(first.Pass) > 0 && len(lastS.Pass) > 0 {
 		a, b := median(first.Pass), median(lastS.Pass)
 		out = append(out, target{fmt.Sprintf("sampler pass at %d tables ≤ 2× at %d", last.UserTables, results[0].UserTables),
@@ -373,7 +362,10 @@ func writeTable(w io.Writer, results []*stageResult) {
 	for _, r := range results {
 		head = append(head, fmt.Sprintf("%d tables", r.UserTables))
 	}
-	for i, part := range [][][]string{rows(results), costRows(results), peerRows(results)} {
+	for i, part := range [][][]string{rows(results), costRows(results), tickRows(results), sourceCostRows(results), peerRows(results)} {
+		if len(part) == 0 {
+			continue
+		}
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
@@ -408,4 +400,13 @@ func shorten(s string, n int) string {
 		return s
 	}
 	return s[:n-3] + "..."
+}
+
+// figureRow is one table row: the figure's name, then f of each table count.
+func figureRow(results []*stageResult, name string, f func(r *stageResult) string) []string {
+	out := []string{name}
+	for _, r := range results {
+		out = append(out, f(r))
+	}
+	return out
 }

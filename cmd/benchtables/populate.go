@@ -11,8 +11,8 @@ import (
 )
 
 // The benchmark tables: keyspaces bench_00, bench_01, ... of tablesPerKeyspace
-// tables each (RF 3 in dc1, so every node of the 3-node cluster holds every
-// table), named t000, t001, ... Table i lives in keyspace i / tablesPerKeyspace.
+// tables each (RF 3 in dc1, or the node count if smaller, so every node of
+// the cluster holds every table), named t000, t001, ... Table i lives in keyspace i / tablesPerKeyspace.
 const (
 	keyspacePrefix    = "bench_"
 	tablesPerKeyspace = 50
@@ -27,12 +27,12 @@ func keyspaceOf(i int) string { return fmt.Sprintf("%s%02d", keyspacePrefix, i/t
 func tableOf(i int) string    { return fmt.Sprintf("t%03d", i%tablesPerKeyspace) }
 
 // createTables grows the benchmark schema from `from` to `to` tables:
-// keyspaces first, then the tables, `workers` at a time (gocql waits for
-// schema agreement after every change).
-func createTables(ctx context.Context, s *gocql.Session, from, to, workers int) error {
+// keyspaces first (replication factor rf), then the tables, `workers` at a
+// time (gocql waits for schema agreement after every change).
+func createTables(ctx context.Context, s *gocql.Session, from, to, workers, rf int) error {
 	for k := from / tablesPerKeyspace; k*tablesPerKeyspace < to; k++ {
 		ks := keyspaceOf(k * tablesPerKeyspace)
-		stmt := "CREATE KEYSPACE IF NOT EXISTS " + ks + " WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3}"
+		stmt := fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': %d}", ks, rf)
 		if err := s.Query(stmt).WithContext(ctx).Exec(); err != nil {
 			return fmt.Errorf("creating keyspace %s: %w", ks, err)
 		}

@@ -40,9 +40,12 @@ type scheduleBench struct {
 	groups []scheduleGroup
 }
 
-func newScheduleBench(c *benchCluster, n int) (*scheduleBench, error) {
-	cfg := collector.Config{Hosts: []string{c.hosts[n-1]}, Mode: "sidecar",
-		NodetoolSampler: collector.NodetoolSamplerConfig{Command: []string{c.script, "nodetool", "--dir", c.dir, strconv.Itoa(n)}}}
+// newScheduleBench: with the nodetool runner configured if runner.
+func newScheduleBench(c *benchCluster, n int, runner bool) (*scheduleBench, error) {
+	cfg := collector.Config{Hosts: []string{c.hosts[n-1]}, Mode: "sidecar"}
+	if runner {
+		cfg.NodetoolSampler = collector.NodetoolSamplerConfig{Command: []string{c.script, "nodetool", "--dir", c.dir, strconv.Itoa(n)}}
+	}
 	coll, err := collector.New(cfg, zap.NewNop())
 	if err != nil {
 		return nil, fmt.Errorf("creating the schedule's collector: %w", err)

@@ -52,6 +52,15 @@ type stageResult struct {
 	Cost map[string][]nodeCost `json:"cost"` // costCycle, costJMX, costTablestats, the schedule's groups
 	// SchedulePeriods is each schedule group's period in seconds, by its Cost key.
 	SchedulePeriods map[string]float64 `json:"schedule_periods_s"`
+	// SourceReads are each CQL source's statements, pages and rows per read
+	// (its node CPU is under Cost[costSourcePrefix+name]).
+	SourceReads map[string]sourceRead `json:"source_reads,omitempty"`
+	// The default schedule's minutes (ticks.go): each distinct set of sources
+	// one minute runs (its costs under Cost[key]), how many minutes of the
+	// common cycle run it, and the statements each measured run sent.
+	TickMinutes      map[string]int     `json:"tick_minutes,omitempty"`
+	TickStatements   map[string][]int64 `json:"tick_statements,omitempty"`
+	TickCycleMinutes float64            `json:"tick_cycle_minutes,omitempty"`
 	// ScheduleFailed are the schedule groups' source failures, "source: error".
 	ScheduleFailed []string  `json:"schedule_failed_sources,omitempty"`
 	IdleCPU        []float64 `json:"node_idle_cpu_s_per_s"`
@@ -107,7 +116,8 @@ func (r *stageResult) idleNet(c nodeCost) (cpu, gc float64) {
 func measure(ctx context.Context, c *benchCluster, n int, o options) (*stageResult, error) {
 	node := c.hosts[o.node-1]
 	r := &stageResult{UserTables: n, Node: node, Load: map[string]string{"start": loadAvg()}, Cost: map[string][]nodeCost{},
-		SchedulePeriods: map[string]float64{}}
+		SchedulePeriods: map[string]float64{}, SourceReads: map[string]sourceRead{},
+		TickMinutes: map[string]int{}, TickStatements: map[string][]int64{}}
 	logf("measuring %d tables on node %d (%s), %d runs", n, o.node, node, o.runs)
 	pid, err := c.cassandraPID(ctx, o.node)
 	if err != nil {
@@ -115,15 +125,18 @@ func measure(ctx context.Context, c *benchCluster, n int, o options) (*stageResu
 	}
 	r.idle = &costMeter{pid: pid, gc: o.gcLog}
 	r.GCMeasured = o.gcLog != nil
-	if err := measureRuns(ctx, c, r, o); err != nil {
+	err = measureRuns(ctx, c, r, o)
+	r.IdleCPU, r.IdleGC = r.idle.idleCPU, r.idle.idleGC // also for the runs before a failure
+	if err != nil {
 		return r, err
 	}
-	r.IdleCPU, r.IdleGC = r.idle.idleCPU, r.idle.idleGC
-	if err := measureSampler(ctx, c, r, o); err != nil {
-		return r, err
-	}
-	if err := measureDaemons(ctx, r, o); err != nil {
-		return r, err
+	if !o.nodeCostOnly {
+		if err := measureSampler(ctx, c, r, o); err != nil {
+			return r, err
+		}
+		if err := measureDaemons(ctx, r, o); err != nil {
+			return r, err
+		}
 	}
 	r.Load["end"] = loadAvg()
 	return r, nil
@@ -145,11 +158,19 @@ func measureRuns(ctx context.Context, c *benchCluster, r *stageResult, o options
 		return err
 	}
 	defer clus.close()
-	sched, err := newScheduleBench(c, o.node)
+	sched, err := newScheduleBench(c, o.node, !o.nodeCostOnly)
 	if err != nil {
 		return err
 	}
 	defer sched.close()
+	var perSource *sourceBench
+	if o.sourceReps > 0 {
+		if perSource, err = newSourceBench(node, o.sourceReps); err != nil {
+			return err
+		}
+		defer perSource.close()
+		perSource.warm(ctx)
+	}
 	peer, err := startPeer(ctx, c, r, o)
 	if err != nil {
 		return err
@@ -175,14 +196,21 @@ func measureRuns(ctx context.Context, c *benchCluster, r *stageResult, o options
 		if err := runCycles(ctx, side, clus, r); err != nil {
 			return err
 		}
+		if err := perSource.runAll(ctx, r); err != nil {
+			return err
+		}
+		if err := scrapePeer(peer, r); err != nil {
+			return err
+		}
+		if o.nodeCostOnly { // the minutes of the schedule are measured by perSource
+			logf("run %d/%d: cycle %.0f ms (%d statements)%s", i+1, o.runs, r.Cycle[i], r.Statements[i], peerLog(r))
+			continue
+		}
 		d, err := oneShot(ctx, o.partmon, node)
 		if err != nil {
 			return err
 		}
 		r.OneShot = append(r.OneShot, ms(d))
-		if err := scrapePeer(peer, r); err != nil {
-			return err
-		}
 		if err := runNodetool(ctx, c, r, o); err != nil {
 			return err
 		}

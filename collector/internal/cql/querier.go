@@ -27,6 +27,31 @@ type Querier interface {
 // (set/list<text>), map[string]string, [][]any (list<tuple<...>>).
 type Row map[string]any
 
+// OnePageRows is the page size of SelectAllInOnePage: more rows than any
+// per-table virtual table has at 10,000 tables (one row per table, system
+// tables included), about 100 bytes each, far below the protocol's 16 MiB
+// frame limit.
+const OnePageRows = 20000
+
+type onePageKey struct{}
+
+// SelectAllInOnePage is SelectAll asking for up to OnePageRows rows per
+// page. For a virtual table that builds its whole result on every request
+// (Cassandra's AbstractVirtualTable.select builds data() for each page and
+// only then cuts the page out of it), every further page costs the node
+// the whole table again.
+func SelectAllInOnePage(ctx context.Context, q Querier, stmt string, args []any, parse func(*Decoder) error) (int, error) {
+	return SelectAll(context.WithValue(ctx, onePageKey{}, true), q, stmt, args, parse)
+}
+
+// pageSize is the page size a request in ctx asks for.
+func pageSize(ctx context.Context, configured int) int {
+	if ctx.Value(onePageKey{}) != nil {
+		return max(OnePageRows, configured)
+	}
+	return configured
+}
+
 // SelectAll is Select with each row read by parse through a Decoder. A
 // column the Decoder could not read comes before any error parse returns
 // (parse then saw zero values); either error names the row.

@@ -35,7 +35,7 @@ func (q *pinned[P]) Select(ctx context.Context, stmt string, args []any, each fu
 	iter := q.session.Query(stmt, args...).
 		WithContext(ctx).
 		Consistency(n.opts.Consistency).
-		PageSize(n.opts.PageSize).
+		PageSize(pageSize(ctx, n.opts.PageSize)).
 		Idempotent(true).
 		Iter()
 	if h := iter.Host(); h != nil && h.ConnectAddress().String() != n.addr {
