@@ -227,7 +227,7 @@ for n in "${sizes[@]}"; do
     break # a size past the memory budget: the larger ones are past it too
   fi
 done
-# Hook: cluster mode and 10,000 tables on real nodes (scripts/scale-cluster.sh) run here once merged.
+# HOOK (for the merge): the cluster-mode and 10,000-table measurement on real nodes (the scale-cluster script beside this one) runs here.
 [[ -f $DIR/floor.txt ]] && cat "$DIR/floor.txt"
 [[ -f $DIR/broke.txt ]] && cat "$DIR/broke.txt"
 "$DIR/bin/scale" report "$DIR"/results/*.json

@@ -45,7 +45,7 @@ type options struct {
 
 func main() {
 	var o options
-	flag.StringVar(&o.snapshot, "snapshot", "cmd/fleet/testdata/fixture-cluster.json.gz", "captured snapshot (partmon collect --format json), optionally gzipped")
+	flag.StringVar(&o.snapshot, "snapshot", "cmd/fleet/testdata/fixture-cluster-snapshot.gz", "captured snapshot (partmon collect --format json), optionally gzipped")
 	flag.IntVar(&o.shape.Sidecars, "sidecars", 10, "sidecars (nodes) to serve")
 	flag.IntVar(&o.shape.Tables, "tables", 1000, "user tables per node")
 	flag.IntVar(&o.shape.DCs, "dcs", 2, "data centres")

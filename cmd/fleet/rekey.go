@@ -60,20 +60,21 @@ func Addresses(first netip.Addr, n int) []netip.Addr {
 }
 
 // Ring builds the fleet's nodes: addresses from the shape, one evenly
-// spaced Murmur3 token each, DCs in contiguous blocks, racks round robin
-// within a DC, and the captured nodes replayed in turn.
+// spaced Murmur3 token each, DCs and, within a DC, racks round robin, and
+// the captured nodes replayed in turn.
 func Ring(s Shape, captured []model.Node) []FleetNode {
 	addrs := Addresses(s.FirstIP, s.Sidecars)
 	out := make([]FleetNode, s.Sidecars)
 	for i := range out {
-		dc := i * s.DCs / s.Sidecars
-		first := (dc*s.Sidecars + s.DCs - 1) / s.DCs // the DC's first node index
+		// DCs interleave around the ring, so each DC's nodes split its
+		// ranges evenly (contiguous blocks would skew every DC's ownership).
+		dc, inDC := i%s.DCs, i/s.DCs
 		tmpl := captured[i%len(captured)]
 		n := tmpl
 		n.HostID = fmt.Sprintf("00000000-0000-4000-8000-%012d", i+1)
 		n.Address = addrs[i].String()
 		n.DC = "dc" + strconv.Itoa(dc+1)
-		n.Rack = "r" + strconv.Itoa((i-first)%s.Racks+1)
+		n.Rack = "r" + strconv.Itoa(inDC%s.Racks+1)
 		n.Tokens = []int64{evenToken(i, s.Sidecars)}
 		n.Targeted = false
 		out[i] = FleetNode{Node: n, Template: tmpl.HostID}

@@ -61,12 +61,12 @@ func TestRingRekeysNodes(t *testing.T) {
 		addr, dc, rack, template string
 	}{
 		{"127.0.1.1", "dc1", "r1", "h10.0.0.1"},
-		{"127.0.1.2", "dc1", "r2", "h10.0.0.2"},
-		{"127.0.1.3", "dc1", "r3", "h10.0.0.3"},
-		{"127.0.1.4", "dc1", "r1", "h10.0.0.1"},
-		{"127.0.1.5", "dc2", "r1", "h10.0.0.2"}, // dc2 starts at node 4 (4·2/7 = 1): racks restart
-		{"127.0.1.6", "dc2", "r2", "h10.0.0.3"},
-		{"127.0.1.7", "dc2", "r3", "h10.0.0.1"},
+		{"127.0.1.2", "dc2", "r1", "h10.0.0.2"},
+		{"127.0.1.3", "dc1", "r2", "h10.0.0.3"},
+		{"127.0.1.4", "dc2", "r2", "h10.0.0.1"},
+		{"127.0.1.5", "dc1", "r3", "h10.0.0.2"},
+		{"127.0.1.6", "dc2", "r3", "h10.0.0.3"},
+		{"127.0.1.7", "dc1", "r1", "h10.0.0.1"}, // dc1's fourth node: racks wrap
 	} {
 		n := ring[i]
 		if n.Address != tc.addr || n.DC != tc.dc || n.Rack != tc.rack || n.Template != tc.template || n.Targeted {

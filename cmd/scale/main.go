@@ -230,15 +230,16 @@ func measureGroups(f measureFlags, r *Result) error {
 		sel := map[string]string{"group": g.Name}
 		t := GroupTiming{Name: g.Name, IntervalSec: g.Interval, Rules: len(g.Rules),
 			Iterations: value(m, "vmalert_iteration_total", sel), Missed: value(m, "vmalert_iteration_missed_total", sel)}
-		if fam := m["vmalert_iteration_duration_seconds"]; fam != nil {
+		// VictoriaMetrics writes its summaries without TYPE lines: the
+		// quantiles, _sum and _count come as untyped families.
+		const d = "vmalert_iteration_duration_seconds"
+		if c := value(m, d+"_count", sel); c > 0 {
+			t.MeanSec = value(m, d+"_sum", sel) / c
+		}
+		if fam := m[d]; fam != nil {
 			for _, s := range fam.Metric {
-				if hasLabels(s, sel) && s.Summary != nil {
-					if c := s.Summary.GetSampleCount(); c > 0 {
-						t.MeanSec = s.Summary.GetSampleSum() / float64(c)
-					}
-					for _, q := range s.Summary.Quantile {
-						t.MaxSec = max(t.MaxSec, q.GetValue())
-					}
+				if hasLabels(s, sel) && s.Untyped != nil {
+					t.MaxSec = max(t.MaxSec, s.Untyped.GetValue()) // the largest quantile: the slowest recent iteration
 				}
 			}
 		}

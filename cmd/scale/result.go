@@ -195,7 +195,7 @@ func mib(b float64) string {
 	if b >= 1<<30 {
 		return fmt.Sprintf("%.2fGiB", b/(1<<30))
 	}
-	return fmt.Sprintf("%.0fMiB", b/(1<<20))
+	return fmt.Sprintf("%.1fMiB", b/(1<<20))
 }
 
 // since is the seconds since t, for the report.
