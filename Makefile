@@ -6,7 +6,7 @@ LDFLAGS   := -X github.com/prometheus/common/version.Version=$(VERSION) -X githu
 CLUSTER   := deploy/local/cluster
 FIXTURES  := deploy/local/fixtures
 
-.PHONY: all build test unit integration lint demo demo-down bench faults truth clean
+.PHONY: all build test unit integration lint demo demo-down bench scale faults truth clean
 
 all: build
 
@@ -36,6 +36,13 @@ demo-down:
 
 bench: build
 	scripts/bench.sh
+
+## scale: a fleet of sidecars (cmd/fleet, partmon's real exporter over a captured
+## snapshot) scraped by a Prometheus agent into a remote-write store, the shipped
+## rules in vmalert, a real Alertmanager, at 10, 100 and 300 sidecars × 1,000
+## tables (docs/scale.md). Not part of make test.
+scale:
+	scripts/scale.sh
 
 ## faults: the reliability suite (docs/operations.md) — node kill/pause/restart,
 ## partmon restart and SIGTERM, a soak, a read-only role and mutual TLS — on a

@@ -1,0 +1,301 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"net/netip"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/partmon/partmon/model"
+)
+
+// Shape is the fleet a captured snapshot is re-keyed into.
+type Shape struct {
+	Sidecars int        // nodes, one sidecar each
+	Tables   int        // user tables every node holds (Cassandra's own come on top)
+	DCs      int        // data centres; nodes are split into contiguous blocks
+	Racks    int        // racks per DC, assigned round robin
+	FirstIP  netip.Addr // the first sidecar's address; the others follow it
+	// IdleShare of the user tables are made small and idle (no operations,
+	// a tiny disk use), for the floor's measurement; 0 keeps the captured figures.
+	IdleShare float64
+}
+
+// Validate says what is wrong with a shape.
+func (s Shape) Validate() error {
+	switch {
+	case s.Sidecars < 1 || s.Tables < 1:
+		return fmt.Errorf("sidecars %d and tables %d must be at least 1", s.Sidecars, s.Tables)
+	case s.DCs < 1 || s.Racks < 1 || s.DCs > s.Sidecars:
+		return fmt.Errorf("dcs %d must be between 1 and the sidecars (%d), racks %d at least 1", s.DCs, s.Sidecars, s.Racks)
+	case !s.FirstIP.Is4():
+		return fmt.Errorf("first address %v is not IPv4", s.FirstIP)
+	case s.IdleShare < 0 || s.IdleShare > 1:
+		return fmt.Errorf("idle share %g is not in [0, 1]", s.IdleShare)
+	}
+	return nil
+}
+
+// FleetNode is one re-keyed node and the captured node it replays.
+type FleetNode struct {
+	model.Node
+	Template string // host ID of the captured node whose data it serves
+}
+
+// Addresses returns n consecutive IPv4 addresses from first, skipping each
+// block's .0 and .255 (127.0.1.1 … 127.0.1.254, 127.0.2.1 …).
+func Addresses(first netip.Addr, n int) []netip.Addr {
+	out := make([]netip.Addr, 0, n)
+	for a := first; len(out) < n; a = a.Next() {
+		b := a.As4()
+		if b[3] == 0 || b[3] == 255 {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// Ring builds the fleet's nodes: addresses from the shape, one evenly
+// spaced Murmur3 token each, DCs and, within a DC, racks round robin, and
+// the captured nodes replayed in turn.
+func Ring(s Shape, captured []model.Node) []FleetNode {
+	addrs := Addresses(s.FirstIP, s.Sidecars)
+	out := make([]FleetNode, s.Sidecars)
+	for i := range out {
+		// DCs interleave around the ring, so each DC's nodes split its
+		// ranges evenly (contiguous blocks would skew every DC's ownership).
+		dc, inDC := i%s.DCs, i/s.DCs
+		tmpl := captured[i%len(captured)]
+		n := tmpl
+		n.HostID = fmt.Sprintf("00000000-0000-4000-8000-%012d", i+1)
+		n.Address = addrs[i].String()
+		n.DC = "dc" + strconv.Itoa(dc+1)
+		n.Rack = "r" + strconv.Itoa(inDC%s.Racks+1)
+		n.Tokens = []int64{evenToken(i, s.Sidecars)}
+		n.Targeted = false
+		out[i] = FleetNode{Node: n, Template: tmpl.HostID}
+	}
+	return out
+}
+
+// evenToken is node i's token when n nodes split the Murmur3 ring evenly
+// (what deploy/local/cluster assigns): -2^63 + i·2^64/n.
+func evenToken(i, n int) int64 {
+	step := new(big.Int).Lsh(big.NewInt(1), 64)
+	step.Mul(step, big.NewInt(int64(i)))
+	step.Quo(step, big.NewInt(int64(n)))
+	step.Add(step, big.NewInt(math.MinInt64))
+	return step.Int64()
+}
+
+// TableName is the name of the j-th scaled copy of a captured table.
+func TableName(template string, j int) string { return fmt.Sprintf("%s_t%05d", template, j) }
+
+// scaledTable is one user table of the fleet and the captured table it copies.
+type scaledTable struct {
+	model.Table
+	template string // model.TableKey of the captured table
+	idle     bool
+}
+
+// ScaleTables names s.Tables user tables, copying the given captured
+// tables in turn (sorted, so the result does not depend on map order); the
+// last IdleShare of them are marked idle.
+func ScaleTables(s Shape, healthy []model.Table) []scaledTable {
+	sorted := append([]model.Table(nil), healthy...)
+	sort.Slice(sorted, func(a, b int) bool {
+		return model.TableKey(sorted[a].Keyspace, sorted[a].Name) < model.TableKey(sorted[b].Keyspace, sorted[b].Name)
+	})
+	idleFrom := s.Tables - int(math.Round(s.IdleShare*float64(s.Tables)))
+	out := make([]scaledTable, s.Tables)
+	for j := range out {
+		tmpl := sorted[j%len(sorted)]
+		t := tmpl
+		t.Name = TableName(tmpl.Name, j)
+		out[j] = scaledTable{Table: t, template: model.TableKey(tmpl.Keyspace, tmpl.Name), idle: j >= idleFrom}
+	}
+	return out
+}
+
+// idleDiskBytes is the disk use an idle table is given: one small sstable.
+const idleDiskBytes = 64 << 10
+
+// Rekey builds sidecar i's snapshot: the fleet's whole ring and schema, and
+// node-local data for its own node only (what a real sidecar reads),
+// copied from the captured node it replays, with every table, address and
+// time re-keyed. taken is the snapshot's time.
+func Rekey(c *model.Snapshot, s Shape, ring []FleetNode, tables []scaledTable, i int, taken time.Time) *model.Snapshot {
+	own := ring[i]
+	out := &model.Snapshot{
+		Taken: taken, Cluster: c.Cluster, Engine: c.Engine, Version: c.Version, Partitioner: c.Partitioner,
+		Schema:  rekeySchema(c.Schema, tables, s.DCs),
+		PerNode: map[string]*model.NodeData{},
+	}
+	for k, n := range ring {
+		node := n.Node
+		node.Targeted = k == i
+		out.Nodes = append(out.Nodes, node)
+	}
+	tmplNode := capturedNode(c, own.Template)
+	if src := c.PerNode[own.Template]; src != nil {
+		out.PerNode[own.HostID] = rekeyNodeData(src, own.Node, ring, tables, systemKeyspaces(c.Schema))
+	}
+	out.Sources = rekeySources(c.Sources, tmplNode.Address, own.Address, c.Taken, taken)
+	return out
+}
+
+func capturedNode(c *model.Snapshot, hostID string) model.Node {
+	for _, n := range c.Nodes {
+		if n.HostID == hostID {
+			return n
+		}
+	}
+	return model.Node{}
+}
+
+// rekeySchema keeps system keyspaces as captured and puts the scaled
+// tables into their template's keyspace, with per-DC replication spread
+// over the fleet's DCs at the captured factor.
+func rekeySchema(c model.Schema, tables []scaledTable, dcs int) model.Schema {
+	byKeyspace := map[string][]model.Table{}
+	for _, t := range tables {
+		byKeyspace[t.Keyspace] = append(byKeyspace[t.Keyspace], t.Table)
+	}
+	var out model.Schema
+	for _, ks := range c.Keyspaces {
+		if !ks.System {
+			ts, ok := byKeyspace[ks.Name]
+			if !ok {
+				continue
+			}
+			ks.Tables = ts
+			ks.Replication = rekeyReplication(ks.Replication, dcs)
+		}
+		out.Keyspaces = append(out.Keyspaces, ks)
+	}
+	return out
+}
+
+// rekeyReplication gives each fleet DC the captured per-DC factor (the
+// first DC's); SimpleStrategy and the like are kept as they are.
+func rekeyReplication(r map[string]string, dcs int) map[string]string {
+	factor, ok := r["dc1"]
+	if !ok {
+		return r
+	}
+	out := map[string]string{}
+	for k, v := range r {
+		if k == "class" || k == "replication_factor" {
+			out[k] = v
+		}
+	}
+	for d := 1; d <= dcs; d++ {
+		out["dc"+strconv.Itoa(d)] = factor
+	}
+	return out
+}
+
+// rekeyNodeData copies a captured node's data onto a fleet node: Cassandra's
+// own tables as they are, each scaled table from its template, the key
+// lists of the copied tables renamed, gossip load for every fleet node.
+func rekeyNodeData(src *model.NodeData, own model.Node, ring []FleetNode, tables []scaledTable, system map[string]bool) *model.NodeData {
+	out := *src
+	out.HostID, out.Address = own.HostID, own.Address
+	out.Tables = map[string]*model.TableStats{}
+	copies := map[string][]scaledTable{} // template key → its copies
+	for _, t := range tables {
+		copies[t.template] = append(copies[t.template], t)
+	}
+	for key, st := range src.Tables {
+		if _, scaled := copies[key]; !scaled && system[st.Keyspace] {
+			out.Tables[key] = st
+		}
+	}
+	for _, t := range tables {
+		st, ok := src.Tables[t.template]
+		if !ok {
+			continue
+		}
+		c := *st
+		c.Table = t.Name
+		if t.idle {
+			makeIdle(&c)
+		}
+		out.Tables[model.TableKey(t.Keyspace, t.Name)] = &c
+	}
+	out.TopPartitions = nil
+	for _, p := range src.TopPartitions {
+		for _, t := range copies[model.TableKey(p.Keyspace, p.Table)] {
+			p.Table = t.Name
+			out.TopPartitions = append(out.TopPartitions, p)
+		}
+	}
+	out.HotPartitions = nil
+	for _, p := range src.HotPartitions {
+		for _, t := range copies[model.TableKey(p.Keyspace, p.Table)] {
+			p.Table = t.Name
+			out.HotPartitions = append(out.HotPartitions, p)
+		}
+	}
+	// Large* are ScyllaDB's and log evidence names problems: the healthy
+	// tables replayed here have neither.
+	out.LargePartitions, out.LargeRows, out.LargeCells, out.LogEvidence = nil, nil, nil, nil
+	out.GossipLoad = nil
+	if len(src.GossipLoad) > 0 {
+		out.GossipLoad = map[string]float64{}
+		for _, n := range ring {
+			out.GossipLoad[n.Address] = src.LoadBytes
+		}
+	}
+	return &out
+}
+
+func makeIdle(st *model.TableStats) {
+	st.DiskUsageBytes, st.MaxSSTableBytes = idleDiskBytes, idleDiskBytes
+	for _, ops := range []*model.Ops{&st.LocalReads, &st.LocalWrites, &st.LocalScans} {
+		ops.Rate, ops.PerSecond = 0, 0
+	}
+}
+
+// systemKeyspaces are Cassandra's own, which every node holds as captured.
+func systemKeyspaces(s model.Schema) map[string]bool {
+	out := map[string]bool{}
+	for _, ks := range s.Keyspaces {
+		if ks.System {
+			out[ks.Name] = true
+		}
+	}
+	return out
+}
+
+// rekeySources keeps the cluster-wide statuses and the captured node's own,
+// moved to the fleet node's address and to the fleet's time.
+func rekeySources(c []model.SourceStatus, from, to string, capturedAt, taken time.Time) []model.SourceStatus {
+	shift := taken.Sub(capturedAt)
+	var out []model.SourceStatus
+	for _, st := range c {
+		switch st.Node {
+		case "":
+		case from:
+			st.Node = to
+		default:
+			continue
+		}
+		st.Taken = moved(st.Taken, shift)
+		st.LastSuccess = moved(st.LastSuccess, shift)
+		st.FirstAttempt = moved(st.FirstAttempt, shift)
+		out = append(out, st)
+	}
+	return out
+}
+
+func moved(t time.Time, d time.Duration) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return t.Add(d)
+}

@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# make scale: partmon's series, recording rules, alerting rules and dashboards
+# on a remote-write store fed by a Prometheus agent scraping a fleet of
+# sidecars, measured at several fleet sizes (docs/scale.md explains it):
+#
+#   cmd/fleet        N sidecars × T tables on 127.0.1.1 … (port 9808), each
+#                    served by partmon's real analyzer, exporter and web code
+#                    from a captured snapshot of the fixture cluster
+#                    (cmd/fleet/testdata), re-keyed per node; one sidecar
+#                    carries the capture's hot key (the planted problem)
+#   Prometheus agent 127.0.0.202:9090 (Debian's prometheus, agent mode):
+#                    scrapes the fleet every 60 s (docs/scale.md) and remote-writes it
+#   the store        127.0.0.201:9090: Prometheus' own remote-write receiver
+#                    (Debian's prometheus): the VictoriaMetrics cluster and
+#                    Thanos could not be built here (docs/scale.md says why)
+#   vmalert          127.0.0.203:8880 (VictoriaMetrics v1.151.0, built from
+#                    its Go module into $PARTMON_CACHE): evaluates
+#                    deploy/prometheus/partmon-recording.yml and
+#                    partmon-alerts.yml against the store, writes the
+#                    recorded series back, sends alerts to
+#   Alertmanager     127.0.0.204:9093 (Debian's prometheus-alertmanager) with
+#                    deploy/alertmanager/alertmanager.yml's routes and
+#                    inhibitions, its example webhooks left out
+#
+# then `scale report` prints the table and fails when an acceptance check
+# fails: a dashboard query without data, anything but exactly one alert for
+# the planted problem (with its partition key), a rule group slower than its
+# interval. The small-table floor is measured first, on one sidecar of
+# 10,000 tables. Everything it starts is stopped on exit, however it exits.
+#
+# Settings (environment):
+#   PARTMON_SCALE_SIDECARS  fleet sizes                 (default 10,100,300)
+#   PARTMON_SCALE_TABLES    user tables per sidecar     (default 1000)
+#   PARTMON_SCALE_MEM_MIB   stop a size when everything it runs holds more (default 6144)
+#   PARTMON_SCALE_DIR       work directory              (default ${TMPDIR:-/tmp}/partmon-scale)
+#   PARTMON_SCALE_FLOOR=false  leave out the floor's measurement
+#   PARTMON_SCALE_FOR       the alerting rules' `for:` during the run (default 1m: a
+#                           run cannot wait their 15 min to 2 h; expressions unchanged)
+set -euo pipefail
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$REPO"
+SIZES=${PARTMON_SCALE_SIDECARS:-10,100,300}
+TABLES=${PARTMON_SCALE_TABLES:-1000}
+MEM_MIB=${PARTMON_SCALE_MEM_MIB:-6144}
+DIR=$(realpath -m "${PARTMON_SCALE_DIR:-${TMPDIR:-/tmp}/partmon-scale}")
+FOR=${PARTMON_SCALE_FOR:-1m}
+CACHE=${PARTMON_CACHE:-$HOME/.cache/partmon}
+VM_VERSION=v1.151.0
+VMALERT=$CACHE/vmalert-$VM_VERSION/vmalert
+STORE=127.0.0.201:9090
+AGENT=127.0.0.202:9090
+VMALERT_ADDR=127.0.0.203:8880
+AM=127.0.0.204:9093
+FLEET_FIRST_IP=127.0.1.1
+NICE="nice -n 15"
+
+say() { printf 'scale: %s\n' "$*" >&2; }
+die() { say "$*"; exit 1; }
+
+pids=()
+stop_all() { # TERM, then KILL what is still there after 20 s (an agent flushing to a gone store)
+  local p i
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for ((i = 0; i < 20; i++)); do
+    local alive=false
+    for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=true; done
+    $alive || break
+    sleep 1
+  done
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+  pids=()
+}
+trap 'rc=$?; stop_all; exit $rc' EXIT
+trap 'exit 130' INT TERM
+
+install_tools() {
+  local missing=()
+  command -v prometheus >/dev/null || missing+=(prometheus)
+  command -v prometheus-alertmanager >/dev/null || missing+=(prometheus-alertmanager)
+  if ((${#missing[@]})); then
+    say "installing ${missing[*]} (Debian)"
+    apt-get update -qq && apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+  if [[ ! -x $VMALERT ]]; then
+    say "building vmalert $VM_VERSION into $(dirname "$VMALERT")"
+    mkdir -p "$(dirname "$VMALERT")"
+    GOBIN=$(dirname "$VMALERT") GOFLAGS=-mod=mod $NICE go install "github.com/VictoriaMetrics/VictoriaMetrics/app/vmalert@$VM_VERSION"
+  fi
+  mkdir -p "$DIR/bin"
+  $NICE go build -o "$DIR/bin/fleet" ./cmd/fleet
+  $NICE go build -o "$DIR/bin/scale" ./cmd/scale
+}
+
+# start NAME CMD...: runs CMD in the background under nice, output to NAME.log.
+start() {
+  local name=$1; shift
+  $NICE "$@" >"$RUN/$name.log" 2>&1 &
+  pids+=($!)
+  eval "${name}_pid=$!"
+}
+
+wait_http() { # URL WHAT
+  local i
+  for ((i = 0; i < 600; i++)); do
+    curl -fsS -o /dev/null "$1" 2>/dev/null && return 0
+    sleep 1
+  done
+  die "$2 did not answer at $1 (logs in $RUN)"
+}
+
+# rss_mib: the resident memory of everything this size runs.
+rss_mib() {
+  local p total=0 kb
+  for p in "${pids[@]}"; do
+    kb=$(awk '/^VmRSS:/ {print $2}' "/proc/$p/status" 2>/dev/null || echo 0)
+    total=$((total + ${kb:-0}))
+  done
+  echo $((total / 1024))
+}
+
+write_configs() {
+  cat >"$RUN/store.yml" <<EOF
+global: {scrape_interval: 30s}
+EOF
+  cat >"$RUN/agent.yml" <<EOF
+global:
+  scrape_interval: 60s
+  scrape_timeout: 50s
+scrape_configs:
+  - job_name: partmon
+    honor_labels: true
+    file_sd_configs: [{files: ["$RUN/targets.json"], refresh_interval: 30s}]
+    relabel_configs:
+      - target_label: cluster
+        replacement: partmon
+remote_write:
+  - url: http://$STORE/api/v1/write
+    remote_timeout: 2m
+    queue_config: {max_samples_per_send: 10000, capacity: 50000, max_shards: 4, batch_send_deadline: 10s}
+EOF
+  # The shipped routes and inhibitions; receivers without their example webhooks.
+  sed '/^receivers:/,$d' deploy/alertmanager/alertmanager.yml >"$RUN/alertmanager.yml"
+  printf 'receivers:\n  - name: oncall-pager\n  - name: team-chat\n  - name: blackhole\n' >>"$RUN/alertmanager.yml"
+  # The shipped alerting rules with a shorter `for:`; expressions, labels and
+  # groups as shipped.
+  sed -E "s/^( +)for: .*/\1for: $FOR/" deploy/prometheus/partmon-alerts.yml >"$RUN/partmon-alerts.yml"
+}
+
+# floor: one sidecar of 10,000 tables, 90 % of them small and idle, its
+# series without and with the floor of docs/scale.md (100 MiB, 1 op/s).
+measure_floor() {
+  RUN=$DIR/floor; mkdir -p "$RUN"
+  local off on
+  start fleet "$DIR/bin/fleet" --sidecars 1 --dcs 1 --tables 10000 --idle-share 0.9 --first-ip "$FLEET_FIRST_IP" --targets-file "$RUN/targets.json"
+  wait_http "http://$FLEET_FIRST_IP:9808/metrics" "the 10,000-table sidecar"
+  off=$(curl -fsS "http://$FLEET_FIRST_IP:9808/metrics" | grep -vc '^#')
+  stop_all
+  start fleet "$DIR/bin/fleet" --sidecars 1 --dcs 1 --tables 10000 --idle-share 0.9 --first-ip "$FLEET_FIRST_IP" \
+    --floor-disk-bytes 104857600 --floor-ops 1 --targets-file "$RUN/targets.json"
+  wait_http "http://$FLEET_FIRST_IP:9808/metrics" "the 10,000-table sidecar with the floor"
+  on=$(curl -fsS "http://$FLEET_FIRST_IP:9808/metrics" | grep -vc '^#')
+  stop_all
+  ((off > on)) || die "the floor saved nothing at 10,000 tables: $off series without, $on with"
+  printf 'floor: one sidecar, 10,000 tables, 9,000 small and idle: %d series without the floor, %d with it (%d saved, %.0f %%)\n' \
+    "$off" "$on" $((off - on)) "$(echo "100 * ($off - $on) / $off" | bc -l)" | tee "$DIR/floor.txt"
+}
+
+# measure_size N: the whole pipeline at N sidecars; the result in $DIR/results/N.json.
+measure_size() {
+  local n=$1 plant=$(($1 / 2))
+  RUN=$DIR/run-$n; rm -rf "$RUN"; mkdir -p "$RUN"
+  write_configs
+  say "$n sidecars × $TABLES tables: starting the fleet"
+  start fleet "$DIR/bin/fleet" --sidecars "$n" --tables "$TABLES" --plant "$plant" --first-ip "$FLEET_FIRST_IP" \
+    --targets-file "$RUN/targets.json" --planted-file "$RUN/planted.json"
+  local i
+  for ((i = 0; i < 600; i++)); do
+    [[ -f $RUN/planted.json ]] && break
+    kill -0 "$fleet_pid" 2>/dev/null || die "the fleet exited: $(tail -3 "$RUN/fleet.log")"
+    (($(rss_mib) > MEM_MIB)) && { echo "$n: the fleet alone passed ${MEM_MIB} MiB while starting" >>"$DIR/broke.txt"; stop_all; return 1; }
+    sleep 1
+  done
+  [[ -f $RUN/planted.json ]] || die "the fleet was not ready in 10 minutes"
+  start am prometheus-alertmanager --config.file="$RUN/alertmanager.yml" --storage.path="$RUN/am" \
+    --web.listen-address="$AM" --cluster.listen-address= --log.level=warn
+  start store prometheus --config.file="$RUN/store.yml" --storage.tsdb.path="$RUN/store" --web.listen-address="$STORE" \
+    --web.enable-remote-write-receiver --storage.tsdb.retention.time=1d --query.timeout=5m --log.level=warn
+  start agent prometheus --enable-feature=agent --config.file="$RUN/agent.yml" --storage.agent.path="$RUN/agent" \
+    --web.listen-address="$AGENT" --log.level=warn
+  wait_http "http://$AM/-/ready" Alertmanager
+  wait_http "http://$STORE/-/ready" "the store"
+  wait_http "http://$AGENT/-/ready" "the agent"
+  start vmalert "$VMALERT" -datasource.url="http://$STORE" -remoteWrite.url="http://$STORE" -notifier.url="http://$AM" \
+    -rule="$REPO/deploy/prometheus/partmon-recording.yml" -rule="$RUN/partmon-alerts.yml" -evaluationInterval=30s \
+    -httpListenAddr="$VMALERT_ADDR" -loggerLevel=WARN
+  wait_http "http://$VMALERT_ADDR/-/healthy" vmalert
+  # A watchdog: a size that outgrows the memory budget stops here.
+  ( while kill -0 $$ 2>/dev/null && sleep 5; do
+      if (($(rss_mib) > MEM_MIB)); then echo "$n: over ${MEM_MIB} MiB while measuring" >>"$DIR/broke.txt"; kill "${pids[@]}" 2>/dev/null; exit; fi
+    done ) &
+  local watchdog=$!
+  local ks table node
+  planted() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$RUN/planted.json" "$1"; }
+  ks=$(planted keyspace); table=$(planted table); node=$(planted node)
+  local rc=0
+  $NICE "$DIR/bin/scale" measure -store "http://$STORE" -vmalert "http://$VMALERT_ADDR" -alertmanager "http://$AM" \
+    -store-dir "$RUN/store" -planted "$RUN/planted.json" -dashboards dashboards -sidecar "http://$node:9808/metrics" \
+    -store-pid "$store_pid" -agent-pid "$agent_pid" -fleet-pid "$fleet_pid" \
+    -sidecars "$n" -tables "$TABLES" -ready-timeout 8m -cluster partmon -keyspace "$ks" -table "$table" \
+    -out "$DIR/results/$(printf '%04d' "$n").json" &
+  pids+=($!) # in the background, so that a signal reaches the trap at once
+  wait $! || rc=$?
+  kill "$watchdog" 2>/dev/null || true
+  say "$n sidecars: $(rss_mib) MiB resident at the end (budget $MEM_MIB)"
+  stop_all
+  return $rc
+}
+
+install_tools
+rm -rf "$DIR/results" "$DIR/broke.txt"; mkdir -p "$DIR/results"
+[[ ${PARTMON_SCALE_FLOOR:-true} == true ]] && measure_floor
+IFS=, read -ra sizes <<<"$SIZES"
+for n in "${sizes[@]}"; do
+  if ! measure_size "$n"; then
+    say "$n sidecars did not complete: $(cat "$DIR/broke.txt" 2>/dev/null || echo 'see the logs in '"$DIR/run-$n")"
+    [[ -f $DIR/broke.txt ]] || exit 1
+    break # a size past the memory budget: the larger ones are past it too
+  fi
+done
+# HOOK (for the merge): the cluster-mode and 10,000-table measurement on real nodes (the scale-cluster script beside this one) runs here.
+[[ -f $DIR/floor.txt ]] && cat "$DIR/floor.txt"
+[[ -f $DIR/broke.txt ]] && cat "$DIR/broke.txt"
+"$DIR/bin/scale" report "$DIR"/results/*.json
