@@ -123,12 +123,13 @@ func serveSidecar(o options, tmpl *Template, ring []FleetNode, tables []scaledTa
 	snap := Rekey(tmpl.Snapshot, o.shape, ring, tables, i, now)
 	tmpl.Plant(snap, ring[i], i == o.plant, o.shape.DCs)
 	report := analyzer.Analyze(snap, nil, analyzer.DefaultThresholds())
-	e := exporter.New(exporter.Options{Mode: publish.ModeSidecar, TableFloor: o.floor})
-	h, err := web.NewHandler(e, nil, web.HandlerOptions{DisableExporterMetrics: true})
+	latest := &publish.Latest{}
+	e := exporter.New(latest, exporter.Options{Mode: publish.ModeSidecar, TableFloor: o.floor})
+	h, err := web.NewHandler(latest, e, nil, web.HandlerOptions{DisableExporterMetrics: true})
 	if err != nil {
 		return nil, err
 	}
-	e.Publish(report)
+	latest.Publish(report)
 	addr := net.JoinHostPort(ring[i].Address, fmt.Sprint(o.port))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
