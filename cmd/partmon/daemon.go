@@ -185,8 +185,9 @@ func newDaemon(cfg Config, log *zap.Logger) (*daemon, error) {
 		mode:      mode,
 		log:       log,
 		collector: coll,
-		exporter:  exporter.New(exporter.Options{Cluster: cfg.Cluster, Mode: mode, TopK: cfg.Thresholds.TopK, TableFloor: cfg.Metrics.TableFloor}),
-		history:   loadState(cfg.State.File, cfg.Analysis.History, log),
+		exporter: exporter.New(exporter.Options{Cluster: cfg.Cluster, Mode: mode, Datacenters: cfg.Collector.Datacenters,
+			TopK: cfg.Thresholds.TopK, TableFloor: cfg.Metrics.TableFloor}),
+		history: loadState(cfg.State.File, cfg.Analysis.History, log),
 	}
 	if len(cfg.Alertmanager.URLs) == 0 {
 		return d, nil
@@ -199,6 +200,7 @@ func newDaemon(cfg Config, log *zap.Logger) (*daemon, error) {
 		Timeout:        cfg.Alertmanager.Timeout,
 		Cluster:        cfg.Cluster,
 		Mode:           mode,
+		Datacenters:    cfg.Collector.Datacenters,
 		Logger:         log.With(zap.String("component", "alertmanager")),
 	})
 	if err != nil {
