@@ -32,6 +32,9 @@ type options struct {
 	node       int
 	workers    int
 	populate   bool
+	onlyGrow   bool
+	loadLimit  int
+	requests   bool
 	longLife   time.Duration
 	estimates  time.Duration
 	jsonOut    string
@@ -54,8 +57,11 @@ func main() {
 	flag.IntVar(&o.runs, "runs", 5, "repetitions of every measurement; figures are medians")
 	flag.IntVar(&o.scrapes, "scrapes", 10, "/metrics scrapes per partmon run process")
 	flag.IntVar(&o.node, "node", 1, "the node measured (1-based)")
+	flag.BoolVar(&o.requests, "cql-requests", false, "print the CQL requests the cluster's nodes counted from other clients (system_views.clients), then exit")
+	flag.IntVar(&o.loadLimit, "load-tables", 0, "load data into the first N tables only, the rest stay empty and idle (0: every table)")
 	flag.IntVar(&o.workers, "workers", 4, "concurrent schema changes while creating tables, and concurrent writers while loading them")
 	flag.BoolVar(&o.populate, "populate", true, "create and load the tables (false: they exist from an earlier run)")
+	flag.BoolVar(&o.onlyGrow, "populate-only", false, "create and load the tables up to the largest count, then exit without measuring (scripts/scale-cluster.sh grows a schema in steps)")
 	flag.DurationVar(&o.longLife, "long-run", 70*time.Second, "life of the first partmon run process per table count, so that it lives through a scheduled (@every 1m) collection")
 	flag.DurationVar(&o.estimates, "estimates-timeout", 5*time.Minute, "how long to wait for system.table_estimates to list every table")
 	flag.StringVar(&o.jsonOut, "json", "", "also write the raw results to this JSON file")
@@ -82,6 +88,23 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if o.requests {
+		c, err := openCluster(o.dir)
+		if err == nil {
+			var n int64
+			if n, err = cqlRequests(ctx, c); err == nil {
+				fmt.Println(n)
+				return
+			}
+		}
+		fail(err)
+	}
+	if o.onlyGrow {
+		if err := populateOnly(ctx, o); err != nil {
+			fail(err)
+		}
+		return
+	}
 	results, err := benchmark(ctx, o)
 	if len(results) > 0 {
 		printSummary(os.Stdout, results, o)
@@ -169,6 +192,31 @@ func benchmark(ctx context.Context, o options) ([]*stageResult, error) {
 	return results, nil
 }
 
+// populateOnly grows the schema from the tables that exist to the largest
+// count, a step at a time, and loads them: the creation rate is a figure of
+// its own at thousands of tables.
+func populateOnly(ctx context.Context, o options) error {
+	c, err := openCluster(o.dir)
+	if err != nil {
+		return err
+	}
+	have, err := existingTables(ctx, c)
+	if err != nil {
+		return err
+	}
+	for _, n := range o.tables {
+		if n <= have {
+			continue
+		}
+		if err := grow(ctx, c, have, n, o); err != nil {
+			return err
+		}
+		have = n
+	}
+	logf("the schema has %d benchmark tables", have)
+	return nil
+}
+
 // loadChunk is how many tables get their data between two flushes: every
 // memtable written holds at least one slab region (1 MiB) of heap until it
 // is flushed, and with ~1 MiB of metrics per table on top, writing 1,000
@@ -183,8 +231,11 @@ func grow(ctx context.Context, c *benchCluster, from, to int, o options) error {
 		return err
 	}
 	defer s.Close()
-	if err := createTables(ctx, s, from, to, o.workers); err != nil {
+	if err := createTables(ctx, s, from, to, o.workers, c.replication()); err != nil {
 		return err
+	}
+	if o.loadLimit > 0 {
+		to = min(to, o.loadLimit)
 	}
 	for lo := from; lo < to; lo += loadChunk {
 		hi := min(lo+loadChunk, to)
