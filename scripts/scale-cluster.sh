@@ -92,18 +92,19 @@ calc() { awk "BEGIN {printf \"%.${2:-1}f\", $1}"; }
 node_pid() { cat "$1/node$2/pid"; }
 
 # oneshot DIR NODEPID ARGS...: one `partmon report` (connect, probe, every
-# source once, analyze): wall s, CPU s, max RSS MiB, CQL statements, node CPU s.
+# source once, analyze): wall s, CPU s, max RSS MiB, node CPU s. (Its
+# statements cannot be counted by the nodes: system_views.clients lists open
+# connections only, and the process has closed its own when it exits.)
 oneshot() {
-  local dir=$1 npid=$2 r0 r1 c0 c1 rc=0
+  local dir=$1 npid=$2 c0 c1 rc=0
   shift 2
-  r0=$(requests "$dir")
   c0=$(cpu_s "$npid")
   "${NICE[@]}" /usr/bin/time -f '%e %U %S %M' -o "$OUT/time.txt" bin/partmon report --format json "$@" >"$OUT/report.json" 2>"$OUT/report.log" || rc=$?
   ((rc <= 2)) || die "partmon report exited $rc: $(tail -3 "$OUT/report.log")"
   c1=$(cpu_s "$npid")
-  r1=$(requests "$dir")
-  read -r wall user sys maxrss <"$OUT/time.txt"
-  echo "$wall $(calc "$user + $sys" 2) $(calc "$maxrss / 1024" 0) $((r1 - r0)) $(calc "$c1 - $c0" 2)"
+  # time(1) puts "Command exited with non-zero status N" first when the report found problems.
+  read -r wall user sys maxrss < <(tail -1 "$OUT/time.txt")
+  echo "$wall $(calc "$user + $sys" 2) $(calc "$maxrss / 1024" 0) $(calc "$c1 - $c0" 2)"
 }
 
 # daemon DIR NODEPID LISTEN NAME ARGS...: `partmon run` until its first cycle,
@@ -144,8 +145,8 @@ cluster_part() {
   "${NICE[@]}" bin/benchtables --dir "$CDIR" --populate-only --tables "$CTABLES" --workers 2 >&2
   hosts=$(awk -F= '$1 == "HOSTS" {print $2}' "$CDIR/cluster.env")
   {
-    echo "| nodes read (--datacenters) | report: wall s | CPU s | max RSS MiB | statements | daemon: first cycle s | warm cycle s | CPU s/min | statements/min | RSS MiB | peak RSS MiB | /metrics bytes | scrape ms | series | load |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| nodes read (--datacenters) | report: wall s | CPU s | max RSS MiB | daemon: cycle_duration s, first | last | CPU s/min | statements/min | RSS MiB | peak RSS MiB | /metrics bytes | scrape ms | series | load |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
   } >"$OUT/cluster.md"
   for step in $STEPS; do
     n=$(awk -F= '$1 == "DCS" {print $2}' "$CDIR/cluster.env" | tr ',' '\n' | grep -cxF -f <(tr ',' '\n' <<<"$step"))
@@ -153,7 +154,7 @@ cluster_part() {
     line="$(oneshot "$CDIR" "$(node_pid "$CDIR" 1)" --mode cluster --hosts "$hosts" --datacenters "$step")"
     read -r -a o <<<"$line"
     read -r -a d <<<"$(daemon "$CDIR" "$(node_pid "$CDIR" 1)" "$CIP:19808" "cluster-$n" --mode cluster --hosts "$hosts" --datacenters "$step")"
-    echo "| $n ($step) | ${o[0]} | ${o[1]} | ${o[2]} | ${o[3]} | ${d[0]} | ${d[1]} | ${d[2]} | ${d[3]} | ${d[4]} | ${d[5]} | ${d[6]} | ${d[7]} | ${d[8]} | $(cut -d' ' -f1-3 /proc/loadavg) |" >>"$OUT/cluster.md"
+    echo "| $n ($step) | ${o[0]} | ${o[1]} | ${o[2]} | ${d[0]} | ${d[1]} | ${d[2]} | ${d[3]} | ${d[4]} | ${d[5]} | ${d[6]} | ${d[7]} | ${d[8]} | $(cut -d' ' -f1-3 /proc/loadavg) |" >>"$OUT/cluster.md"
   done
   cat "$OUT/cluster.md"
   cluster_down "$CDIR"
@@ -193,9 +194,9 @@ EOF
     "$OUT/report.json" >"$OUT/tables-nodetool.md"
   read -r -a d <<<"$(daemon "$TDIR" "$npid" "$TIP:19808" tables --config.file "$cfg")"
   {
-    echo "| tables (with data) | report: wall s | CPU s | max RSS MiB | statements | node CPU s | daemon: first cycle s | warm cycle s | CPU s/min | statements/min | RSS MiB | peak RSS MiB | /metrics bytes | scrape ms | series | node CPU s/min | node RSS MiB | load |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-    echo "| $have ($TLOADED) | ${o[0]} | ${o[1]} | ${o[2]} | ${o[3]} | ${o[4]} | ${d[0]} | ${d[1]} | ${d[2]} | ${d[3]} | ${d[4]} | ${d[5]} | ${d[6]} | ${d[7]} | ${d[8]} | ${d[9]} | $(rss_mib "$npid" VmRSS) | $(cut -d' ' -f1-3 /proc/loadavg) |"
+    echo "| tables (with data) | report: wall s | CPU s | max RSS MiB | node CPU s | daemon: cycle_duration s, first | last | CPU s/min | statements/min | RSS MiB | peak RSS MiB | /metrics bytes | scrape ms | series | node CPU s/min | node RSS MiB | load |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| $have ($TLOADED) | ${o[0]} | ${o[1]} | ${o[2]} | ${o[3]} | ${d[0]} | ${d[1]} | ${d[2]} | ${d[3]} | ${d[4]} | ${d[5]} | ${d[6]} | ${d[7]} | ${d[8]} | ${d[9]} | $(rss_mib "$npid" VmRSS) | $(cut -d' ' -f1-3 /proc/loadavg) |"
     echo
     echo "| source (one-shot report) | state | rows | s | error |"
     echo "|---|---|---|---|---|"

@@ -128,16 +128,21 @@ func waitEstimates(ctx context.Context, c *benchCluster, n int, bound time.Durat
 	}
 }
 
-// estimatedTables counts the benchmark tables among the first n that have a
-// non-zero partition count over host's primary ranges.
-func estimatedTables(ctx context.Context, host string, n int) (int, error) {
+// pinnedCluster is the config of a session that talks to host only.
+func pinnedCluster(host string) *gocql.ClusterConfig {
 	cc := gocql.NewCluster(host)
 	cc.ProtoVersion = 4
 	cc.HostFilter = gocql.WhiteListHostFilter(host)
 	cc.DisableInitialHostLookup = true
 	cc.Timeout = 30 * time.Second
 	cc.Consistency = gocql.One
-	s, err := cc.CreateSession()
+	return cc
+}
+
+// estimatedTables counts the benchmark tables among the first n that have a
+// non-zero partition count over host's primary ranges.
+func estimatedTables(ctx context.Context, host string, n int) (int, error) {
+	s, err := pinnedCluster(host).CreateSession()
 	if err != nil {
 		return 0, fmt.Errorf("connecting to %s: %w", host, err)
 	}

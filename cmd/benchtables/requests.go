@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"net"
 	"time"
-
-	"github.com/gocql/gocql"
 )
 
 // counterAddr is the source address of the request count's own sessions,
@@ -31,12 +29,7 @@ func cqlRequests(ctx context.Context, c *benchCluster) (int64, error) {
 }
 
 func nodeRequests(ctx context.Context, host string) (int64, error) {
-	cc := gocql.NewCluster(host)
-	cc.ProtoVersion = 4
-	cc.HostFilter = gocql.WhiteListHostFilter(host)
-	cc.DisableInitialHostLookup = true
-	cc.Timeout = 30 * time.Second
-	cc.Consistency = gocql.One
+	cc := pinnedCluster(host)
 	cc.Dialer = &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(counterAddr)}, Timeout: 20 * time.Second}
 	s, err := cc.CreateSession()
 	if err != nil {
