@@ -96,3 +96,67 @@ func TestOneAlertPerProblemAcrossKinds(t *testing.T) {
 		t.Errorf("annotations %v", a.Annotations)
 	}
 }
+
+// Partmons in cluster mode sharded by DC (collector.datacenters), apart or
+// overlapping, each fold an RF-3-per-DC problem over the nodes they read:
+// one alert in Alertmanager (identical labels), as one partmon for the
+// whole cluster pushes. A node's own problem is pushed by the partmons of
+// its DC only, with its node.
+func TestDCShardsPushOneAlertPerProblem(t *testing.T) {
+	twoDCs := func(findings ...analyzer.Finding) *analyzer.Report {
+		r := alertReport(findings...)
+		r.Nodes[2].DC = "dc2" // 127.0.0.3
+		return r
+	}
+	seenOn := func(nodes ...analyzer.NodeValue) analyzer.Finding {
+		f := findingBigKey
+		f.Node, f.Rack, f.DC, f.Nodes = "", "", "", nodes
+		if len(nodes) == 1 {
+			f.Node, f.DC = nodes[0].Node, nodes[0].DC
+		}
+		return f
+	}
+	n1 := analyzer.NodeValue{Node: "127.0.0.1", DC: "dc1", Severity: analyzer.SeverityCritical}
+	n3 := analyzer.NodeValue{Node: "127.0.0.3", DC: "dc2", Severity: analyzer.SeverityCritical}
+	stale := analyzer.Finding{ID: "stale-3", Kind: analyzer.KindStaleData, Severity: analyzer.SeverityWarning, Cluster: "demo",
+		DC: "dc2", Node: "127.0.0.3", Summary: "no data from 127.0.0.3"}
+	// pushed: the alerts of a partmon for dcs, by alertname.
+	pushed := func(dcs []string, f ...analyzer.Finding) map[string]postableAlert {
+		rc := newAMReceiver(t)
+		p := newTestPusher(t, &fakeClock{t: reporttest.Time}, Options{Mode: publish.ModeCluster, Datacenters: dcs,
+			Kinds: append(analyzer.KindsPushedWithoutKey(), analyzer.KindStaleData)}, rc)
+		p.Update(twoDCs(f...))
+		if err := p.PushOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var raw []postableAlert
+		if err := json.Unmarshal([]byte(rc.last(t)), &raw); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]postableAlert{}
+		for _, a := range raw {
+			out[a.Labels["alertname"]] = a
+		}
+		return out
+	}
+	problem, staleNode := AlertName(findingBigKey.Kind), AlertName(analyzer.KindStaleData)
+	dc1 := pushed([]string{"dc1"}, seenOn(n1), stale)
+	dc2 := pushed([]string{"dc2"}, seenOn(n3), stale)
+	both := pushed([]string{"dc1", "dc2"}, seenOn(n1, n3), stale)
+	if len(dc1) != 1 || len(dc2) != 2 || len(both) != 2 {
+		t.Fatalf("pushed %d (dc1), %d (dc2), %d (both) alerts; want 1, 2 (the problem, dc2's stale node), 2", len(dc1), len(dc2), len(both))
+	}
+	for name, got := range map[string]postableAlert{"dc2": dc2[problem], "dc1+dc2": both[problem]} {
+		if !sameLabels(got.Labels, dc1[problem].Labels) {
+			t.Errorf("the dc1 partmon and the %s partmon push different alerts for one problem:\n%v\n%v", name, dc1[problem].Labels, got.Labels)
+		}
+	}
+	if _, ok := dc1[problem].Labels["node"]; ok {
+		t.Errorf("a shard's alert for a problem of several replicas names a node: %v", dc1[problem].Labels)
+	}
+	for name, got := range map[string]postableAlert{"dc2": dc2[staleNode], "dc1+dc2": both[staleNode]} {
+		if got.Labels["node"] != "127.0.0.3" {
+			t.Errorf("the %s partmon's stale-node alert: labels %v, want node 127.0.0.3", name, got.Labels)
+		}
+	}
+}

@@ -50,6 +50,9 @@ type Options struct {
 	Cluster  string
 	Mode     publish.Mode
 	SpeakFor []string
+	// Datacenters, in cluster mode, are the DCs this partmon speaks for
+	// (collector.datacenters; empty: every DC).
+	Datacenters []string
 	// ExternalURL is partmon's own URL; alerts link to its status page.
 	ExternalURL string
 	// RunbookURL becomes the runbook_url annotation with "{kind}" replaced
@@ -93,7 +96,7 @@ func New(opts Options) (*Pusher, error) {
 	opts = withDefaults(opts)
 	p := &Pusher{
 		opts:     opts,
-		audience: publish.NewAudience(opts.Cluster, opts.Mode, opts.SpeakFor),
+		audience: publish.NewAudience(opts.Cluster, opts.Mode, opts.SpeakFor).ForDatacenters(opts.Datacenters),
 		kinds:    make(map[string]bool, len(opts.Kinds)),
 		template: alertTemplate{runbookURL: opts.RunbookURL, externalURL: opts.ExternalURL},
 		pushed: prometheus.NewCounter(prometheus.CounterOpts{Name: alertsPushedName,
@@ -189,12 +192,13 @@ func (p *Pusher) Update(r *analyzer.Report) {
 }
 
 // sharedAlert: in sidecar mode the other replicas' sidecars push the same
-// problem, each from its own node. Without the labels of the one node (and
-// of its DC, unless the problem is judged within one) their alerts and this
-// one are one alert in Alertmanager, as the folded finding of a partmon in
-// cluster mode is.
+// problem, each from its own node; in cluster mode for some DCs, the
+// partmons of the other DCs (or of overlapping ones) from theirs. Without
+// the labels of the one node (and of its DC, unless the problem is judged
+// within one) their alerts and this one are one alert in Alertmanager, as
+// the folded finding of a single partmon in cluster mode is.
 func (p *Pusher) sharedAlert(f analyzer.Finding, a postableAlert) postableAlert {
-	if !p.audience.Sidecar() {
+	if !p.audience.Shared() {
 		return a
 	}
 	if !analyzer.OfOneNode(f.Kind) {

@@ -38,6 +38,10 @@ type Config struct {
 	LocalDC string `yaml:"local_dc"`
 	// ProtoVersion is the CQL native protocol version: 3 or 4, 0 to negotiate.
 	ProtoVersion int `yaml:"proto_version"`
+	// Datacenters, in cluster mode, limits the nodes read to those of these
+	// DCs (empty: every DC): one partmon per DC, or per group of DCs, shards
+	// a ring too large for one process. See docs/configuration.md.
+	Datacenters []string `yaml:"datacenters"`
 	// NodeConcurrency bounds the nodes one run reads at once in cluster
 	// mode (default 16): a worker pool, whatever the ring's size.
 	NodeConcurrency int `yaml:"node_concurrency"`
@@ -183,6 +187,14 @@ func (c Config) Validate() error {
 	}
 	if c.PageSize < minPageSize || c.PageSize > maxPageSize {
 		bad("collector.page_size: must be between %d and %d, got %d", minPageSize, maxPageSize, c.PageSize)
+	}
+	for i, dc := range c.Datacenters {
+		if strings.TrimSpace(dc) == "" {
+			bad("collector.datacenters[%d]: empty DC name", i)
+		}
+	}
+	if len(c.Datacenters) > 0 && c.Mode != ModeCluster {
+		bad("collector.datacenters: only in cluster mode (a sidecar reads its own node), got mode %q", c.Mode)
 	}
 	if c.NodeConcurrency < 1 || c.NodeConcurrency > maxNodeConcurrency {
 		bad("collector.node_concurrency: must be between 1 and %d, got %d", maxNodeConcurrency, c.NodeConcurrency)

@@ -22,6 +22,7 @@ func TestConfigValidate(t *testing.T) {
 		{"full valid config", func(c *Config) {
 			c.Hosts = []string{"10.0.0.1:19042", "cass-2.example", "[::1]:9042"}
 			c.Mode, c.Username, c.PasswordFile = ModeCluster, "partmon", "/run/secrets/pw"
+			c.Datacenters = []string{"eu-west", "eu-north"}
 			c.TLS = TLSConfig{Enabled: true, CAFile: "ca.pem", CertFile: "c.pem", KeyFile: "k.pem"}
 			c.Sources = map[string]SourceConfig{"settings": {Schedule: "0 * * * *", Timeout: time.Minute}, "top_partitions": {Enabled: &no}}
 		}, nil},
@@ -46,6 +47,10 @@ func TestConfigValidate(t *testing.T) {
 			"collector.max_retry_backoff: must be at least collector.retry_backoff (1m0s), got 1s"}},
 		{"page size", func(c *Config) { c.PageSize = 50000 }, []string{"collector.page_size: must be between 100 and 5000, got 50000"}},
 		{"node concurrency", func(c *Config) { c.NodeConcurrency = -1 }, []string{"collector.node_concurrency: must be between 1 and 1024, got -1"}},
+		{"datacenters in sidecar mode", func(c *Config) { c.Datacenters = []string{"dc1"} }, []string{
+			`collector.datacenters: only in cluster mode (a sidecar reads its own node), got mode "sidecar"`}},
+		{"empty datacenter", func(c *Config) { c.Mode, c.Datacenters = ModeCluster, []string{"dc1", " "} }, []string{
+			"collector.datacenters[1]: empty DC name"}},
 		{"nodetool runs", func(c *Config) {
 			c.NodetoolSampler = NodetoolSamplerConfig{Command: []string{"nodetool"}, MaxConcurrentRuns: 100}
 		}, []string{"collector.nodetool_sampler: nodetool sampler: max_concurrent_runs 100 must be between 1 and 64"}},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"slices"
 	"sort"
 	"time"
 
@@ -22,8 +23,9 @@ type target struct {
 }
 
 // targets resolves the nodes to read: the first host in sidecar mode; in
-// cluster mode every node of the last ring read (the configured hosts until
-// the ring is known). Results of nodes no longer targeted are dropped.
+// cluster mode every node of the last ring read in collector.datacenters
+// (the configured hosts until the ring is known). Results of nodes no longer
+// targeted are dropped.
 func (c *Collector) targets(ctx context.Context) ([]target, error) {
 	own, ownPort, err := c.resolveHost(ctx, c.cfg.Hosts[0])
 	if err != nil && c.cfg.Mode == ModeSidecar {
@@ -42,12 +44,19 @@ func (c *Collector) targets(ctx context.Context) ([]target, error) {
 		add(own, ownPort)
 	case len(c.ring()) > 0:
 		ports := c.configuredPorts(ctx)
-		for _, n := range c.ring() {
+		ring := c.ring()
+		for _, n := range ring {
+			if !c.readsDC(n.DC) {
+				continue
+			}
 			port, ok := ports[n.Address]
 			if !ok {
 				port = c.cfg.Port
 			}
 			add(n.Address, port)
+		}
+		if len(out) == 0 {
+			return nil, fmt.Errorf("no node of the ring is in collector.datacenters %v (the ring's DCs: %v)", c.cfg.Datacenters, ringDCs(ring))
 		}
 	default:
 		for _, h := range c.cfg.Hosts {
@@ -67,6 +76,24 @@ func (c *Collector) targets(ctx context.Context) ([]target, error) {
 	}
 	c.mu.Unlock()
 	return out, nil
+}
+
+// readsDC: the nodes of DC dc are read (collector.datacenters lists it, or
+// lists nothing).
+func (c *Collector) readsDC(dc string) bool {
+	return len(c.cfg.Datacenters) == 0 || slices.Contains(c.cfg.Datacenters, dc)
+}
+
+// ringDCs are the DCs of ring's nodes, sorted, each once.
+func ringDCs(ring []model.Node) []string {
+	var dcs []string
+	for _, n := range ring {
+		if !slices.Contains(dcs, n.DC) {
+			dcs = append(dcs, n.DC)
+		}
+	}
+	sort.Strings(dcs)
+	return dcs
 }
 
 func (c *Collector) configuredPorts(ctx context.Context) map[string]int {

@@ -26,6 +26,9 @@ type Options struct {
 	// Empty: every node in cluster mode, the collector's targeted nodes
 	// (NodeSummary.Targeted) in sidecar mode.
 	SpeakFor []string
+	// Datacenters, in cluster mode, are the DCs whose nodes' series are
+	// published (collector.datacenters; empty: every DC).
+	Datacenters []string
 	// TopK bounds the keys published per table and key metric; 0 means
 	// DefaultTopK, a negative value publishes none.
 	TopK int
@@ -77,7 +80,7 @@ func New(latest *publish.Latest, opts Options) *Exporter {
 	if bi.GoVersion == "" {
 		bi.GoVersion = version.GoVersion
 	}
-	e := &Exporter{latest: latest, audience: publish.NewAudience(opts.Cluster, opts.Mode, opts.SpeakFor), topK: topK, floor: opts.TableFloor, buildInfo: bi,
+	e := &Exporter{latest: latest, audience: publish.NewAudience(opts.Cluster, opts.Mode, opts.SpeakFor).ForDatacenters(opts.Datacenters), topK: topK, floor: opts.TableFloor, buildInfo: bi,
 		growth: tableGrowth, forecast: tableForecast}
 	if opts.Mode == publish.ModeSidecar {
 		e.growth, e.forecast = tableGrowthSidecar, tableForecastSidecar

@@ -227,7 +227,14 @@ for n in "${sizes[@]}"; do
     break # a size past the memory budget: the larger ones are past it too
   fi
 done
-# HOOK (for the merge): the cluster-mode and 10,000-table measurement on real nodes (the scale-cluster script beside this one) runs here.
+# The real-Cassandra half (scripts/scale-cluster.sh): cluster mode on 6 real
+# nodes and one node with 10,000 tables; PARTMON_SCALE_REAL=cluster, tables or
+# none picks (default all). It starts and stops its own clusters.
+real=${PARTMON_SCALE_REAL:-all} real_rc=0
+if [[ $real != none ]]; then
+  scripts/scale-cluster.sh "$real" || real_rc=$?
+fi
 [[ -f $DIR/floor.txt ]] && cat "$DIR/floor.txt"
 [[ -f $DIR/broke.txt ]] && cat "$DIR/broke.txt"
 "$DIR/bin/scale" report "$DIR"/results/*.json
+[[ $real_rc == 0 ]] || { say "the real-cluster measurements failed (scripts/scale-cluster.sh $real: exit $real_rc)"; exit 1; }

@@ -23,6 +23,7 @@ type benchCluster struct {
 	dir    string
 	script string // deploy/local/cluster
 	hosts  []string
+	dcs    []string // each node's DC, in hosts order
 }
 
 func openCluster(dir string) (*benchCluster, error) {
@@ -46,7 +47,33 @@ func openCluster(dir string) (*benchCluster, error) {
 	if len(c.hosts) == 0 {
 		return nil, fmt.Errorf("cluster in %s: cluster.env lists no HOSTS", dir)
 	}
+	for _, dc := range strings.Split(env["DCS"], ",") {
+		if dc = strings.TrimSpace(dc); dc != "" {
+			c.dcs = append(c.dcs, dc)
+		}
+	}
 	return c, nil
+}
+
+// replication is the benchmark keyspaces' replication: RF 3 in every DC,
+// or the DC's node count if smaller (the loader writes at ALL).
+func (c *benchCluster) replication() string {
+	nodes := map[string]int{}
+	var order []string
+	for _, dc := range c.dcs {
+		if nodes[dc] == 0 {
+			order = append(order, dc)
+		}
+		nodes[dc]++
+	}
+	if len(order) == 0 { // a cluster.env without DCS: the script's default DC
+		order, nodes["dc1"] = []string{"dc1"}, len(c.hosts)
+	}
+	parts := []string{"'class': 'NetworkTopologyStrategy'"}
+	for _, dc := range order {
+		parts = append(parts, fmt.Sprintf("'%s': %d", dc, min(3, nodes[dc])))
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 // session is a gocql session over every node, for creating and loading the

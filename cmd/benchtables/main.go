@@ -35,6 +35,8 @@ type options struct {
 	onlyCreate bool
 	loadChunk  int
 	loadFrom   int
+	loadLimit  int
+	requests   bool
 	longLife   time.Duration
 	estimates  time.Duration
 	jsonOut    string
@@ -59,11 +61,13 @@ func main() {
 	flag.IntVar(&o.runs, "runs", 5, "repetitions of every measurement; figures are medians")
 	flag.IntVar(&o.scrapes, "scrapes", 10, "/metrics scrapes per partmon run process")
 	flag.IntVar(&o.node, "node", 1, "the node measured (1-based)")
+	flag.BoolVar(&o.requests, "cql-requests", false, "print the CQL requests the cluster's nodes counted from other clients (system_views.clients), then exit")
+	flag.IntVar(&o.loadLimit, "load-tables", 0, "load data into the first N tables only, the rest stay empty and idle (0: every table)")
 	flag.IntVar(&o.workers, "workers", 4, "concurrent schema changes while creating tables, and concurrent writers while loading them")
 	flag.BoolVar(&o.populate, "populate", true, "create and load the tables (false: they exist from an earlier run)")
 	flag.IntVar(&o.loadChunk, "load-chunk", 100, "tables loaded between two flushes of every node (each flush is a nodetool JVM; fewer flushes are faster on a busy box, more memtables wait in the heap)")
-	flag.IntVar(&o.loadFrom, "populate-from", 0, "with --populate-only: the first table to create and load (the ones before it exist with their data)")
-	flag.BoolVar(&o.onlyCreate, "populate-only", false, "create and load the tables for the largest count, wait for their estimates and stop: a cluster to reuse with --populate=false")
+	flag.IntVar(&o.loadFrom, "populate-from", -1, "with --populate-only: the first table to create and load (the ones before it exist with their data; -1: as many as exist)")
+	flag.BoolVar(&o.onlyCreate, "populate-only", false, "create and load the tables up to each count of --tables in turn, wait for their estimates and stop: a cluster to reuse with --populate=false (scripts/scale-cluster.sh grows a schema in steps)")
 	flag.DurationVar(&o.longLife, "long-run", 70*time.Second, "life of the first partmon run process per table count, so that it lives through a scheduled (@every 1m) collection")
 	flag.DurationVar(&o.estimates, "estimates-timeout", 5*time.Minute, "how long to wait for system.table_estimates to list every table (0: no wait, tables without data are measured as they are)")
 	flag.StringVar(&o.jsonOut, "json", "", "also write the raw results to this JSON file")
@@ -93,6 +97,17 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if o.requests {
+		c, err := openCluster(o.dir)
+		if err == nil {
+			var n int64
+			if n, err = cqlRequests(ctx, c); err == nil {
+				fmt.Println(n)
+				return
+			}
+		}
+		fail(err)
+	}
 	results, err := benchmark(ctx, o)
 	if len(results) > 0 {
 		printSummary(os.Stdout, results, o)
@@ -157,11 +172,7 @@ func benchmark(ctx context.Context, o options) ([]*stageResult, error) {
 		logf("GC pauses not measured: %v", err)
 	}
 	if o.onlyCreate {
-		last := o.tables[len(o.tables)-1]
-		if err := grow(ctx, c, o.loadFrom, last, o); err != nil {
-			return nil, err
-		}
-		return nil, waitEstimates(ctx, c, last, o.estimates)
+		return nil, populateOnly(ctx, c, o)
 	}
 	var results []*stageResult
 	have := 0
@@ -202,8 +213,11 @@ func grow(ctx context.Context, c *benchCluster, from, to int, o options) error {
 		return err
 	}
 	defer s.Close()
-	if err := createTables(ctx, s, from, to, o.workers, min(3, len(c.hosts))); err != nil {
+	if err := createTables(ctx, s, from, to, o.workers, c.replication()); err != nil {
 		return err
+	}
+	if o.loadLimit > 0 {
+		to = min(to, o.loadLimit)
 	}
 	chunk := max(o.loadChunk, 1)
 	for lo := from; lo < to; lo += chunk {
@@ -265,4 +279,28 @@ func writeJSON(path string, results []*stageResult) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// populateOnly grows the schema from --populate-from (or the tables that
+// exist) to each count of --tables in turn, loads them and waits for their
+// estimates: the creation rate is a figure of its own at thousands of tables.
+func populateOnly(ctx context.Context, c *benchCluster, o options) error {
+	have := o.loadFrom
+	if have < 0 {
+		var err error
+		if have, err = existingTables(ctx, c); err != nil {
+			return err
+		}
+	}
+	for _, n := range o.tables {
+		if n <= have {
+			continue
+		}
+		if err := grow(ctx, c, have, n, o); err != nil {
+			return err
+		}
+		have = n
+	}
+	logf("the schema has %d benchmark tables", have)
+	return waitEstimates(ctx, c, have, o.estimates)
 }

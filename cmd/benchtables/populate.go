@@ -5,14 +5,15 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gocql/gocql"
 )
 
 // The benchmark tables: keyspaces bench_00, bench_01, ... of tablesPerKeyspace
-// tables each (RF 3 in dc1, or the node count if smaller, so every node of
-// the cluster holds every table), named t000, t001, ... Table i lives in keyspace i / tablesPerKeyspace.
+// tables each (RF 3 in every DC, or the DC's node count if smaller, so every
+// node of a 3-node cluster holds every table), named t000, t001, ... Table i lives in keyspace i / tablesPerKeyspace.
 const (
 	keyspacePrefix    = "bench_"
 	tablesPerKeyspace = 50
@@ -27,18 +28,22 @@ func keyspaceOf(i int) string { return fmt.Sprintf("%s%02d", keyspacePrefix, i/t
 func tableOf(i int) string    { return fmt.Sprintf("t%03d", i%tablesPerKeyspace) }
 
 // createTables grows the benchmark schema from `from` to `to` tables:
-// keyspaces first (replication factor rf), then the tables, `workers` at a
-// time (gocql waits for schema agreement after every change).
-func createTables(ctx context.Context, s *gocql.Session, from, to, workers, rf int) error {
+// keyspaces first, then the tables, `workers` at a time (gocql waits for
+// schema agreement after every change).
+func createTables(ctx context.Context, s *gocql.Session, from, to, workers int, replication string) error {
 	for k := from / tablesPerKeyspace; k*tablesPerKeyspace < to; k++ {
 		ks := keyspaceOf(k * tablesPerKeyspace)
-		stmt := fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': %d}", ks, rf)
+		stmt := "CREATE KEYSPACE IF NOT EXISTS " + ks + " WITH replication = " + replication
 		if err := s.Query(stmt).WithContext(ctx).Exec(); err != nil {
 			return fmt.Errorf("creating keyspace %s: %w", ks, err)
 		}
 	}
 	start := time.Now()
+	var created atomic.Int64
 	err := parallel(ctx, from, to, workers, func(i int) error {
+		if done := created.Add(1); done%500 == 0 {
+			logf("created %d of tables %d..%d: %.2f tables/s", done, from, to-1, float64(done)/time.Since(start).Seconds())
+		}
 		stmt := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s.%s (id int, ck int, v text, PRIMARY KEY (id, ck))", keyspaceOf(i), tableOf(i))
 		if err := s.Query(stmt).WithContext(ctx).Exec(); err != nil {
 			return fmt.Errorf("creating %s.%s: %w", keyspaceOf(i), tableOf(i), err)
@@ -51,7 +56,8 @@ func createTables(ctx context.Context, s *gocql.Session, from, to, workers, rf i
 	if err := s.AwaitSchemaAgreement(ctx); err != nil {
 		return fmt.Errorf("waiting for schema agreement: %w", err)
 	}
-	logf("created tables %d..%d in %.1f s", from, to-1, time.Since(start).Seconds())
+	took := time.Since(start).Seconds()
+	logf("created tables %d..%d in %.1f s (%.2f tables/s)", from, to-1, took, float64(to-from)/took)
 	return nil
 }
 
@@ -122,16 +128,21 @@ func waitEstimates(ctx context.Context, c *benchCluster, n int, bound time.Durat
 	}
 }
 
-// estimatedTables counts the benchmark tables among the first n that have a
-// non-zero partition count over host's primary ranges.
-func estimatedTables(ctx context.Context, host string, n int) (int, error) {
+// pinnedCluster is the config of a session that talks to host only.
+func pinnedCluster(host string) *gocql.ClusterConfig {
 	cc := gocql.NewCluster(host)
 	cc.ProtoVersion = 4
 	cc.HostFilter = gocql.WhiteListHostFilter(host)
 	cc.DisableInitialHostLookup = true
 	cc.Timeout = 30 * time.Second
 	cc.Consistency = gocql.One
-	s, err := cc.CreateSession()
+	return cc
+}
+
+// estimatedTables counts the benchmark tables among the first n that have a
+// non-zero partition count over host's primary ranges.
+func estimatedTables(ctx context.Context, host string, n int) (int, error) {
+	s, err := pinnedCluster(host).CreateSession()
 	if err != nil {
 		return 0, fmt.Errorf("connecting to %s: %w", host, err)
 	}
@@ -202,4 +213,29 @@ func parallel(outer context.Context, from, to, workers int, do func(int) error) 
 		return outer.Err()
 	}
 	return first
+}
+
+// existingTables counts the benchmark tables already created: the prefix of
+// 0, 1, 2, ... found in system_schema (a run stopped midway leaves a prefix,
+// as tables are handed out in order).
+func existingTables(ctx context.Context, c *benchCluster) (int, error) {
+	s, err := c.session()
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	have := map[string]bool{}
+	iter := s.Query("SELECT keyspace_name, table_name FROM system_schema.tables").WithContext(ctx).Iter()
+	var ks, tbl string
+	for iter.Scan(&ks, &tbl) {
+		have[ks+"."+tbl] = true
+	}
+	if err := iter.Close(); err != nil {
+		return 0, fmt.Errorf("reading system_schema.tables: %w", err)
+	}
+	n := 0
+	for have[keyspaceOf(n)+"."+tableOf(n)] {
+		n++
+	}
+	return n, nil
 }

@@ -194,8 +194,9 @@ func newDaemon(cfg Config, log *zap.Logger) (*daemon, error) {
 		log:       log,
 		collector: coll,
 		latest:    latest,
-		exporter:  exporter.New(latest, exporter.Options{Cluster: cfg.Cluster, Mode: mode, TopK: cfg.Thresholds.TopK, TableFloor: cfg.Metrics.TableFloor}),
-		history:   statefile.Load(cfg.State.File, cfg.Analysis.History, log),
+		exporter: exporter.New(latest, exporter.Options{Cluster: cfg.Cluster, Mode: mode, Datacenters: cfg.Collector.Datacenters,
+			TopK: cfg.Thresholds.TopK, TableFloor: cfg.Metrics.TableFloor}),
+		history: statefile.Load(cfg.State.File, cfg.Analysis.History, log),
 	}
 	if len(cfg.Alertmanager.URLs) == 0 {
 		return d, nil
@@ -208,6 +209,7 @@ func newDaemon(cfg Config, log *zap.Logger) (*daemon, error) {
 		Timeout:        cfg.Alertmanager.Timeout,
 		Cluster:        cfg.Cluster,
 		Mode:           mode,
+		Datacenters:    cfg.Collector.Datacenters,
 		Logger:         log.With(zap.String("component", "alertmanager")),
 	})
 	if err != nil {

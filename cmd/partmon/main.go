@@ -45,6 +45,7 @@ type common struct {
 	configFile string
 	hosts      string
 	mode       string
+	dcs        string
 	cluster    string
 	logLevel   string
 	logFormat  string
@@ -65,6 +66,7 @@ func (c *common) register(cmd *kingpin.CmdClause, defaultMode, defaultLogFormat 
 	flag("config.file", "YAML configuration file (see docs/configuration.md).", &c.configFile, "")
 	flag("hosts", "Comma-separated CQL contact points (host or host:port). In sidecar mode the first is the node partmon speaks for.", &c.hosts, "")
 	flag("mode", "sidecar (read and publish only the first host's node) or cluster (every node of the ring).", &c.mode, defaultMode)
+	flag("datacenters", "Cluster mode: comma-separated DCs whose nodes this partmon reads and speaks for (default: every DC); one partmon per DC shards a large ring.", &c.dcs, "")
 	flag("cluster", "Cluster name label; default: cluster_name from system.local.", &c.cluster, "")
 	flag("log.level", "Log level: debug, info, warn, error.", &c.logLevel, "info")
 	flag("log.format", "Log format: json or console.", &c.logFormat, defaultLogFormat)
@@ -88,7 +90,7 @@ func envVar(flag string) string {
 }
 
 // keyFlags are the config keys a common flag also sets.
-var keyFlags = map[string]string{"collector.hosts": "hosts", "collector.mode": "mode"}
+var keyFlags = map[string]string{"collector.hosts": "hosts", "collector.mode": "mode", "collector.datacenters": "datacenters"}
 
 // nameFlags adds to each error about a key that a flag also sets how to set
 // it there: a first run with no config file has only the flags.
@@ -116,6 +118,9 @@ func (c *common) load() (Config, error) {
 		}
 		if c.isSet("mode") || cfg.Collector.Mode == "" {
 			cfg.Collector.Mode = c.mode
+		}
+		if c.isSet("datacenters") {
+			cfg.Collector.Datacenters = splitList(c.dcs)
 		}
 		if c.isSet("cluster") {
 			cfg.Cluster = c.cluster

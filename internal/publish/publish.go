@@ -38,6 +38,7 @@ type Audience struct {
 	cluster  string
 	sidecar  bool
 	speakFor map[string]bool // node addresses; nil in sidecar mode = the report's Targeted nodes
+	dcs      map[string]bool // cluster mode sharded by DC: the DCs spoken for; nil = every DC
 }
 
 // NewAudience: cluster overrides the report's cluster name when set;
@@ -54,8 +55,26 @@ func NewAudience(cluster string, mode Mode, speakFor []string) Audience {
 	return a
 }
 
+// ForDatacenters narrows a cluster-mode audience to the nodes of dcs (none:
+// every DC), as collector.datacenters narrows the nodes read.
+func (a Audience) ForDatacenters(dcs []string) Audience {
+	if len(dcs) == 0 || a.sidecar {
+		return a
+	}
+	a.dcs = make(map[string]bool, len(dcs))
+	for _, dc := range dcs {
+		a.dcs[dc] = true
+	}
+	return a
+}
+
 // Sidecar is true in sidecar mode.
 func (a Audience) Sidecar() bool { return a.sidecar }
+
+// Shared is true when other partmons speak for the rest of the cluster (a
+// sidecar, or cluster mode for some DCs only), so they judge and publish the
+// same table-wide problems from their own nodes.
+func (a Audience) Shared() bool { return a.sidecar || a.dcs != nil }
 
 // ClusterName is the cluster label: the configured override, else the report's.
 func (a Audience) ClusterName(r *analyzer.Report) string {
@@ -66,11 +85,20 @@ func (a Audience) ClusterName(r *analyzer.Report) string {
 }
 
 // NodeFilter returns the predicate for node addresses of report r.
-// Cluster mode speaks for every node unless a set is configured; sidecar mode
+// Cluster mode speaks for every node unless a set or DCs are configured; sidecar mode
 // speaks for the configured set, else for the nodes the collector targeted.
 func (a Audience) NodeFilter(r *analyzer.Report) func(node string) bool {
 	if a.speakFor != nil {
 		return func(node string) bool { return a.speakFor[node] }
+	}
+	if a.dcs != nil {
+		inDCs := make(map[string]bool)
+		for _, n := range r.Nodes {
+			if a.dcs[n.DC] {
+				inDCs[n.Address] = true
+			}
+		}
+		return func(node string) bool { return inDCs[node] }
 	}
 	if !a.sidecar {
 		return func(string) bool { return true }

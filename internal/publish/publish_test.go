@@ -31,6 +31,7 @@ func TestParseMode(t *testing.T) {
 // The fixture's three nodes: only 127.0.0.1 is Targeted.
 func TestAudience(t *testing.T) {
 	r := reporttest.Cluster()
+	r.Nodes[2].DC = "dc2" // 127.0.0.3
 	tests := []struct {
 		name        string
 		audience    Audience
@@ -42,6 +43,14 @@ func TestAudience(t *testing.T) {
 			wantSpeaks: []string{"127.0.0.1", "127.0.0.2", "127.0.0.3"}, wantCluster: "demo"},
 		{name: "cluster speaking for one", audience: NewAudience("prod", ModeCluster, []string{"127.0.0.3"}),
 			wantSpeaks: []string{"127.0.0.3"}, wantCluster: "prod"},
+		{name: "cluster for dc2", audience: NewAudience("", ModeCluster, nil).ForDatacenters([]string{"dc2"}),
+			wantSpeaks: []string{"127.0.0.3"}, wantCluster: "demo"},
+		{name: "cluster for both DCs", audience: NewAudience("", ModeCluster, nil).ForDatacenters([]string{"dc2", "dc1"}),
+			wantSpeaks: []string{"127.0.0.1", "127.0.0.2", "127.0.0.3"}, wantCluster: "demo"},
+		{name: "cluster for a DC the ring lacks", audience: NewAudience("", ModeCluster, nil).ForDatacenters([]string{"dc9"}),
+			wantCluster: "demo"},
+		{name: "sidecar ignores DCs: the targeted node", audience: NewAudience("", ModeSidecar, nil).ForDatacenters([]string{"dc2"}),
+			wantSpeaks: []string{"127.0.0.1"}, wantOwn: "127.0.0.1", wantCluster: "demo"},
 		{name: "sidecar: the targeted node", audience: NewAudience("", ModeSidecar, nil),
 			wantSpeaks: []string{"127.0.0.1"}, wantOwn: "127.0.0.1", wantCluster: "demo"},
 		{name: "sidecar speaking for .2", audience: NewAudience("", ModeSidecar, []string{"127.0.0.2"}),
@@ -66,6 +75,9 @@ func TestAudience(t *testing.T) {
 			own, ok := tc.audience.OwnNode(r)
 			if ok != (tc.wantOwn != "") || own.Address != tc.wantOwn {
 				t.Errorf("OwnNode = %q, %v; want %q", own.Address, ok, tc.wantOwn)
+			}
+			if shared := tc.audience.Sidecar() || strings.HasPrefix(tc.name, "cluster for"); tc.audience.Shared() != shared {
+				t.Errorf("Shared = %v, want %v", !shared, shared)
 			}
 			if c := tc.audience.ClusterName(r); c != tc.wantCluster {
 				t.Errorf("ClusterName = %q, want %q", c, tc.wantCluster)
