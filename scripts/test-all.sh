@@ -9,9 +9,15 @@
 #     4.0 (PARTMON_TEST_VERSIONS="4.1" picks, "" leaves it out).
 #   side (scripts/test-side.sh): the truth corpus's CI subset on 5.0 nodes of its
 #     own, keys from the logs of fresh 4.x nodes, ownership on an unbalanced ring.
-# The two side chains start once the unit tests pass and the 5.0 cluster is up;
-# their logs are printed whole at the end. Where the time went: each step's
-# "took N s", and the slowest tests at the end (test-artifacts/test-times.tsv).
+# Side by side only where the box has the cores for it (PARTMON_TEST_PARALLEL,
+# default: 1 with 4 or more cores): make test is CPU-bound, and on 2 cores the
+# three chains together kept the box 100 % busy, made the main chain's fixture
+# load 5x slower and ran tests past their deadlines, for no shorter run. Then
+# the side chains start once the unit tests pass and the 5.0 cluster is up;
+# otherwise they run one after the other after the main chain. Their logs are
+# printed whole at the end. Where the time went: each step's "took N s", the
+# CPU each cluster's nodes used (at `cluster down`), and the slowest tests at
+# the end (test-artifacts/test-times.tsv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -108,21 +114,38 @@ fi
 start_pid=
 tail -1 "$START_LOG"
 
-# The side chains from here on, each in a session of its own (setsid) so that
-# it can be stopped as one; their output goes to their logs.
+# The side chains, each in a session of its own (setsid) so that it can be
+# stopped as one; their output goes to their logs. Side by side, they start
+# here; one after the other, after the main chain (below).
+PARALLEL=${PARTMON_TEST_PARALLEL:-$(( $(nproc) >= 4 ? 1 : 0 ))}
 versions=${PARTMON_TEST_VERSIONS-4.1 4.0}
-if [ -n "$versions" ]; then
-	# shellcheck disable=SC2086
-	GOLOG=$VERSIONS_GOLOG setsid scripts/test-versions.sh $versions >"$VERSIONS_LOG" 2>&1 &
-	chain_pids+=($!) chain_names+=(versions)
-	echo "== versions chain started (acceptance on Cassandra $versions): $VERSIONS_LOG"
+: >"$VERSIONS_LOG"
+start_chains() {
+	if [ -n "$versions" ]; then
+		# shellcheck disable=SC2086
+		GOLOG=$VERSIONS_GOLOG setsid scripts/test-versions.sh $versions >"$VERSIONS_LOG" 2>&1 &
+		chain_pids+=($!) chain_names+=(versions)
+		echo "== versions chain started (acceptance on Cassandra $versions): $VERSIONS_LOG"
+		[ "$PARALLEL" = 1 ] || wait_chain "${#chain_pids[@]}"
+	else
+		echo "== versions chain left out: PARTMON_TEST_VERSIONS is empty"
+	fi
+	GOLOG=$SIDE_GOLOG setsid scripts/test-side.sh >"$SIDE_LOG" 2>&1 &
+	chain_pids+=($!) chain_names+=(side)
+	echo "== side chain started (truth subset, logs, unbalanced ring): $SIDE_LOG"
+	[ "$PARALLEL" = 1 ] || wait_chain "${#chain_pids[@]}"
+}
+chains_failed=()
+# wait_chain N: waits for the Nth chain started (1-based).
+wait_chain() {
+	local i=$(($1 - 1))
+	wait "${chain_pids[$i]}" || chains_failed+=("${chain_names[$i]}")
+}
+if [ "$PARALLEL" = 1 ]; then
+	start_chains
 else
-	echo "== versions chain left out: PARTMON_TEST_VERSIONS is empty"
-	: >"$VERSIONS_LOG"
+	echo "== side chains after the main chain ($(nproc) cores; PARTMON_TEST_PARALLEL=1 runs them side by side)"
 fi
-GOLOG=$SIDE_GOLOG setsid scripts/test-side.sh >"$SIDE_LOG" 2>&1 &
-chain_pids+=($!) chain_names+=(side)
-echo "== side chain started (truth subset, logs, unbalanced ring): $SIDE_LOG"
 
 step "load fixtures with planted problems"
 "$FIXTURES" load
@@ -137,11 +160,15 @@ go test -count=1 -json -tags integration -timeout 40m -p 1 ./... 2>&1 |
 step "stop the 5.0 cluster"
 "$CLUSTER" down
 
-step "wait for the side chains"
-chains_failed=()
-for i in "${!chain_pids[@]}"; do
-	wait "${chain_pids[$i]}" || chains_failed+=("${chain_names[$i]}")
-done
+if [ "$PARALLEL" = 1 ]; then
+	step "wait for the side chains"
+	for i in "${!chain_pids[@]}"; do
+		wait_chain $((i + 1))
+	done
+else
+	step "the side chains, one after the other"
+	start_chains
+fi
 chain_pids=()
 for log in "$VERSIONS_LOG" "$SIDE_LOG"; do
 	echo "---- $log ----"
