@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A side chain of make test: what runs on small Cassandra clusters of its own,
-# beside the 5.0 suite and the 4.x acceptance suite (scripts/test-all.sh starts
-# all three once the unit tests pass; this one can also run alone):
+# apart from the 5.0 suite and the 4.x acceptance suite (scripts/test-all.sh
+# runs it after them on 2 cores, beside them on 4 or more; it can also run alone):
 #   1. the truth corpus's CI subset (scripts/truth.sh --ci) on a 3-node 5.0
 #      cluster of its own on 127.0.0.14-16, then taken down,
 #   2. partition keys from Cassandra's logs on fresh 4.1 and 4.0 nodes (127.0.0.44, .47),
