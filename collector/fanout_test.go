@@ -104,9 +104,15 @@ func TestFanOutWorkerPool(t *testing.T) {
 		t.Errorf("%d runs, %d at once; want 100 runs, 5 at once", runs.Load(), nodes.peak.Load())
 	}
 
+	// The runs hold one lock: without it the worker that counted the 3rd run
+	// could be descheduled before its cancel while the others ran all the
+	// rest (1 in ~150 runs: "99 runs after the context ended").
 	ctx, cancel := context.WithCancel(context.Background())
 	runs.Store(0)
+	var one sync.Mutex
 	c.fanOut(ctx, make([]target, 50), regs, func(context.Context, registration, target) error {
+		one.Lock()
+		defer one.Unlock()
 		if runs.Add(1) == 3 {
 			cancel()
 		}
