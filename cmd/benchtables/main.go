@@ -200,13 +200,12 @@ func benchmark(ctx context.Context, o options) ([]*stageResult, error) {
 	return results, nil
 }
 
-// --load-chunk is how many tables get their data between two flushes: every
-// memtable written holds at least one slab region (1 MiB) of heap until it
-// is flushed, and with ~1 MiB of metrics per table on top, writing 1,000
-// tables in one go ran 2 GiB nodes out of heap (the default is 100).
-
 // grow takes the schema from `from` to `to` tables, loads them a chunk at a
-// time and flushes every node after each chunk.
+// time and flushes every node after each chunk. --load-chunk is how many
+// tables get their data between two flushes: every memtable written holds at
+// least one slab region (1 MiB) of heap until it is flushed, and with ~1 MiB
+// of metrics per table on top, writing 1,000 tables in one go ran 2 GiB nodes
+// out of heap (the default is 100).
 func grow(ctx context.Context, c *benchCluster, from, to int, o options) error {
 	s, err := c.session()
 	if err != nil {
