@@ -33,14 +33,8 @@ COLLECTOR_TESTS='^(TestIntegrationEverySourceOnEveryNode|TestIntegrationAgreesWi
 ANALYZER_TESTS='^(TestOwnershipMatchesNodetool|TestFixturesFoundOnRealCluster|TestLowCardinalityFromKeyCountsOnRealCluster)$'
 TESTCLUSTER_TESTS='^TestClusterTopologyMatchesNodetool$'
 
-step_start=$(date +%s)
-step() {
-	local now; now=$(date +%s)
-	[ -n "${STEP:-}" ] && echo "== '$STEP' took $((now - step_start)) s"
-	STEP=$1; step_start=$now
-	[ -n "$STEP" ] && echo "== $STEP"
-	return 0
-}
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 
 # Addresses of their own, clear of the 5.0 suite (127.0.0.1-12) and of each other.
 first_ip() {

@@ -6,8 +6,8 @@
 #                             two-DC cluster on 127.0.0.64-67 (dc1 racks r1,r1,r2; dc2 r1),
 #                             each started here and stopped at the end; one-shot and daemon
 #   scripts/truth.sh --ci     the CI subset, one-shot only, on the cluster that is already
-#                             running in $PARTMON_CLUSTER_DIR (make test starts a 3-node
-#                             5.0 cluster for it, scripts/test-side.sh); nothing started
+#                             running in $PARTMON_CLUSTER_DIR (make test's fixture cluster,
+#                             or 5.0 nodes of its own in scripts/test-side.sh); nothing started
 #
 # Prints the confusion table; exits 1 when a planted problem was missed or a false
 # finding above info was given. Output (results JSON, partmon's JSON and logs, the
