@@ -2,6 +2,7 @@ package truth
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -83,5 +84,40 @@ func TestParseSamplerRunReadsTheErrorBound(t *testing.T) {
 	want := KeyCount{Key: "two words", Count: 41, Error: 3}
 	if got := run.Tables["ks.t"].Reads; len(got) != 1 || got[0] != want {
 		t.Errorf("parsed %+v, want %+v", got, want)
+	}
+}
+
+// The windows a report took a node's share from: the one-shot's every run
+// before the report was read, however far apart; a daemon's one run of
+// the report's pass.
+func TestPartmonWindows(t *testing.T) {
+	t0 := time.Date(2026, 12, 3, 8, 22, 52, 0, time.UTC)
+	run := func(start time.Time) SamplerRun { return SamplerRun{Start: start, End: start.Add(25 * time.Second)} }
+	first, second, daemonLater := run(t0), run(t0.Add(143*time.Second)), run(t0.Add(6*time.Minute))
+	starts := func(rs []SamplerRun) []time.Time {
+		var out []time.Time
+		for _, r := range rs {
+			out = append(out, r.Start)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name  string
+		obs   Observations
+		pass  time.Time
+		wants []SamplerRun
+	}{
+		{"one-shot: both windows, 143 s apart", Observations{SampledTwice: true, ReportRead: t0.Add(4 * time.Minute)}, time.Time{}, []SamplerRun{first, second}},
+		{"one-shot: a run that ended after the report is not in it", Observations{SampledTwice: true, ReportRead: t0.Add(time.Minute)}, time.Time{}, []SamplerRun{first}},
+		{"daemon, no pass known: the latest run before the report", Observations{ReportRead: t0.Add(5 * time.Minute)}, time.Time{}, []SamplerRun{second}},
+		{"daemon: the run of the pass", Observations{ReportRead: t0.Add(7 * time.Minute)}, t0.Add(10 * time.Second), []SamplerRun{first}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.obs.Samples = map[string][]SamplerRun{"n": {first, second, daemonLater}}
+			got := c.obs.partmonWindows("n", c.pass)
+			if g, w := starts(got), starts(c.wants); !slices.Equal(g, w) {
+				t.Errorf("windows starting %v, want %v", g, w)
+			}
+		})
 	}
 }
