@@ -11,7 +11,7 @@ import (
 // ruleHotPartition: a sampled key whose share of its table's sampled
 // operations on a replica reaches the hot-key thresholds. The share uses
 // count − error, the space-saving sampler's guaranteed count, and is graded
-// at what the sample's size assures (shareAssured: one ten-second window is
+// at what the sample's size assures (ShareAssured: one ten-second window is
 // one draw of the traffic; the value reported stays the sampled share); Cassandra's
 // READS sampler counts single-partition read commands (pages, digest reads)
 // and drops samples when its queue of 1,000 is full, ScyllaDB's counts

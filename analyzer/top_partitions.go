@@ -29,7 +29,7 @@ type hotKey struct {
 	upper      bool    // total is only a lower bound (a cut list's counts): share is at most
 	window     float64 // seconds
 	share      float64 // (count − error) ÷ total: low by the error, high when upper
-	// assured is the share the sample's size vouches for (shareAssured): the
+	// assured is the share the sample's size vouches for (ShareAssured): the
 	// rule grades it, so 15 of 60 operations is not a 25 % key.
 	assured float64
 	nodes   []string
@@ -202,7 +202,7 @@ type sampledShare struct {
 	from    string  // where total came from
 	upper   bool    // total is only a lower bound: share is at most
 	share   float64 // (count − error) ÷ total
-	assured float64 // shareAssured
+	assured float64 // ShareAssured
 	enough  bool    // above the traffic floor, with a total to trust
 	passes  int     // the sampler windows it was graded over
 }
@@ -243,7 +243,7 @@ func (ki *keyIndex) sampledShares(hps []model.HotPartition, tnOf func(ks, t stri
 		s.total = max(s.total, float64(hp.Count))
 		// count − error is the sampler's guaranteed count; never below 0.
 		s.share = float64(max(0, hp.Count-hp.Error)) / s.total
-		s.assured = shareAssured(float64(max(0, hp.Count-hp.Error)), s.total)
+		s.assured = ShareAssured(float64(max(0, hp.Count-hp.Error)), s.total)
 		// A sample of too few operations says nothing of heat (3 of 4 writes
 		// is 75 %): a key's hottest sample is its hottest one above the
 		// traffic floor, and only those place it on a replica.
@@ -319,13 +319,14 @@ func addShare(per []nodeShare, s nodeShare) []nodeShare {
 // is graded at (about 98 % one-sided).
 const hotKeyZ = 2
 
-// shareAssured is the Wilson score lower bound of count out of total at
+// ShareAssured is the Wilson score lower bound of count out of total at
 // hotKeyZ standard errors. A sampler window is one draw of the traffic: a
 // key at 23 % of a node's writes takes 15 of 60 (25 %) in four windows of
 // ten, while 300 of 1,200 vouches for 22.6 % and 1 of 1 for 20 %. Wilson's
 // bound stays inside [0, 1] and is sane at count = total, where the normal
-// approximation says the share is certain.
-func shareAssured(count, total float64) float64 {
+// approximation says the share is certain. Exported for the truth corpus,
+// which tells by it which of the one-shot's windows a key was graded at.
+func ShareAssured(count, total float64) float64 {
 	if total <= 0 || count <= 0 {
 		return 0
 	}

@@ -23,6 +23,7 @@ func TestWideUnknownOnlyWhereNoBoundDecides(t *testing.T) {
 		cells         int64
 		perRead       float64
 		scans         model.Ops
+		ttl           int    // default_time_to_live, seconds
 		wantNote      string // "" : no wide_partition note at all
 	}{
 		// The two kinds of needless notes.
@@ -48,12 +49,18 @@ func TestWideUnknownOnlyWhereNoBoundDecides(t *testing.T) {
 			maxBytes: 50 * mib, fragmentBytes: 50 * mib},
 		{name: "timestamp clustering in 1 MiB: at most 80,660 rows", cols: []model.Column{pk("sensor", "text", 0), ck("ts", "timestamp", 0, "desc"), col("v", "double")},
 			maxBytes: 1 * mib, perRead: 10},
+		// A default TTL bounds nothing: a write's USING TTL overrides it.
+		{name: "a default TTL does not decide", cols: intCK, maxBytes: 1 * mib, perRead: 500, ttl: 86_400,
+			wantNote: "room for at most 116,508 rows of at least 9 bytes"},
+		{name: "a TTL'd table's bytes decide", cols: intCK, maxBytes: 1 * mib, fragmentBytes: 152_321, perRead: 500, ttl: 86_400},
 		{name: "static-only or not, text clustering in 1 MiB leaves room", cols: []model.Column{pk("id", "text", 0), ck("c", "text", 0, "asc"), {Name: "s", Kind: "static", Type: "text"}},
 			maxBytes: 1 * mib, perRead: 1, wantNote: "room for at most 149,796 rows of at least 7 bytes"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			b := newSnap().ring("dc1", 1).keyspace("ks", simple("1"), table("t", c.cols...))
+			tb := table("t", c.cols...)
+			tb.DefaultTTLSeconds = c.ttl
+			b := newSnap().ring("dc1", 1).keyspace("ks", simple("1"), tb)
 			b.stats("h01", "ks", "t", model.TableStats{MaxPartitionBytes: c.maxBytes, MaxFragmentBytes: c.fragmentBytes, MeanPartitionBytes: 1 * kib,
 				MaxCellsPerPartition: c.cells, LocalScans: c.scans,
 				RowsPerRead: model.Distribution{Count: 10, P50: c.perRead, P99: c.perRead, Max: c.perRead}})

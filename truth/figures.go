@@ -32,6 +32,10 @@ type Observations struct {
 	// report was read; later runs cannot be in it.
 	Samples    map[string][]SamplerRun `json:"samples,omitempty"`
 	ReportRead time.Time               `json:"report_read"`
+	// SampledTwice: the report is the one-shot's, which samples every node
+	// twice (collector.SampleAgain) and grades a key at the lower of the
+	// two windows; a daemon's report takes one window of one pass.
+	SampledTwice bool `json:"sampled_twice,omitempty"`
 }
 
 // FigureCheck compares one figure of a finding with nodetool (or with the
@@ -382,17 +386,18 @@ func tombstoneChecks(f *Finding, nodes []string, tk string, fc figureContext) []
 	return out
 }
 
-// hotKeyChecks holds a hot key's share to what nodetool profileload sampled
-// on each of its nodes.
+// hotKeyChecks holds a hot key's share on each of its nodes to what
+// nodetool printed for the window partmon graded it at (hotwindows.go),
+// and to an independent nodetool profileload sample of a later window.
 func hotKeyChecks(f *Finding, nodes []string, tk string, fc figureContext) []FigureCheck {
 	var out []FigureCheck
 	reads, writes := samplersOf(f.Summary)
 	if f.PartitionKey == "" {
 		return nil
 	}
-	// The window partmon's summary reports: its node's run that lists the
-	// key with partmon's count. Every node of one pass is sampled at once,
-	// so the other replicas' runs are the ones that started nearest to it.
+	// A daemon's report shows one pass: its node's run that lists the key
+	// with partmon's count. Every node of one pass is sampled at once, so
+	// the other replicas' runs are the ones that started nearest to it.
 	var pass time.Time
 	if runs := fc.obs.Samples[f.Node]; len(runs) > 0 {
 		if run, ok := sameWindow(runs, fc.obs.ReportRead, tk, f.PartitionKey, sampledCount(f.Summary), reads, writes); ok {
@@ -400,17 +405,8 @@ func hotKeyChecks(f *Finding, nodes []string, tk string, fc figureContext) []Fig
 		}
 	}
 	for _, n := range nodes {
-		if run, ok := runOfValue(fc.obs.Samples[n], pass, tk, f.PartitionKey, reads, writes, f.valueOn(n)); ok {
-			p := run.Tables[tk]
-			share, total := p.Share(f.PartitionKey, reads, writes)
-			switch {
-			case total == 0:
-				out = append(out, newCheck(f, n, 0, "partmon's own nodetool profileload run on the node lists no such key", 10))
-			case !run.cut(reads, writes):
-				out = append(out, newCheck(f, n, share, fmt.Sprintf("the key's share of the %d operations nodetool profileload printed for partmon's own %s window on the node",
-					total, run.End.Sub(run.Start).Round(time.Second)), 10))
-			}
-			// A cut list has no total: the independent sample below is the check.
+		if c, ok := gradedWindowCheck(f, n, fc.obs.partmonWindows(n, pass), tk, opsOf(reads, writes)); ok {
+			out = append(out, c)
 		}
 		if p, ok := fc.obs.Profiles[n][tk]; ok {
 			share, total := p.Share(f.PartitionKey, reads, writes)
@@ -423,23 +419,6 @@ func hotKeyChecks(f *Finding, nodes []string, tk string, fc figureContext) []Fig
 		}
 	}
 	return out
-}
-
-// runNear is the run that started nearest to t (the latest run when t is zero).
-func runNear(runs []SamplerRun, t time.Time) (SamplerRun, bool) {
-	if len(runs) == 0 {
-		return SamplerRun{}, false
-	}
-	if t.IsZero() {
-		return runs[len(runs)-1], true
-	}
-	best := runs[0]
-	for _, r := range runs[1:] {
-		if r.Start.Sub(t).Abs() < best.Start.Sub(t).Abs() {
-			best = r
-		}
-	}
-	return best, true
 }
 
 var sampledCountRE = regexp.MustCompile(`\(([\d,]+) ± [\d,]+ of [\d,]+ operations`)

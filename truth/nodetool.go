@@ -186,6 +186,9 @@ func parseStatus(out string) ([]StatusNode, error) {
 type KeyCount struct {
 	Key   string `json:"key"`
 	Count int64  `json:"count"`
+	// Error is the row's "+/-": the space-saving sampler may have counted
+	// up to that many operations of other keys as this one's.
+	Error int64 `json:"error,omitempty"`
 }
 
 // Profile is one table's sampled operations on one node.

@@ -427,7 +427,7 @@ func (r *runner) stats(ctx context.Context, when string) map[string]map[string]T
 // observe asks nodetool for the figures the findings (and the planted
 // problems) speak of, while the traffic still runs.
 func (r *runner) observe(ctx context.Context, rep *Report, start map[string]map[string]TableStat, phase string, read time.Time) (*Observations, error) {
-	obs := &Observations{StatsStart: start, ReportRead: read}
+	obs := &Observations{StatsStart: start, ReportRead: read, SampledTwice: phase == PhaseOneShot}
 	samples, err := loadSamplerRuns(filepath.Join(r.opt.OutDir, phase+"-profileload"))
 	if err != nil {
 		r.res.Notes = append(r.res.Notes, "partmon's own profileload runs: "+err.Error())

@@ -2,7 +2,6 @@ package truth
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -155,7 +154,8 @@ func parseSamplerRun(out string) SamplerRun {
 		if err != nil {
 			continue
 		}
-		kc := KeyCount{Key: strings.Join(f[1:len(f)-2], " "), Count: count}
+		errBound, _ := strconv.ParseInt(f[len(f)-1], 10, 64)
+		kc := KeyCount{Key: strings.Join(f[1:len(f)-2], " "), Count: count, Error: errBound}
 		p := run.Tables[f[0]]
 		if op == "read" {
 			p.Reads = append(p.Reads, kc)
@@ -217,37 +217,4 @@ func sameWindow(runs []SamplerRun, before time.Time, table, key string, count in
 		return SamplerRun{}, false
 	}
 	return *latest, true
-}
-
-// passSpread: the runs of one collection's sampler passes on a node start
-// within it (the one-shot samples twice, ~15 s apart: collector.SampleAgain);
-// a daemon's passes are minutes apart.
-const passSpread = time.Minute
-
-// runOfValue is the run partmon took a node's value from: of the node's
-// runs that started within passSpread of pass (of its latest run when pass
-// is not known: a finding of several nodes names none to match), the one
-// whose share of the key is nearest to value (the one-shot grades a key at
-// the lower of its two windows, which may be either); runNear without such
-// runs.
-func runOfValue(runs []SamplerRun, pass time.Time, table, key string, reads, writes bool, value float64) (SamplerRun, bool) {
-	if pass.IsZero() && len(runs) > 0 {
-		pass = runs[len(runs)-1].Start
-	}
-	var best *SamplerRun
-	bestGap := math.Inf(1)
-	for i := range runs {
-		r := &runs[i]
-		if r.Start.Sub(pass).Abs() > passSpread {
-			continue
-		}
-		share, _ := r.Tables[table].Share(key, reads, writes)
-		if gap := math.Abs(share - value); gap < bestGap {
-			best, bestGap = r, gap
-		}
-	}
-	if best == nil {
-		return runNear(runs, pass)
-	}
-	return *best, true
 }

@@ -64,12 +64,14 @@ func TestRecorderKeepsProfileloadRuns(t *testing.T) {
 	}
 }
 
+// A daemon's report shows one window of one pass: the run whose count
+// partmon prints, not the latest.
 func TestHotKeyChecksHoldPartmonToItsOwnWindow(t *testing.T) {
 	const tk = "truth_orders_country.orders_by_country"
 	t0 := time.Date(2026, 12, 2, 2, 47, 0, 0, time.UTC)
 	runOf := func(start time.Time, us, de int64) SamplerRun {
 		return SamplerRun{Start: start, End: start.Add(12 * time.Second), ReadsListed: 2,
-			Tables: map[string]Profile{tk: {Reads: []KeyCount{{"US", us}, {"DE", de}}}}}
+			Tables: map[string]Profile{tk: {Reads: []KeyCount{{Key: "US", Count: us}, {Key: "DE", Count: de}}}}}
 	}
 	earlier, later := runOf(t0, 56, 41), runOf(t0.Add(3*time.Minute), 62, 32)
 	cut := later
@@ -79,7 +81,7 @@ func TestHotKeyChecksHoldPartmonToItsOwnWindow(t *testing.T) {
 			PartitionKey: "US", Value: share,
 			Summary: "key US takes x of " + tk + "'s sampled reads on 127.0.0.63 (" + strconv.Itoa(count) + " ± 0 of " + strconv.Itoa(total) + " operations, sampler total)"}
 	}
-	independent := map[string]map[string]Profile{"127.0.0.63": {tk: {Reads: []KeyCount{{"US", 200}, {"DE", 70}}}}}
+	independent := map[string]map[string]Profile{"127.0.0.63": {tk: {Reads: []KeyCount{{Key: "US", Count: 200}, {Key: "DE", Count: 70}}}}}
 	for _, c := range []struct {
 		name    string
 		f       *Finding
@@ -128,39 +130,4 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
-}
-
-// The one-shot's two windows on a node: the check takes the window the
-// node's value came from (the lower of two, either one), never a daemon
-// pass minutes away.
-func TestRunOfValue(t *testing.T) {
-	t0 := time.Date(2026, 12, 3, 3, 0, 0, 0, time.UTC)
-	run := func(start time.Time, hot, other int64) SamplerRun {
-		return SamplerRun{Start: start, End: start.Add(10 * time.Second), Tables: map[string]Profile{
-			"ks.t": {Reads: []KeyCount{{Key: "k", Count: hot}, {Key: "o", Count: other}}}}}
-	}
-	runs := []SamplerRun{run(t0, 40, 60), run(t0.Add(15*time.Second), 30, 70), run(t0.Add(3*time.Minute), 31, 69)}
-	cases := []struct {
-		value float64
-		want  time.Time
-	}{
-		{0.4, t0},
-		{0.3, t0.Add(15 * time.Second)},
-		{0.31, t0.Add(15 * time.Second)}, // the daemon pass 3 minutes on is not partmon's window
-	}
-	for _, c := range cases {
-		got, ok := runOfValue(runs, t0, "ks.t", "k", true, false, c.value)
-		if !ok || !got.Start.Equal(c.want) {
-			t.Errorf("value %g: run at %s, want %s", c.value, got.Start, c.want)
-		}
-	}
-	// A finding of several nodes names no node whose run gives the pass:
-	// the latest run's pass, both its windows.
-	oneshot := runs[:2]
-	if got, ok := runOfValue(oneshot, time.Time{}, "ks.t", "k", true, false, 0.4); !ok || !got.Start.Equal(t0) {
-		t.Errorf("no pass known: %s, want the first window of the latest pass (%s)", got.Start, t0)
-	}
-	if got, ok := runOfValue(runs, time.Time{}, "ks.t", "k", true, false, 0.4); !ok || !got.Start.Equal(runs[2].Start) {
-		t.Errorf("no pass known: %s, want the latest daemon pass", got.Start)
-	}
 }

@@ -117,6 +117,15 @@ func TestStatusPage(t *testing.T) {
 	if strings.Contains(page, "<script>") {
 		t.Error("a finding's text reached the page unescaped")
 	}
+	// One card per problem: the low cardinality rides in its table's
+	// oversized card, never a card of its own.
+	var cards []string
+	for _, m := range cardRE.FindAllStringSubmatch(page, -1) {
+		cards = append(cards, m[2])
+	}
+	if got := strings.Join(cards, ","); got != "f-oversized,f-hotrange,f-skew,f-xss" {
+		t.Errorf("cards %s, want one per problem: f-oversized,f-hotrange,f-skew,f-xss", got)
+	}
 	st := parseSVG(t, page)
 	// Three single-token nodes: three owner arcs, the background ring and a dot per token.
 	if st.paths != 3 || st.circles != 4 || st.texts != 3 {
