@@ -218,3 +218,23 @@ groups:
 		}
 	}
 }
+
+func TestComparedNumbers(t *testing.T) {
+	for _, c := range []struct {
+		expr string
+		want []float64
+	}{
+		{`x > 2 * 3600`, []float64{7200}},
+		{`(x >= bool 1e3) + (y < bool (900))`, []float64{1000, 900}},
+		{`x >= bool on () group_left () max(y)`, nil},
+		{`topk(10, x) * 2`, nil},
+	} {
+		got, err := ComparedNumbers(c.expr)
+		if err != nil {
+			t.Fatalf("%s: %v", c.expr, err)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: compared numbers %v, want %v", c.expr, got, c.want)
+		}
+	}
+}
