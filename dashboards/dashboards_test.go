@@ -9,7 +9,7 @@ import (
 
 	"github.com/prometheus/prometheus/model/labels"
 
-	"github.com/partmon/partmon/internal/promexpr"
+	"github.com/partmon/partmon/tools/promexpr"
 )
 
 // The dashboards and their uids: links and provisioning use these, so they

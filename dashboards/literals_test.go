@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/internal/promexpr"
+	"github.com/partmon/partmon/tools/promexpr"
 )
 
 // TestDashboardsWriteNoThreshold: no colour step and no query comparison of

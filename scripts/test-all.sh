@@ -60,7 +60,7 @@ done
 # go test -json through testsummary: go test's usual lines, and a count of the
 # packages that really ran a test (one whose every test skipped is counted apart).
 TESTSUMMARY=$PWD/test-artifacts/testsummary
-go build -o "$TESTSUMMARY" ./cmd/testsummary
+go build -o "$TESTSUMMARY" ./tools/cmd/testsummary
 export TESTSUMMARY
 
 # The 5.0 cluster starts while lint and the unit tests run; its log says how it

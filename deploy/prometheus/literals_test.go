@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/internal/promexpr"
+	"github.com/partmon/partmon/tools/promexpr"
 )
 
 // TestRulesWriteNoThreshold: no rule compares with a number that is one of
