@@ -37,7 +37,7 @@ demo-down:
 bench: build
 	scripts/bench.sh
 
-## scale: a fleet of sidecars (cmd/fleet, partmon's real exporter over a captured
+## scale: a fleet of sidecars (tools/cmd/fleet, partmon's real exporter over a captured
 ## snapshot) scraped by a Prometheus agent into a remote-write store, the shipped
 ## rules in vmalert, a real Alertmanager, at 10, 100 and 300 sidecars × 1,000
 ## tables (docs/scale.md). Not part of make test.
@@ -51,7 +51,7 @@ scale:
 faults:
 	scripts/faults.sh
 
-## truth: the truth corpus (truth/scenarios) on real clusters of its own (127.0.0.61-67),
+## truth: the truth corpus (tools/truth/scenarios) on real clusters of its own (127.0.0.61-67),
 ## judged against its truth and nodetool: a confusion table per kind (docs/detection.md).
 truth: build
 	scripts/truth.sh

@@ -20,8 +20,8 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/internal/publish"
-	"github.com/partmon/partmon/internal/reporttest"
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/tools/reporttest"
 )
 
 // amReceiver is a stand-in Alertmanager endpoint on loopback that records

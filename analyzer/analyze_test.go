@@ -11,7 +11,7 @@ import (
 	"github.com/partmon/partmon/model"
 )
 
-// plantedSnapshot mirrors cmd/fixturetool: three nodes, node 1
+// plantedSnapshot mirrors tools/cmd/fixturetool: three nodes, node 1
 // owning half the ring; pm_big with a 120 MiB key on its three replicas,
 // pm_hot (RF 1) hammered on one key, pm_tomb read through tombstones,
 // pm_lowcard keyed by an order status, pm_ts an unbucketed series of 60 MiB

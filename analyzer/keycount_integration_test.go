@@ -14,9 +14,9 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/collector"
-	"github.com/partmon/partmon/internal/testcluster"
-	"github.com/partmon/partmon/internal/testkit"
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/tools/testcluster"
+	"github.com/partmon/partmon/tools/testkit"
 )
 
 // TestLowCardinalityFromKeyCountsOnRealCluster: with the nodetool runner

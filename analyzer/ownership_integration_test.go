@@ -16,8 +16,8 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/partmon/partmon/internal/testcluster"
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/tools/testcluster"
 )
 
 // These tests compare EffectiveOwnership with the real `nodetool status

@@ -346,3 +346,16 @@ func (t Thresholds) Bounds() []NamedThreshold {
 	}
 	return out
 }
+
+// BoundsByValue maps each of Bounds' values to its threshold, 0 and 1 left
+// out (a yes or a no, never only a threshold): a test looks numbers up in it
+// to catch a threshold written as a literal.
+func (t Thresholds) BoundsByValue() map[float64]NamedThreshold {
+	out := map[float64]NamedThreshold{}
+	for _, b := range t.Bounds() {
+		if b.Value != 0 && b.Value != 1 {
+			out[b.Value] = b
+		}
+	}
+	return out
+}

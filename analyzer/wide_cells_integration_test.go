@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/internal/testcluster"
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/tools/testcluster"
 )
 
 // TestWidePartitionFromCellsOnRealCluster: with the nodetool runner

@@ -13,7 +13,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/internal/testcluster"
+	"github.com/partmon/partmon/tools/testcluster"
 )
 
 // Cassandra has no per-partition row count over CQL. What it has is

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/internal/testcluster"
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/tools/testcluster"
 )
 
 // TestWideUnknownOnlyWhereNoBoundDecidesOnRealCluster holds the rule to the

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/collector/internal/cql"
-	"github.com/partmon/partmon/internal/testkit"
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/tools/testkit"
 	"go.uber.org/zap"
 )
 

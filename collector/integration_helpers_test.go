@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/partmon/partmon/internal/testcluster"
-	"github.com/partmon/partmon/internal/testkit"
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/tools/testcluster"
+	"github.com/partmon/partmon/tools/testkit"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 )

@@ -19,8 +19,8 @@ import (
 
 	"github.com/gocql/gocql"
 	"github.com/partmon/partmon/collector/internal/cql"
-	"github.com/partmon/partmon/internal/testcluster"
-	"github.com/partmon/partmon/internal/testkit"
+	"github.com/partmon/partmon/tools/testcluster"
+	"github.com/partmon/partmon/tools/testkit"
 )
 
 // cassandraNodeSources are partmon's node-scope sources for Cassandra.

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/collector/internal/cql"
-	"github.com/partmon/partmon/internal/testkit"
+	"github.com/partmon/partmon/tools/testkit"
 )
 
 // TestDiagnose: each kind of failure gets its cause without the driver's

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/partmon/partmon/internal/testcluster"
-	"github.com/partmon/partmon/internal/testkit"
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/tools/testcluster"
+	"github.com/partmon/partmon/tools/testkit"
 )
 
 // TestIntegrationNodetoolRunsBounded: cluster mode over every node of the

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/collector/internal/nodetool"
-	"github.com/partmon/partmon/internal/testcluster"
-	"github.com/partmon/partmon/internal/testkit"
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/tools/testcluster"
+	"github.com/partmon/partmon/tools/testkit"
 )
 
 const (

@@ -10,8 +10,8 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
-	"github.com/partmon/partmon/internal/testcluster"
-	"github.com/partmon/partmon/internal/testkit"
+	"github.com/partmon/partmon/tools/testcluster"
+	"github.com/partmon/partmon/tools/testkit"
 )
 
 // TestSampleAgainKeepsBothWindows: the one-shot's second sampler pass on

@@ -1,7 +1,6 @@
 package collector
 
 import (
-	"maps"
 	"sort"
 
 	"github.com/partmon/partmon/model"
@@ -83,54 +82,10 @@ func (c *Collector) targetAddresses() map[string]bool {
 	return out
 }
 
+// mergeCluster copies what a cluster-wide source read into dst: the
+// collector fills Taken, PerNode and Sources itself.
 func mergeCluster(dst, src *model.Snapshot) {
-	if src.Cluster != "" {
-		dst.Cluster = src.Cluster
-	}
-	if src.Engine != model.EngineUnknown {
-		dst.Engine = src.Engine
-	}
-	if src.Version != "" {
-		dst.Version = src.Version
-	}
-	if src.Partitioner != "" {
-		dst.Partitioner = src.Partitioner
-	}
-	if src.Nodes != nil {
-		dst.Nodes = make([]model.Node, len(src.Nodes))
-		for i, n := range src.Nodes {
-			n.Tokens = append([]int64(nil), n.Tokens...)
-			dst.Nodes[i] = n
-		}
-	}
-	if src.Schema.Keyspaces != nil {
-		dst.Schema = cloneSchema(src.Schema)
-	}
-}
-
-func cloneSchema(s model.Schema) model.Schema {
-	out := model.Schema{Keyspaces: make([]model.Keyspace, len(s.Keyspaces))}
-	for i, ks := range s.Keyspaces {
-		ks.Replication = maps.Clone(ks.Replication)
-		tables := make([]model.Table, len(ks.Tables))
-		for j, t := range ks.Tables {
-			t.Columns = append([]model.Column(nil), t.Columns...)
-			t.Compaction = maps.Clone(t.Compaction)
-			indexes := make([]model.Index, len(t.Indexes))
-			for x, ix := range t.Indexes {
-				ix.Options = maps.Clone(ix.Options)
-				indexes[x] = ix
-			}
-			if t.Indexes == nil {
-				indexes = nil
-			}
-			t.Indexes = indexes
-			tables[j] = t
-		}
-		ks.Tables = tables
-		out.Keyspaces[i] = ks
-	}
-	return out
+	mergeFields(dst, src, replaceLists, "Taken", "PerNode", "Sources")
 }
 
 // tableFieldOwner is implemented by sources that own TableStats fields: they
@@ -140,8 +95,9 @@ type tableFieldOwner interface {
 }
 
 // mergeNode copies what one source read into dst. Sources own disjoint
-// fields; those that do not say which copy their non-zero ones. LoadBytes is
-// the one field two sources set (disk usage, then gossip load, which wins).
+// fields; those that do not say which copy their set ones. LoadBytes is the
+// one field two sources set (disk usage, then gossip load, which wins). The
+// collector fills the node's identity itself.
 func mergeNode(dst, src *model.NodeData, from Source) {
 	for _, ts := range src.Tables {
 		d := dst.Tables[model.TableKey(ts.Keyspace, ts.Table)]
@@ -154,48 +110,8 @@ func mergeNode(dst, src *model.NodeData, from Source) {
 		if m, ok := from.(tableFieldOwner); ok {
 			m.copyOwnFields(d, ts)
 		} else {
-			copyNonZeroFields(d, ts)
+			mergeFields(d, ts, replaceLists)
 		}
 	}
-	dst.TopPartitions = append(dst.TopPartitions, src.TopPartitions...)
-	dst.LargePartitions = append(dst.LargePartitions, src.LargePartitions...)
-	dst.LargeRows = append(dst.LargeRows, src.LargeRows...)
-	dst.LargeCells = append(dst.LargeCells, src.LargeCells...)
-	dst.HotPartitions = append(dst.HotPartitions, src.HotPartitions...)
-	dst.LogEvidence = append(dst.LogEvidence, src.LogEvidence...)
-	dst.ThreadPools = append(dst.ThreadPools, src.ThreadPools...)
-	if src.LoadBytes != 0 {
-		dst.LoadBytes = src.LoadBytes
-	}
-	if src.GossipLoad != nil {
-		dst.GossipLoad = maps.Clone(src.GossipLoad)
-	}
-	if src.Settings != nil {
-		dst.Settings = maps.Clone(src.Settings)
-	}
-}
-
-// copyNonZeroFields copies the fields a source set, for sources that are not
-// a tableFieldOwner: a zero means "not read".
-func copyNonZeroFields(dst, src *model.TableStats) {
-	setIf := func(d *int64, s int64) {
-		if s != 0 {
-			*d = s
-		}
-	}
-	setIf(&dst.MaxPartitionBytes, src.MaxPartitionBytes)
-	setIf(&dst.MeanPartitionBytes, src.MeanPartitionBytes)
-	setIf(&dst.PartitionsEstimate, src.PartitionsEstimate)
-	setIf(&dst.DiskUsageBytes, src.DiskUsageBytes)
-	setIf(&dst.MaxSSTableBytes, src.MaxSSTableBytes)
-	for _, p := range []struct{ d, s *model.Ops }{{&dst.LocalReads, &src.LocalReads}, {&dst.LocalWrites, &src.LocalWrites}, {&dst.LocalScans, &src.LocalScans}} {
-		if *p.s != (model.Ops{}) {
-			*p.d = *p.s
-		}
-	}
-	for _, p := range []struct{ d, s *model.Distribution }{{&dst.TombstonesPerRead, &src.TombstonesPerRead}, {&dst.RowsPerRead, &src.RowsPerRead}} {
-		if *p.s != (model.Distribution{}) {
-			*p.d = *p.s
-		}
-	}
+	mergeFields(dst, src, appendLists, "HostID", "Address", "Tables")
 }

@@ -3,9 +3,9 @@ package dashboards
 import (
 	"testing"
 
-	"github.com/partmon/partmon/internal/metriccontract"
-	"github.com/partmon/partmon/internal/promexpr"
-	"github.com/partmon/partmon/internal/testkit"
+	"github.com/partmon/partmon/tools/metriccontract"
+	"github.com/partmon/partmon/tools/promexpr"
+	"github.com/partmon/partmon/tools/testkit"
 )
 
 // rulesFile holds the alerting rules; the dashboards' queries and the rules

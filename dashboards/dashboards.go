@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/partmon/partmon/internal/promexpr"
+	"github.com/partmon/partmon/tools/promexpr"
 )
 
 // Dashboard is the part of a Grafana dashboard model partmon's tests read.

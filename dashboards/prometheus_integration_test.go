@@ -19,9 +19,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/partmon/partmon/internal/promexpr"
-	"github.com/partmon/partmon/internal/promtest"
-	"github.com/partmon/partmon/internal/testkit"
+	"github.com/partmon/partmon/tools/promexpr"
+	"github.com/partmon/partmon/tools/promtest"
+	"github.com/partmon/partmon/tools/testkit"
 )
 
 // startPrometheus runs Prometheus scraping the golden exposition with the

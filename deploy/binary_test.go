@@ -18,7 +18,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/partmon/partmon/internal/testkit"
+	"github.com/partmon/partmon/tools/testkit"
 )
 
 var (

@@ -26,7 +26,7 @@ import (
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/dashboards"
-	"github.com/partmon/partmon/internal/testkit"
+	"github.com/partmon/partmon/tools/testkit"
 )
 
 // repoRoot is where the paths the deployment files name are relative to.

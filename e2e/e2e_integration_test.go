@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/partmon/partmon/internal/promtest"
-	"github.com/partmon/partmon/internal/testcluster"
-	"github.com/partmon/partmon/internal/testkit"
+	"github.com/partmon/partmon/tools/promtest"
+	"github.com/partmon/partmon/tools/testcluster"
+	"github.com/partmon/partmon/tools/testkit"
 )
 
 const (

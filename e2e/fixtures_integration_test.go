@@ -14,7 +14,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/internal/testcluster"
+	"github.com/partmon/partmon/tools/testcluster"
 )
 
 // pm_e2e is this test's own keyspace: RF 3, one partition of e2ePartitionBytes,

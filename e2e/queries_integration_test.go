@@ -14,8 +14,8 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/dashboards"
-	"github.com/partmon/partmon/internal/promexpr"
-	"github.com/partmon/partmon/internal/promtest"
+	"github.com/partmon/partmon/tools/promexpr"
+	"github.com/partmon/partmon/tools/promtest"
 )
 
 // expectedAbsent are the metrics partmon may not publish for what a query

@@ -14,7 +14,7 @@ import (
 
 	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/internal/promtest"
+	"github.com/partmon/partmon/tools/promtest"
 )
 
 // Counters of partmon's alert pusher.

@@ -21,10 +21,10 @@ import (
 
 	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/internal/promexpr"
-	"github.com/partmon/partmon/internal/promtest"
-	"github.com/partmon/partmon/internal/testcluster"
-	"github.com/partmon/partmon/internal/testkit"
+	"github.com/partmon/partmon/tools/promexpr"
+	"github.com/partmon/partmon/tools/promtest"
+	"github.com/partmon/partmon/tools/testcluster"
+	"github.com/partmon/partmon/tools/testkit"
 )
 
 // perProcessMetrics are published by every partmon about itself (or its

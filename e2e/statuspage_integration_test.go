@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/internal/promtest"
+	"github.com/partmon/partmon/tools/promtest"
 )
 
 const screenshotWidth, screenshotHeight = 1400, 2400

@@ -17,8 +17,8 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/internal/publish"
-	"github.com/partmon/partmon/internal/reporttest"
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/tools/reporttest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")

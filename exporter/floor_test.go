@@ -13,8 +13,8 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/internal/publish"
-	"github.com/partmon/partmon/internal/reporttest"
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/tools/reporttest"
 )
 
 // floorReport has one table node per reason to keep or hide it, on node

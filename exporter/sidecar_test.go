@@ -11,7 +11,7 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/internal/publish"
-	"github.com/partmon/partmon/internal/reporttest"
+	"github.com/partmon/partmon/tools/reporttest"
 )
 
 // tableSeries lists the series of c that name a table or a finding, each

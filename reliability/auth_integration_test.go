@@ -16,8 +16,8 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/collector"
-	"github.com/partmon/partmon/internal/testcluster"
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/tools/testcluster"
 )
 
 // TestReadOnlyRole runs partmon as a role with nothing but the README's

@@ -26,9 +26,9 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/collector"
-	"github.com/partmon/partmon/internal/promtest"
-	"github.com/partmon/partmon/internal/testcluster"
-	"github.com/partmon/partmon/internal/testkit"
+	"github.com/partmon/partmon/tools/promtest"
+	"github.com/partmon/partmon/tools/testcluster"
+	"github.com/partmon/partmon/tools/testkit"
 )
 
 // shutdownGrace mirrors cmd/partmon's bound on a cycle still running at

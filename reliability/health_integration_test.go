@@ -14,7 +14,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/internal/testcluster"
+	"github.com/partmon/partmon/tools/testcluster"
 )
 
 // health is what partmon says about every node at one moment: /metrics and

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/partmon/partmon/internal/testcluster"
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/tools/testcluster"
 )
 
 // clientCertRefused is the TLS 1.3 alert (certificate_required) a node with

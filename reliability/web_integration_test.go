@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/partmon/partmon/internal/testcluster"
-	"github.com/partmon/partmon/internal/testkit"
+	"github.com/partmon/partmon/tools/testcluster"
+	"github.com/partmon/partmon/tools/testkit"
 )
 
 // TestWebConfigFlag runs the real binary with --web.config.file (TLS with a

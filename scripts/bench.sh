@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench: partmon against a real 3-node Cassandra at 10, 100 and 1,000
-# tables (cmd/benchtables) in one run: partmon's cycle, scrape and memory,
+# tables (tools/cmd/benchtables) in one run: partmon's cycle, scrape and memory,
 # what a cycle costs the node (Cassandra's CPU and GC pauses, idle
 # subtracted) next to one jmx_exporter scrape and one `nodetool tablestats`,
 # a minute of the default schedule with the nodetool runner off and on,
@@ -79,7 +79,7 @@ if [[ ! -f $JMX_JAR ]]; then
 fi
 command -v jcmd >/dev/null || say "jcmd not found: GC pauses of the node will not be measured (a JDK's jcmd switches the GC log on)"
 say "building the benchmark driver"
-go build -o "$DIR/.bin/benchtables" ./cmd/benchtables
+go build -o "$DIR/.bin/benchtables" ./tools/cmd/benchtables
 
 say "machine: $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo), load $(cut -d' ' -f1-3 /proc/loadavg)"
 cluster_up=true

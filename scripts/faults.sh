@@ -3,7 +3,7 @@
 # 3-node Cassandra cluster of its own with PasswordAuthenticator and mutual TLS
 # (client certificates required), on 127.0.0.4-6 — never the shared dev
 # cluster. Starts the cluster, runs the fault commands' own test
-# (internal/testcluster) and the suite with the real partmon binary (kill -9,
+# (tools/testcluster) and the suite with the real partmon binary (kill -9,
 # SIGSTOP, restarts, SIGTERM, a soak, a read-only role, TLS with and without
 # a trusted client certificate), and stops the cluster whatever happens.
 #   PARTMON_FAULT_CLUSTER_DIR  cluster directory (default <repo>/.cluster-faults)
@@ -37,8 +37,8 @@ summary='^(=== RUN|--- |PASS|FAIL|ok |    [a-z_]+_integration_test.go)'
 set +e
 # The fault commands themselves first (kill, pause, resume, start, restart of
 # one node, each checked from outside the script): the suite relies on them.
-echo "== fault injection (internal/testcluster)"
-go test -count=1 -tags integration -timeout 25m -run '^TestFaultInjection$' -v ./internal/testcluster/ 2>&1 |
+echo "== fault injection (tools/testcluster)"
+go test -count=1 -tags integration -timeout 25m -run '^TestFaultInjection$' -v ./tools/testcluster/ 2>&1 |
 	tee "$PARTMON_TEST_ARTIFACTS/fault-injection.log" | grep --line-buffered -E "$summary"
 injection=${PIPESTATUS[0]}
 echo "== reliability suite (real partmon binary, real faults)"

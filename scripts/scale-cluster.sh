@@ -66,7 +66,7 @@ trap 'exit 130' INT TERM
 
 build() {
   "${NICE[@]}" make -s build >&2
-  "${NICE[@]}" go build -o bin/benchtables ./cmd/benchtables
+  "${NICE[@]}" go build -o bin/benchtables ./tools/cmd/benchtables
   mkdir -p "$OUT"
 }
 

@@ -3,10 +3,10 @@
 # on a remote-write store fed by a Prometheus agent scraping a fleet of
 # sidecars, measured at several fleet sizes (docs/scale.md explains it):
 #
-#   cmd/fleet        N sidecars × T tables on 127.0.1.1 … (port 9808), each
+#   tools/cmd/fleet  N sidecars × T tables on 127.0.1.1 … (port 9808), each
 #                    served by partmon's real analyzer, exporter and web code
 #                    from a captured snapshot of the fixture cluster
-#                    (cmd/fleet/testdata), re-keyed per node; one sidecar
+#                    (tools/cmd/fleet/testdata), re-keyed per node; one sidecar
 #                    carries the capture's hot key (the planted problem)
 #   Prometheus agent 127.0.0.202:9090 (Debian's prometheus, agent mode):
 #                    scrapes the fleet every 60 s (docs/scale.md) and remote-writes it
@@ -87,8 +87,8 @@ install_tools() {
     GOBIN=$(dirname "$VMALERT") GOFLAGS=-mod=mod $NICE go install "github.com/VictoriaMetrics/VictoriaMetrics/app/vmalert@$VM_VERSION"
   fi
   mkdir -p "$DIR/bin"
-  $NICE go build -o "$DIR/bin/fleet" ./cmd/fleet
-  $NICE go build -o "$DIR/bin/scale" ./cmd/scale
+  $NICE go build -o "$DIR/bin/fleet" ./tools/cmd/fleet
+  $NICE go build -o "$DIR/bin/scale" ./tools/cmd/scale
 }
 
 # start NAME CMD...: runs CMD in the background under nice, output to NAME.log.

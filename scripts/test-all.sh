@@ -63,7 +63,7 @@ done
 # go test -json through testsummary: go test's usual lines, and a count of the
 # packages that really ran a test (one whose every test skipped is counted apart).
 TESTSUMMARY=$PWD/test-artifacts/testsummary
-go build -o "$TESTSUMMARY" ./cmd/testsummary
+go build -o "$TESTSUMMARY" ./tools/cmd/testsummary
 export TESTSUMMARY
 
 # The 5.0 cluster starts while lint and the unit tests run; its log says how it
@@ -161,7 +161,7 @@ step "integration and end-to-end tests (real cluster, real Prometheus and Alertm
 # missing here): ./... built and ran every other package's unit tests again.
 # ./reliability is make faults' (scripts/faults.sh).
 go test -count=1 -json -tags integration -timeout 40m -p 1 ./analyzer/ ./collector/ ./dashboards/ \
-	./deploy/alertmanager/ ./e2e/ ./internal/murmur3/ ./internal/testcluster/ ./web/ 2>&1 |
+	./deploy/alertmanager/ ./e2e/ ./internal/murmur3/ ./tools/testcluster/ ./web/ 2>&1 |
 	"$TESTSUMMARY" -times "$TEST_TIMES" -label integration | tee -a "$GOLOG"
 
 # The truth corpus's CI subset (docs/detection.md "Truth corpus"): six scenarios

@@ -19,7 +19,7 @@ export GOLOG=${GOLOG:-$PWD/test-artifacts/go-test-side.log}
 export TEST_TIMES=${TEST_TIMES:-$PWD/test-artifacts/test-times.tsv}
 if [ -z "${TESTSUMMARY:-}" ]; then
 	TESTSUMMARY=$PWD/test-artifacts/testsummary
-	go build -o "$TESTSUMMARY" ./cmd/testsummary
+	go build -o "$TESTSUMMARY" ./tools/cmd/testsummary
 	export TESTSUMMARY
 fi
 # Each step names its own cluster: none of make test's 5.0 cluster settings apply.

@@ -19,10 +19,10 @@ FIXTURES=deploy/local/fixtures
 mkdir -p test-artifacts
 GOLOG=${GOLOG:-test-artifacts/go-test.log}
 TEST_TIMES=${TEST_TIMES:-test-artifacts/test-times.tsv}
-# go test -json rendered by cmd/testsummary (test-all.sh builds it; built here when run alone).
+# go test -json rendered by tools/cmd/testsummary (test-all.sh builds it; built here when run alone).
 if [ -z "${TESTSUMMARY:-}" ]; then
 	TESTSUMMARY=$PWD/test-artifacts/testsummary
-	go build -o "$TESTSUMMARY" ./cmd/testsummary
+	go build -o "$TESTSUMMARY" ./tools/cmd/testsummary
 fi
 # Big enough for an oversized_partition warning (50 MiB), small enough to load quickly.
 LARGE_MIB=${PARTMON_VERSIONS_LARGE_MIB:-60}
@@ -81,7 +81,7 @@ run_version() {
 	PARTMON_CLUSTER_DIR=$dir PARTMON_TEST_HOSTS=$hosts go test -count=1 -json -tags integration -timeout 20m -p 1 \
 		-run "$ANALYZER_TESTS" ./analyzer/ 2>&1 | "$TESTSUMMARY" -times "$TEST_TIMES" -label "$version" | tag "$version" | tee -a "$GOLOG" || failed=1
 	PARTMON_CLUSTER_DIR=$dir PARTMON_TEST_HOSTS=$hosts go test -count=1 -json -tags integration -timeout 10m -p 1 \
-		-run "$TESTCLUSTER_TESTS" ./internal/testcluster/ 2>&1 | "$TESTSUMMARY" -times "$TEST_TIMES" -label "$version" | tag "$version" | tee -a "$GOLOG" || failed=1
+		-run "$TESTCLUSTER_TESTS" ./tools/testcluster/ 2>&1 | "$TESTSUMMARY" -times "$TEST_TIMES" -label "$version" | tag "$version" | tee -a "$GOLOG" || failed=1
 
 	step "Cassandra $version: stop"
 	stop_cluster "$dir" || failed=1

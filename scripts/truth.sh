@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make truth: the truth corpus (truth/scenarios, docs/detection.md "Truth corpus")
+# make truth: the truth corpus (tools/truth/scenarios, docs/detection.md "Truth corpus")
 # on real local clusters, judged against its truth and the real nodetool.
 #
 #   scripts/truth.sh          every scenario: a 3-node cluster on 127.0.0.61-63, then a
@@ -24,7 +24,7 @@ CI=false
 
 mkdir -p "$OUT/bin"
 go build -o "$OUT/bin/partmon" ./cmd/partmon
-go build -o "$OUT/bin/truthcorpus" ./cmd/truthcorpus
+go build -o "$OUT/bin/truthcorpus" ./tools/cmd/truthcorpus
 TC=$OUT/bin/truthcorpus
 
 if $CI; then

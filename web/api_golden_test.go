@@ -9,7 +9,7 @@ import (
 
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/publish"
-	"github.com/partmon/partmon/internal/reporttest"
+	"github.com/partmon/partmon/tools/reporttest"
 )
 
 // TestAPIGolden holds the JSON API byte for byte.

@@ -21,9 +21,9 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/internal/promtest"
-	"github.com/partmon/partmon/internal/testcluster"
-	"github.com/partmon/partmon/internal/testkit"
+	"github.com/partmon/partmon/tools/promtest"
+	"github.com/partmon/partmon/tools/testcluster"
+	"github.com/partmon/partmon/tools/testkit"
 )
 
 // hotTable is the fixture table the test reads hot, and heatID its map's id.

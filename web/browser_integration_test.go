@@ -20,9 +20,9 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/internal/promtest"
-	"github.com/partmon/partmon/internal/testcluster"
-	"github.com/partmon/partmon/internal/testkit"
+	"github.com/partmon/partmon/tools/promtest"
+	"github.com/partmon/partmon/tools/testcluster"
+	"github.com/partmon/partmon/tools/testkit"
 )
 
 // notCarded are the planted problems partmon cannot see in this test's run,

@@ -12,7 +12,7 @@ import (
 
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/publish"
-	"github.com/partmon/partmon/internal/reporttest"
+	"github.com/partmon/partmon/tools/reporttest"
 )
 
 // BenchmarkExposition1000Tables3Nodes is one /metrics scrape of a cluster-mode

@@ -16,7 +16,7 @@ import (
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/internal/publish"
-	"github.com/partmon/partmon/internal/reporttest"
+	"github.com/partmon/partmon/tools/reporttest"
 )
 
 // svgNode is a parsed SVG element with its attributes, text and children.

@@ -19,7 +19,7 @@ import (
 	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/publish"
-	"github.com/partmon/partmon/internal/reporttest"
+	"github.com/partmon/partmon/tools/reporttest"
 )
 
 // freshHandler is /metrics as it was before the cache: promhttp gathering

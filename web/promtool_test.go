@@ -12,8 +12,8 @@ import (
 	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/publish"
-	"github.com/partmon/partmon/internal/reporttest"
-	"github.com/partmon/partmon/internal/testkit"
+	"github.com/partmon/partmon/tools/reporttest"
+	"github.com/partmon/partmon/tools/testkit"
 )
 
 // promtoolProblems runs `promtool check metrics` on page and returns what

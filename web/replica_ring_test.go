@@ -10,8 +10,8 @@ import (
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/publish"
-	"github.com/partmon/partmon/internal/reporttest"
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/tools/reporttest"
 )
 
 // placementReport is a report of nodes (one DC per dcs entry, racks round

@@ -19,8 +19,8 @@ import (
 	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/publish"
-	"github.com/partmon/partmon/internal/reporttest"
-	"github.com/partmon/partmon/internal/testkit"
+	"github.com/partmon/partmon/tools/reporttest"
+	"github.com/partmon/partmon/tools/testkit"
 )
 
 func newTestHandler(t *testing.T, latest *publish.Latest, e *exporter.Exporter, am *alertmanager.Pusher) *httptest.Server {

@@ -13,7 +13,7 @@ import (
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/publish"
-	"github.com/partmon/partmon/internal/reporttest"
+	"github.com/partmon/partmon/tools/reporttest"
 )
 
 // svgStats parses the page's inline SVG with encoding/xml and counts its elements.

@@ -17,10 +17,10 @@ import (
 // 1.2 once was): the page reads the report's thresholds. Durations are left
 // out: the time axes compare spans with an hour and a day.
 func TestPageJudgesByConfiguredThresholds(t *testing.T) {
-	bounds := map[float64]string{}
-	for _, b := range analyzer.DefaultThresholds().Bounds() {
-		if !strings.HasSuffix(b.Name, "_seconds") && b.Value != 1 {
-			bounds[b.Value] = b.Key
+	bounds := analyzer.DefaultThresholds().BoundsByValue()
+	for v, b := range bounds {
+		if strings.HasSuffix(b.Name, "_seconds") {
+			delete(bounds, v)
 		}
 	}
 	files, err := filepath.Glob("*.go")
@@ -43,8 +43,8 @@ func TestPageJudgesByConfiguredThresholds(t *testing.T) {
 			}
 			for _, side := range []ast.Expr{b.X, b.Y} {
 				if v, ok := number(side); ok {
-					if key, hit := bounds[v]; hit {
-						t.Errorf("%s: compares with %g, the %s threshold: read the report's thresholds", fset.Position(b.Pos()), v, key)
+					if bound, hit := bounds[v]; hit {
+						t.Errorf("%s: compares with %g, the %s threshold: read the report's thresholds", fset.Position(b.Pos()), v, bound.Key)
 					}
 				}
 			}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/internal/statefile"
-	"github.com/partmon/partmon/internal/testkit"
+	"github.com/partmon/partmon/tools/testkit"
 )
 
 // TestDaemonStartsWithAnyStateAndSavesOnShutdown runs the daemon in-process

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/partmon/partmon/internal/testkit"
+	"github.com/partmon/partmon/tools/testkit"
 )
 
 // closedLoopback is an address on ip (a loopback address) that nothing

@@ -22,7 +22,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/partmon/partmon/internal/promtest"
+	"github.com/partmon/partmon/tools/promtest"
 )
 
 // webhookSink records the alertnames/severities each receiver path was notified of.

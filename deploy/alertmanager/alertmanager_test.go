@@ -13,8 +13,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/partmon/partmon/alertmanager"
-	"github.com/partmon/partmon/internal/promexpr"
-	"github.com/partmon/partmon/internal/testkit"
+	"github.com/partmon/partmon/tools/promexpr"
+	"github.com/partmon/partmon/tools/testkit"
 )
 
 // alertmanagerFile is the shipped configuration, in this package's directory.

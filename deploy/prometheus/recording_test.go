@@ -9,9 +9,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/partmon/partmon/internal/metriccontract"
-	"github.com/partmon/partmon/internal/promexpr"
-	"github.com/partmon/partmon/internal/testkit"
+	"github.com/partmon/partmon/tools/metriccontract"
+	"github.com/partmon/partmon/tools/promexpr"
+	"github.com/partmon/partmon/tools/testkit"
 )
 
 const (

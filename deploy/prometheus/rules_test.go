@@ -16,9 +16,9 @@ import (
 
 	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/internal/metriccontract"
-	"github.com/partmon/partmon/internal/promexpr"
-	"github.com/partmon/partmon/internal/testkit"
+	"github.com/partmon/partmon/tools/metriccontract"
+	"github.com/partmon/partmon/tools/promexpr"
+	"github.com/partmon/partmon/tools/testkit"
 )
 
 const (

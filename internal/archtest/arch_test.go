@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/partmon/partmon/internal/testkit"
+	"github.com/partmon/partmon/tools/testkit"
 )
 
 const module = "github.com/partmon/partmon"

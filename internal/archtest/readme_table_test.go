@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/partmon/partmon/internal/testkit"
+	"github.com/partmon/partmon/tools/testkit"
 )
 
 // tableRow is one package of README's package table.
@@ -92,12 +92,15 @@ func TestNoArrowBackUp(t *testing.T) {
 	for path, p := range pkgs {
 		name := strings.TrimPrefix(path, module+"/")
 		row, ok := rows[name]
+		if underTools(name) && !row.tooling {
+			t.Errorf("%s is under tools/ but its row gives it a layer: tooling has none", name)
+		}
 		if !ok || row.tooling {
 			continue
 		}
 		for _, imp := range ownImports(p) {
 			switch to := rows[imp]; {
-			case to.tooling:
+			case to.tooling || underTools(imp):
 				t.Errorf("%s (layer %d) imports tooling %s", name, row.layer, imp)
 			case to.layer >= row.layer:
 				t.Errorf("%s (layer %d) imports %s (layer %d): an arrow back up", name, row.layer, imp, to.layer)
@@ -105,6 +108,10 @@ func TestNoArrowBackUp(t *testing.T) {
 		}
 	}
 }
+
+// underTools: the commands and packages that build, test, benchmark and
+// judge partmon live under tools/, which no product package imports.
+func underTools(pkg string) bool { return strings.HasPrefix(pkg, "tools/") }
 
 // packagesAndTable are go list's packages, their names without the module
 // and README's table of them.

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/partmon/partmon/internal/murmur3"
-	"github.com/partmon/partmon/internal/testcluster"
+	"github.com/partmon/partmon/tools/testcluster"
 )
 
 // TestKeyTokenMatchesCassandra writes keys of every supported type to a

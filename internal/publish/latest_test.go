@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/internal/reporttest"
+	"github.com/partmon/partmon/tools/reporttest"
 )
 
 // TestLatestKeepsTheLastGoodReport: a failed or nil cycle counts a

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/internal/reporttest"
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/tools/reporttest"
 )
 
 func TestParseMode(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/internal/reporttest"
+	"github.com/partmon/partmon/tools/reporttest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/report/")

@@ -1,0 +1,307 @@
+// Command scale measures one size of the scale run (scripts/scale.sh) and
+// prints the table of all sizes:
+//
+//	scale measure [flags] -out N.json   the store, rules, dashboards and alert of one size
+//	scale report N.json...              the table; exit 1 when an acceptance check fails
+//
+// It only reads: the store's query API and /metrics, vmalert's /metrics and
+// rules, Alertmanager's alerts, and /proc for resident memory.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/partmon/partmon/dashboards"
+	"github.com/partmon/partmon/tools/promexpr"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: scale measure [flags] | scale report RESULT.json...")
+		os.Exit(2)
+	}
+	switch os.Args[1] {
+	case "measure":
+		if err := measure(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "scale measure:", err)
+			os.Exit(1)
+		}
+	case "report":
+		os.Exit(report(os.Args[2:]))
+	default:
+		fmt.Fprintf(os.Stderr, "scale: unknown command %q\n", os.Args[1])
+		os.Exit(2)
+	}
+}
+
+type measureFlags struct {
+	store, vmalert, alertmanager       string
+	storeDir, plantedFile, dashboards  string
+	sidecar                            string
+	storePID, agentPID, fleetPID       int
+	sidecars, tables, queryRounds      int
+	cluster, keyspace, table, out      string
+	window, alertTimeout, readyTimeout time.Duration
+}
+
+func measure(args []string) error {
+	var f measureFlags
+	fs := flag.NewFlagSet("measure", flag.ExitOnError)
+	fs.StringVar(&f.store, "store", "", "the store's query URL")
+	fs.StringVar(&f.vmalert, "vmalert", "", "vmalert's URL")
+	fs.StringVar(&f.alertmanager, "alertmanager", "", "Alertmanager's URL")
+	fs.StringVar(&f.storeDir, "store-dir", "", "the store's data directory")
+	fs.StringVar(&f.plantedFile, "planted", "", "the fleet's planted-problem file")
+	fs.StringVar(&f.dashboards, "dashboards", "dashboards", "directory of the dashboards whose queries run")
+	fs.StringVar(&f.sidecar, "sidecar", "", "/metrics of the planted sidecar: the families the replay publishes")
+	fs.IntVar(&f.storePID, "store-pid", 0, "")
+	fs.IntVar(&f.agentPID, "agent-pid", 0, "")
+	fs.IntVar(&f.fleetPID, "fleet-pid", 0, "")
+	fs.IntVar(&f.sidecars, "sidecars", 0, "sidecars the fleet serves")
+	fs.IntVar(&f.tables, "tables", 0, "tables per sidecar")
+	fs.IntVar(&f.queryRounds, "query-rounds", 5, "runs of every dashboard query")
+	fs.StringVar(&f.cluster, "cluster", "", "$cluster of the dashboards")
+	fs.StringVar(&f.keyspace, "keyspace", "", "$keyspace of the table dashboard")
+	fs.StringVar(&f.table, "table", "", "$table of the table dashboard")
+	fs.StringVar(&f.out, "out", "", "write the result here")
+	fs.DurationVar(&f.window, "window", 2*time.Minute, "span over which samples/s is measured")
+	fs.DurationVar(&f.alertTimeout, "alert-timeout", 4*time.Minute, "wait at most this long for the planted alert")
+	fs.DurationVar(&f.readyTimeout, "ready-timeout", 5*time.Minute, "wait at most this long for every sidecar in the store")
+	_ = fs.Parse(args)
+
+	r := Result{Sidecars: f.sidecars, Tables: f.tables}
+	b, err := os.ReadFile(f.plantedFile)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, &r.Planted); err != nil {
+		return fmt.Errorf("%s: %w", f.plantedFile, err)
+	}
+	if err := waitForFleet(f); err != nil {
+		return err
+	}
+	if err := measureIngest(f, &r); err != nil {
+		return err
+	}
+	measureQueries(f, &r)
+	if err := waitForAlert(f, &r); err != nil {
+		return err
+	}
+	if err := measureGroups(f, &r); err != nil {
+		return err
+	}
+	r.StoreRSSBytes, r.AgentRSSBytes, r.FleetRSSBytes = rssBytes(f.storePID), rssBytes(f.agentPID), rssBytes(f.fleetPID)
+	r.StoreDiskBytes = dirBytes(f.storeDir)
+	out, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(f.out, append(out, '\n'), 0o644)
+}
+
+// waitForFleet waits until the store has every sidecar's partmon_up.
+func waitForFleet(f measureFlags) error {
+	deadline := time.Now().Add(f.readyTimeout)
+	for {
+		_, n, _, err := promQuery(f.store, `count(partmon_up == 1)`)
+		if err == nil && int(n) >= f.sidecars {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("after %v the store has partmon_up of %.0f sidecars, want %d (%v)", f.readyTimeout, n, f.sidecars, err)
+		}
+		time.Sleep(5 * time.Second)
+	}
+}
+
+// measureIngest reads the store's head series and its appended samples
+// over the window.
+func measureIngest(f measureFlags, r *Result) error {
+	before, err := scrape(f.store + "/metrics")
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	time.Sleep(f.window)
+	after, err := scrape(f.store + "/metrics")
+	if err != nil {
+		return err
+	}
+	const appended = "prometheus_tsdb_head_samples_appended_total"
+	r.SamplesPerSec = (value(after, appended, nil) - value(before, appended, nil)) / time.Since(start).Seconds()
+	r.HeadSeries = value(after, "prometheus_tsdb_head_series", nil)
+	_, r.PartmonSeries, _, err = promQuery(f.store, `count({__name__=~"partmon_.+"})`)
+	return err
+}
+
+// measureQueries runs every dashboard query against the store, each
+// queryRounds times, and keeps the slowest run of each and the p50/p99 of all.
+func measureQueries(f measureFlags, r *Result) {
+	qs, err := dashboards.Queries(f.dashboards)
+	if err != nil {
+		r.Queries = append(r.Queries, QueryOutcome{Name: "loading dashboards", Error: err.Error()})
+		return
+	}
+	vars := map[string]string{"cluster": f.cluster, "dc": ".*", "node": ".*", "keyspace": f.keyspace, "table": f.table, "__rate_interval": "2m"}
+	published, err := scrape(f.sidecar)
+	if err != nil {
+		r.Queries = append(r.Queries, QueryOutcome{Name: "reading the planted sidecar", Error: err.Error()})
+		return
+	}
+	var all []float64
+	for _, q := range qs {
+		o := QueryOutcome{Name: shortName(q.String())}
+		expr, err := q.Expand(vars)
+		if err != nil {
+			o.Error = err.Error()
+			r.Queries = append(r.Queries, o)
+			continue
+		}
+		for i := 0; i < f.queryRounds; i++ {
+			n, _, took, err := promQuery(f.store, expr)
+			if err != nil {
+				o.Error = err.Error()
+				break
+			}
+			o.Series = n
+			all = append(all, took.Seconds())
+			o.Secs = max(o.Secs, took.Seconds())
+		}
+		if o.Series == 0 && o.Error == "" {
+			o.Unpublished = unpublished(expr, published)
+		}
+		r.Queries = append(r.Queries, o)
+	}
+	r.QueryP50Secs, r.QueryP99Secs = Percentile(all, 50), Percentile(all, 99)
+}
+
+// settle is how long waitForAlert goes on looking once the first alert came.
+const settle = time.Minute
+
+// waitForAlert waits for the planted problem's alert in Alertmanager, then
+// keeps the alerts naming the planted node and table.
+func waitForAlert(f measureFlags, r *Result) error {
+	start := time.Now()
+	for {
+		alerts, err := activeAlerts(f.alertmanager)
+		if err != nil {
+			return err
+		}
+		r.Alerts, r.OtherAlerts, r.OtherAlertNames = nil, 0, map[string]int{}
+		for _, a := range alerts {
+			if a["node"] == r.Planted.Node && a["keyspace"] == r.Planted.Keyspace && a["table"] == r.Planted.Table {
+				r.Alerts = append(r.Alerts, a)
+			} else {
+				r.OtherAlerts++
+				r.OtherAlertNames[a["alertname"]+"/"+a["severity"]]++
+			}
+		}
+		if r.AlertWaitSec == 0 && len(r.Alerts) > 0 {
+			r.AlertWaitSec = since(start)
+			// Two more evaluations, for any second alert about the same thing.
+			start = time.Now().Add(settle - f.alertTimeout)
+		}
+		if time.Since(start) > f.alertTimeout {
+			return nil
+		}
+		time.Sleep(5 * time.Second)
+	}
+}
+
+// measureGroups reads each rule group's iteration times from vmalert's
+// own summary and each rule's health from its API.
+func measureGroups(f measureFlags, r *Result) error {
+	groups, err := vmalertGroups(f.vmalert)
+	if err != nil {
+		return err
+	}
+	m, err := scrape(f.vmalert + "/metrics")
+	if err != nil {
+		return err
+	}
+	for _, g := range groups {
+		sel := map[string]string{"group": g.Name}
+		t := GroupTiming{Name: g.Name, IntervalSec: g.Interval, Rules: len(g.Rules),
+			Iterations: value(m, "vmalert_iteration_total", sel), Missed: value(m, "vmalert_iteration_missed_total", sel)}
+		// VictoriaMetrics writes its summaries without TYPE lines: the
+		// quantiles, _sum and _count come as untyped families.
+		const d = "vmalert_iteration_duration_seconds"
+		if c := value(m, d+"_count", sel); c > 0 {
+			t.MeanSec = value(m, d+"_sum", sel) / c
+		}
+		if fam := m[d]; fam != nil {
+			for _, s := range fam.Metric {
+				if hasLabels(s, sel) && s.Untyped != nil {
+					t.MaxSec = max(t.MaxSec, s.Untyped.GetValue()) // the largest quantile: the slowest recent iteration
+				}
+			}
+		}
+		for _, rule := range g.Rules {
+			if rule.Health != "ok" || rule.LastError != "" {
+				t.Unhealthy++
+			}
+		}
+		r.Groups = append(r.Groups, t)
+	}
+	return nil
+}
+
+// unpublished names the partmon families an expression reads that the
+// replayed sidecar does not publish at all (a recorded series counts as its
+// source family): a query over them has nothing to show in this replay.
+func unpublished(expr string, published map[string]*dto.MetricFamily) []string {
+	names, err := promexpr.MetricNames(expr)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, n := range names {
+		if src := SourceFamily(n); strings.HasPrefix(src, "partmon_") && !publishes(published, src) {
+			out = append(out, src)
+		}
+	}
+	return out
+}
+
+func publishes(published map[string]*dto.MetricFamily, family string) bool {
+	for _, name := range []string{family, strings.TrimSuffix(family, "_total")} {
+		if f := published[name]; f != nil && len(f.Metric) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func report(files []string) int {
+	var rs []Result
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "scale report:", err)
+			return 1
+		}
+		var r Result
+		if err := json.Unmarshal(b, &r); err != nil {
+			fmt.Fprintf(os.Stderr, "scale report: %s: %v\n", f, err)
+			return 1
+		}
+		rs = append(rs, r)
+	}
+	if len(rs) == 0 {
+		fmt.Fprintln(os.Stderr, "scale report: no result to report")
+		return 1
+	}
+	if !PrintTable(os.Stdout, rs) {
+		return 1
+	}
+	fmt.Println(strings.Repeat("-", 40))
+	fmt.Println("scale: every acceptance check passed")
+	return 0
+}
