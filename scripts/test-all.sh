@@ -30,13 +30,6 @@ export PARTMON_CLUSTER_DIR=${PARTMON_CLUSTER_DIR:-$PWD/.cluster}
 FIRST_IP=${PARTMON_TEST_FIRST_IP:-127.0.0.1}
 IFS=. read -r ip_a ip_b ip_c ip_d <<<"$FIRST_IP"
 export PARTMON_TEST_HOSTS=${PARTMON_TEST_HOSTS:-$FIRST_IP,$ip_a.$ip_b.$ip_c.$((ip_d + 1)),$ip_a.$ip_b.$ip_c.$((ip_d + 2))}
-# Every cluster make test starts (here and in the chains) skips the flush of
-# Cassandra's schema tables after each schema change, as Cassandra's own unit
-# tests do (build.xml): the change is in the commit log and the memtables at
-# once, only not in an sstable. With the flush, the fixtures' 12 CREATEs took
-# 15 s on each of three clusters, the token test's 21 tables 23 s. No node of
-# make test is restarted (make faults, which restarts nodes, keeps the flush).
-export PARTMON_NODE_JVM_OPTS=${PARTMON_NODE_JVM_OPTS-"-Dcassandra.test.flush_local_schema_changes=false"}
 # Tests that need a tool (promtool, chromium) fail instead of skipping without it.
 export PARTMON_REQUIRE_TOOLS=1
 mkdir -p test-artifacts
