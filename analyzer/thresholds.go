@@ -82,6 +82,13 @@ type Thresholds struct {
 	// stale_data warning (younger: info). Sources that succeed are current
 	// by their own schedule and never judged by age.
 	StaleAfter time.Duration `yaml:"stale_after"`
+	// The shipped alerting rules' critical staleness (the warnings read
+	// StaleAfter): PartmonCycleStale when partmon has finished no cycle for
+	// longer than CycleStaleCriticalAfter, PartmonNodeDataStale when a node's
+	// data is older than NodeDataStaleCriticalAfter. The analyzer does not
+	// read them; they are published for the rules and dashboards.
+	CycleStaleCriticalAfter    time.Duration `yaml:"cycle_stale_critical_after"`
+	NodeDataStaleCriticalAfter time.Duration `yaml:"node_data_stale_critical_after"`
 
 	// TopK bounds Report.TopPartitions: per table, the K largest, the K most
 	// tombstone-heavy and the K hottest keys.
@@ -144,6 +151,13 @@ func DefaultThresholds() Thresholds {
 		ForecastMinSpan:   time.Hour,
 		// Three missed 5-minute cycles (15 one-minute ones): past a blip.
 		StaleAfter: 15 * time.Minute,
+		// The shipped rules' criticals since their first version. An hour
+		// without a cycle is four stale_after periods of every alert of the
+		// instance blind. Two hours without a node's data is longer than a
+		// restart or an upgrade takes, and a node down that long is an hour
+		// from outliving Cassandra's default max_hint_window (3h).
+		CycleStaleCriticalAfter:    time.Hour,
+		NodeDataStaleCriticalAfter: 2 * time.Hour,
 		// Cassandra keeps 10 keys per table in system.top_partitions.
 		TopK: 10,
 	}
@@ -210,6 +224,8 @@ var thresholdSpecs = []thresholdSpec{
 	{"forecast_min_points", thresholdCount, mustBeThreeOrMore, func(t Thresholds) float64 { return float64(t.ForecastMinPoints) }},
 	{"forecast_min_span", thresholdSeconds, mustBePositive, func(t Thresholds) float64 { return seconds(t.ForecastMinSpan) }},
 	{"stale_after", thresholdSeconds, mustBePositive, func(t Thresholds) float64 { return seconds(t.StaleAfter) }},
+	{"cycle_stale_critical_after", thresholdSeconds, mustBePositive, func(t Thresholds) float64 { return seconds(t.CycleStaleCriticalAfter) }},
+	{"node_data_stale_critical_after", thresholdSeconds, mustBePositive, func(t Thresholds) float64 { return seconds(t.NodeDataStaleCriticalAfter) }},
 	{"top_k", thresholdCount, mustBeTopK, func(t Thresholds) float64 { return float64(t.TopK) }},
 }
 
@@ -225,6 +241,9 @@ var orderedPairs = [][2]string{
 	{"hot_range_ratio_warning", "hot_range_ratio_critical"},
 	// A critical forecast is the nearer horizon.
 	{"forecast_critical", "forecast_warning"},
+	// The stale warnings (stale_after) come before the criticals.
+	{"stale_after", "cycle_stale_critical_after"},
+	{"stale_after", "node_data_stale_critical_after"},
 }
 
 // NamedThreshold is one threshold as partmon publishes it.
@@ -333,10 +352,10 @@ func (c check) problem(v float64, got string) string {
 	return ""
 }
 
-// Bounds lists the thresholds a finding's severity is judged against (each
-// kind's warning and critical, and stale_after), as Named writes them:
-// what dashboards, pages and rules must read from the configuration or its
-// series rather than write as numbers of their own.
+// Bounds lists the thresholds a severity is judged against (each kind's
+// warning and critical, stale_after and the staleness criticals), as Named
+// writes them: what dashboards, pages and rules must read from the
+// configuration or its series rather than write as numbers of their own.
 func (t Thresholds) Bounds() []NamedThreshold {
 	var out []NamedThreshold
 	for _, n := range t.Named() {

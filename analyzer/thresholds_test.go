@@ -41,6 +41,13 @@ func TestThresholdsValidate(t *testing.T) {
 			[]string{"forecast_min_points must be at least 3, got 2"}},
 		{"stale never", func(th *Thresholds) { th.StaleAfter = 0 },
 			[]string{"stale_after must be positive, got 0s"}},
+		{"stale critical before its warning", func(th *Thresholds) { th.StaleAfter = 3 * time.Hour },
+			[]string{
+				"stale_after (3h0m0s) must not be longer than cycle_stale_critical_after (1h0m0s)",
+				"stale_after (3h0m0s) must not be longer than node_data_stale_critical_after (2h0m0s)",
+			}},
+		{"cycle stale critical never", func(th *Thresholds) { th.CycleStaleCriticalAfter = 0 },
+			[]string{"cycle_stale_critical_after must be positive, got 0s", "stale_after (15m0s) must not be longer than cycle_stale_critical_after (0s)"}},
 		{"top_k bounds", func(th *Thresholds) { th.TopK = 0 },
 			[]string{"top_k must be in 1..1000, got 0"}},
 		{"several at once", func(th *Thresholds) {
@@ -131,17 +138,43 @@ func TestThresholdsNamed(t *testing.T) {
 		named[n.Name] = n.Value
 	}
 	for name, want := range map[string]float64{
-		"partition_warning_bytes":      50 * mib,
-		"partition_critical_bytes":     100 * mib,
-		"ownership_skew_warning_ratio": 1.2,
-		"forecast_critical_seconds":    86400,
-		"tombstones_per_read_warning":  1000,
-		"hot_key_share_warning_ratio":  0.25,
-		"stale_after_seconds":          900,
-		"top_k":                        10,
+		"partition_warning_bytes":                50 * mib,
+		"partition_critical_bytes":               100 * mib,
+		"ownership_skew_warning_ratio":           1.2,
+		"forecast_critical_seconds":              86400,
+		"tombstones_per_read_warning":            1000,
+		"hot_key_share_warning_ratio":            0.25,
+		"stale_after_seconds":                    900,
+		"cycle_stale_critical_after_seconds":     3600,
+		"node_data_stale_critical_after_seconds": 7200,
+		"top_k":                                  10,
 	} {
 		if got, ok := named[name]; !ok || got != want {
 			t.Errorf("%s = %v (present %v), want %v", name, got, ok, want)
+		}
+	}
+}
+
+// Bounds holds every limit a severity is judged by, the rules' staleness
+// criticals too, and none of the other settings (a test looks literals up in
+// it: a setting there would flag numbers that are no threshold).
+func TestBoundsAreTheSeverityLimits(t *testing.T) {
+	in := map[string]bool{}
+	for _, b := range DefaultThresholds().Bounds() {
+		in[b.Key] = true
+	}
+	for key, want := range map[string]bool{
+		"partition_warning_bytes":        true,
+		"forecast_critical":              true,
+		"stale_after":                    true,
+		"cycle_stale_critical_after":     true,
+		"node_data_stale_critical_after": true,
+		"forecast_min_span":              false,
+		"traffic_floor_ops_per_second":   false,
+		"top_k":                          false,
+	} {
+		if in[key] != want {
+			t.Errorf("Bounds holds %s: %v, want %v", key, in[key], want)
 		}
 	}
 }
