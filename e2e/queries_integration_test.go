@@ -42,11 +42,13 @@ var expectedEmpty = map[string]string{
 	`partmon-overview.json panel "Traffic skew, top 10 (hot token ranges)" (id 23) query A`: "no traffic skew ratio: " +
 		"this run puts no live load on pm_hot, the only keyspace the nodes do not fully replicate",
 	`partmon-overview.json panel "Hot keys" (id 24) query A`: "no hot keys: the run enables no nodetool profileload sampler",
+	`partmon-overview.json panel "Hot keys" (id 24) query B`: "no hot keys to grade: the run enables no nodetool profileload sampler",
 	`partmon-table.json panel "Traffic skew per node" (id 16) query A`: "the table dashboard shows pm_big.events, " +
 		"RF 3 on 3 nodes: every node holds every range, so no node can take more than its share",
 	`partmon-table.json panel "Top-K partition keys" (id 19) query B`: "pm_big.events has no deletes: " +
 		"system.top_partitions lists no tombstone-heavy key of it",
 	`partmon-table.json panel "Top-K partition keys" (id 19) query C`: "no hot keys: the run enables no nodetool profileload sampler",
+	`partmon-table.json panel "Top-K partition keys" (id 19) query E`: "no hot keys to grade: the run enables no nodetool profileload sampler",
 	"rule PartmonHotTokenRange/warning":                               "no traffic skew ratio: no live load on pm_hot (see the overview's traffic skew panel)",
 	"rule PartmonHotTokenRange/critical":                              "no traffic skew ratio: no live load on pm_hot (see the overview's traffic skew panel)",
 	"rule PartmonHotKey/warning":                                      "no hot keys: no nodetool profileload sampler in this run",
