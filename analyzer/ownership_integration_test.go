@@ -115,16 +115,20 @@ func checkOwnershipAgainstNodetool(t *testing.T, hosts []string) *ownershipFixtu
 
 	mine := ownTestKeyspaces(dcs)
 	names := slices.Sorted(maps.Keys(mine))
+	// gocql waits for schema agreement after DDL, so nodetool sees it; side
+	// by side, the waits overlap.
+	var create, drop []string
 	for _, name := range names {
-		// gocql waits for schema agreement after DDL, so nodetool sees it.
-		if err := session.Query(fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s", name, mine[name])).Exec(); err != nil {
-			t.Fatalf("creating keyspace %s: %v", name, err)
+		create = append(create, fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s", name, mine[name]))
+		drop = append(drop, "DROP KEYSPACE IF EXISTS "+name)
+	}
+	t.Cleanup(func() {
+		if err := testcluster.ExecSideBySide(session, drop); err != nil {
+			t.Logf("dropping the test's keyspaces: %v", err)
 		}
-		t.Cleanup(func() {
-			if err := session.Query("DROP KEYSPACE IF EXISTS " + name).Exec(); err != nil {
-				t.Logf("dropping keyspace %s: %v", name, err)
-			}
-		})
+	})
+	if err := testcluster.ExecSideBySide(session, create); err != nil {
+		t.Fatal(err)
 	}
 	names = append(names, systemDistributedKeyspaces...)
 
