@@ -49,7 +49,7 @@ func main() {
 	flag.IntVar(&o.shape.Sidecars, "sidecars", 10, "sidecars (nodes) to serve")
 	flag.IntVar(&o.shape.Tables, "tables", 1000, "user tables per node")
 	flag.IntVar(&o.shape.DCs, "dcs", 2, "data centres")
-	flag.IntVar(&o.shape.Racks, "racks", 3, "racks per data centre")
+	flag.IntVar(&o.shape.Racks, "racks", 3, "most racks per data centre (each DC gets the most that hold equally many of its nodes)")
 	flag.Float64Var(&o.shape.IdleShare, "idle-share", 0, "share of the user tables made small and idle")
 	flag.StringVar(&o.firstIP, "first-ip", "127.0.1.1", "the first sidecar's address")
 	flag.IntVar(&o.port, "port", 9808, "port every sidecar listens on")

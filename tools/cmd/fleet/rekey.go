@@ -16,8 +16,8 @@ import (
 type Shape struct {
 	Sidecars int        // nodes, one sidecar each
 	Tables   int        // user tables every node holds (Cassandra's own come on top)
-	DCs      int        // data centres; nodes are split into contiguous blocks
-	Racks    int        // racks per DC, assigned round robin
+	DCs      int        // data centres; nodes are dealt to them in turn
+	Racks    int        // most racks per DC, assigned round robin (see evenRacks)
 	FirstIP  netip.Addr // the first sidecar's address; the others follow it
 	// IdleShare of the user tables are made small and idle (no operations,
 	// a tiny disk use), for the floor's measurement; 0 keeps the captured figures.
@@ -59,37 +59,72 @@ func Addresses(first netip.Addr, n int) []netip.Addr {
 	return out
 }
 
-// Ring builds the fleet's nodes: addresses from the shape, one evenly
-// spaced Murmur3 token each, DCs and, within a DC, racks round robin, and
-// the captured nodes replayed in turn.
+// Ring builds the fleet's nodes: addresses from the shape, DCs and, within
+// a DC, racks round robin, one Murmur3 token each, and the captured nodes
+// replayed in turn. The ring is fair, as an operator builds one: each DC's
+// tokens split the ring evenly and its racks hold equally many nodes, so no
+// node owns more than its share of a keyspace (NetworkTopologyStrategy
+// spreads a range's replicas over distinct racks first, so the nodes of a
+// smaller rack would over-own). Skews are only ever planted.
 func Ring(s Shape, captured []model.Node) []FleetNode {
 	addrs := Addresses(s.FirstIP, s.Sidecars)
 	out := make([]FleetNode, s.Sidecars)
+	taken := map[int64]bool{}
 	for i := range out {
 		// DCs interleave around the ring, so each DC's nodes split its
 		// ranges evenly (contiguous blocks would skew every DC's ownership).
 		dc, inDC := i%s.DCs, i/s.DCs
+		dcNodes := nodesInDC(s, dc)
 		tmpl := captured[i%len(captured)]
 		n := tmpl
 		n.HostID = fmt.Sprintf("00000000-0000-4000-8000-%012d", i+1)
 		n.Address = addrs[i].String()
 		n.DC = "dc" + strconv.Itoa(dc+1)
-		n.Rack = "r" + strconv.Itoa(inDC%s.Racks+1)
-		n.Tokens = []int64{evenToken(i, s.Sidecars)}
+		n.Rack = "r" + strconv.Itoa(inDC%evenRacks(dcNodes, s.Racks)+1)
+		n.Tokens = []int64{freeToken(dcToken(dc, inDC, s.DCs, dcNodes), taken)}
 		n.Targeted = false
 		out[i] = FleetNode{Node: n, Template: tmpl.HostID}
 	}
 	return out
 }
 
-// evenToken is node i's token when n nodes split the Murmur3 ring evenly
-// (what deploy/local/cluster assigns): -2^63 + i·2^64/n.
-func evenToken(i, n int) int64 {
-	step := new(big.Int).Lsh(big.NewInt(1), 64)
-	step.Mul(step, big.NewInt(int64(i)))
-	step.Quo(step, big.NewInt(int64(n)))
-	step.Add(step, big.NewInt(math.MinInt64))
-	return step.Int64()
+// nodesInDC is how many of the shape's nodes DC dc (0-based) gets when
+// nodes are dealt to the DCs in turn.
+func nodesInDC(s Shape, dc int) int { return (s.Sidecars - dc + s.DCs - 1) / s.DCs }
+
+// evenRacks is the most racks, up to want, that nodes split into equally:
+// the largest divisor of nodes not above want (5 nodes and 3 racks wanted
+// make 1 rack; 50 make 2; 150 make 3).
+func evenRacks(nodes, want int) int {
+	for r := min(want, nodes); r > 1; r-- {
+		if nodes%r == 0 {
+			return r
+		}
+	}
+	return 1
+}
+
+// dcToken is the token of the k-th of a DC's n nodes: the DC's tokens split
+// the Murmur3 ring evenly, DC d's shifted by d/dcs of its step so the DCs
+// interleave. When every DC has N/dcs nodes this is -2^63 + i·2^64/N for
+// node i = k·dcs + d (what deploy/local/cluster assigns).
+func dcToken(d, k, dcs, n int) int64 {
+	t := new(big.Int).Lsh(big.NewInt(1), 64)
+	t.Mul(t, big.NewInt(int64(k*dcs+d)))
+	t.Quo(t, big.NewInt(int64(n*dcs)))
+	t.Add(t, big.NewInt(math.MinInt64))
+	return t.Int64()
+}
+
+// freeToken is t, or the next token no node holds yet: DCs of different
+// sizes can land on the same even token, and a ring needs distinct ones
+// (a shift of one token out of 2^64 changes no ownership figure).
+func freeToken(t int64, taken map[int64]bool) int64 {
+	for taken[t] {
+		t++
+	}
+	taken[t] = true
+	return t
 }
 
 // TableName is the name of the j-th scaled copy of a captured table.

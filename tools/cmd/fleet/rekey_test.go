@@ -1,10 +1,12 @@
 package main
 
 import (
+	"math"
 	"net/netip"
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/model"
 )
 
@@ -55,34 +57,108 @@ func captured() *model.Snapshot {
 
 func TestRingRekeysNodes(t *testing.T) {
 	c := captured()
+	// 7 nodes in 2 DCs: dc1 gets 4 (two racks of 2, since 3 racks cannot
+	// hold 4 equally), dc2 gets 3 (three racks of 1). Each DC's tokens split
+	// the ring evenly: dc1 in quarters, dc2 in thirds shifted by half a third.
 	shape := Shape{Sidecars: 7, Tables: 3, DCs: 2, Racks: 3, FirstIP: netip.MustParseAddr("127.0.1.1")}
 	ring := Ring(shape, c.Nodes)
 	for i, tc := range []struct {
 		addr, dc, rack, template string
+		token                    int64
 	}{
-		{"127.0.1.1", "dc1", "r1", "h10.0.0.1"},
-		{"127.0.1.2", "dc2", "r1", "h10.0.0.2"},
-		{"127.0.1.3", "dc1", "r2", "h10.0.0.3"},
-		{"127.0.1.4", "dc2", "r2", "h10.0.0.1"},
-		{"127.0.1.5", "dc1", "r3", "h10.0.0.2"},
-		{"127.0.1.6", "dc2", "r3", "h10.0.0.3"},
-		{"127.0.1.7", "dc1", "r1", "h10.0.0.1"}, // dc1's fourth node: racks wrap
+		{"127.0.1.1", "dc1", "r1", "h10.0.0.1", -1 << 63},
+		{"127.0.1.2", "dc2", "r1", "h10.0.0.2", -6148914691236517206}, // -2^63 + 2^64/6
+		{"127.0.1.3", "dc1", "r2", "h10.0.0.3", -1 << 62},
+		{"127.0.1.4", "dc2", "r2", "h10.0.0.1", 0},
+		{"127.0.1.5", "dc1", "r1", "h10.0.0.2", 1}, // dc1's even token 0 is dc2's already
+		{"127.0.1.6", "dc2", "r3", "h10.0.0.3", 6148914691236517205},
+		{"127.0.1.7", "dc1", "r2", "h10.0.0.1", 1 << 62},
 	} {
 		n := ring[i]
-		if n.Address != tc.addr || n.DC != tc.dc || n.Rack != tc.rack || n.Template != tc.template || n.Targeted {
-			t.Errorf("node %d = %s %s %s from %s (targeted %v), want %s %s %s from %s", i, n.Address, n.DC, n.Rack, n.Template, n.Targeted,
-				tc.addr, tc.dc, tc.rack, tc.template)
+		if n.Address != tc.addr || n.DC != tc.dc || n.Rack != tc.rack || n.Template != tc.template || n.Targeted ||
+			len(n.Tokens) != 1 || n.Tokens[0] != tc.token {
+			t.Errorf("node %d = %s %s %s %v from %s (targeted %v), want %s %s %s [%d] from %s", i, n.Address, n.DC, n.Rack, n.Tokens, n.Template, n.Targeted,
+				tc.addr, tc.dc, tc.rack, tc.token, tc.template)
 		}
 	}
-	seen := map[int64]bool{}
-	for i, n := range ring {
-		if len(n.Tokens) != 1 || seen[n.Tokens[0]] || (i > 0 && n.Tokens[0] <= ring[i-1].Tokens[0]) {
-			t.Errorf("node %d token %v: want one distinct ascending token per node", i, n.Tokens)
+}
+
+func TestEvenRacks(t *testing.T) {
+	for _, tc := range []struct{ nodes, want, racks int }{
+		{5, 3, 1}, {50, 3, 2}, {150, 3, 3}, {4, 3, 2}, {3, 3, 3}, {2, 3, 2}, {1, 3, 1}, {12, 5, 4}, {7, 1, 1},
+	} {
+		if got := evenRacks(tc.nodes, tc.want); got != tc.racks {
+			t.Errorf("evenRacks(%d nodes, %d wanted) = %d, want %d", tc.nodes, tc.want, got, tc.racks)
 		}
-		seen[n.Tokens[0]] = true
 	}
-	if ring[0].Tokens[0] != -1<<63 {
-		t.Errorf("first token %d, want -2^63", ring[0].Tokens[0])
+}
+
+// TestFleetRingIsFair re-keys the real capture as make scale does and runs
+// the real analyzer on it: the fleet's ring must give no node more than its
+// share of any keyspace, or the ownership-skew alerts would muddy the one
+// planted problem. An uneven ring (3 racks over 5 nodes of a DC) gave the
+// lone rack's node all of its DC's data: 1.67 times its share, critical.
+func TestFleetRingIsFair(t *testing.T) {
+	c, err := readSnapshot("testdata/fixture-cluster-snapshot.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := NewTemplate(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ sidecars, dcs, racks int }{
+		{1, 1, 3}, {3, 2, 3}, {7, 2, 3}, {10, 2, 3}, {11, 3, 2}, {100, 2, 3}, {300, 2, 3},
+	} {
+		shape := Shape{Sidecars: tc.sidecars, Tables: 2, DCs: tc.dcs, Racks: tc.racks, FirstIP: netip.MustParseAddr("127.0.1.1")}
+		ring := Ring(shape, c.Nodes)
+		assertEqualRacks(t, shape, ring)
+		tables := ScaleTables(shape, tmpl.Healthy)
+		snap := Rekey(tmpl.Snapshot, shape, ring, tables, 0, c.Taken)
+		tmpl.Plant(snap, ring[0], true, shape.DCs) // its keyspace has a replication factor of its own
+		r := analyzer.Analyze(snap, nil, analyzer.DefaultThresholds())
+		for _, f := range r.Findings {
+			if f.Kind == analyzer.KindOwnershipSkew {
+				t.Errorf("%+v: %s ownership skew %.3f on %s %v in keyspace %s", tc, f.Severity, f.Value, f.Node, f.Nodes, f.Keyspace)
+			}
+		}
+		keyspaces := map[string]bool{}
+		for _, o := range r.Ownership {
+			if o.Keyspace == "" {
+				continue // raw token ownership ignores DCs; nothing alerts on it
+			}
+			keyspaces[o.Keyspace] = true
+			if math.Abs(o.Skew-1) > 1e-3 {
+				t.Errorf("%+v: %s owns %.4f of %s, %.4f times its share; want its share", tc, o.Node, o.Owns, o.Keyspace, o.Skew)
+			}
+		}
+		if !keyspaces["pm_clean"] || !keyspaces["pm_hot"] {
+			t.Errorf("%+v: ownership of keyspaces %v, want pm_clean and pm_hot", tc, keyspaces)
+		}
+	}
+}
+
+// assertEqualRacks checks that every DC's racks hold equally many nodes.
+func assertEqualRacks(t *testing.T, s Shape, ring []FleetNode) {
+	t.Helper()
+	perRack := map[string]map[string]int{} // dc → rack → nodes
+	for _, n := range ring {
+		if perRack[n.DC] == nil {
+			perRack[n.DC] = map[string]int{}
+		}
+		perRack[n.DC][n.Rack]++
+	}
+	if len(perRack) != s.DCs {
+		t.Errorf("%d sidecars: %d DCs, want %d", s.Sidecars, len(perRack), s.DCs)
+	}
+	for dc, racks := range perRack {
+		size := -1
+		for rack, nodes := range racks {
+			if size >= 0 && nodes != size {
+				t.Errorf("%d sidecars: %s has racks of different sizes %v (%s)", s.Sidecars, dc, racks, rack)
+			}
+			size = nodes
+		}
 	}
 }
 
