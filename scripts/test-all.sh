@@ -4,8 +4,9 @@
 # Three chains run side by side, each on clusters of its own, so that one's
 # waiting (cluster starts, fixture loads, sampler windows) is another's work:
 #   main (this shell): lint, unit tests and promtool while the 5.0 cluster starts;
-#     the fixtures; go test -tags integration ./... against them; on 2 cores
-#     the truth corpus's CI subset on the same cluster.
+#     the fixtures; go test -tags integration of the packages with integration
+#     tests against them; on 2 cores the truth corpus's CI subset on the same
+#     cluster.
 #   versions (scripts/test-versions.sh): the acceptance suite on Cassandra 4.1 and
 #     4.0 (PARTMON_TEST_VERSIONS="4.1" picks, "" leaves it out).
 #   side (scripts/test-side.sh): keys from the logs of fresh 4.x nodes, ownership
