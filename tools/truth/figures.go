@@ -262,7 +262,8 @@ func samplersOf(summary string) (reads, writes bool) {
 // ownership of the keyspace (nodetool status KEYSPACE).
 func trafficRatio(f *Finding, node string, fc figureContext) (float64, string, bool) {
 	tk := f.Keyspace + "." + f.Table
-	useWrites := strings.Contains(strings.ToLower(f.Summary), "write") && !strings.Contains(strings.ToLower(f.Summary), "read")
+	reads, writes := samplersOf(f.Summary)
+	useWrites := writes && !reads
 	count := func(s TableStat) int64 {
 		if useWrites {
 			return s.LocalWrites

@@ -130,6 +130,34 @@ func onEachNode(pairs []nodeTable, fn func(nodeTable) error) []error {
 	return errs
 }
 
+// nodeTables holds one value per node and table ("ks.table"), set from
+// several goroutines.
+type nodeTables[T any] struct {
+	mu sync.Mutex
+	m  map[string]map[string]T
+}
+
+func (n *nodeTables[T]) set(p nodeTable, v T) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.m == nil {
+		n.m = map[string]map[string]T{}
+	}
+	if n.m[p.node] == nil {
+		n.m[p.node] = map[string]T{}
+	}
+	n.m[p.node][p.table] = v
+}
+
+// all is every value set, an empty map when none was (never nil: the
+// results file says {} rather than null).
+func (n *nodeTables[T]) all() map[string]map[string]T {
+	if n.m == nil {
+		return map[string]map[string]T{}
+	}
+	return n.m
+}
+
 // collectProfiles samples each table on each node with the real
 // `nodetool profileload` while the traffic runs: -k 255 of -s 256 counters,
 // so the listed counts add up to nearly every sampled operation. A window
@@ -137,8 +165,7 @@ func onEachNode(pairs []nodeTable, fn func(nodeTable) error) []error {
 // tables one after the other, so no two windows meet on a node (two at a
 // time over all pairs took ~110 s of the CI subset's 420).
 func collectProfiles(ctx context.Context, c *Cluster, pairs []nodeTable) (map[string]map[string]Profile, []error) {
-	out := map[string]map[string]Profile{}
-	var mu sync.Mutex
+	var out nodeTables[Profile]
 	errs := onEachNode(pairs, func(p nodeTable) error {
 		ks, t, _ := strings.Cut(p.table, ".")
 		text, err := c.Nodetool(ctx, p.node, "profileload", ks, t, "30000", "-s", "256", "-k", "255", "-a", "READS,WRITES")
@@ -149,21 +176,15 @@ func collectProfiles(ctx context.Context, c *Cluster, pairs []nodeTable) (map[st
 		if err != nil {
 			return fmt.Errorf("%s on %s: %w", p.table, p.node, err)
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		if out[p.node] == nil {
-			out[p.node] = map[string]Profile{}
-		}
-		out[p.node][p.table] = prof
+		out.set(p, prof)
 		return nil
 	})
-	return out, errs
+	return out.all(), errs
 }
 
 // collectHistograms runs `nodetool tablehistograms` for each pair.
 func collectHistograms(ctx context.Context, c *Cluster, pairs []nodeTable) (map[string]map[string]TableHistograms, []error) {
-	out := map[string]map[string]TableHistograms{}
-	var mu sync.Mutex
+	var out nodeTables[TableHistograms]
 	errs := onPairs(pairs, func(p nodeTable) error {
 		ks, t, _ := strings.Cut(p.table, ".")
 		text, err := c.Nodetool(ctx, p.node, "tablehistograms", ks, t)
@@ -174,13 +195,8 @@ func collectHistograms(ctx context.Context, c *Cluster, pairs []nodeTable) (map[
 		if err != nil {
 			return fmt.Errorf("%s on %s: %w", p.table, p.node, err)
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		if out[p.node] == nil {
-			out[p.node] = map[string]TableHistograms{}
-		}
-		out[p.node][p.table] = h
+		out.set(p, h)
 		return nil
 	})
-	return out, errs
+	return out.all(), errs
 }
