@@ -26,6 +26,9 @@
 #   PARTMON_SCALE_TABLES_HEAP   (default 4G)
 #   PARTMON_SCALE_TABLES_LOADED tables that get data, the rest stay idle (default 600)
 #   PARTMON_SCALE_CREATE_BUDGET seconds for creating tables; then measure what exists (default 3600)
+#   PARTMON_SCALE_CREATE        schema-rows (default: every table's system_schema rows written, then
+#                               one nodetool reloadlocalschema; minutes) or cql (one CREATE TABLE at a
+#                               time; each costs the node a pass over the whole schema, hours at 10,000)
 #   PARTMON_SCALE_WINDOW        seconds a daemon runs after its first cycle (default 150)
 #   PARTMON_SCALE_OUT           results directory (default .scale-cluster)
 set -euo pipefail
@@ -44,6 +47,7 @@ TABLES=${PARTMON_SCALE_TABLES:-10000}
 THEAP=${PARTMON_SCALE_TABLES_HEAP:-4G}
 TLOADED=${PARTMON_SCALE_TABLES_LOADED:-600}
 BUDGET=${PARTMON_SCALE_CREATE_BUDGET:-3600}
+CREATE=${PARTMON_SCALE_CREATE:-schema-rows}
 WINDOW=${PARTMON_SCALE_WINDOW:-150}
 OUT=$(realpath -m "${PARTMON_SCALE_OUT:-.scale-cluster}")
 NICE=(nice -n 15)
@@ -172,9 +176,16 @@ tables_part() {
   # what partmon reads.
   PARTMON_NODE_JVM_OPTS="-Dcassandra.test.flush_local_schema_changes=false" \
     cluster_up "$TDIR" --nodes 1 --first-ip "$TIP" --heap "$THEAP"
+  local how=(--tables "$(seq -s, 1000 1000 "$TABLES")")
+  case $CREATE in
+    schema-rows) how=(--schema-rows --tables "$TABLES") ;; # benchtables' schemarows.go says why
+    cql) ;;
+    *) die "PARTMON_SCALE_CREATE must be schema-rows or cql, not '$CREATE'" ;;
+  esac
+  say "creating tables: $CREATE"
   t0=$(date +%s)
   timeout "$BUDGET" "${NICE[@]}" bin/benchtables --dir "$TDIR" --populate-only --workers 8 --load-tables "$TLOADED" \
-    --tables "$(seq -s, 1000 1000 "$TABLES")" 2>&1 | tee "$OUT/create.log" >&2 || rc=$?
+    "${how[@]}" 2>&1 | tee "$OUT/create.log" >&2 || rc=$?
   # Out of time (124), or a schema change that timed out on a starved node:
   # measure the tables that exist, and say so.
   ((rc == 0)) || say "creating tables stopped early (exit $rc): measuring the tables created"

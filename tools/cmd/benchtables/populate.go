@@ -31,12 +31,8 @@ func tableOf(i int) string    { return fmt.Sprintf("t%03d", i%tablesPerKeyspace)
 // keyspaces first, then the tables, `workers` at a time (gocql waits for
 // schema agreement after every change).
 func createTables(ctx context.Context, s *gocql.Session, from, to, workers int, replication string) error {
-	for k := from / tablesPerKeyspace; k*tablesPerKeyspace < to; k++ {
-		ks := keyspaceOf(k * tablesPerKeyspace)
-		stmt := "CREATE KEYSPACE IF NOT EXISTS " + ks + " WITH replication = " + replication
-		if err := s.Query(stmt).WithContext(ctx).Exec(); err != nil {
-			return fmt.Errorf("creating keyspace %s: %w", ks, err)
-		}
+	if err := createKeyspaces(ctx, s, from, to, replication); err != nil {
+		return err
 	}
 	start := time.Now()
 	var created atomic.Int64
@@ -58,6 +54,18 @@ func createTables(ctx context.Context, s *gocql.Session, from, to, workers int, 
 	}
 	took := time.Since(start).Seconds()
 	logf("created tables %d..%d in %.1f s (%.2f tables/s)", from, to-1, took, float64(to-from)/took)
+	return nil
+}
+
+// createKeyspaces creates the keyspaces of tables [from, to).
+func createKeyspaces(ctx context.Context, s *gocql.Session, from, to int, replication string) error {
+	for k := from / tablesPerKeyspace; k*tablesPerKeyspace < to; k++ {
+		ks := keyspaceOf(k * tablesPerKeyspace)
+		stmt := "CREATE KEYSPACE IF NOT EXISTS " + ks + " WITH replication = " + replication
+		if err := s.Query(stmt).WithContext(ctx).Exec(); err != nil {
+			return fmt.Errorf("creating keyspace %s: %w", ks, err)
+		}
+	}
 	return nil
 }
 
