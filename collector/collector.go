@@ -373,6 +373,9 @@ func (c *Collector) collectOn(ctx context.Context, r registration, timeout time.
 	if r.src.Scope() == ClusterScope {
 		in.Ring = c.freshRing()
 	}
+	if _, ok := r.src.(interface{ readsHoldingOnly() }); ok {
+		in.Holding = c.holding(in.Address)
+	}
 	rows, err := r.src.Collect(sctx, in, out)
 	if err != nil {
 		if sctx.Err() != nil && ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {

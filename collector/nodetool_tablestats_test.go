@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -43,6 +44,27 @@ func TestNodetoolTablestatsOneRun(t *testing.T) {
 	if string(b) != "-h 127.0.0.72 tablestats -F json hll\n" {
 		t.Errorf("ran %q, want one run with the node's address and the user keyspace", b)
 	}
+	// With the node's figures: only the table holding data is asked, by
+	// name; the others are counted 0 without asking.
+	if err := os.Remove(runs); err != nil {
+		t.Fatal(err)
+	}
+	in.Holding = map[string]bool{"hll.t": true}
+	held := newOutput(in.Address)
+	if n, err = src.Collect(context.Background(), in, held); err != nil {
+		t.Fatal(err)
+	}
+	got = map[string]int64{}
+	for k, ts := range held.Node.Tables {
+		got[k] = *ts.DistinctPartitions
+	}
+	if want := map[string]int64{"hll.t": 10, "hll.many": 0, "hll.gone": 0}; n != 3 || !reflect.DeepEqual(got, want) {
+		t.Errorf("with holding figures: got %v (%d rows), want %v", got, n, want)
+	}
+	if b, err = os.ReadFile(runs); err != nil || string(b) != "-h 127.0.0.72 tablestats -F json hll.t\n" {
+		t.Errorf("with holding figures ran %q (%v), want one run for hll.t", b, err)
+	}
+	in.Holding = nil
 	failing := nodetoolTablestatsSource{cfg: NodetoolSamplerConfig{Command: []string{"sh", "-c", "echo 'nodetool: Unknown keyspace: hll'; exit 1", "nodetool"}}}
 	in.Own = true
 	if _, err := failing.Collect(context.Background(), in, newOutput(in.Address)); err == nil || !strings.Contains(err.Error(), "Unknown keyspace") {

@@ -60,6 +60,11 @@ type Input struct {
 	// moments ago (within ringFreshFor, e.g. earlier in the same CollectAll),
 	// else nil. The schema source compares their schema versions.
 	Ring []model.Node
+	// Holding is, for a source that reads only tables holding data
+	// (nodetool tablestats), the node's tables its latest CQL figures show
+	// holding any (Collector.holding); nil when those figures are missing
+	// or stale, and for every other source.
+	Holding map[string]bool
 }
 
 // Output receives a source's data. Only the fields a source owns are set;

@@ -12,39 +12,46 @@ import (
 	"github.com/partmon/partmon/model"
 )
 
-// DistinctPartitions runs `nodetool tablestats -F json` on the keyspaces of
-// the requested tables ("ks.table") and returns each table's "Number of
-// partitions (estimate)": the EstimatedPartitionCount gauge
-// (metrics/TableMetrics.java, 4.0–5.0), i.e. the HyperLogLog++ (p 13, sparse
-// p 25) key estimators of the node's sstables merged into one (a key held by
-// several sstables counts once; io/sstable/format/SSTableReader
-// getApproximateKeyCount) plus every memtable's partition count (not
-// de-duplicated against the sstables). nodetool prints 0 for a table with
-// neither (kept: the node holds none of the table's keys); a value that is
-// not a non-negative integer is an error.
-func DistinctPartitions(ctx context.Context, cfg SamplerConfig, tables []string) (map[string]int64, error) {
+// DistinctPartitions runs `nodetool tablestats -F json` on the requested
+// tables ("ks.table") and returns each table's "Number of partitions
+// (estimate)": the EstimatedPartitionCount gauge (metrics/TableMetrics.java,
+// 4.0–5.0), i.e. the HyperLogLog++ (p 13, sparse p 25) key estimators of the
+// node's sstables merged into one (a key held by several sstables counts
+// once; io/sstable/format/SSTableReader getApproximateKeyCount) plus every
+// memtable's partition count (not de-duplicated against the sstables).
+// nodetool prints 0 for a table with neither (kept: the node holds none of
+// the table's keys); a value that is not a non-negative integer is an
+// error. A keyspace in whole is asked for by its name, the others table by
+// table.
+func DistinctPartitions(ctx context.Context, cfg SamplerConfig, tables []string, whole map[string]bool) (map[string]int64, error) {
 	return tableCounts(ctx, cfg, tables, tableCountRun[int64]{
 		command: "tablestats", output: "tablestats -F json output", reading: "partition counts",
-		args:  tablestatsArgs,
+		args:  func(wanted map[string]bool) []string { return tablestatsArgs(wanted, whole) },
 		parse: ParseDistinctPartitions,
 	})
 }
 
-// tablestatsArgs asks for every keyspace of the wanted tables in one JVM;
-// system keyspaces are not asked (each of their tables is a JMX read and a
-// Statistics.db load per sstable).
-func tablestatsArgs(wanted map[string]bool) []string {
-	ksSet := map[string]bool{}
+// tablestatsArgs asks for the wanted tables in one JVM: by keyspace where
+// every user table of it is wanted (whole), by name otherwise (nodetool
+// reads about forty JMX attributes per table it lists, so a table not
+// wanted costs the node as much as one wanted); system keyspaces are not
+// asked (each of their tables is a JMX read and a Statistics.db load per
+// sstable).
+func tablestatsArgs(wanted, whole map[string]bool) []string {
+	var names []string
+	asked := map[string]bool{}
 	for t := range wanted {
 		ks, _, _ := strings.Cut(t, ".")
-		ksSet[ks] = true
+		switch {
+		case !whole[ks]:
+			names = append(names, t)
+		case !asked[ks]:
+			asked[ks] = true
+			names = append(names, ks)
+		}
 	}
-	keyspaces := make([]string, 0, len(ksSet))
-	for ks := range ksSet {
-		keyspaces = append(keyspaces, ks)
-	}
-	sort.Strings(keyspaces)
-	return append([]string{"tablestats", "-F", "json"}, keyspaces...)
+	sort.Strings(names)
+	return append([]string{"tablestats", "-F", "json"}, names...)
 }
 
 // ParseDistinctPartitions reads `nodetool tablestats -F json` (the shape of

@@ -3,6 +3,7 @@ package nodetool
 import (
 	"maps"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -47,6 +48,27 @@ func TestParseDistinctPartitions(t *testing.T) {
 			}
 			if !maps.Equal(got, c.want) {
 				t.Errorf("got %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestTablestatsArgs(t *testing.T) {
+	wanted := map[string]bool{"a.t1": true, "a.t2": true, "b.t1": true, "c.t9": true}
+	tests := []struct {
+		name  string
+		whole map[string]bool
+		want  []string
+	}{
+		{"every keyspace whole: by keyspace", map[string]bool{"a": true, "b": true, "c": true}, []string{"a", "b", "c"}},
+		{"a keyspace partly wanted: its tables by name", map[string]bool{"b": true, "c": true}, []string{"a.t1", "a.t2", "b", "c"}},
+		{"none whole", nil, []string{"a.t1", "a.t2", "b.t1", "c.t9"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tablestatsArgs(wanted, tt.whole)
+			if want := append([]string{"tablestats", "-F", "json"}, tt.want...); !reflect.DeepEqual(got, want) {
+				t.Errorf("got %v, want %v", got, want)
 			}
 		})
 	}

@@ -185,7 +185,7 @@ func benchmark(ctx context.Context, o options) ([]*stageResult, error) {
 			}
 		}
 		if o.estimates > 0 { // 0: tables without data are measured as they are
-			if err := waitEstimates(ctx, c, n, o.estimates); err != nil {
+			if err := waitEstimates(ctx, c, n, o.loadLimit, o.estimates); err != nil {
 				return results, err
 			}
 		}
@@ -307,5 +307,5 @@ func populateOnly(ctx context.Context, c *benchCluster, o options) error {
 		have = n
 	}
 	logf("the schema has %d benchmark tables", have)
-	return waitEstimates(ctx, c, have, o.estimates)
+	return waitEstimates(ctx, c, have, o.loadLimit, o.estimates)
 }
