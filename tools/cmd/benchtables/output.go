@@ -306,34 +306,29 @@ type target struct {
 	met            bool
 }
 
-// targets judges the largest table count (and, for the query count, whether
-// it moved with the table count).
+// targets judges the largest table count. A figure the run did not
+// measure (--node-cost-only runs no daemon and no nodetool) has no target
+// row: "met" on a zero would be a pass nothing earned. The cycle's
+// statements and node CPU are judged per minute of the default schedule
+// (tickTargets); every source at once (start-up, `partmon report`) sends
+// 16 statements by construction and is shown in the results table, not
+// judged (docs/benchmarks.md, "The floor for every source at once").
 func targets(results []*stageResult) []target {
 	last := results[len(results)-1]
-	stmts := median(last.Statements)
-	constant := true
-	for _, r := range results {
-		if median(r.Statements) != stmts {
-			constant = false
-		}
+	out := []target{{"cycle ≤ 1 s per node", fmt.Sprintf("%.0f ms", median(last.Cycle)), median(last.Cycle) <= 1000}}
+	if len(last.Scrape) > 0 {
+		out = append(out, target{"scrape ≤ 50 ms", fmt.Sprintf("%.1f ms", median(last.Scrape)), median(last.Scrape) <= 50})
 	}
-	var counts []string
-	for _, r := range results {
-		counts = append(counts, fmt.Sprint(median(r.Statements)))
+	if len(last.PeakRSS) > 0 {
+		_, peak := minMax(last.PeakRSS)
+		out = append(out, target{"peak RSS ≤ 64 MiB", fmt.Sprintf("%.1f MiB (max of runs)", peak), peak <= 64})
 	}
-	speedup := median(last.Tablestats) / max(median(last.Cycle), 0.001)
-	_, peak := minMax(last.PeakRSS)
-	out := []target{
-		{"cycle ≤ 1 s per node", fmt.Sprintf("%.0f ms", median(last.Cycle)), median(last.Cycle) <= 1000},
-		{"CQL statements per node per cycle ≤ 15, independent of tables", strings.Join(counts, " / "), stmts <= 15 && constant},
-		{"scrape ≤ 50 ms", fmt.Sprintf("%.1f ms", median(last.Scrape)), median(last.Scrape) <= 50},
-		{"peak RSS ≤ 64 MiB", fmt.Sprintf("%.1f MiB (max of runs)", peak), peak <= 64},
-		{"≤ 8 series per table per node", fmt.Sprintf("%.2f, max %d", last.series.perTable(), last.series.maxPerTable), last.series.maxPerTable <= 8},
-		{"≥ 10× faster than nodetool tablestats", fmt.Sprintf("%.1f×", speedup), speedup >= 10},
+	if last.series.maxPerTable > 0 {
+		out = append(out, target{"≤ 8 series per table per node", fmt.Sprintf("%.2f, max %d", last.series.perTable(), last.series.maxPerTable), last.series.maxPerTable <= 8})
 	}
-	if jmx, cyc := median(netCPU(last, costJMX)), median(netCPU(last, costCycle)); len(last.Cost[costJMX]) > 0 {
-		out = append(out, target{"partmon cycle ≥ 20× less node CPU than a jmx_exporter scrape",
-			fmt.Sprintf("%.0f ms vs %.0f ms: %s", cyc, jmx, ratio(jmx, cyc)), cyc > 0 && jmx >= 20*cyc})
+	if len(last.Tablestats) > 0 {
+		speedup := median(last.Tablestats) / max(median(last.Cycle), 0.001)
+		out = append(out, target{"≥ 10× faster than nodetool tablestats", fmt.Sprintf("%.1f×", speedup), speedup >= 10})
 	}
 	out = append(out, tickTargets(results)...)
 	if first, lastS := results[0].Sampler, last.Sampler; first != nil && lastS != nil && len(first.Pass) > 0 && len(lastS.Pass) > 0 {
