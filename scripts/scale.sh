@@ -236,5 +236,9 @@ if [[ $real != none ]]; then
 fi
 [[ -f $DIR/floor.txt ]] && cat "$DIR/floor.txt"
 [[ -f $DIR/broke.txt ]] && cat "$DIR/broke.txt"
+if ! compgen -G "$DIR/results/*.json" >/dev/null; then
+  say "no fleet size completed (sizes $SIZES): nothing to report; check PARTMON_SCALE_MEM_MIB and the logs in $DIR/run-*"
+  exit 1
+fi
 "$DIR/bin/scale" report "$DIR"/results/*.json
 [[ $real_rc == 0 ]] || { say "the real-cluster measurements failed (scripts/scale-cluster.sh $real: exit $real_rc)"; exit 1; }
