@@ -9,9 +9,9 @@ import (
 // load replaces the pm_* keyspaces with freshly planted problems, flushes and
 // compacts so the sizes are on disk in one sstable (max_partition_size is per
 // sstable), refreshes size estimates and writes the truth.
-func load(ctx context.Context, largeMiB, hotSeconds int, share float64) error {
-	if largeMiB <= 0 || hotSeconds < 0 || share < 0 || share > 1 {
-		return fmt.Errorf("need --large-mib > 0, --hot-seconds >= 0, 0 <= --share <= 1")
+func load(ctx context.Context, largeMiB, hotSeconds int, share, rate float64) error {
+	if largeMiB <= 0 || hotSeconds < 0 || share < 0 || share > 1 || rate < 0 {
+		return fmt.Errorf("need --large-mib > 0, --hot-seconds >= 0, 0 <= --share <= 1, --rate >= 0")
 	}
 	start := time.Now()
 	s, err := clusterSession()
@@ -60,7 +60,7 @@ func load(ctx context.Context, largeMiB, hotSeconds int, share float64) error {
 			if hotSeconds == 0 {
 				return nil
 			}
-			st.HotShare, st.HotOps, err = driveHotKey(ctx, s, time.Duration(hotSeconds)*time.Second, share)
+			st.HotShare, st.HotOps, err = driveHotKey(ctx, s, time.Duration(hotSeconds)*time.Second, share, rate)
 			return err
 		}},
 		{"refreshsizeestimates", func() error { return onEveryNode(ctx, "refreshsizeestimates") }},

@@ -2,8 +2,8 @@
 // Cassandra cluster and prints the ground truth read back from it. Run it
 // through deploy/local/fixtures:
 //
-//	fixtures load [--large-mib 110] [--hot-seconds 20]
-//	fixtures hotkey --seconds S [--share 0.8]
+//	fixtures load [--large-mib 110] [--hot-seconds 10] [--rate 300]
+//	fixtures hotkey --seconds S [--share 0.8] [--rate 300]
 //	fixtures grow --rows N
 //	fixtures truth
 //	fixtures drop
@@ -34,19 +34,21 @@ func main() {
 	case "load":
 		fs := flag.NewFlagSet("load", flag.ExitOnError)
 		largeMiB := fs.Int("large-mib", 110, "payload MiB written into the one oversized partition")
-		hotSeconds := fs.Int("hot-seconds", 20, "seconds of hot-key traffic after loading")
+		hotSeconds := fs.Int("hot-seconds", 10, "seconds of hot-key traffic after loading")
 		share := fs.Float64("share", 0.8, "share of hot-key operations in that traffic")
+		rate := fs.Float64("rate", hotRate, "hot-key operations a second at most (0: unpaced)")
 		_ = fs.Parse(args)
-		err = load(ctx, *largeMiB, *hotSeconds, *share)
+		err = load(ctx, *largeMiB, *hotSeconds, *share, *rate)
 	case "hotkey":
 		fs := flag.NewFlagSet("hotkey", flag.ExitOnError)
 		seconds := fs.Int("seconds", 30, "how long to drive traffic")
 		share := fs.Float64("share", 0.8, "share of operations on the hot key")
+		rate := fs.Float64("rate", hotRate, "operations a second at most (0: unpaced)")
 		_ = fs.Parse(args)
 		// SIGTERM ends the traffic early, not the command: the share
 		// measured so far is still recorded (a test stops the traffic
 		// once its samples are in instead of waiting out --seconds).
-		err = hotkeyCommand(ctx, *seconds, *share)
+		err = hotkeyCommand(ctx, *seconds, *share, *rate)
 	case "grow":
 		fs := flag.NewFlagSet("grow", flag.ExitOnError)
 		rows := fs.Int("rows", 10000, "rows appended to the busiest sensor of pm_ts.readings")
@@ -75,7 +77,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: fixtures load [--large-mib 110] [--hot-seconds 20] [--share 0.8] | hotkey --seconds S [--share 0.8] | grow --rows N | truth | drop | top-partitions [--repair=false] [--persist=false]")
+	fmt.Fprintln(os.Stderr, "usage: fixtures load [--large-mib 110] [--hot-seconds 10] [--share 0.8] [--rate 300] | hotkey --seconds S [--share 0.8] [--rate 300] | grow --rows N | truth | drop | top-partitions [--repair=false] [--persist=false]")
 	os.Exit(2)
 }
 
