@@ -194,20 +194,19 @@ func (r *runner) load(ctx context.Context) error {
 }
 
 // settle flushes and compacts every node (one sstable per table and node,
-// so the per-sstable size figures describe whole partitions), resolves the
-// truth's keys and replicas, and waits for Cassandra's size recorder (every
-// 30 s on deploy/local clusters) to refresh system.table_estimates.
+// so the per-sstable size figures describe whole partitions), has every
+// node's size recorder refresh system.size_estimates and table_estimates
+// from those sstables, and resolves the truth's keys and replicas.
+// `nodetool refreshsizeestimates` runs the recorder Cassandra otherwise runs
+// on its own schedule (every 30 s on deploy/local clusters), at once: the
+// runner used to sleep 35 s for it.
 func (r *runner) settle(ctx context.Context) error {
-	for _, cmd := range []string{"flush", "compact"} {
+	for _, cmd := range []string{"flush", "compact", "refreshsizeestimates"} {
 		if err := r.c.OnEveryNode(ctx, cmd); err != nil {
 			return err
 		}
 	}
-	compacted := time.Now()
-	if err := r.resolveTruth(ctx); err != nil {
-		return err
-	}
-	return sleep(ctx, time.Until(compacted.Add(35*time.Second)))
+	return r.resolveTruth(ctx)
 }
 
 // resolveTruth renders every key the truth names and asks the real
