@@ -52,10 +52,7 @@ func TestHeatmapInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 5-s windows every 10 s: readHot's few hundred reads a second give a
-	// window ~1,000 reads, 90 % of them on the key, and the key is marked
-	// ~20 s after the daemon starts instead of ~35 s (10-s windows every 20 s).
-	sampler := fmt.Sprintf("    nodetool_sampler: {schedule: \"@every 10s\", timeout: 5m}\n  nodetool_sampler:\n    command: [%q, \"nodetool\", \"--dir\", %q, \"{address}\"]\n    duration: 5s\n",
+	sampler := fmt.Sprintf("    nodetool_sampler: {schedule: \"@every 20s\", timeout: 5m}\n  nodetool_sampler:\n    command: [%q, \"nodetool\", \"--dir\", %q, \"{address}\"]\n    duration: 10s\n",
 		filepath.Join(root, "deploy", "local", "cluster"), testcluster.Dir())
 	url := startDaemonWith(t, hosts, "@every 5s", sampler)
 	ring := waitForHeatmap(t, url, token)
