@@ -40,10 +40,17 @@ SIDE_LOG=test-artifacts/side.log
 VERSIONS_GOLOG=$PWD/test-artifacts/go-test-versions.log
 VERSIONS_LOG=test-artifacts/versions.log
 export TEST_TIMES=$PWD/test-artifacts/test-times.tsv
+# go test's JSON events, with their times and every test's log (testsummary
+# appends them; each side chain to a file of its own): where a slow run's
+# minutes went.
+export TEST_JSON=$PWD/test-artifacts/go-test.json
 : >"$GOLOG"
 : >"$SIDE_GOLOG"
 : >"$VERSIONS_GOLOG"
 : >"$TEST_TIMES"
+: >"$TEST_JSON"
+: >"${TEST_JSON%.json}-versions.json"
+: >"${TEST_JSON%.json}-side.json"
 t0=$(date +%s)
 
 # shellcheck source=scripts/lib.sh
@@ -120,14 +127,14 @@ versions=${PARTMON_TEST_VERSIONS-4.1 4.0}
 start_chains() {
 	if [ -n "$versions" ]; then
 		# shellcheck disable=SC2086
-		GOLOG=$VERSIONS_GOLOG setsid scripts/test-versions.sh $versions >"$VERSIONS_LOG" 2>&1 &
+		GOLOG=$VERSIONS_GOLOG TEST_JSON=${TEST_JSON%.json}-versions.json setsid scripts/test-versions.sh $versions >"$VERSIONS_LOG" 2>&1 &
 		chain_pids+=($!) chain_names+=(versions)
 		echo "== versions chain started (acceptance on Cassandra $versions): $VERSIONS_LOG"
 		[ "$PARALLEL" = 1 ] || wait_chain "${#chain_pids[@]}"
 	else
 		echo "== versions chain left out: PARTMON_TEST_VERSIONS is empty"
 	fi
-	GOLOG=$SIDE_GOLOG PARTMON_SIDE_TRUTH=$PARALLEL setsid scripts/test-side.sh >"$SIDE_LOG" 2>&1 &
+	GOLOG=$SIDE_GOLOG TEST_JSON=${TEST_JSON%.json}-side.json PARTMON_SIDE_TRUTH=$PARALLEL setsid scripts/test-side.sh >"$SIDE_LOG" 2>&1 &
 	chain_pids+=($!) chain_names+=(side)
 	echo "== side chain started (logs, unbalanced ring$([ "$PARALLEL" = 1 ] && echo ", truth subset")): $SIDE_LOG"
 	[ "$PARALLEL" = 1 ] || wait_chain "${#chain_pids[@]}"

@@ -35,6 +35,9 @@ func main() {
 	times := flag.String("times", "", "append each top-level test's seconds to this file")
 	label := flag.String("label", "", "the label of this run in the -times file (e.g. the Cassandra release)")
 	slowest := flag.Int("slowest", 0, "print the N slowest tests of the -times files named as arguments")
+	// Every event keeps its time and its test's log lines, passing tests'
+	// too: where a slow run spent its minutes, after the fact.
+	raw := flag.String("raw", os.Getenv("TEST_JSON"), "append go test's JSON events, as read, to this file (default $TEST_JSON)")
 	flag.Parse()
 	if *slowest > 0 {
 		if err := printSlowest(os.Stdout, *slowest, flag.Args()); err != nil {
@@ -62,7 +65,17 @@ func main() {
 		defer f.Close()
 		timesOut = &timesWriter{w: f, label: *label}
 	}
-	if err := render(os.Stdin, os.Stdout, *verbose, timesOut); err != nil {
+	var in io.Reader = os.Stdin
+	if *raw != "" {
+		f, err := os.OpenFile(*raw, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "testsummary:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		in = io.TeeReader(os.Stdin, f)
+	}
+	if err := render(in, os.Stdout, *verbose, timesOut); err != nil {
 		fmt.Fprintln(os.Stderr, "testsummary:", err)
 		os.Exit(1)
 	}
