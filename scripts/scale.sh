@@ -10,9 +10,13 @@
 #                    carries the capture's hot key (the planted problem)
 #   Prometheus agent 127.0.0.202:9090 (Debian's prometheus, agent mode):
 #                    scrapes the fleet every 60 s (docs/scale.md) and remote-writes it
-#   the store        127.0.0.201:9090: Prometheus' own remote-write receiver
-#                    (Debian's prometheus): the VictoriaMetrics cluster and
-#                    Thanos could not be built here (docs/scale.md says why)
+#   the store        Thanos v0.39.2 (built from its Go module into
+#                    $PARTMON_CACHE, tools/thanos): two `thanos receive` on
+#                    127.0.0.205 and .206 in one hashring (each series on one of
+#                    them; the agent writes to the first, which routes), and
+#                    `thanos query` on 127.0.0.201:9090 reading both over gRPC.
+#                    PARTMON_SCALE_STORE=prometheus takes Prometheus' own
+#                    remote-write receiver on 127.0.0.201:9090 instead.
 #   vmalert          127.0.0.203:8880 (VictoriaMetrics v1.151.0, built from
 #                    its Go module into $PARTMON_CACHE): evaluates
 #                    deploy/prometheus/partmon-recording.yml and
@@ -36,6 +40,7 @@
 #   PARTMON_SCALE_FLOOR=false  leave out the floor's measurement
 #   PARTMON_SCALE_FOR       the alerting rules' `for:` during the run (default 1m: a
 #                           run cannot wait their 15 min to 2 h; expressions unchanged)
+#   PARTMON_SCALE_STORE     thanos (default) or prometheus
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO"
@@ -47,7 +52,11 @@ FOR=${PARTMON_SCALE_FOR:-1m}
 CACHE=${PARTMON_CACHE:-$HOME/.cache/partmon}
 VM_VERSION=v1.151.0
 VMALERT=$CACHE/vmalert-$VM_VERSION/vmalert
-STORE=127.0.0.201:9090
+STORE_KIND=${PARTMON_SCALE_STORE:-thanos}
+THANOS_VERSION=v0.39.2
+THANOS=$CACHE/thanos-$THANOS_VERSION/thanos
+RECEIVERS=(127.0.0.205 127.0.0.206)
+STORE=127.0.0.201:9090 # the store's query API (thanos query, or the Prometheus)
 AGENT=127.0.0.202:9090
 VMALERT_ADDR=127.0.0.203:8880
 AM=127.0.0.204:9093
@@ -86,6 +95,20 @@ install_tools() {
     mkdir -p "$(dirname "$VMALERT")"
     GOBIN=$(dirname "$VMALERT") GOFLAGS=-mod=mod $NICE go install "github.com/VictoriaMetrics/VictoriaMetrics/app/vmalert@$VM_VERSION"
   fi
+  if [[ $STORE_KIND == thanos && ! -x $THANOS ]]; then
+    # Thanos' go.mod has replace directives, which `go install pkg@version`
+    # refuses: its command is built as a dependency of tools/thanos's module.
+    say "building thanos $THANOS_VERSION into $(dirname "$THANOS") (a few minutes)"
+    local build=$CACHE/thanos-build
+    mkdir -p "$build" "$(dirname "$THANOS")"
+    cp tools/thanos/go.mod tools/thanos/tools.go "$build/"
+    (cd "$build" && GOFLAGS=-mod=mod $NICE go mod tidy &&
+      $NICE go build -ldflags "-X github.com/prometheus/common/version.Version=${THANOS_VERSION#v}" \
+        -o "$THANOS.tmp" github.com/thanos-io/thanos/cmd/thanos) ||
+      die "thanos $THANOS_VERSION did not build in $build (PARTMON_SCALE_STORE=prometheus runs without it)"
+    mv -f "$THANOS.tmp" "$THANOS"
+  fi
+  case $STORE_KIND in thanos | prometheus) ;; *) die "PARTMON_SCALE_STORE=$STORE_KIND: want thanos or prometheus" ;; esac
   mkdir -p "$DIR/bin"
   $NICE go build -o "$DIR/bin/fleet" ./tools/cmd/fleet
   $NICE go build -o "$DIR/bin/scale" ./tools/cmd/scale
@@ -119,9 +142,6 @@ rss_mib() {
 }
 
 write_configs() {
-  cat >"$RUN/store.yml" <<EOF
-global: {scrape_interval: 30s}
-EOF
   cat >"$RUN/agent.yml" <<EOF
 global:
   scrape_interval: 60s
@@ -134,7 +154,7 @@ scrape_configs:
       - target_label: cluster
         replacement: partmon
 remote_write:
-  - url: http://$STORE/api/v1/write
+  - url: $WRITE_URL
     remote_timeout: 2m
     queue_config: {max_samples_per_send: 10000, capacity: 50000, max_shards: 4, batch_send_deadline: 10s}
 EOF
@@ -144,6 +164,43 @@ EOF
   # The shipped alerting rules with a shorter `for:`; expressions, labels and
   # groups as shipped.
   sed -E "s/^( +)for: .*/\1for: $FOR/" deploy/prometheus/partmon-alerts.yml >"$RUN/partmon-alerts.yml"
+}
+
+# start_store: the store this size writes to and reads from; sets WRITE_URL,
+# STORE_NAME, STORE_METRICS, STORE_DIRS and STORE_PIDS for the measurement.
+start_store() {
+  if [[ $STORE_KIND == prometheus ]]; then
+    echo 'global: {scrape_interval: 30s}' >"$RUN/store.yml"
+    start store prometheus --config.file="$RUN/store.yml" --storage.tsdb.path="$RUN/store" --web.listen-address="$STORE" \
+      --web.enable-remote-write-receiver --storage.tsdb.retention.time=1d --query.timeout=5m --log.level=warn
+    wait_http "http://$STORE/-/ready" "the store"
+    WRITE_URL=http://$STORE/api/v1/write STORE_NAME="Prometheus' remote-write receiver (Debian's prometheus)"
+    STORE_METRICS=http://$STORE/metrics STORE_DIRS=$RUN/store STORE_PIDS=$store_pid
+    return
+  fi
+  local ip i endpoints=() flags=()
+  for ip in "${RECEIVERS[@]}"; do endpoints+=("\"$ip:10901\""); flags+=(--endpoint="$ip:10901"); done
+  printf '[{"hashring": "default", "endpoints": [%s]}]\n' "$(IFS=,; echo "${endpoints[*]}")" >"$RUN/hashring.json"
+  STORE_METRICS= STORE_DIRS= STORE_PIDS=
+  for i in "${!RECEIVERS[@]}"; do
+    ip=${RECEIVERS[$i]}
+    start "receive$i" "$THANOS" receive --tsdb.path="$RUN/receive$i" --tsdb.retention=1d \
+      --grpc-address="$ip:10901" --http-address="$ip:10902" --remote-write.address="$ip:19291" --receive.capnproto-address="$ip:19391" \
+      --receive.local-endpoint="$ip:10901" --receive.hashrings-file="$RUN/hashring.json" \
+      --receive.replication-factor=1 --label="receive_replica=\"$i\"" --log.level=warn
+    eval "STORE_PIDS+=\${STORE_PIDS:+,}\$receive${i}_pid"
+    STORE_METRICS+=${STORE_METRICS:+,}http://$ip:10902/metrics STORE_DIRS+=${STORE_DIRS:+,}$RUN/receive$i
+  done
+  # Each receiver announces an external label of its own (receive needs
+  # one); query drops it from results (--query.replica-label), so rules and
+  # dashboards see the series as the agent scraped them.
+  start store "$THANOS" query --http-address="$STORE" --grpc-address="${STORE%:*}:10901" "${flags[@]}" \
+    --query.replica-label=receive_replica --query.timeout=5m --log.level=warn
+  STORE_PIDS+=,$store_pid
+  for ip in "${RECEIVERS[@]}"; do wait_http "http://$ip:10902/-/ready" "thanos receive on $ip"; done
+  wait_http "http://$STORE/-/ready" "thanos query"
+  WRITE_URL=http://${RECEIVERS[0]}:19291/api/v1/receive
+  STORE_NAME="Thanos $THANOS_VERSION: ${#RECEIVERS[@]} receivers in one hashring (replication factor 1) behind thanos query"
 }
 
 # floor: one sidecar of 10,000 tables, 90 % of them small and idle, its
@@ -169,7 +226,6 @@ measure_floor() {
 measure_size() {
   local n=$1 plant=$(($1 / 2))
   RUN=$DIR/run-$n; rm -rf "$RUN"; mkdir -p "$RUN"
-  write_configs
   say "$n sidecars × $TABLES tables: starting the fleet"
   start fleet "$DIR/bin/fleet" --sidecars "$n" --tables "$TABLES" --plant "$plant" --first-ip "$FLEET_FIRST_IP" \
     --targets-file "$RUN/targets.json" --planted-file "$RUN/planted.json"
@@ -181,16 +237,17 @@ measure_size() {
     sleep 1
   done
   [[ -f $RUN/planted.json ]] || die "the fleet was not ready in 10 minutes"
+  start_store
+  write_configs
   start am prometheus-alertmanager --config.file="$RUN/alertmanager.yml" --storage.path="$RUN/am" \
     --web.listen-address="$AM" --cluster.listen-address= --log.level=warn
-  start store prometheus --config.file="$RUN/store.yml" --storage.tsdb.path="$RUN/store" --web.listen-address="$STORE" \
-    --web.enable-remote-write-receiver --storage.tsdb.retention.time=1d --query.timeout=5m --log.level=warn
   start agent prometheus --enable-feature=agent --config.file="$RUN/agent.yml" --storage.agent.path="$RUN/agent" \
     --web.listen-address="$AGENT" --log.level=warn
   wait_http "http://$AM/-/ready" Alertmanager
-  wait_http "http://$STORE/-/ready" "the store"
   wait_http "http://$AGENT/-/ready" "the agent"
-  start vmalert "$VMALERT" -datasource.url="http://$STORE" -remoteWrite.url="http://$STORE" -notifier.url="http://$AM" \
+  # Recorded series go back where the agent writes (the URL as given).
+  start vmalert "$VMALERT" -datasource.url="http://$STORE" -remoteWrite.url="$WRITE_URL" -remoteWrite.disablePathAppend \
+    -notifier.url="http://$AM" \
     -rule="$REPO/deploy/prometheus/partmon-recording.yml" -rule="$RUN/partmon-alerts.yml" -evaluationInterval=30s \
     -httpListenAddr="$VMALERT_ADDR" -loggerLevel=WARN
   wait_http "http://$VMALERT_ADDR/-/healthy" vmalert
@@ -204,8 +261,9 @@ measure_size() {
   ks=$(planted keyspace); table=$(planted table); node=$(planted node)
   local rc=0
   $NICE "$DIR/bin/scale" measure -store "http://$STORE" -vmalert "http://$VMALERT_ADDR" -alertmanager "http://$AM" \
-    -store-dir "$RUN/store" -planted "$RUN/planted.json" -dashboards dashboards -sidecar "http://$node:9808/metrics" \
-    -store-pid "$store_pid" -agent-pid "$agent_pid" -fleet-pid "$fleet_pid" \
+    -store-name "$STORE_NAME" -store-metrics "$STORE_METRICS" -store-dirs "$STORE_DIRS" -store-pids "$STORE_PIDS" \
+    -planted "$RUN/planted.json" -dashboards dashboards -sidecar "http://$node:9808/metrics" \
+    -agent-pid "$agent_pid" -fleet-pid "$fleet_pid" \
     -sidecars "$n" -tables "$TABLES" -ready-timeout 8m -cluster partmon -keyspace "$ks" -table "$table" \
     -out "$DIR/results/$(printf '%04d' "$n").json" &
   pids+=($!) # in the background, so that a signal reaches the trap at once

@@ -13,6 +13,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,9 +44,12 @@ func main() {
 
 type measureFlags struct {
 	store, vmalert, alertmanager       string
-	storeDir, plantedFile, dashboards  string
+	storeName                          string
+	storeMetrics, storeDirs            []string // one per ingesting process
+	storePIDs                          []int    // every process of the store
+	plantedFile, dashboards            string
 	sidecar                            string
-	storePID, agentPID, fleetPID       int
+	agentPID, fleetPID                 int
 	sidecars, tables, queryRounds      int
 	cluster, keyspace, table, out      string
 	window, alertTimeout, readyTimeout time.Duration
@@ -55,13 +59,30 @@ func measure(args []string) error {
 	var f measureFlags
 	fs := flag.NewFlagSet("measure", flag.ExitOnError)
 	fs.StringVar(&f.store, "store", "", "the store's query URL")
+	fs.StringVar(&f.storeName, "store-name", "", "what the store is, for the table")
+	fs.Func("store-metrics", "comma-separated /metrics URLs of the store's ingesting processes (default: the query URL's)", func(v string) error {
+		f.storeMetrics = splitList(v)
+		return nil
+	})
+	fs.Func("store-dirs", "comma-separated data directories of the store", func(v string) error {
+		f.storeDirs = splitList(v)
+		return nil
+	})
+	fs.Func("store-pids", "comma-separated process ids of the store (ingesters, queriers)", func(v string) error {
+		for _, p := range splitList(v) {
+			n, err := strconv.Atoi(p)
+			if err != nil {
+				return fmt.Errorf("store pid %q: %w", p, err)
+			}
+			f.storePIDs = append(f.storePIDs, n)
+		}
+		return nil
+	})
 	fs.StringVar(&f.vmalert, "vmalert", "", "vmalert's URL")
 	fs.StringVar(&f.alertmanager, "alertmanager", "", "Alertmanager's URL")
-	fs.StringVar(&f.storeDir, "store-dir", "", "the store's data directory")
 	fs.StringVar(&f.plantedFile, "planted", "", "the fleet's planted-problem file")
 	fs.StringVar(&f.dashboards, "dashboards", "dashboards", "directory of the dashboards whose queries run")
 	fs.StringVar(&f.sidecar, "sidecar", "", "/metrics of the planted sidecar: the families the replay publishes")
-	fs.IntVar(&f.storePID, "store-pid", 0, "")
 	fs.IntVar(&f.agentPID, "agent-pid", 0, "")
 	fs.IntVar(&f.fleetPID, "fleet-pid", 0, "")
 	fs.IntVar(&f.sidecars, "sidecars", 0, "sidecars the fleet serves")
@@ -75,8 +96,11 @@ func measure(args []string) error {
 	fs.DurationVar(&f.alertTimeout, "alert-timeout", 4*time.Minute, "wait at most this long for the planted alert")
 	fs.DurationVar(&f.readyTimeout, "ready-timeout", 5*time.Minute, "wait at most this long for every sidecar in the store")
 	_ = fs.Parse(args)
+	if len(f.storeMetrics) == 0 {
+		f.storeMetrics = []string{f.store + "/metrics"}
+	}
 
-	r := Result{Sidecars: f.sidecars, Tables: f.tables}
+	r := Result{Sidecars: f.sidecars, Tables: f.tables, Store: f.storeName}
 	b, err := os.ReadFile(f.plantedFile)
 	if err != nil {
 		return err
@@ -97,8 +121,13 @@ func measure(args []string) error {
 	if err := measureGroups(f, &r); err != nil {
 		return err
 	}
-	r.StoreRSSBytes, r.AgentRSSBytes, r.FleetRSSBytes = rssBytes(f.storePID), rssBytes(f.agentPID), rssBytes(f.fleetPID)
-	r.StoreDiskBytes = dirBytes(f.storeDir)
+	for _, pid := range f.storePIDs {
+		r.StoreRSSBytes += rssBytes(pid)
+	}
+	r.AgentRSSBytes, r.FleetRSSBytes = rssBytes(f.agentPID), rssBytes(f.fleetPID)
+	for _, dir := range f.storeDirs {
+		r.StoreDiskBytes += dirBytes(dir)
+	}
 	out, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
@@ -124,19 +153,19 @@ func waitForFleet(f measureFlags) error {
 // measureIngest reads the store's head series and its appended samples
 // over the window.
 func measureIngest(f measureFlags, r *Result) error {
-	before, err := scrape(f.store + "/metrics")
+	const appended, head = "prometheus_tsdb_head_samples_appended_total", "prometheus_tsdb_head_series"
+	before, err := scrapeSum(f.storeMetrics, appended)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
 	time.Sleep(f.window)
-	after, err := scrape(f.store + "/metrics")
+	after, err := scrapeSum(f.storeMetrics, appended, head)
 	if err != nil {
 		return err
 	}
-	const appended = "prometheus_tsdb_head_samples_appended_total"
-	r.SamplesPerSec = (value(after, appended, nil) - value(before, appended, nil)) / time.Since(start).Seconds()
-	r.HeadSeries = value(after, "prometheus_tsdb_head_series", nil)
+	r.SamplesPerSec = (after[appended] - before[appended]) / time.Since(start).Seconds()
+	r.HeadSeries = after[head]
 	_, r.PartmonSeries, _, err = promQuery(f.store, `count({__name__=~"partmon_.+"})`)
 	return err
 }

@@ -79,6 +79,34 @@ func scrape(u string) (map[string]*dto.MetricFamily, error) {
 	return p.TextToMetricFamilies(resp.Body)
 }
 
+// scrapeSum sums each named family over every URL's /metrics: a store of
+// several ingesting processes (each with its own TSDB heads, one per
+// tenant) holds their sum.
+func scrapeSum(urls []string, names ...string) (map[string]float64, error) {
+	out := map[string]float64{}
+	for _, u := range urls {
+		fams, err := scrape(u)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			out[n] += value(fams, n, nil)
+		}
+	}
+	return out, nil
+}
+
+// splitList is a comma-separated flag's items, blanks left out.
+func splitList(v string) []string {
+	var out []string
+	for _, item := range strings.Split(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
 // value is a family's value for the series whose labels include match
 // (gauge, counter or untyped), summed over the matching series.
 func value(fams map[string]*dto.MetricFamily, name string, match map[string]string) float64 {

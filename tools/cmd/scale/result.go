@@ -11,14 +11,15 @@ import (
 
 // Result is one size's measurement, as `scale measure` writes it.
 type Result struct {
-	Sidecars int `json:"sidecars"`
-	Tables   int `json:"tables"`
+	Sidecars int    `json:"sidecars"`
+	Tables   int    `json:"tables"`
+	Store    string `json:"store,omitempty"` // what stored the series (the script names it)
 
 	HeadSeries     float64 `json:"head_series"`      // the store's head series
 	PartmonSeries  float64 `json:"partmon_series"`   // series named partmon_* in the store
 	SamplesPerSec  float64 `json:"samples_per_sec"`  // appended to the store's head
-	StoreRSSBytes  float64 `json:"store_rss_bytes"`  // the store's resident memory
-	StoreDiskBytes float64 `json:"store_disk_bytes"` // its data directory (WAL and blocks)
+	StoreRSSBytes  float64 `json:"store_rss_bytes"`  // the store's resident memory, every process of it
+	StoreDiskBytes float64 `json:"store_disk_bytes"` // its data directories (WAL and blocks)
 	AgentRSSBytes  float64 `json:"agent_rss_bytes"`
 	FleetRSSBytes  float64 `json:"fleet_rss_bytes"`
 
@@ -169,6 +170,9 @@ func PrintTable(w io.Writer, rs []Result) bool {
 			fmt.Sprintf("%d+%d", len(r.Alerts), r.OtherAlerts), slowest.Name, slowest.MaxSec, slowest.IntervalSec)
 	}
 	for _, r := range rs {
+		if r.Store != "" {
+			fmt.Fprintf(w, "  %d×%d store: %s\n", r.Sidecars, r.Tables, r.Store)
+		}
 		for _, g := range r.Groups {
 			fmt.Fprintf(w, "  %d×%d rule group %-22s interval %3.0fs  mean %.3fs  max %.3fs  (%0.f runs)\n",
 				r.Sidecars, r.Tables, g.Name, g.IntervalSec, g.MeanSec, g.MaxSec, g.Iterations)
