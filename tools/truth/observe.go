@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // snapshotStats runs `nodetool tablestats -F json` for the keyspaces on
@@ -161,14 +163,14 @@ func (n *nodeTables[T]) all() map[string]map[string]T {
 // collectProfiles samples each table on each node with the real
 // `nodetool profileload` while the traffic runs: -k 255 of -s 256 counters,
 // so the listed counts add up to nearly every sampled operation. A window
-// is 30 s of waiting, not work: the nodes sample side by side, each node's
+// (Options.LaterWindow) is waiting, not work: the nodes sample side by side, each node's
 // tables one after the other, so no two windows meet on a node (two at a
 // time over all pairs took ~110 s of the CI subset's 420).
-func collectProfiles(ctx context.Context, c *Cluster, pairs []nodeTable) (map[string]map[string]Profile, []error) {
+func collectProfiles(ctx context.Context, c *Cluster, pairs []nodeTable, window time.Duration) (map[string]map[string]Profile, []error) {
 	var out nodeTables[Profile]
 	errs := onEachNode(pairs, func(p nodeTable) error {
 		ks, t, _ := strings.Cut(p.table, ".")
-		text, err := c.Nodetool(ctx, p.node, "profileload", ks, t, "30000", "-s", "256", "-k", "255", "-a", "READS,WRITES")
+		text, err := c.Nodetool(ctx, p.node, "profileload", ks, t, strconv.FormatInt(window.Milliseconds(), 10), "-s", "256", "-k", "255", "-a", "READS,WRITES")
 		if err != nil {
 			return err
 		}

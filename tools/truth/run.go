@@ -23,7 +23,10 @@ type Options struct {
 	// how long the daemon runs with history (0: no daemon phase).
 	Warmup    time.Duration
 	DaemonFor time.Duration
-	Keep      bool // keep the scenario keyspaces afterwards
+	// LaterWindow is the reference `nodetool profileload` window taken after
+	// partmon's report, one table at a time per node (0: 30 s).
+	LaterWindow time.Duration
+	Keep        bool // keep the scenario keyspaces afterwards
 	// Seed draws the traffic's keys and operations; 0 takes one from the
 	// clock, so every run samples fresh windows of the same traffic (a fixed
 	// seed met the same unlucky ten seconds run after run). The seed used is
@@ -303,6 +306,14 @@ func (r *runner) phases(ctx context.Context) error {
 	return err
 }
 
+// laterWindow is Options.LaterWindow, 30 s when unset.
+func (r *runner) laterWindow() time.Duration {
+	if r.opt.LaterWindow > 0 {
+		return r.opt.LaterWindow
+	}
+	return 30 * time.Second
+}
+
 func sleep(ctx context.Context, d time.Duration) error {
 	select {
 	case <-time.After(d):
@@ -471,7 +482,7 @@ func (r *runner) observe(ctx context.Context, rep *Report, start map[string]map[
 	sampled := make(chan struct{})
 	go func() {
 		defer close(sampled)
-		obs.Profiles, errs = collectProfiles(ctx, r.c, sortedPairs(profiles))
+		obs.Profiles, errs = collectProfiles(ctx, r.c, sortedPairs(profiles), r.laterWindow())
 	}()
 	defer func() { <-sampled }()
 	obs.Stats = r.stats(ctx, "after partmon")
