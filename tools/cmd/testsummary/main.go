@@ -57,21 +57,13 @@ func main() {
 	}
 	var timesOut *timesWriter
 	if *times != "" {
-		f, err := os.OpenFile(*times, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "testsummary:", err)
-			os.Exit(1)
-		}
+		f := openAppend(*times)
 		defer f.Close()
 		timesOut = &timesWriter{w: f, label: *label}
 	}
 	var in io.Reader = os.Stdin
 	if *raw != "" {
-		f, err := os.OpenFile(*raw, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "testsummary:", err)
-			os.Exit(1)
-		}
+		f := openAppend(*raw)
 		defer f.Close()
 		in = io.TeeReader(os.Stdin, f)
 	}
@@ -79,6 +71,17 @@ func main() {
 		fmt.Fprintln(os.Stderr, "testsummary:", err)
 		os.Exit(1)
 	}
+}
+
+// openAppend opens path for appending, or exits: make test's steps add to
+// the same files run after run of testsummary.
+func openAppend(path string) *os.File {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testsummary:", err)
+		os.Exit(1)
+	}
+	return f
 }
 
 // event is one line of `go test -json` (cmd/test2json).
