@@ -167,7 +167,8 @@ EOF
 }
 
 # start_store: the store this size writes to and reads from; sets WRITE_URL,
-# STORE_NAME, STORE_METRICS, STORE_DIRS and STORE_PIDS for the measurement.
+# STORE_NAME and STORE_FLAGS (its processes, data and /metrics, for the
+# measurement).
 start_store() {
   if [[ $STORE_KIND == prometheus ]]; then
     echo 'global: {scrape_interval: 30s}' >"$RUN/store.yml"
@@ -175,28 +176,28 @@ start_store() {
       --web.enable-remote-write-receiver --storage.tsdb.retention.time=1d --query.timeout=5m --log.level=warn
     wait_http "http://$STORE/-/ready" "the store"
     WRITE_URL=http://$STORE/api/v1/write STORE_NAME="Prometheus' remote-write receiver (Debian's prometheus)"
-    STORE_METRICS=http://$STORE/metrics STORE_DIRS=$RUN/store STORE_PIDS=$store_pid
+    STORE_FLAGS=(-store-metrics "http://$STORE/metrics" -store-dir "$RUN/store" -store-pid "$store_pid")
     return
   fi
   local ip i endpoints=() flags=()
   for ip in "${RECEIVERS[@]}"; do endpoints+=("\"$ip:10901\""); flags+=(--endpoint="$ip:10901"); done
   printf '[{"hashring": "default", "endpoints": [%s]}]\n' "$(IFS=,; echo "${endpoints[*]}")" >"$RUN/hashring.json"
-  STORE_METRICS= STORE_DIRS= STORE_PIDS=
+  STORE_FLAGS=()
   for i in "${!RECEIVERS[@]}"; do
     ip=${RECEIVERS[$i]}
     start "receive$i" "$THANOS" receive --tsdb.path="$RUN/receive$i" --tsdb.retention=1d \
       --grpc-address="$ip:10901" --http-address="$ip:10902" --remote-write.address="$ip:19291" --receive.capnproto-address="$ip:19391" \
       --receive.local-endpoint="$ip:10901" --receive.hashrings-file="$RUN/hashring.json" \
       --receive.replication-factor=1 --label="receive_replica=\"$i\"" --log.level=warn
-    eval "STORE_PIDS+=\${STORE_PIDS:+,}\$receive${i}_pid"
-    STORE_METRICS+=${STORE_METRICS:+,}http://$ip:10902/metrics STORE_DIRS+=${STORE_DIRS:+,}$RUN/receive$i
+    local pid_var=receive${i}_pid
+    STORE_FLAGS+=(-store-metrics "http://$ip:10902/metrics" -store-dir "$RUN/receive$i" -store-pid "${!pid_var}")
   done
   # Each receiver announces an external label of its own (receive needs
   # one); query drops it from results (--query.replica-label), so rules and
   # dashboards see the series as the agent scraped them.
   start store "$THANOS" query --http-address="$STORE" --grpc-address="${STORE%:*}:10901" "${flags[@]}" \
     --query.replica-label=receive_replica --query.timeout=5m --log.level=warn
-  STORE_PIDS+=,$store_pid
+  STORE_FLAGS+=(-store-pid "$store_pid")
   for ip in "${RECEIVERS[@]}"; do wait_http "http://$ip:10902/-/ready" "thanos receive on $ip"; done
   wait_http "http://$STORE/-/ready" "thanos query"
   WRITE_URL=http://${RECEIVERS[0]}:19291/api/v1/receive
@@ -261,7 +262,7 @@ measure_size() {
   ks=$(planted keyspace); table=$(planted table); node=$(planted node)
   local rc=0
   $NICE "$DIR/bin/scale" measure -store "http://$STORE" -vmalert "http://$VMALERT_ADDR" -alertmanager "http://$AM" \
-    -store-name "$STORE_NAME" -store-metrics "$STORE_METRICS" -store-dirs "$STORE_DIRS" -store-pids "$STORE_PIDS" \
+    -store-name "$STORE_NAME" "${STORE_FLAGS[@]}" \
     -planted "$RUN/planted.json" -dashboards dashboards -sidecar "http://$node:9808/metrics" \
     -agent-pid "$agent_pid" -fleet-pid "$fleet_pid" \
     -sidecars "$n" -tables "$TABLES" -ready-timeout 8m -cluster partmon -keyspace "$ks" -table "$table" \

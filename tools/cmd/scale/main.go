@@ -60,23 +60,19 @@ func measure(args []string) error {
 	fs := flag.NewFlagSet("measure", flag.ExitOnError)
 	fs.StringVar(&f.store, "store", "", "the store's query URL")
 	fs.StringVar(&f.storeName, "store-name", "", "what the store is, for the table")
-	fs.Func("store-metrics", "comma-separated /metrics URLs of the store's ingesting processes (default: the query URL's)", func(v string) error {
-		f.storeMetrics = splitList(v)
+	// Repeated, one per process: a store may be several.
+	fs.Func("store-metrics", "/metrics URL of an ingesting process of the store, once per process (default: the query URL's)", func(v string) error {
+		f.storeMetrics = append(f.storeMetrics, v)
 		return nil
 	})
-	fs.Func("store-dirs", "comma-separated data directories of the store", func(v string) error {
-		f.storeDirs = splitList(v)
+	fs.Func("store-dir", "a data directory of the store, once per directory", func(v string) error {
+		f.storeDirs = append(f.storeDirs, v)
 		return nil
 	})
-	fs.Func("store-pids", "comma-separated process ids of the store (ingesters, queriers)", func(v string) error {
-		for _, p := range splitList(v) {
-			n, err := strconv.Atoi(p)
-			if err != nil {
-				return fmt.Errorf("store pid %q: %w", p, err)
-			}
-			f.storePIDs = append(f.storePIDs, n)
-		}
-		return nil
+	fs.Func("store-pid", "a process id of the store (ingester or querier), once per process", func(v string) error {
+		n, err := strconv.Atoi(v)
+		f.storePIDs = append(f.storePIDs, n)
+		return err
 	})
 	fs.StringVar(&f.vmalert, "vmalert", "", "vmalert's URL")
 	fs.StringVar(&f.alertmanager, "alertmanager", "", "Alertmanager's URL")

@@ -96,17 +96,6 @@ func scrapeSum(urls []string, names ...string) (map[string]float64, error) {
 	return out, nil
 }
 
-// splitList is a comma-separated flag's items, blanks left out.
-func splitList(v string) []string {
-	var out []string
-	for _, item := range strings.Split(v, ",") {
-		if item = strings.TrimSpace(item); item != "" {
-			out = append(out, item)
-		}
-	}
-	return out
-}
-
 // value is a family's value for the series whose labels include match
 // (gauge, counter or untyped), summed over the matching series.
 func value(fams map[string]*dto.MetricFamily, name string, match map[string]string) float64 {

@@ -43,11 +43,3 @@ func TestScrapeSumAddsEveryIngester(t *testing.T) {
 		t.Error("a receiver that does not answer: no error")
 	}
 }
-
-func TestSplitList(t *testing.T) {
-	for in, want := range map[string]int{"": 0, "a": 1, "a, b,,c ": 3, " , ": 0} {
-		if got := splitList(in); len(got) != want {
-			t.Errorf("splitList(%q) = %q, want %d items", in, got, want)
-		}
-	}
-}
