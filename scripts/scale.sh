@@ -83,6 +83,7 @@ trap 'rc=$?; stop_all; exit $rc' EXIT
 trap 'exit 130' INT TERM
 
 install_tools() {
+  case $STORE_KIND in thanos | prometheus) ;; *) die "PARTMON_SCALE_STORE=$STORE_KIND: want thanos or prometheus" ;; esac
   local missing=()
   command -v prometheus >/dev/null || missing+=(prometheus)
   command -v prometheus-alertmanager >/dev/null || missing+=(prometheus-alertmanager)
@@ -108,7 +109,6 @@ install_tools() {
       die "thanos $THANOS_VERSION did not build in $build (PARTMON_SCALE_STORE=prometheus runs without it)"
     mv -f "$THANOS.tmp" "$THANOS"
   fi
-  case $STORE_KIND in thanos | prometheus) ;; *) die "PARTMON_SCALE_STORE=$STORE_KIND: want thanos or prometheus" ;; esac
   mkdir -p "$DIR/bin"
   $NICE go build -o "$DIR/bin/fleet" ./tools/cmd/fleet
   $NICE go build -o "$DIR/bin/scale" ./tools/cmd/scale

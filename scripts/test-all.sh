@@ -44,13 +44,15 @@ export TEST_TIMES=$PWD/test-artifacts/test-times.tsv
 # appends them; each side chain to a file of its own): where a slow run's
 # minutes went.
 export TEST_JSON=$PWD/test-artifacts/go-test.json
+VERSIONS_JSON=${TEST_JSON%.json}-versions.json
+SIDE_JSON=${TEST_JSON%.json}-side.json
 : >"$GOLOG"
 : >"$SIDE_GOLOG"
 : >"$VERSIONS_GOLOG"
 : >"$TEST_TIMES"
 : >"$TEST_JSON"
-: >"${TEST_JSON%.json}-versions.json"
-: >"${TEST_JSON%.json}-side.json"
+: >"$VERSIONS_JSON"
+: >"$SIDE_JSON"
 t0=$(date +%s)
 
 # shellcheck source=scripts/lib.sh
@@ -127,14 +129,14 @@ versions=${PARTMON_TEST_VERSIONS-4.1 4.0}
 start_chains() {
 	if [ -n "$versions" ]; then
 		# shellcheck disable=SC2086
-		GOLOG=$VERSIONS_GOLOG TEST_JSON=${TEST_JSON%.json}-versions.json setsid scripts/test-versions.sh $versions >"$VERSIONS_LOG" 2>&1 &
+		GOLOG=$VERSIONS_GOLOG TEST_JSON=$VERSIONS_JSON setsid scripts/test-versions.sh $versions >"$VERSIONS_LOG" 2>&1 &
 		chain_pids+=($!) chain_names+=(versions)
 		echo "== versions chain started (acceptance on Cassandra $versions): $VERSIONS_LOG"
 		[ "$PARALLEL" = 1 ] || wait_chain "${#chain_pids[@]}"
 	else
 		echo "== versions chain left out: PARTMON_TEST_VERSIONS is empty"
 	fi
-	GOLOG=$SIDE_GOLOG TEST_JSON=${TEST_JSON%.json}-side.json PARTMON_SIDE_TRUTH=$PARALLEL setsid scripts/test-side.sh >"$SIDE_LOG" 2>&1 &
+	GOLOG=$SIDE_GOLOG TEST_JSON=$SIDE_JSON PARTMON_SIDE_TRUTH=$PARALLEL setsid scripts/test-side.sh >"$SIDE_LOG" 2>&1 &
 	chain_pids+=($!) chain_names+=(side)
 	echo "== side chain started (logs, unbalanced ring$([ "$PARALLEL" = 1 ] && echo ", truth subset")): $SIDE_LOG"
 	[ "$PARALLEL" = 1 ] || wait_chain "${#chain_pids[@]}"

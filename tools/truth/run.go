@@ -24,7 +24,7 @@ type Options struct {
 	Warmup    time.Duration
 	DaemonFor time.Duration
 	// LaterWindow is the reference `nodetool profileload` window taken after
-	// partmon's report, one table at a time per node (0: 30 s).
+	// partmon's report, one table at a time per node (0: DefaultLaterWindow).
 	LaterWindow time.Duration
 	Keep        bool // keep the scenario keyspaces afterwards
 	// Seed draws the traffic's keys and operations; 0 takes one from the
@@ -306,12 +306,15 @@ func (r *runner) phases(ctx context.Context) error {
 	return err
 }
 
-// laterWindow is Options.LaterWindow, 30 s when unset.
+// DefaultLaterWindow is the reference profileload window make truth takes.
+const DefaultLaterWindow = 30 * time.Second
+
+// laterWindow is Options.LaterWindow, DefaultLaterWindow when unset.
 func (r *runner) laterWindow() time.Duration {
 	if r.opt.LaterWindow > 0 {
 		return r.opt.LaterWindow
 	}
-	return 30 * time.Second
+	return DefaultLaterWindow
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

@@ -100,7 +100,7 @@ func runCluster(args []string, stdout, stderr io.Writer) (int, error) {
 	ci := fs.Bool("ci", false, "only the CI subset")
 	warmup := fs.Duration("warmup", 60*time.Second, "traffic before the one-shot report")
 	daemon := fs.Duration("daemon", 5*time.Minute, "how long partmon run watches with history (0: no daemon phase)")
-	later := fs.Duration("later-window", 30*time.Second, "the reference nodetool profileload window after partmon's report")
+	later := fs.Duration("later-window", truth.DefaultLaterWindow, "the reference nodetool profileload window after partmon's report")
 	keep := fs.Bool("keep", false, "keep the scenario keyspaces")
 	seed := fs.Uint64("seed", 0, "the traffic's seed (0: from the clock); a result's seed draws the same keys again")
 	scen := fs.String("scenarios", scenarioDir(), "scenario directory")
