@@ -202,3 +202,14 @@ func collectHistograms(ctx context.Context, c *Cluster, pairs []nodeTable) (map[
 	})
 	return out.all(), errs
 }
+
+// DefaultLaterWindow is the reference profileload window make truth takes.
+const DefaultLaterWindow = 30 * time.Second
+
+// laterWindow is Options.LaterWindow, DefaultLaterWindow when unset.
+func (r *runner) laterWindow() time.Duration {
+	if r.opt.LaterWindow > 0 {
+		return r.opt.LaterWindow
+	}
+	return DefaultLaterWindow
+}

@@ -306,17 +306,6 @@ func (r *runner) phases(ctx context.Context) error {
 	return err
 }
 
-// DefaultLaterWindow is the reference profileload window make truth takes.
-const DefaultLaterWindow = 30 * time.Second
-
-// laterWindow is Options.LaterWindow, DefaultLaterWindow when unset.
-func (r *runner) laterWindow() time.Duration {
-	if r.opt.LaterWindow > 0 {
-		return r.opt.LaterWindow
-	}
-	return DefaultLaterWindow
-}
-
 func sleep(ctx context.Context, d time.Duration) error {
 	select {
 	case <-time.After(d):
