@@ -132,8 +132,16 @@ func TestAlertmanagerConfigOnRealAlertmanager(t *testing.T) {
 		{"too large warning, other table", with(table, "alertname", "PartmonPartitionTooLarge", "severity", "warning", "table", "carts"), false},
 		// partmon's pushed alert (with the key and advice) mutes the rule's.
 		{"pushed oversized", with(pushed, "alertname", "PartmonOversizedPartition", "severity", "critical"), false},
-		{"pushed hot partition", with(pushed, "alertname", "PartmonHotPartition", "severity", "warning"), false},
+		{"pushed hot partition", with(pushed, "alertname", "PartmonHotPartition", "severity", "warning", "partition_key", "customer:42"), false},
 		{"hot key rule", with(table, "alertname", "PartmonHotKey", "severity", "warning", "partition_key", "customer:42"), true},
+		{"hot key rule, another key", with(table, "alertname", "PartmonHotKey", "severity", "warning", "partition_key", "customer:7"), false},
+		// A sidecar's pushed alert names no node or DC (every replica's
+		// sidecar pushes the same problem): it mutes the rule's alerts about
+		// the table on every node.
+		{"sidecar-pushed tombstones", with(pushed, "alertname", "PartmonTombstoneHeavy", "severity", "warning", "table", "queue", "dc", "", "node", ""), false},
+		{"tombstone rule, replica 1", with(table, "alertname", "PartmonTombstoneHeavyReads", "severity", "warning", "table", "queue"), true},
+		{"tombstone rule, replica 2", with(table, "alertname", "PartmonTombstoneHeavyReads", "severity", "warning", "table", "queue", "node", "10.0.0.2", "rack", "r2"), true},
+		{"tombstone rule, other severity", with(table, "alertname", "PartmonTombstoneHeavyReads", "severity", "critical", "table", "queue", "node", "10.0.0.3", "rack", "r3"), false},
 		// An oversized partition makes the table's forecast moot.
 		{"forecast", map[string]string{"alertname": "PartmonPartitionGrowthForecast", "severity": "warning", "cluster": "c1", "keyspace": "shop", "table": "orders"}, true},
 		{"forecast, other table", map[string]string{"alertname": "PartmonPartitionGrowthForecast", "severity": "warning", "cluster": "c1", "keyspace": "shop", "table": "events"}, false},
