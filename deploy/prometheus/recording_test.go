@@ -30,8 +30,9 @@ func TestRecordingRulesReadTheContract(t *testing.T) {
 		t.Fatal("no recording rules")
 	}
 	levels := map[string][]string{
-		"table": {"cluster", "keyspace", "table"},
-		"node":  {"cluster", "dc", "rack", "node"},
+		"table":      {"cluster", "keyspace", "table"},
+		"node":       {"cluster", "dc", "rack", "node"},
+		"node_table": {"cluster", "dc", "rack", "node", "keyspace", "table"},
 	}
 	for _, r := range rules {
 		if r.Record == "" || r.Alert != "" {
@@ -40,7 +41,7 @@ func TestRecordingRulesReadTheContract(t *testing.T) {
 		}
 		parts := strings.Split(r.Record, ":")
 		if len(parts) != 3 || levels[parts[0]] == nil || !strings.HasPrefix(parts[1], "partmon_") {
-			t.Errorf("%s: want level:partmon_metric:operation with level table or node", r.Record)
+			t.Errorf("%s: want level:partmon_metric:operation with level table, node or node_table", r.Record)
 			continue
 		}
 		a, err := promexpr.Analyze(r.Expr)
