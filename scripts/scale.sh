@@ -6,8 +6,11 @@
 #   tools/cmd/fleet  N sidecars × T tables on 127.0.1.1 … (port 9808), each
 #                    served by partmon's real analyzer, exporter and web code
 #                    from a captured snapshot of the fixture cluster
-#                    (tools/cmd/fleet/testdata), re-keyed per node; one sidecar
-#                    carries the capture's hot key (the planted problem)
+#                    (tools/cmd/fleet/testdata), re-keyed per node, counters
+#                    advancing at the captured rates; the capture's keyed
+#                    problems (hot key, large partition, tombstones) each on
+#                    one sidecar, a slow synthetic growth on another; every
+#                    sidecar pushes its findings to Alertmanager
 #   Prometheus agent 127.0.0.202:9090 (Debian's prometheus, agent mode):
 #                    scrapes the fleet every 60 s (docs/scale.md) and remote-writes it
 #   the store        Thanos v0.39.2 (built from its Go module into
@@ -28,8 +31,8 @@
 #
 # then `scale report` prints the table and fails when an acceptance check
 # fails: a dashboard query without data, anything but exactly one alert for
-# the planted problem (with its partition key), a rule group slower than its
-# interval. The small-table floor is measured first, on one sidecar of
+# each planted problem (with its partition key), an alert about the growth
+# or about nothing planted, a rule group slower than its interval. The small-table floor is measured first, on one sidecar of
 # 10,000 tables. Everything it starts is stopped on exit, however it exits.
 #
 # Settings (environment):
@@ -229,7 +232,7 @@ measure_size() {
   RUN=$DIR/run-$n; rm -rf "$RUN"; mkdir -p "$RUN"
   say "$n sidecars × $TABLES tables: starting the fleet"
   start fleet "$DIR/bin/fleet" --sidecars "$n" --tables "$TABLES" --plant "$plant" --first-ip "$FLEET_FIRST_IP" \
-    --targets-file "$RUN/targets.json" --planted-file "$RUN/planted.json"
+    --targets-file "$RUN/targets.json" --planted-file "$RUN/planted.json" --alertmanager "http://$AM"
   local i
   for ((i = 0; i < 600; i++)); do
     [[ -f $RUN/planted.json ]] && break
@@ -257,15 +260,15 @@ measure_size() {
       if (($(rss_mib) > MEM_MIB)); then echo "$n: over ${MEM_MIB} MiB while measuring" >>"$DIR/broke.txt"; kill "${pids[@]}" 2>/dev/null; exit; fi
     done ) &
   local watchdog=$!
-  local ks table node
-  planted() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$RUN/planted.json" "$1"; }
-  ks=$(planted keyspace); table=$(planted table); node=$(planted node)
+  local sidecar_flags=()
+  mapfile -t sidecar_flags < <(python3 -c 'import json,sys
+for p in json.load(open(sys.argv[1])): print("-sidecar\nhttp://%s:9808/metrics" % p["node"])' "$RUN/planted.json")
   local rc=0
   $NICE "$DIR/bin/scale" measure -store "http://$STORE" -vmalert "http://$VMALERT_ADDR" -alertmanager "http://$AM" \
     -store-name "$STORE_NAME" "${STORE_FLAGS[@]}" \
-    -planted "$RUN/planted.json" -dashboards dashboards -sidecar "http://$node:9808/metrics" \
+    -planted "$RUN/planted.json" -dashboards dashboards "${sidecar_flags[@]}" \
     -agent-pid "$agent_pid" -fleet-pid "$fleet_pid" \
-    -sidecars "$n" -tables "$TABLES" -ready-timeout 8m -cluster partmon -keyspace "$ks" -table "$table" \
+    -sidecars "$n" -tables "$TABLES" -ready-timeout 8m -cluster partmon \
     -out "$DIR/results/$(printf '%04d' "$n").json" &
   pids+=($!) # in the background, so that a signal reaches the trap at once
   wait $! || rc=$?

@@ -4,8 +4,11 @@
 // sidecar's snapshot goes through partmon's real analyzer, exporter and web
 // handler, and each sidecar listens on its own loopback address, so one
 // Prometheus scrapes N targets as it would scrape N real nodes. What is
-// replayed: the captured node-local figures, copied per node and table;
-// nothing is collected from a database while it runs.
+// replayed: the captured node-local figures, copied per node and table,
+// their operation counters advancing at the captured rates; the capture's
+// keyed problems, each on one sidecar; one synthetic growth history
+// (Growth). With --alertmanager each sidecar pushes its findings with
+// partmon's real pusher. Nothing is collected from a database while it runs.
 package main
 
 import (
@@ -16,6 +19,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/netip"
@@ -25,6 +29,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/publish"
@@ -33,14 +40,16 @@ import (
 )
 
 type options struct {
-	snapshot    string
-	shape       Shape
-	firstIP     string
-	port        int
-	plant       int
-	floor       exporter.TableFloor
-	targetsFile string
-	plantedFile string
+	snapshot     string
+	shape        Shape
+	firstIP      string
+	port         int
+	plant        int
+	floor        exporter.TableFloor
+	targetsFile  string
+	plantedFile  string
+	alertmanager string
+	advance      time.Duration
 }
 
 func main() {
@@ -53,11 +62,13 @@ func main() {
 	flag.Float64Var(&o.shape.IdleShare, "idle-share", 0, "share of the user tables made small and idle")
 	flag.StringVar(&o.firstIP, "first-ip", "127.0.1.1", "the first sidecar's address")
 	flag.IntVar(&o.port, "port", 9808, "port every sidecar listens on")
-	flag.IntVar(&o.plant, "plant", -1, "sidecar (0-based) that gets the captured hot key; -1 plants nothing")
+	flag.IntVar(&o.plant, "plant", -1, "sidecar (0-based) that gets the capture's first keyed problem, the next ones the others and then the growth; -1 plants nothing")
 	flag.Int64Var(&o.floor.DiskBytes, "floor-disk-bytes", 0, "metrics.table_floor.disk_bytes")
 	flag.Float64Var(&o.floor.OpsPerSecond, "floor-ops", 0, "metrics.table_floor.ops_per_second")
 	flag.StringVar(&o.targetsFile, "targets-file", "", "write the sidecars as a Prometheus file_sd target list here")
-	flag.StringVar(&o.plantedFile, "planted-file", "", "write the planted problem (node, keyspace, table, key) here as JSON")
+	flag.StringVar(&o.plantedFile, "planted-file", "", "write the planted problems (kind, node, keyspace, table, key) here as JSON")
+	flag.StringVar(&o.alertmanager, "alertmanager", "", "Alertmanager URL every sidecar pushes its findings to (partmon's pusher); empty pushes nothing")
+	flag.DurationVar(&o.advance, "advance", 15*time.Second, "how often the sidecars' operation counters move on at the captured rates")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "fleet:", err)
@@ -77,6 +88,9 @@ func run(o options) error {
 	if err := o.floor.Validate(); err != nil {
 		return err
 	}
+	if o.advance <= 0 {
+		return fmt.Errorf("--advance %v: must be positive", o.advance)
+	}
 	captured, err := readSnapshot(o.snapshot)
 	if err != nil {
 		return err
@@ -87,45 +101,115 @@ func run(o options) error {
 	}
 	ring := Ring(o.shape, captured.Nodes)
 	tables := ScaleTables(o.shape, tmpl.Healthy)
-	start := time.Now()
-	var servers []*http.Server
-	defer func() {
-		for _, s := range servers {
-			_ = s.Close()
-		}
-	}()
-	for i := range ring {
-		s, err := serveSidecar(o, tmpl, ring, tables, i)
-		if err != nil {
-			return err
-		}
-		servers = append(servers, s)
-	}
-	fmt.Fprintf(os.Stderr, "fleet: %d sidecars × %d tables (%d healthy captured tables replayed) ready in %.1f s\n",
-		len(ring), o.shape.Tables, len(tmpl.Healthy), time.Since(start).Seconds())
-	if err := writeTargets(o, ring); err != nil {
-		return err
-	}
-	if err := writePlanted(o, tmpl, ring); err != nil {
+	plants, err := assignPlants(o, tmpl, ring, tables)
+	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	<-ctx.Done()
+	start := time.Now()
+	var sidecars []*sidecar
+	defer func() {
+		for _, sc := range sidecars {
+			_ = sc.srv.Close()
+		}
+	}()
+	for i := range ring {
+		sc, err := serveSidecar(ctx, o, tmpl, ring, tables, plants, i)
+		if err != nil {
+			return err
+		}
+		sidecars = append(sidecars, sc)
+	}
+	fmt.Fprintf(os.Stderr, "fleet: %d sidecars × %d tables (%d healthy captured tables replayed, %d problems planted) ready in %.1f s\n",
+		len(ring), o.shape.Tables, len(tmpl.Healthy), len(plants), time.Since(start).Seconds())
+	if err := writeTargets(o, ring); err != nil {
+		return err
+	}
+	if o.plantedFile != "" && o.plant >= 0 {
+		if err := writeJSON(o.plantedFile, plants); err != nil {
+			return err
+		}
+	}
+	advance(ctx, sidecars, o.advance)
 	return nil
+}
+
+// Planted is one problem the fleet plants, as tools/cmd/scale checks it.
+type Planted struct {
+	Kind     string `json:"kind"`
+	Node     string `json:"node"`
+	Keyspace string `json:"keyspace"`
+	Table    string `json:"table"`
+	Key      string `json:"partition_key,omitempty"`
+	// Alerts: the problem must raise exactly one alert, carrying Key; the
+	// growth must raise none (its forecast is past the warning horizon).
+	MustAlert bool `json:"alerts"`
+	sidecar   int
+}
+
+// assignPlants puts the capture's keyed problems on sidecars --plant,
+// --plant+1, …, and the growth on the next one (wrapping around).
+func assignPlants(o options, tmpl *Template, ring []FleetNode, tables []scaledTable) ([]Planted, error) {
+	if o.plant < 0 {
+		return nil, nil
+	}
+	want := len(tmpl.Problems) + 1
+	switch {
+	case o.plant >= len(ring):
+		return nil, fmt.Errorf("--plant %d: there are %d sidecars", o.plant, len(ring))
+	case len(tmpl.Problems) == 0:
+		return nil, fmt.Errorf("the captured snapshot has no keyed problem to plant (kinds %v)", PlantKinds)
+	case len(ring) < want:
+		return nil, fmt.Errorf("--plant needs %d sidecars, one per planted problem and one for the growth; there are %d", want, len(ring))
+	}
+	var out []Planted
+	for k, p := range tmpl.Problems {
+		i := (o.plant + k) % len(ring)
+		out = append(out, Planted{Kind: p.Kind, Node: ring[i].Address, Keyspace: p.Keyspace, Table: p.Table, Key: p.Key, MustAlert: true, sidecar: i})
+	}
+	i := (o.plant + len(tmpl.Problems)) % len(ring)
+	g := tables[0]
+	out = append(out, Planted{Kind: analyzer.KindPartitionGrowthForecast, Node: ring[i].Address, Keyspace: g.Keyspace, Table: g.Name, sidecar: i})
+	return out, nil
+}
+
+// sidecar is one served node: its latest report and what republishes it.
+type sidecar struct {
+	srv    *http.Server
+	latest *publish.Latest
+	report *analyzer.Report // as analyzed; advance publishes copies
 }
 
 // serveSidecar builds sidecar i's report with the real analyzer and serves
 // it with the real exporter and web handler, as `partmon run` in sidecar
-// mode does after a cycle.
-func serveSidecar(o options, tmpl *Template, ring []FleetNode, tables []scaledTable, i int) (*http.Server, error) {
+// mode does after a cycle; with --alertmanager its pusher sends the report's
+// findings as partmon's does.
+func serveSidecar(ctx context.Context, o options, tmpl *Template, ring []FleetNode, tables []scaledTable, plants []Planted, i int) (*sidecar, error) {
 	now := time.Now()
 	snap := Rekey(tmpl.Snapshot, o.shape, ring, tables, i, now)
-	tmpl.Plant(snap, ring[i], i == o.plant, o.shape.DCs)
-	report := analyzer.Analyze(snap, nil, analyzer.DefaultThresholds())
+	var hist *analyzer.History
+	for k, p := range tmpl.Problems {
+		tmpl.Plant(snap, ring[i], p, len(plants) > k && plants[k].sidecar == i, o.shape.DCs)
+	}
+	if n := len(plants); n > 0 && plants[n-1].sidecar == i {
+		g := plants[n-1]
+		hist = DefaultGrowth.Plant(snap, ring[i], g.Keyspace, g.Table)
+	}
+	report := analyzer.Analyze(snap, hist, analyzer.DefaultThresholds())
 	latest := &publish.Latest{}
 	e := exporter.New(latest, exporter.Options{Mode: publish.ModeSidecar, TableFloor: o.floor})
-	h, err := web.NewHandler(latest, e, nil, web.HandlerOptions{DisableExporterMetrics: true})
+	var alerts prometheus.Collector
+	if o.alertmanager != "" {
+		p, err := alertmanager.New(alertmanager.Options{URLs: []string{o.alertmanager}, Mode: publish.ModeSidecar})
+		if err != nil {
+			return nil, err
+		}
+		p.Update(report)
+		go p.Run(ctx)
+		alerts = p
+	}
+	h, err := web.NewHandler(latest, e, alerts, web.HandlerOptions{DisableExporterMetrics: true})
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +225,41 @@ func serveSidecar(o options, tmpl *Template, ring []FleetNode, tables []scaledTa
 			fmt.Fprintf(os.Stderr, "fleet: %s: %v\n", addr, err)
 		}
 	}()
-	return srv, nil
+	return &sidecar{srv: srv, latest: latest, report: report}, nil
+}
+
+// advance republishes every sidecar's report each interval with its
+// operation counters moved on at the captured rates (Cassandra's own moving
+// rates), as a live node's would, until ctx ends: rates over the store's
+// series then have the captured traffic.
+func advance(ctx context.Context, sidecars []*sidecar, every time.Duration) {
+	start := time.Now()
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		secs := time.Since(start).Seconds()
+		for _, sc := range sidecars {
+			sc.latest.Publish(Advanced(sc.report, secs))
+		}
+	}
+}
+
+// Advanced is a copy of r whose table counters are secs further on.
+func Advanced(r *analyzer.Report, secs float64) *analyzer.Report {
+	c := *r
+	c.TableNodes = make([]analyzer.TableNode, len(r.TableNodes))
+	for i, tn := range r.TableNodes {
+		for _, ops := range []*model.Ops{&tn.LocalReads, &tn.LocalWrites, &tn.LocalScans} {
+			ops.Count += int64(math.Round(max(0, ops.PerSecond) * secs))
+		}
+		c.TableNodes[i] = tn
+	}
+	return &c
 }
 
 func readSnapshot(path string) (*model.Snapshot, error) {
@@ -178,28 +296,6 @@ func writeTargets(o options, ring []FleetNode) error {
 		targets = append(targets, net.JoinHostPort(n.Address, fmt.Sprint(o.port)))
 	}
 	return writeJSON(o.targetsFile, []map[string]any{{"targets": targets}})
-}
-
-// Planted is the one problem the fleet plants, as scripts/scale.sh checks it.
-type Planted struct {
-	Node     string `json:"node"`
-	Keyspace string `json:"keyspace"`
-	Table    string `json:"table"`
-	Key      string `json:"partition_key"`
-}
-
-func writePlanted(o options, tmpl *Template, ring []FleetNode) error {
-	if o.plantedFile == "" || o.plant < 0 {
-		return nil
-	}
-	if o.plant >= len(ring) {
-		return fmt.Errorf("--plant %d: there are %d sidecars", o.plant, len(ring))
-	}
-	ks, table, key := tmpl.PlantedKey()
-	if key == "" {
-		return fmt.Errorf("the captured snapshot has no hot key to plant")
-	}
-	return writeJSON(o.plantedFile, Planted{Node: ring[o.plant].Address, Keyspace: ks, Table: table, Key: key})
 }
 
 func writeJSON(path string, v any) error {

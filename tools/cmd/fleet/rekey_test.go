@@ -99,14 +99,7 @@ func TestEvenRacks(t *testing.T) {
 // planted problem. An uneven ring (3 racks over 5 nodes of a DC) gave the
 // lone rack's node all of its DC's data: 1.67 times its share, critical.
 func TestFleetRingIsFair(t *testing.T) {
-	c, err := readSnapshot("testdata/fixture-cluster-snapshot.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl, err := NewTemplate(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, tmpl := realCapture(t)
 	for _, tc := range []struct{ sidecars, dcs, racks int }{
 		{1, 1, 3}, {3, 2, 3}, {7, 2, 3}, {10, 2, 3}, {11, 3, 2}, {100, 2, 3}, {300, 2, 3},
 	} {
@@ -115,7 +108,9 @@ func TestFleetRingIsFair(t *testing.T) {
 		assertEqualRacks(t, shape, ring)
 		tables := ScaleTables(shape, tmpl.Healthy)
 		snap := Rekey(tmpl.Snapshot, shape, ring, tables, 0, c.Taken)
-		tmpl.Plant(snap, ring[0], true, shape.DCs) // its keyspace has a replication factor of its own
+		for _, p := range tmpl.Problems { // their keyspaces have replication factors of their own
+			tmpl.Plant(snap, ring[0], p, true, shape.DCs)
+		}
 		r := analyzer.Analyze(snap, nil, analyzer.DefaultThresholds())
 		for _, f := range r.Findings {
 			if f.Kind == analyzer.KindOwnershipSkew {
@@ -258,4 +253,18 @@ func TestRekeyGivesEachSidecarItsOwnNode(t *testing.T) {
 			t.Errorf("sidecar %d: keyspace shop %+v, want 2 tables replicated 3 in each DC", i, shop)
 		}
 	}
+}
+
+// realCapture is the capture make scale replays, and its template.
+func realCapture(t *testing.T) (*model.Snapshot, *Template) {
+	t.Helper()
+	c, err := readSnapshot("testdata/fixture-cluster-snapshot.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := NewTemplate(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, tmpl
 }

@@ -14,15 +14,37 @@ type Template struct {
 	// no schema remark) and every captured node has figures for: the scaled
 	// tables copy them.
 	Healthy []model.Table
-	// Hot is the captured hot-key sample planted on one sidecar, with the
-	// captured node that saw it; zero when the capture has none.
-	Hot     []model.HotPartition
-	HotNode string // host ID
+	// Problems are the capture's keyed problems, at most one per PlantKinds
+	// kind, in that order: each is replayed on one sidecar (Plant).
+	Problems []Problem
+}
+
+// PlantKinds are the finding kinds the fleet plants when the capture shows
+// them with a partition key: the key-level problems partmon pushes and
+// alerts on, each a different source (the nodetool sampler; the largest
+// partition with system.top_partitions' SIZES; the tombstones per read with
+// its TOMBSTONES).
+var PlantKinds = []string{analyzer.KindHotPartition, analyzer.KindOversizedPartition, analyzer.KindTombstoneHeavy}
+
+// Problem is one of the capture's keyed problems: the analyzer's most
+// severe finding of its kind that names a key, and the captured node whose
+// data shows it.
+type Problem struct {
+	Kind     string
+	Keyspace string
+	Table    string
+	Key      string
+	Node     string // host ID of the captured node
+	// Everywhere: every sidecar holds the table with its own captured
+	// figures, only the planted one its keys. The hot key's table qualifies
+	// (its traffic alone is no problem); a large or tombstone-heavy table
+	// shows its problem in its figures, so only the planted sidecar holds it.
+	Everywhere bool
 }
 
 // NewTemplate analyzes the captured snapshot as a cluster-mode partmon
 // would and splits its user tables into healthy ones and problems; the
-// problem tables are not replayed, except one hot key (Plant).
+// problem tables are not replayed, except the keyed Problems (Plant).
 func NewTemplate(c *model.Snapshot) (*Template, error) {
 	r := analyzer.Analyze(c, nil, analyzer.DefaultThresholds())
 	troubled := map[string]bool{}
@@ -46,7 +68,11 @@ func NewTemplate(c *model.Snapshot) (*Template, error) {
 	if len(t.Healthy) == 0 {
 		return nil, fmt.Errorf("the captured snapshot has no healthy user table on every node to replay")
 	}
-	t.Hot, t.HotNode = hottestKey(c, r)
+	for _, kind := range PlantKinds {
+		if p, ok := worstKeyed(c, r, kind); ok {
+			t.Problems = append(t.Problems, p)
+		}
+	}
 	return t, nil
 }
 
@@ -60,77 +86,93 @@ func onEveryNode(c *model.Snapshot, key string) bool {
 	return true
 }
 
-// hottestKey picks the analyzer's most severe hot-key finding of the
-// capture and returns that key's samples on the node where it was hottest.
-func hottestKey(c *model.Snapshot, r *analyzer.Report) ([]model.HotPartition, string) {
+// worstKeyed picks the analyzer's most severe finding of kind that names a
+// key, and the captured node (the finding's, else the first) whose data
+// names that key.
+func worstKeyed(c *model.Snapshot, r *analyzer.Report, kind string) (Problem, bool) {
 	var best *analyzer.Finding
 	for i, f := range r.Findings {
-		if f.Kind != analyzer.KindHotPartition || f.PartitionKey == "" {
+		if f.Kind != kind || f.PartitionKey == "" {
 			continue
 		}
-		if best == nil || f.Value > best.Value {
+		if best == nil || f.Severity > best.Severity || (f.Severity == best.Severity && f.Value > best.Value) {
 			best = &r.Findings[i]
 		}
 	}
 	if best == nil {
-		return nil, ""
+		return Problem{}, false
 	}
 	for _, n := range c.Nodes {
 		if best.Node != "" && n.Address != best.Node {
 			continue
 		}
-		var samples []model.HotPartition
-		d := c.PerNode[n.HostID]
-		if d == nil {
-			continue
-		}
-		for _, p := range d.HotPartitions {
-			if p.Keyspace == best.Keyspace && p.Table == best.Table {
-				samples = append(samples, p) // the table's whole sample: the share is of its total
-			}
-		}
-		if len(samples) > 0 {
-			return samples, n.HostID
+		if d := c.PerNode[n.HostID]; d != nil && namesKey(d, best.Keyspace, best.Table, best.PartitionKey) {
+			return Problem{Kind: kind, Keyspace: best.Keyspace, Table: best.Table, Key: best.PartitionKey, Node: n.HostID,
+				Everywhere: kind == analyzer.KindHotPartition}, true
 		}
 	}
-	return nil, ""
+	return Problem{}, false
 }
 
-// PlantedKey is the partition key the planted sample makes hot.
-func (t *Template) PlantedKey() (keyspace, table, key string) {
-	var top model.HotPartition
-	for _, p := range t.Hot {
-		if p.Count > top.Count {
-			top = p
+// namesKey: the node's data names the key of the table (sampler, top
+// partitions or its log).
+func namesKey(d *model.NodeData, ks, table, key string) bool {
+	for _, p := range d.HotPartitions {
+		if p.Keyspace == ks && p.Table == table && p.Key == key {
+			return true
 		}
 	}
-	return top.Keyspace, top.Table, top.Key
+	for _, p := range d.TopPartitions {
+		if p.Keyspace == ks && p.Table == table && p.Key == key {
+			return true
+		}
+	}
+	for _, e := range d.LogEvidence {
+		if e.Keyspace == ks && e.Table == table && e.Key == key {
+			return true
+		}
+	}
+	return false
 }
 
-// Plant adds the captured hot table to every sidecar's schema and node
-// data (from the node each replays, with no sample) and the captured
-// sample to sidecar i's node only: one replica of one table with one hot key.
-func (t *Template) Plant(s *model.Snapshot, own FleetNode, isPlanted bool, dcs int) {
-	ks, table, _ := t.PlantedKey()
-	if table == "" {
-		return
-	}
-	key := model.TableKey(ks, table)
-	t.addToSchema(&s.Schema, ks, table, dcs)
+// Plant adds problem p's table to every sidecar's schema and, where it
+// goes, its figures: the planted sidecar gets the figures and keys of the
+// captured node that showed it; with p.Everywhere, every other sidecar the
+// figures (no keys) of the captured node it replays.
+func (t *Template) Plant(s *model.Snapshot, own FleetNode, p Problem, isPlanted bool, dcs int) {
+	key := model.TableKey(p.Keyspace, p.Table)
+	t.addToSchema(&s.Schema, p.Keyspace, p.Table, dcs) // the schema is the cluster's
 	d := s.PerNode[own.HostID]
-	if d == nil {
+	if d == nil || (!isPlanted && !p.Everywhere) {
 		return
 	}
-	if st := t.Snapshot.PerNode[own.Template]; st != nil && st.Tables[key] != nil {
-		c := *st.Tables[key]
-		d.Tables[key] = &c
-	}
+	from := own.Template
 	if isPlanted {
-		if st := t.Snapshot.PerNode[t.HotNode]; st != nil && st.Tables[key] != nil {
-			c := *st.Tables[key] // the traffic the sample was drawn from
-			d.Tables[key] = &c
+		from = p.Node
+	}
+	src := t.Snapshot.PerNode[from]
+	if src == nil || src.Tables[key] == nil {
+		return
+	}
+	c := *src.Tables[key]
+	d.Tables[key] = &c
+	if !isPlanted {
+		return
+	}
+	for _, hp := range src.HotPartitions {
+		if hp.Keyspace == p.Keyspace && hp.Table == p.Table {
+			d.HotPartitions = append(d.HotPartitions, hp) // the table's whole sample: the share is of its total
 		}
-		d.HotPartitions = append(d.HotPartitions, t.Hot...)
+	}
+	for _, tp := range src.TopPartitions {
+		if tp.Keyspace == p.Keyspace && tp.Table == p.Table {
+			d.TopPartitions = append(d.TopPartitions, tp)
+		}
+	}
+	for _, e := range src.LogEvidence {
+		if e.Keyspace == p.Keyspace && e.Table == p.Table {
+			d.LogEvidence = append(d.LogEvidence, e)
+		}
 	}
 }
 
@@ -147,6 +189,11 @@ func (t *Template) addToSchema(s *model.Schema, ks, table string, dcs int) {
 			}
 			for i := range s.Keyspaces {
 				if s.Keyspaces[i].Name == ks {
+					for _, have := range s.Keyspaces[i].Tables {
+						if have.Name == table {
+							return
+						}
+					}
 					s.Keyspaces[i].Tables = append(s.Keyspaces[i].Tables, tb)
 					return
 				}

@@ -48,10 +48,10 @@ type measureFlags struct {
 	storeMetrics, storeDirs            []string // one per ingesting process
 	storePIDs                          []int    // every process of the store
 	plantedFile, dashboards            string
-	sidecar                            string
+	plantedSidecars                    []string // /metrics of the planted sidecars
 	agentPID, fleetPID                 int
 	sidecars, tables, queryRounds      int
-	cluster, keyspace, table, out      string
+	cluster, out                       string
 	window, alertTimeout, readyTimeout time.Duration
 }
 
@@ -78,15 +78,16 @@ func measure(args []string) error {
 	fs.StringVar(&f.alertmanager, "alertmanager", "", "Alertmanager's URL")
 	fs.StringVar(&f.plantedFile, "planted", "", "the fleet's planted-problem file")
 	fs.StringVar(&f.dashboards, "dashboards", "dashboards", "directory of the dashboards whose queries run")
-	fs.StringVar(&f.sidecar, "sidecar", "", "/metrics of the planted sidecar: the families the replay publishes")
+	fs.Func("sidecar", "/metrics of a planted sidecar, once per sidecar: the families the replay publishes", func(v string) error {
+		f.plantedSidecars = append(f.plantedSidecars, v)
+		return nil
+	})
 	fs.IntVar(&f.agentPID, "agent-pid", 0, "")
 	fs.IntVar(&f.fleetPID, "fleet-pid", 0, "")
 	fs.IntVar(&f.sidecars, "sidecars", 0, "sidecars the fleet serves")
 	fs.IntVar(&f.tables, "tables", 0, "tables per sidecar")
 	fs.IntVar(&f.queryRounds, "query-rounds", 5, "runs of every dashboard query")
 	fs.StringVar(&f.cluster, "cluster", "", "$cluster of the dashboards")
-	fs.StringVar(&f.keyspace, "keyspace", "", "$keyspace of the table dashboard")
-	fs.StringVar(&f.table, "table", "", "$table of the table dashboard")
 	fs.StringVar(&f.out, "out", "", "write the result here")
 	fs.DurationVar(&f.window, "window", 2*time.Minute, "span over which samples/s is measured")
 	fs.DurationVar(&f.alertTimeout, "alert-timeout", 4*time.Minute, "wait at most this long for the planted alert")
@@ -101,8 +102,12 @@ func measure(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(b, &r.Planted); err != nil {
+	var planted []Planted
+	if err := json.Unmarshal(b, &planted); err != nil {
 		return fmt.Errorf("%s: %w", f.plantedFile, err)
+	}
+	for _, p := range planted {
+		r.Planted = append(r.Planted, PlantOutcome{Planted: p})
 	}
 	if err := waitForFleet(f); err != nil {
 		return err
@@ -166,36 +171,62 @@ func measureIngest(f measureFlags, r *Result) error {
 	return err
 }
 
-// measureQueries runs every dashboard query against the store, each
-// queryRounds times, and keeps the slowest run of each and the p50/p99 of all.
+// measureQueries runs every dashboard query against the store with the
+// $keyspace and $table of each planted table in turn, as a user picks the
+// table whose problem a panel is about, until one gives data; then
+// queryRounds times in all. It keeps the slowest run of each query and the
+// p50/p99 of all runs.
 func measureQueries(f measureFlags, r *Result) {
 	qs, err := dashboards.Queries(f.dashboards)
 	if err != nil {
 		r.Queries = append(r.Queries, QueryOutcome{Name: "loading dashboards", Error: err.Error()})
 		return
 	}
-	vars := map[string]string{"cluster": f.cluster, "dc": ".*", "node": ".*", "keyspace": f.keyspace, "table": f.table, "__rate_interval": "2m"}
-	published, err := scrape(f.sidecar)
-	if err != nil {
-		r.Queries = append(r.Queries, QueryOutcome{Name: "reading the planted sidecar", Error: err.Error()})
-		return
+	published := map[string]*dto.MetricFamily{}
+	for _, u := range f.plantedSidecars {
+		fams, err := scrape(u)
+		if err != nil {
+			r.Queries = append(r.Queries, QueryOutcome{Name: "reading a planted sidecar", Error: err.Error()})
+			return
+		}
+		for name, fam := range fams {
+			if published[name] == nil || len(published[name].Metric) == 0 {
+				published[name] = fam
+			}
+		}
 	}
 	var all []float64
 	for _, q := range qs {
 		o := QueryOutcome{Name: shortName(q.String())}
-		expr, err := q.Expand(vars)
-		if err != nil {
-			o.Error = err.Error()
-			r.Queries = append(r.Queries, o)
-			continue
-		}
-		for i := 0; i < f.queryRounds; i++ {
-			n, _, took, err := promQuery(f.store, expr)
+		var expr string
+		for i, p := range r.Planted {
+			vars := map[string]string{"cluster": f.cluster, "dc": ".*", "node": ".*", "keyspace": p.Keyspace, "table": p.Table, "__rate_interval": "2m"}
+			e, err := q.Expand(vars)
 			if err != nil {
 				o.Error = err.Error()
 				break
 			}
-			o.Series = n
+			if i == 0 {
+				expr = e
+			}
+			n, _, took, err := promQuery(f.store, e)
+			all = append(all, took.Seconds())
+			o.Secs = max(o.Secs, took.Seconds())
+			if err != nil {
+				o.Error = err.Error()
+				break
+			}
+			if n > 0 {
+				o.Series, o.Table, expr = n, p.Keyspace+"."+p.Table, e
+				break
+			}
+		}
+		for i := 1; i < f.queryRounds && o.Error == "" && expr != ""; i++ {
+			_, _, took, err := promQuery(f.store, expr)
+			if err != nil {
+				o.Error = err.Error()
+				break
+			}
 			all = append(all, took.Seconds())
 			o.Secs = max(o.Secs, took.Seconds())
 		}
@@ -210,8 +241,9 @@ func measureQueries(f measureFlags, r *Result) {
 // settle is how long waitForAlert goes on looking once the first alert came.
 const settle = time.Minute
 
-// waitForAlert waits for the planted problem's alert in Alertmanager, then
-// keeps the alerts naming the planted node and table.
+// waitForAlert waits until every planted problem that must alert has an
+// alert in Alertmanager, then keeps, per planted problem, the alerts naming
+// its node and table, and counts the rest.
 func waitForAlert(f measureFlags, r *Result) error {
 	start := time.Now()
 	for {
@@ -219,16 +251,24 @@ func waitForAlert(f measureFlags, r *Result) error {
 		if err != nil {
 			return err
 		}
-		r.Alerts, r.OtherAlerts, r.OtherAlertNames = nil, 0, map[string]int{}
+		r.OtherAlerts, r.OtherAlertNames = 0, map[string]int{}
+		for i := range r.Planted {
+			r.Planted[i].Alerts = nil
+		}
 		for _, a := range alerts {
-			if a["node"] == r.Planted.Node && a["keyspace"] == r.Planted.Keyspace && a["table"] == r.Planted.Table {
-				r.Alerts = append(r.Alerts, a)
-			} else {
+			about := false
+			for i := range r.Planted {
+				if r.Planted[i].names(a) {
+					r.Planted[i].Alerts = append(r.Planted[i].Alerts, a)
+					about = true
+				}
+			}
+			if !about {
 				r.OtherAlerts++
 				r.OtherAlertNames[a["alertname"]+"/"+a["severity"]]++
 			}
 		}
-		if r.AlertWaitSec == 0 && len(r.Alerts) > 0 {
+		if r.AlertWaitSec == 0 && r.everyPlantAlerted() {
 			r.AlertWaitSec = since(start)
 			// Two more evaluations, for any second alert about the same thing.
 			start = time.Now().Add(settle - f.alertTimeout)
@@ -238,6 +278,16 @@ func waitForAlert(f measureFlags, r *Result) error {
 		}
 		time.Sleep(5 * time.Second)
 	}
+}
+
+// everyPlantAlerted: each planted problem that must alert has an alert.
+func (r *Result) everyPlantAlerted() bool {
+	for _, p := range r.Planted {
+		if p.MustAlert && len(p.Alerts) == 0 {
+			return false
+		}
+	}
+	return len(r.Planted) > 0
 }
 
 // measureGroups reads each rule group's iteration times from vmalert's

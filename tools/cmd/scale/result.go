@@ -29,12 +29,19 @@ type Result struct {
 	QueryP50Secs float64        `json:"query_p50_seconds"`
 	QueryP99Secs float64        `json:"query_p99_seconds"`
 
-	Planted     Planted       `json:"planted"`
-	Alerts      []AlertLabels `json:"planted_alerts"` // active, not inhibited, naming the planted node and table
-	OtherAlerts int           `json:"other_alerts"`   // every other active alert in Alertmanager
+	// Planted are the fleet's planted problems, each with the active, not
+	// inhibited alerts naming its node and table.
+	Planted     []PlantOutcome `json:"planted"`
+	OtherAlerts int            `json:"other_alerts"` // every other active alert in Alertmanager
 	// OtherAlertNames counts the other alerts by name and severity.
 	OtherAlertNames map[string]int `json:"other_alert_names"`
-	AlertWaitSec    float64        `json:"alert_wait_seconds"`
+	AlertWaitSec    float64        `json:"alert_wait_seconds"` // until every alerting plant had its alert
+}
+
+// PlantOutcome is a planted problem and the alerts about it.
+type PlantOutcome struct {
+	Planted
+	Alerts []AlertLabels `json:"active_alerts"`
 }
 
 // GroupTiming is one rule group's evaluation as vmalert measured it.
@@ -55,6 +62,8 @@ type QueryOutcome struct {
 	Series int     `json:"series"`
 	Error  string  `json:"error,omitempty"`
 	Secs   float64 `json:"seconds"` // the slowest of its runs
+	// Table is the planted table whose $keyspace and $table gave the data.
+	Table string `json:"table,omitempty"`
 	// Unpublished are the families it reads that the replayed capture has
 	// none of (e.g. no persisted top partitions, no growth history): an
 	// empty result then says nothing about the store.
@@ -70,21 +79,32 @@ func SourceFamily(name string) string {
 	return name
 }
 
-// Planted is the problem the fleet planted (tools/cmd/fleet writes it).
+// Planted is a problem the fleet planted (tools/cmd/fleet writes them).
 type Planted struct {
-	Node     string `json:"node"`
-	Keyspace string `json:"keyspace"`
-	Table    string `json:"table"`
-	Key      string `json:"partition_key"`
+	Kind      string `json:"kind"`
+	Node      string `json:"node"`
+	Keyspace  string `json:"keyspace"`
+	Table     string `json:"table"`
+	Key       string `json:"partition_key,omitempty"`
+	MustAlert bool   `json:"alerts"` // must raise exactly one alert; else none
+}
+
+// names: an alert is about the planted problem when it names its table and
+// its node, or no node (a sidecar's pushed alert stands for every replica).
+func (p Planted) names(a AlertLabels) bool {
+	node, ok := a["node"]
+	return (!ok || node == p.Node) && a["keyspace"] == p.Keyspace && a["table"] == p.Table
 }
 
 // AlertLabels are an alert's labels.
 type AlertLabels map[string]string
 
 // Failures are the acceptance checks this result fails: a dashboard query
-// without data (or with an error), anything but exactly one alert for the
-// planted problem carrying its key, a rule group slower than its interval,
-// skipping iterations, or with a failing rule.
+// without data (or with an error; also when the replay publishes nothing it
+// reads), anything but exactly one alert carrying
+// its key for each planted problem that must alert, any alert about the one
+// that must not (the slow growth) or about nothing planted, a rule group
+// slower than its interval, skipping iterations, or with a failing rule.
 func (r Result) Failures() []string {
 	var out []string
 	for _, q := range r.Queries {
@@ -93,16 +113,30 @@ func (r Result) Failures() []string {
 			out = append(out, fmt.Sprintf("dashboard query %s: %s", q.Name, q.Error))
 		case q.Series == 0 && len(q.Unpublished) == 0:
 			out = append(out, fmt.Sprintf("dashboard query %s: no data, though the fleet publishes every family it reads", q.Name))
+		case q.Series == 0:
+			out = append(out, fmt.Sprintf("dashboard query %s: not exercised: no planted sidecar publishes %s", q.Name, strings.Join(q.Unpublished, ", ")))
 		}
 	}
 	if len(r.Queries) == 0 || len(r.Unexercised()) == len(r.Queries) {
 		out = append(out, "no dashboard query had data")
 	}
-	switch {
-	case len(r.Alerts) != 1:
-		out = append(out, fmt.Sprintf("%d alerts for the planted problem on %s %s.%s, want exactly 1", len(r.Alerts), r.Planted.Node, r.Planted.Keyspace, r.Planted.Table))
-	case r.Alerts[0]["partition_key"] != r.Planted.Key:
-		out = append(out, fmt.Sprintf("the planted problem's alert %s carries partition_key %q, want %q", r.Alerts[0]["alertname"], r.Alerts[0]["partition_key"], r.Planted.Key))
+	if len(r.Planted) == 0 {
+		out = append(out, "nothing was planted")
+	}
+	for _, p := range r.Planted {
+		want := 0
+		if p.MustAlert {
+			want = 1
+		}
+		switch {
+		case len(p.Alerts) != want:
+			out = append(out, fmt.Sprintf("%d alerts %v for the planted %s on %s %s.%s, want %d", len(p.Alerts), alertNames(p.Alerts), p.Kind, p.Node, p.Keyspace, p.Table, want))
+		case want == 1 && p.Alerts[0]["partition_key"] != p.Key:
+			out = append(out, fmt.Sprintf("the planted %s's alert %s carries partition_key %q, want %q", p.Kind, p.Alerts[0]["alertname"], p.Alerts[0]["partition_key"], p.Key))
+		}
+	}
+	if r.OtherAlerts > 0 {
+		out = append(out, fmt.Sprintf("%d alerts about nothing planted: %v", r.OtherAlerts, r.OtherAlertNames))
 	}
 	if len(r.Groups) == 0 {
 		out = append(out, "no rule group was evaluated")
@@ -119,6 +153,14 @@ func (r Result) Failures() []string {
 		if g.Unhealthy > 0 {
 			out = append(out, fmt.Sprintf("rule group %s: %d rules failed their last evaluation", g.Name, g.Unhealthy))
 		}
+	}
+	return out
+}
+
+func alertNames(as []AlertLabels) []string {
+	var out []string
+	for _, a := range as {
+		out = append(out, a["alertname"]+"/"+a["severity"])
 	}
 	return out
 }
@@ -167,7 +209,7 @@ func PrintTable(w io.Writer, rs []Result) bool {
 		fmt.Fprintf(w, "%-18s %10.0f %10.0f %9s %9s %12s %10s %9.0fms %8.0fms %9s %s %.2fs/%.0fs\n",
 			fmt.Sprintf("%d×%d", r.Sidecars, r.Tables), r.HeadSeries, r.SamplesPerSec, mib(r.StoreRSSBytes), mib(r.StoreDiskBytes),
 			perM(r.StoreRSSBytes), perM(r.StoreDiskBytes), r.QueryP50Secs*1000, r.QueryP99Secs*1000,
-			fmt.Sprintf("%d+%d", len(r.Alerts), r.OtherAlerts), slowest.Name, slowest.MaxSec, slowest.IntervalSec)
+			fmt.Sprintf("%d+%d", r.plantedAlerts(), r.OtherAlerts), slowest.Name, slowest.MaxSec, slowest.IntervalSec)
 	}
 	for _, r := range rs {
 		if r.Store != "" {
@@ -183,8 +225,12 @@ func PrintTable(w io.Writer, rs []Result) bool {
 			fmt.Fprintf(w, "  %d×%d not exercised (the replayed capture publishes no %s): %s\n",
 				r.Sidecars, r.Tables, strings.Join(q.Unpublished, ", "), q.Name)
 		}
-		fmt.Fprintf(w, "  %d×%d dashboard queries with data: %d of %d; other active alerts: %v\n",
-			r.Sidecars, r.Tables, len(r.Queries)-len(r.Unexercised()), len(r.Queries), r.OtherAlertNames)
+		fmt.Fprintf(w, "  %d×%d dashboard queries with data: %d of %d\n",
+			r.Sidecars, r.Tables, len(r.Queries)-len(r.Unexercised()), len(r.Queries))
+		for _, p := range r.Planted {
+			fmt.Fprintf(w, "  %d×%d planted %s on %s %s.%s key %q: alerts %v\n",
+				r.Sidecars, r.Tables, p.Kind, p.Node, p.Keyspace, p.Table, p.Key, alertNames(p.Alerts))
+		}
 	}
 	for _, r := range rs {
 		for _, f := range r.Failures() {
@@ -193,6 +239,15 @@ func PrintTable(w io.Writer, rs []Result) bool {
 		}
 	}
 	return ok
+}
+
+// plantedAlerts counts the alerts about planted problems.
+func (r Result) plantedAlerts() int {
+	n := 0
+	for _, p := range r.Planted {
+		n += len(p.Alerts)
+	}
+	return n
 }
 
 func mib(b float64) string {

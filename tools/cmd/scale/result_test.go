@@ -6,13 +6,18 @@ import (
 	"testing"
 )
 
-// passing is a result every acceptance check passes.
+// passing is a result every acceptance check passes: one planted problem
+// that must alert (and does, once, with its key) and the slow growth that
+// must not.
 func passing() Result {
-	p := Planted{Node: "127.0.1.6", Keyspace: "pm_hot", Table: "kv", Key: "hot"}
+	hot := Planted{Kind: "hot_partition", Node: "127.0.1.6", Keyspace: "pm_hot", Table: "kv", Key: "hot", MustAlert: true}
+	growth := Planted{Kind: "partition_growth_forecast", Node: "127.0.1.7", Keyspace: "pm_clean", Table: "users_t00000"}
 	return Result{
 		Sidecars: 10, Tables: 1000, HeadSeries: 82000,
-		Planted: p,
-		Alerts:  []AlertLabels{{"alertname": "PartmonHotKey", "severity": "critical", "node": p.Node, "keyspace": p.Keyspace, "table": p.Table, "partition_key": p.Key}},
+		Planted: []PlantOutcome{
+			{Planted: hot, Alerts: []AlertLabels{{"alertname": "PartmonHotPartition", "severity": "critical", "node": hot.Node, "keyspace": hot.Keyspace, "table": hot.Table, "partition_key": hot.Key}}},
+			{Planted: growth},
+		},
 		Queries: []QueryOutcome{{Name: "a", Series: 3}, {Name: "b", Series: 1}},
 		Groups:  []GroupTiming{{Name: "partmon-self", IntervalSec: 30, MaxSec: 0.2, Iterations: 8}},
 	}
@@ -28,18 +33,25 @@ func TestFailures(t *testing.T) {
 		{"an empty query over published families", func(r *Result) { r.Queries[1].Series = 0 }, []string{"query b: no data"}},
 		{"an empty query over a family the replay lacks", func(r *Result) {
 			r.Queries[1].Series, r.Queries[1].Unpublished = 0, []string{"partmon_partition_size_bytes"}
-		}, nil},
+		}, []string{"query b: not exercised: no planted sidecar publishes partmon_partition_size_bytes"}},
 		{"every query empty for want of families", func(r *Result) {
 			for i := range r.Queries {
 				r.Queries[i].Series, r.Queries[i].Unpublished = 0, []string{"partmon_x"}
 			}
-		}, []string{"no dashboard query had data"}},
+		}, []string{"query a: not exercised", "query b: not exercised", "no dashboard query had data"}},
 		{"a query error", func(r *Result) { r.Queries[0].Error = "timeout" }, []string{"query a: timeout"}},
-		{"no alert", func(r *Result) { r.Alerts = nil }, []string{"0 alerts for the planted problem"}},
+		{"no alert", func(r *Result) { r.Planted[0].Alerts = nil }, []string{"0 alerts [] for the planted hot_partition"}},
 		{"two alerts", func(r *Result) {
-			r.Alerts = append(r.Alerts, AlertLabels{"alertname": "PartmonHotTokenRange"})
-		}, []string{"2 alerts for the planted problem"}},
-		{"the alert without the key", func(r *Result) { delete(r.Alerts[0], "partition_key") }, []string{`carries partition_key "", want "hot"`}},
+			r.Planted[0].Alerts = append(r.Planted[0].Alerts, AlertLabels{"alertname": "PartmonHotKey", "severity": "critical"})
+		}, []string{"2 alerts [PartmonHotPartition/critical PartmonHotKey/critical] for the planted hot_partition"}},
+		{"the alert without the key", func(r *Result) { delete(r.Planted[0].Alerts[0], "partition_key") }, []string{`carries partition_key "", want "hot"`}},
+		{"an alert about the growth that must stay silent", func(r *Result) {
+			r.Planted[1].Alerts = []AlertLabels{{"alertname": "PartmonPartitionGrowthForecast", "severity": "warning"}}
+		}, []string{"1 alerts [PartmonPartitionGrowthForecast/warning] for the planted partition_growth_forecast on 127.0.1.7 pm_clean.users_t00000, want 0"}},
+		{"an alert about nothing planted", func(r *Result) {
+			r.OtherAlerts, r.OtherAlertNames = 2, map[string]int{"PartmonCollectorFailing/warning": 2}
+		}, []string{"2 alerts about nothing planted: map[PartmonCollectorFailing/warning:2]"}},
+		{"nothing planted", func(r *Result) { r.Planted = nil }, []string{"nothing was planted"}},
 		{"a group slower than its interval", func(r *Result) { r.Groups[0].MaxSec = 31 }, []string{"longer than its 30 s interval"}},
 		{"a group that missed iterations", func(r *Result) { r.Groups[0].Missed = 2 }, []string{"2 iterations missed"}},
 		{"a group never evaluated", func(r *Result) { r.Groups[0].Iterations = 0 }, []string{"never evaluated"}},
@@ -65,7 +77,7 @@ func TestFailures(t *testing.T) {
 func TestPrintTableFailsOnAnyFailure(t *testing.T) {
 	good, bad := passing(), passing()
 	bad.Sidecars = 100
-	bad.Alerts = nil
+	bad.Planted[0].Alerts = nil
 	var out bytes.Buffer
 	if !PrintTable(&out, []Result{good}) {
 		t.Errorf("a passing result reported as failing:\n%s", out.String())
@@ -100,6 +112,24 @@ func TestSourceFamily(t *testing.T) {
 	} {
 		if got := SourceFamily(in); got != want {
 			t.Errorf("SourceFamily(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestPlantedNames(t *testing.T) {
+	p := Planted{Node: "127.0.1.6", Keyspace: "pm_hot", Table: "kv"}
+	for _, tc := range []struct {
+		alert AlertLabels
+		want  bool
+	}{
+		{AlertLabels{"node": "127.0.1.6", "keyspace": "pm_hot", "table": "kv"}, true},
+		{AlertLabels{"keyspace": "pm_hot", "table": "kv"}, true}, // a sidecar's pushed alert names no node
+		{AlertLabels{"node": "127.0.1.7", "keyspace": "pm_hot", "table": "kv"}, false},
+		{AlertLabels{"node": "127.0.1.6", "keyspace": "pm_hot", "table": "other"}, false},
+		{AlertLabels{"alertname": "PartmonAbsent"}, false},
+	} {
+		if got := p.names(tc.alert); got != tc.want {
+			t.Errorf("names(%v) = %v, want %v", tc.alert, got, tc.want)
 		}
 	}
 }
