@@ -119,7 +119,9 @@ func TestAlertmanagerConfigOnRealAlertmanager(t *testing.T) {
 		}
 		return m
 	}
-	pushed := with(table, "rack", "", "finding_id", "f1") // the pusher sends no rack
+	// The pusher sends no rack, and the key as an annotation; a sidecar's
+	// pushed alert also no node or dc.
+	pushed := with(table, "rack", "", "finding_id", "f1")
 	alerts := []struct {
 		name       string
 		labels     map[string]string
@@ -132,16 +134,19 @@ func TestAlertmanagerConfigOnRealAlertmanager(t *testing.T) {
 		{"too large warning, other table", with(table, "alertname", "PartmonPartitionTooLarge", "severity", "warning", "table", "carts"), false},
 		// partmon's pushed alert (with the key and advice) mutes the rule's.
 		{"pushed oversized", with(pushed, "alertname", "PartmonOversizedPartition", "severity", "critical"), false},
-		{"pushed hot partition", with(pushed, "alertname", "PartmonHotPartition", "severity", "warning", "partition_key", "customer:42"), false},
-		{"hot key rule", with(table, "alertname", "PartmonHotKey", "severity", "warning", "partition_key", "customer:42"), true},
-		{"hot key rule, another key", with(table, "alertname", "PartmonHotKey", "severity", "warning", "partition_key", "customer:7"), false},
+		{"pushed hot partition", with(pushed, "alertname", "PartmonHotPartition", "severity", "warning", "table", "sessions"), false},
+		{"hot key rule", with(table, "alertname", "PartmonHotKey", "severity", "warning", "table", "sessions", "partition_key", "customer:42"), true},
+		{"hot key rule, critical", with(table, "alertname", "PartmonHotKey", "severity", "critical", "table", "sessions", "partition_key", "customer:42"), false},
 		// A sidecar's pushed alert names no node or DC (every replica's
-		// sidecar pushes the same problem): it mutes the rule's alerts about
-		// the table on every node.
-		{"sidecar-pushed tombstones", with(pushed, "alertname", "PartmonTombstoneHeavy", "severity", "warning", "table", "queue", "dc", "", "node", ""), false},
-		{"tombstone rule, replica 1", with(table, "alertname", "PartmonTombstoneHeavyReads", "severity", "warning", "table", "queue"), true},
+		// sidecar pushes the same problem): it mutes the rules' alerts about
+		// the table on every node, whichever signal of the partition they
+		// saw (a tombstone-heavy queue read by one key is also a hot key).
+		{"sidecar-pushed tombstones", with(pushed, "alertname", "PartmonTombstoneHeavy", "severity", "critical", "table", "queue", "dc", "", "node", ""), false},
+		{"tombstone rule, replica 1", with(table, "alertname", "PartmonTombstoneHeavyReads", "severity", "critical", "table", "queue"), true},
 		{"tombstone rule, replica 2", with(table, "alertname", "PartmonTombstoneHeavyReads", "severity", "warning", "table", "queue", "node", "10.0.0.2", "rack", "r2"), true},
-		{"tombstone rule, other severity", with(table, "alertname", "PartmonTombstoneHeavyReads", "severity", "critical", "table", "queue", "node", "10.0.0.3", "rack", "r3"), false},
+		{"hot key rule on the queue", with(table, "alertname", "PartmonHotKey", "severity", "critical", "table", "queue", "partition_key", "jobs"), true},
+		{"wide finding on the queue", with(table, "alertname", "PartmonAnalyzerFinding", "kind", "wide_partition", "severity", "warning", "table", "queue"), true},
+		{"key-design finding on the queue", with(table, "alertname", "PartmonAnalyzerFinding", "kind", "low_cardinality_key", "severity", "warning", "table", "queue"), false},
 		// An oversized partition makes the table's forecast moot.
 		{"forecast", map[string]string{"alertname": "PartmonPartitionGrowthForecast", "severity": "warning", "cluster": "c1", "keyspace": "shop", "table": "orders"}, true},
 		{"forecast, other table", map[string]string{"alertname": "PartmonPartitionGrowthForecast", "severity": "warning", "cluster": "c1", "keyspace": "shop", "table": "events"}, false},
@@ -200,7 +205,7 @@ func TestAlertmanagerConfigOnRealAlertmanager(t *testing.T) {
 
 func key(labels map[string]string) string {
 	var parts []string
-	for _, k := range []string{"alertname", "severity", "cluster", "dc", "rack", "node", "keyspace", "table", "partition_key", "finding_id"} {
+	for _, k := range []string{"alertname", "severity", "cluster", "dc", "rack", "node", "keyspace", "table", "partition_key", "kind", "finding_id"} {
 		parts = append(parts, k+"="+labels[k])
 	}
 	return strings.Join(parts, ",")

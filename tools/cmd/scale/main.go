@@ -265,7 +265,7 @@ func waitForAlert(f measureFlags, r *Result) error {
 			}
 			if !about {
 				r.OtherAlerts++
-				r.OtherAlertNames[a["alertname"]+"/"+a["severity"]]++
+				r.OtherAlertNames[a.Labels["alertname"]+"/"+a.Labels["severity"]]++
 			}
 		}
 		if r.AlertWaitSec == 0 && r.everyPlantAlerted() {

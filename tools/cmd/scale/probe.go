@@ -164,7 +164,7 @@ func dirBytes(dir string) float64 {
 
 // activeAlerts are Alertmanager's active alerts that no inhibition or
 // silence mutes.
-func activeAlerts(base string) ([]AlertLabels, error) {
+func activeAlerts(base string) ([]Alert, error) {
 	resp, err := client.Get(base + "/api/v2/alerts?active=true&silenced=false&inhibited=false")
 	if err != nil {
 		return nil, err
@@ -174,17 +174,11 @@ func activeAlerts(base string) ([]AlertLabels, error) {
 	if err != nil {
 		return nil, err
 	}
-	var alerts []struct {
-		Labels AlertLabels `json:"labels"`
-	}
+	var alerts []Alert
 	if err := json.Unmarshal(b, &alerts); err != nil {
 		return nil, fmt.Errorf("alertmanager alerts: %w: %s", err, b)
 	}
-	out := make([]AlertLabels, len(alerts))
-	for i, a := range alerts {
-		out[i] = a.Labels
-	}
-	return out, nil
+	return alerts, nil
 }
 
 // vmalertRules is what vmalert's /api/v1/rules says of each group.

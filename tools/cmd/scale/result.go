@@ -41,7 +41,7 @@ type Result struct {
 // PlantOutcome is a planted problem and the alerts about it.
 type PlantOutcome struct {
 	Planted
-	Alerts []AlertLabels `json:"active_alerts"`
+	Alerts []Alert `json:"active_alerts"`
 }
 
 // GroupTiming is one rule group's evaluation as vmalert measured it.
@@ -91,13 +91,26 @@ type Planted struct {
 
 // names: an alert is about the planted problem when it names its table and
 // its node, or no node (a sidecar's pushed alert stands for every replica).
-func (p Planted) names(a AlertLabels) bool {
-	node, ok := a["node"]
-	return (!ok || node == p.Node) && a["keyspace"] == p.Keyspace && a["table"] == p.Table
+func (p Planted) names(a Alert) bool {
+	node, ok := a.Labels["node"]
+	return (!ok || node == p.Node) && a.Labels["keyspace"] == p.Keyspace && a.Labels["table"] == p.Table
 }
 
-// AlertLabels are an alert's labels.
-type AlertLabels map[string]string
+// Alert is an active alert as Alertmanager lists it.
+type Alert struct {
+	Labels      map[string]string `json:"labels"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+// Key is the partition key an alert carries: a rule's alert as a label,
+// partmon's pushed alert as an annotation (its labels identify the problem,
+// which keeps its identity when the key list changes).
+func (a Alert) Key() string {
+	if k := a.Labels["partition_key"]; k != "" {
+		return k
+	}
+	return a.Annotations["partition_key"]
+}
 
 // Failures are the acceptance checks this result fails: a dashboard query
 // without data (or with an error; also when the replay publishes nothing it
@@ -131,8 +144,8 @@ func (r Result) Failures() []string {
 		switch {
 		case len(p.Alerts) != want:
 			out = append(out, fmt.Sprintf("%d alerts %v for the planted %s on %s %s.%s, want %d", len(p.Alerts), alertNames(p.Alerts), p.Kind, p.Node, p.Keyspace, p.Table, want))
-		case want == 1 && p.Alerts[0]["partition_key"] != p.Key:
-			out = append(out, fmt.Sprintf("the planted %s's alert %s carries partition_key %q, want %q", p.Kind, p.Alerts[0]["alertname"], p.Alerts[0]["partition_key"], p.Key))
+		case want == 1 && p.Alerts[0].Key() != p.Key:
+			out = append(out, fmt.Sprintf("the planted %s's alert %s carries partition_key %q, want %q", p.Kind, p.Alerts[0].Labels["alertname"], p.Alerts[0].Key(), p.Key))
 		}
 	}
 	if r.OtherAlerts > 0 {
@@ -157,10 +170,10 @@ func (r Result) Failures() []string {
 	return out
 }
 
-func alertNames(as []AlertLabels) []string {
+func alertNames(as []Alert) []string {
 	var out []string
 	for _, a := range as {
-		out = append(out, a["alertname"]+"/"+a["severity"])
+		out = append(out, a.Labels["alertname"]+"/"+a.Labels["severity"])
 	}
 	return out
 }

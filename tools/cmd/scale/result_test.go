@@ -15,7 +15,8 @@ func passing() Result {
 	return Result{
 		Sidecars: 10, Tables: 1000, HeadSeries: 82000,
 		Planted: []PlantOutcome{
-			{Planted: hot, Alerts: []AlertLabels{{"alertname": "PartmonHotPartition", "severity": "critical", "node": hot.Node, "keyspace": hot.Keyspace, "table": hot.Table, "partition_key": hot.Key}}},
+			{Planted: hot, Alerts: []Alert{{Labels: map[string]string{"alertname": "PartmonHotPartition", "severity": "critical", "keyspace": hot.Keyspace, "table": hot.Table},
+				Annotations: map[string]string{"partition_key": hot.Key}}}},
 			{Planted: growth},
 		},
 		Queries: []QueryOutcome{{Name: "a", Series: 3}, {Name: "b", Series: 1}},
@@ -42,11 +43,14 @@ func TestFailures(t *testing.T) {
 		{"a query error", func(r *Result) { r.Queries[0].Error = "timeout" }, []string{"query a: timeout"}},
 		{"no alert", func(r *Result) { r.Planted[0].Alerts = nil }, []string{"0 alerts [] for the planted hot_partition"}},
 		{"two alerts", func(r *Result) {
-			r.Planted[0].Alerts = append(r.Planted[0].Alerts, AlertLabels{"alertname": "PartmonHotKey", "severity": "critical"})
+			r.Planted[0].Alerts = append(r.Planted[0].Alerts, Alert{Labels: map[string]string{"alertname": "PartmonHotKey", "severity": "critical"}})
 		}, []string{"2 alerts [PartmonHotPartition/critical PartmonHotKey/critical] for the planted hot_partition"}},
-		{"the alert without the key", func(r *Result) { delete(r.Planted[0].Alerts[0], "partition_key") }, []string{`carries partition_key "", want "hot"`}},
+		{"the alert without the key", func(r *Result) { r.Planted[0].Alerts[0].Annotations = nil }, []string{`carries partition_key "", want "hot"`}},
+		{"a rule's alert with the key as a label", func(r *Result) {
+			r.Planted[0].Alerts[0] = Alert{Labels: map[string]string{"alertname": "PartmonHotKey", "partition_key": "hot"}}
+		}, nil},
 		{"an alert about the growth that must stay silent", func(r *Result) {
-			r.Planted[1].Alerts = []AlertLabels{{"alertname": "PartmonPartitionGrowthForecast", "severity": "warning"}}
+			r.Planted[1].Alerts = []Alert{{Labels: map[string]string{"alertname": "PartmonPartitionGrowthForecast", "severity": "warning"}}}
 		}, []string{"1 alerts [PartmonPartitionGrowthForecast/warning] for the planted partition_growth_forecast on 127.0.1.7 pm_clean.users_t00000, want 0"}},
 		{"an alert about nothing planted", func(r *Result) {
 			r.OtherAlerts, r.OtherAlertNames = 2, map[string]int{"PartmonCollectorFailing/warning": 2}
@@ -119,16 +123,16 @@ func TestSourceFamily(t *testing.T) {
 func TestPlantedNames(t *testing.T) {
 	p := Planted{Node: "127.0.1.6", Keyspace: "pm_hot", Table: "kv"}
 	for _, tc := range []struct {
-		alert AlertLabels
+		alert map[string]string
 		want  bool
 	}{
-		{AlertLabels{"node": "127.0.1.6", "keyspace": "pm_hot", "table": "kv"}, true},
-		{AlertLabels{"keyspace": "pm_hot", "table": "kv"}, true}, // a sidecar's pushed alert names no node
-		{AlertLabels{"node": "127.0.1.7", "keyspace": "pm_hot", "table": "kv"}, false},
-		{AlertLabels{"node": "127.0.1.6", "keyspace": "pm_hot", "table": "other"}, false},
-		{AlertLabels{"alertname": "PartmonAbsent"}, false},
+		{map[string]string{"node": "127.0.1.6", "keyspace": "pm_hot", "table": "kv"}, true},
+		{map[string]string{"keyspace": "pm_hot", "table": "kv"}, true}, // a sidecar's pushed alert names no node
+		{map[string]string{"node": "127.0.1.7", "keyspace": "pm_hot", "table": "kv"}, false},
+		{map[string]string{"node": "127.0.1.6", "keyspace": "pm_hot", "table": "other"}, false},
+		{map[string]string{"alertname": "PartmonAbsent"}, false},
 	} {
-		if got := p.names(tc.alert); got != tc.want {
+		if got := p.names(Alert{Labels: tc.alert}); got != tc.want {
 			t.Errorf("names(%v) = %v, want %v", tc.alert, got, tc.want)
 		}
 	}
