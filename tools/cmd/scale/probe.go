@@ -162,10 +162,10 @@ func dirBytes(dir string) float64 {
 	return float64(total)
 }
 
-// activeAlerts are Alertmanager's active alerts that no inhibition or
-// silence mutes.
+// activeAlerts are Alertmanager's unsilenced alerts, the ones an inhibition
+// mutes with Status.State "suppressed".
 func activeAlerts(base string) ([]Alert, error) {
-	resp, err := client.Get(base + "/api/v2/alerts?active=true&silenced=false&inhibited=false")
+	resp, err := client.Get(base + "/api/v2/alerts?active=true&silenced=false&inhibited=true")
 	if err != nil {
 		return nil, err
 	}

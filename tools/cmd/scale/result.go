@@ -42,6 +42,9 @@ type Result struct {
 type PlantOutcome struct {
 	Planted
 	Alerts []Alert `json:"active_alerts"`
+	// Muted are the alerts about it that an inhibition suppressed (the
+	// rules' twins of a pushed alert).
+	Muted []Alert `json:"muted_alerts,omitempty"`
 }
 
 // GroupTiming is one rule group's evaluation as vmalert measured it.
@@ -100,6 +103,10 @@ func (p Planted) names(a Alert) bool {
 type Alert struct {
 	Labels      map[string]string `json:"labels"`
 	Annotations map[string]string `json:"annotations,omitempty"`
+	Status      struct {
+		State       string   `json:"state"` // active, suppressed
+		InhibitedBy []string `json:"inhibitedBy,omitempty"`
+	} `json:"status"`
 }
 
 // Key is the partition key an alert carries: a rule's alert as a label,
@@ -241,8 +248,8 @@ func PrintTable(w io.Writer, rs []Result) bool {
 		fmt.Fprintf(w, "  %d×%d dashboard queries with data: %d of %d\n",
 			r.Sidecars, r.Tables, len(r.Queries)-len(r.Unexercised()), len(r.Queries))
 		for _, p := range r.Planted {
-			fmt.Fprintf(w, "  %d×%d planted %s on %s %s.%s key %q: alerts %v\n",
-				r.Sidecars, r.Tables, p.Kind, p.Node, p.Keyspace, p.Table, p.Key, alertNames(p.Alerts))
+			fmt.Fprintf(w, "  %d×%d planted %s on %s %s.%s key %q: alerts %v, muted by it %v\n",
+				r.Sidecars, r.Tables, p.Kind, p.Node, p.Keyspace, p.Table, p.Key, alertNames(p.Alerts), alertNames(p.Muted))
 		}
 	}
 	for _, r := range rs {

@@ -137,3 +137,18 @@ func TestPlantedNames(t *testing.T) {
 		}
 	}
 }
+
+func TestEveryPlantAlerted(t *testing.T) {
+	r := passing()
+	if r.everyPlantAlerted() {
+		t.Errorf("the pushed alert alone counts: the rules' twin has not come yet")
+	}
+	r.Planted[0].Muted = []Alert{{Labels: map[string]string{"alertname": "PartmonHotKey"}}}
+	if !r.everyPlantAlerted() {
+		t.Errorf("the pushed alert and its muted twin do not count")
+	}
+	r.Planted[0].Alerts = nil
+	if r.everyPlantAlerted() {
+		t.Errorf("a muted alert alone counts")
+	}
+}
