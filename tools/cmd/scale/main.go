@@ -56,47 +56,7 @@ type measureFlags struct {
 }
 
 func measure(args []string) error {
-	var f measureFlags
-	fs := flag.NewFlagSet("measure", flag.ExitOnError)
-	fs.StringVar(&f.store, "store", "", "the store's query URL")
-	fs.StringVar(&f.storeName, "store-name", "", "what the store is, for the table")
-	// Repeated, one per process: a store may be several.
-	fs.Func("store-metrics", "/metrics URL of an ingesting process of the store, once per process (default: the query URL's)", func(v string) error {
-		f.storeMetrics = append(f.storeMetrics, v)
-		return nil
-	})
-	fs.Func("store-dir", "a data directory of the store, once per directory", func(v string) error {
-		f.storeDirs = append(f.storeDirs, v)
-		return nil
-	})
-	fs.Func("store-pid", "a process id of the store (ingester or querier), once per process", func(v string) error {
-		n, err := strconv.Atoi(v)
-		f.storePIDs = append(f.storePIDs, n)
-		return err
-	})
-	fs.StringVar(&f.vmalert, "vmalert", "", "vmalert's URL")
-	fs.StringVar(&f.alertmanager, "alertmanager", "", "Alertmanager's URL")
-	fs.StringVar(&f.plantedFile, "planted", "", "the fleet's planted-problem file")
-	fs.StringVar(&f.dashboards, "dashboards", "dashboards", "directory of the dashboards whose queries run")
-	fs.Func("sidecar", "/metrics of a planted sidecar, once per sidecar: the families the replay publishes", func(v string) error {
-		f.plantedSidecars = append(f.plantedSidecars, v)
-		return nil
-	})
-	fs.IntVar(&f.agentPID, "agent-pid", 0, "")
-	fs.IntVar(&f.fleetPID, "fleet-pid", 0, "")
-	fs.IntVar(&f.sidecars, "sidecars", 0, "sidecars the fleet serves")
-	fs.IntVar(&f.tables, "tables", 0, "tables per sidecar")
-	fs.IntVar(&f.queryRounds, "query-rounds", 5, "runs of every dashboard query")
-	fs.StringVar(&f.cluster, "cluster", "", "$cluster of the dashboards")
-	fs.StringVar(&f.out, "out", "", "write the result here")
-	fs.DurationVar(&f.window, "window", 2*time.Minute, "span over which samples/s is measured")
-	fs.DurationVar(&f.alertTimeout, "alert-timeout", 6*time.Minute, "wait at most this long for the planted problems' alerts")
-	fs.DurationVar(&f.readyTimeout, "ready-timeout", 5*time.Minute, "wait at most this long for every sidecar in the store")
-	_ = fs.Parse(args)
-	if len(f.storeMetrics) == 0 {
-		f.storeMetrics = []string{f.store + "/metrics"}
-	}
-
+	f := parseMeasureFlags(args)
 	r := Result{Sidecars: f.sidecars, Tables: f.tables, Store: f.storeName}
 	b, err := os.ReadFile(f.plantedFile)
 	if err != nil {
@@ -137,6 +97,51 @@ func measure(args []string) error {
 		return err
 	}
 	return os.WriteFile(f.out, append(out, '\n'), 0o644)
+}
+
+// parseMeasureFlags reads measure's flags (it exits on a bad one).
+func parseMeasureFlags(args []string) measureFlags {
+	var f measureFlags
+	fs := flag.NewFlagSet("measure", flag.ExitOnError)
+	fs.StringVar(&f.store, "store", "", "the store's query URL")
+	fs.StringVar(&f.storeName, "store-name", "", "what the store is, for the table")
+	// Repeated, one per process: a store may be several.
+	fs.Func("store-metrics", "/metrics URL of an ingesting process of the store, once per process (default: the query URL's)", func(v string) error {
+		f.storeMetrics = append(f.storeMetrics, v)
+		return nil
+	})
+	fs.Func("store-dir", "a data directory of the store, once per directory", func(v string) error {
+		f.storeDirs = append(f.storeDirs, v)
+		return nil
+	})
+	fs.Func("store-pid", "a process id of the store (ingester or querier), once per process", func(v string) error {
+		n, err := strconv.Atoi(v)
+		f.storePIDs = append(f.storePIDs, n)
+		return err
+	})
+	fs.StringVar(&f.vmalert, "vmalert", "", "vmalert's URL")
+	fs.StringVar(&f.alertmanager, "alertmanager", "", "Alertmanager's URL")
+	fs.StringVar(&f.plantedFile, "planted", "", "the fleet's planted-problem file")
+	fs.StringVar(&f.dashboards, "dashboards", "dashboards", "directory of the dashboards whose queries run")
+	fs.Func("sidecar", "/metrics of a planted sidecar, once per sidecar: the families the replay publishes", func(v string) error {
+		f.plantedSidecars = append(f.plantedSidecars, v)
+		return nil
+	})
+	fs.IntVar(&f.agentPID, "agent-pid", 0, "")
+	fs.IntVar(&f.fleetPID, "fleet-pid", 0, "")
+	fs.IntVar(&f.sidecars, "sidecars", 0, "sidecars the fleet serves")
+	fs.IntVar(&f.tables, "tables", 0, "tables per sidecar")
+	fs.IntVar(&f.queryRounds, "query-rounds", 5, "runs of every dashboard query")
+	fs.StringVar(&f.cluster, "cluster", "", "$cluster of the dashboards")
+	fs.StringVar(&f.out, "out", "", "write the result here")
+	fs.DurationVar(&f.window, "window", 2*time.Minute, "span over which samples/s is measured")
+	fs.DurationVar(&f.alertTimeout, "alert-timeout", 6*time.Minute, "wait at most this long for the planted problems' alerts")
+	fs.DurationVar(&f.readyTimeout, "ready-timeout", 5*time.Minute, "wait at most this long for every sidecar in the store")
+	_ = fs.Parse(args)
+	if len(f.storeMetrics) == 0 {
+		f.storeMetrics = []string{f.store + "/metrics"}
+	}
+	return f
 }
 
 // waitForFleet waits until the store has every sidecar's partmon_up.
