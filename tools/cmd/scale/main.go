@@ -81,6 +81,7 @@ func measure(args []string) error {
 	if err := waitForAlert(f, &r); err != nil {
 		return err
 	}
+	waitForRecordings(f)
 	measureQueries(f, &r)
 	if err := measureGroups(f, &r); err != nil {
 		return err
@@ -289,6 +290,26 @@ func waitForAlert(f measureFlags, r *Result) error {
 		}
 		if time.Since(start) > f.alertTimeout {
 			return nil
+		}
+		time.Sleep(5 * time.Second)
+	}
+}
+
+// waitForRecordings waits, at most alertTimeout, until every recording
+// rule's last evaluation recorded something: a group that runs every few
+// minutes (the sidecar skew) may not have had a full rate window yet when
+// the alerts came, and the dashboards read what it records.
+func waitForRecordings(f measureFlags) {
+	deadline := time.Now().Add(f.alertTimeout)
+	for {
+		groups, err := vmalertGroups(f.vmalert)
+		missing := unrecorded(groups)
+		if err == nil && len(missing) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			fmt.Fprintf(os.Stderr, "scale measure: after %v these recording rules still record nothing: %v (%v)\n", f.alertTimeout, missing, err)
+			return
 		}
 		time.Sleep(5 * time.Second)
 	}

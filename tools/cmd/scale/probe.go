@@ -186,9 +186,25 @@ type vmalertGroup struct {
 	Name     string  `json:"name"`
 	Interval float64 `json:"interval"`
 	Rules    []struct {
-		Health    string `json:"health"`
-		LastError string `json:"lastError"`
+		Name        string `json:"name"`
+		Type        string `json:"type"` // recording or alerting
+		Health      string `json:"health"`
+		LastError   string `json:"lastError"`
+		LastSamples int    `json:"lastSamples"`
 	} `json:"rules"`
+}
+
+// unrecorded names the recording rules whose last evaluation recorded nothing.
+func unrecorded(groups []vmalertGroup) []string {
+	var out []string
+	for _, g := range groups {
+		for _, r := range g.Rules {
+			if r.Type == "recording" && r.LastSamples == 0 {
+				out = append(out, r.Name)
+			}
+		}
+	}
+	return out
 }
 
 func vmalertGroups(base string) ([]vmalertGroup, error) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -41,5 +42,18 @@ func TestScrapeSumAddsEveryIngester(t *testing.T) {
 	gone.Close()
 	if _, err := scrapeSum([]string{a, gone.URL + "/metrics"}, "prometheus_tsdb_head_series"); err == nil {
 		t.Error("a receiver that does not answer: no error")
+	}
+}
+
+func TestUnrecorded(t *testing.T) {
+	var groups []vmalertGroup
+	if err := json.Unmarshal([]byte(`[{"name":"g","interval":120,"rules":[
+		{"name":"node_table:x:rate5m","type":"recording","lastSamples":0},
+		{"name":"table:y:max","type":"recording","lastSamples":12},
+		{"name":"PartmonHotKey","type":"alerting","lastSamples":0}]}]`), &groups); err != nil {
+		t.Fatal(err)
+	}
+	if got := unrecorded(groups); len(got) != 1 || got[0] != "node_table:x:rate5m" {
+		t.Errorf("unrecorded = %v, want the one recording rule that recorded nothing", got)
 	}
 }
