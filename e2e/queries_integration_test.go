@@ -29,6 +29,9 @@ var expectedAbsent = map[string]string{
 		"the test enables no sampler (one JVM per table and node)",
 	"partmon_table_traffic_skew_ratio": "needs >= 1 op/s of live traffic on a keyspace the nodes do not fully " +
 		"replicate; only pm_hot (RF 1) is such, and this test puts no load on the fixtures",
+	"node_table:partmon_table_traffic_skew_ratio:rate5m": "the store's skew of sidecars " +
+		"(partmon-recording.yml): this Prometheus loads no recording rules, and the one partmon it " +
+		"scrapes is in cluster mode, which publishes partmon_table_traffic_skew_ratio itself",
 	"partmon_finding_value": "published only for findings without a partition key (metric contract): a table " +
 		"whose findings all name a key (pm_big.events once system.top_partitions lists it) has none",
 	"partmon_finding_threshold": "as partmon_finding_value",
