@@ -186,16 +186,7 @@ type sidecar struct {
 // mode does after a cycle; with --alertmanager its pusher sends the report's
 // findings as partmon's does.
 func serveSidecar(ctx context.Context, o options, tmpl *Template, ring []FleetNode, tables []scaledTable, plants []Planted, i int) (*sidecar, error) {
-	now := time.Now()
-	snap := Rekey(tmpl.Snapshot, o.shape, ring, tables, i, now)
-	var hist *analyzer.History
-	for k, p := range tmpl.Problems {
-		tmpl.Plant(snap, ring[i], p, len(plants) > k && plants[k].sidecar == i, o.shape.DCs)
-	}
-	if n := len(plants); n > 0 && plants[n-1].sidecar == i {
-		g := plants[n-1]
-		hist = DefaultGrowth.Plant(snap, ring[i], g.Keyspace, g.Table)
-	}
+	snap, hist := sidecarSnapshot(o, tmpl, ring, tables, plants, i, time.Now())
 	report := analyzer.Analyze(snap, hist, analyzer.DefaultThresholds())
 	latest := &publish.Latest{}
 	e := exporter.New(latest, exporter.Options{Mode: publish.ModeSidecar, TableFloor: o.floor})
@@ -226,6 +217,20 @@ func serveSidecar(ctx context.Context, o options, tmpl *Template, ring []FleetNo
 		}
 	}()
 	return &sidecar{srv: srv, latest: latest, report: report}, nil
+}
+
+// sidecarSnapshot is sidecar i's snapshot, taken at now, with whatever
+// assignPlants put on it, and its history (the growth's, else none).
+func sidecarSnapshot(o options, tmpl *Template, ring []FleetNode, tables []scaledTable, plants []Planted, i int, now time.Time) (*model.Snapshot, *analyzer.History) {
+	snap := Rekey(tmpl.Snapshot, o.shape, ring, tables, i, now)
+	for k, p := range tmpl.Problems {
+		tmpl.Plant(snap, ring[i], p, len(plants) > k && plants[k].sidecar == i, o.shape.DCs)
+	}
+	if n := len(plants); n > 0 && plants[n-1].sidecar == i && !plants[n-1].MustAlert {
+		g := plants[n-1]
+		return snap, DefaultGrowth.Plant(snap, ring[i], g.Keyspace, g.Table)
+	}
+	return snap, nil
 }
 
 // advance republishes every sidecar's report each interval with its

@@ -45,15 +45,8 @@ func TestPlantedFleet(t *testing.T) {
 	}
 	th := analyzer.DefaultThresholds()
 	for i := range ring {
-		snap := Rekey(tmpl.Snapshot, o.shape, ring, tables, i, c.Taken)
-		var hist *analyzer.History
-		for k, p := range tmpl.Problems {
-			tmpl.Plant(snap, ring[i], p, plants[k].sidecar == i, o.shape.DCs)
-		}
+		snap, hist := sidecarSnapshot(o, tmpl, ring, tables, plants, i, c.Taken)
 		p, planted := bySidecar[i]
-		if planted && !p.MustAlert {
-			hist = DefaultGrowth.Plant(snap, ring[i], p.Keyspace, p.Table)
-		}
 		r := analyzer.Analyze(snap, hist, th)
 		var got []string
 		for _, f := range r.Findings {
