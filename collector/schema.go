@@ -10,8 +10,8 @@ import (
 	"github.com/partmon/partmon/model"
 )
 
-// schemaSource reads keyspaces, tables, columns and indexes from system_schema.
-// With a cache, it skips those four statements (the largest read of a cycle:
+// schemaSource reads keyspaces, tables, materialized views, columns and
+// indexes from system_schema. With a cache, it skips those five statements (the largest read of a cycle:
 // system_schema.columns has a row per column of every table) while the
 // schema version is the one the last good schema was read at: the version
 // every node reported in a topology read moments ago, else the answering
@@ -26,6 +26,10 @@ const (
 	tablesQuery    = "SELECT keyspace_name, table_name, default_time_to_live, gc_grace_seconds, compaction FROM system_schema.tables"
 	columnsQuery   = "SELECT keyspace_name, table_name, column_name, kind, position, type, clustering_order FROM system_schema.columns"
 	indexesQuery   = "SELECT keyspace_name, table_name, index_name, kind, options FROM system_schema.indexes"
+	// A materialized view is a table of its own (sized, read and compacted
+	// on every replica like one) whose columns system_schema.columns lists
+	// under the view's name; its row is here, not in tables.
+	viewsQuery = "SELECT keyspace_name, view_name, base_table_name, default_time_to_live, gc_grace_seconds, compaction FROM system_schema.views"
 )
 
 func (s schemaSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
@@ -71,8 +75,8 @@ func localSchemaVersion(ctx context.Context, q cql.Querier) (string, error) {
 	return v, nil
 }
 
-// readSchema runs the four system_schema reads, keyspaces first: tables
-// attach to their keyspace, columns and indexes to their table.
+// readSchema runs the five system_schema reads, keyspaces first: tables and
+// views attach to their keyspace, columns and indexes to their table or view.
 func readSchema(ctx context.Context, in Input, out *Output) (int, error) {
 	b := schemaBuilder{keyspaces: map[string]*model.Keyspace{}, tables: map[string]*model.Table{}}
 	total := 0
@@ -82,6 +86,7 @@ func readSchema(ctx context.Context, in Input, out *Output) (int, error) {
 	}{
 		{"system_schema.keyspaces", keyspacesQuery, b.keyspace},
 		{"system_schema.tables", tablesQuery, b.table},
+		{"system_schema.views", viewsQuery, b.view},
 		{"system_schema.columns", columnsQuery, b.column},
 		{"system_schema.indexes", indexesQuery, b.index},
 	} {
@@ -112,6 +117,19 @@ func (b schemaBuilder) table(row *cql.Decoder) error {
 	t := &model.Table{
 		Keyspace:          row.String("keyspace_name"),
 		Name:              row.String("table_name"),
+		DefaultTTLSeconds: int(row.OptInt64("default_time_to_live")),
+		GCGraceSeconds:    int(row.OptInt64("gc_grace_seconds")),
+		Compaction:        row.OptStringMap("compaction"),
+	}
+	b.tables[model.TableKey(t.Keyspace, t.Name)] = t
+	return nil
+}
+
+func (b schemaBuilder) view(row *cql.Decoder) error {
+	t := &model.Table{
+		Keyspace:          row.String("keyspace_name"),
+		Name:              row.String("view_name"),
+		BaseTable:         row.String("base_table_name"),
 		DefaultTTLSeconds: int(row.OptInt64("default_time_to_live")),
 		GCGraceSeconds:    int(row.OptInt64("gc_grace_seconds")),
 		Compaction:        row.OptStringMap("compaction"),

@@ -10,7 +10,7 @@ import (
 	"github.com/partmon/partmon/model"
 )
 
-// schemaFake answers the four system_schema statements with one keyspace
+// schemaFake answers the five system_schema statements with one keyspace
 // of one table.
 func schemaFake() *fakeQuerier {
 	return newFake("n1").
@@ -18,6 +18,7 @@ func schemaFake() *fakeQuerier {
 		on(tablesQuery, cql.Row{"keyspace_name": "shop", "table_name": "orders", "default_time_to_live": 0, "gc_grace_seconds": 864000, "compaction": nil}).
 		on(columnsQuery, cql.Row{"keyspace_name": "shop", "table_name": "orders", "column_name": "id", "kind": "partition_key",
 			"position": int64(0), "type": "int", "clustering_order": "none"}).
+		on(viewsQuery).
 		on(indexesQuery)
 }
 
@@ -38,7 +39,7 @@ func TestSchemaSkippedWhileVersionUnchanged(t *testing.T) {
 		ring  []model.Node  // a ring read moments ago, nil when stale or unknown
 		local string        // the answering node's own schema_version
 		last  *model.Schema // the schema kept from the last good read
-		// want: whether the four statements run, the rows used, the cache's version after
+		// want: whether the five statements run, the rows used, the cache's version after
 		wantRead    bool
 		wantRows    int
 		wantVersion string

@@ -28,6 +28,12 @@ func TestSchema(t *testing.T) {
 			col("orders", "id", "clustering", 0, "timeuuid"),
 			col("orders", "note", "static", -1, "text"),
 			col("gone", "x", "regular", -1, "int"), // table dropped between the queries: ignored
+			col("orders_by_region", "region", "partition_key", 0, "text"),
+			col("orders_by_region", "customer", "clustering", 0, "text"),
+		).
+		on(viewsQuery,
+			cql.Row{"keyspace_name": "shop", "view_name": "orders_by_region", "base_table_name": "orders", "default_time_to_live": 0,
+				"gc_grace_seconds": 864000, "compaction": map[string]string{"class": "org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy"}},
 		).
 		on(indexesQuery,
 			cql.Row{"keyspace_name": "shop", "table_name": "orders", "index_name": "orders_total", "kind": "COMPOSITES", "options": map[string]string{"target": "total"}},
@@ -37,14 +43,21 @@ func TestSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.expectationsMet(t)
-	if rows != 11 {
-		t.Errorf("rows %d, want 11", rows)
+	if rows != 14 {
+		t.Errorf("rows %d, want 14", rows)
 	}
 	ks := out.Cluster.Schema.Keyspaces
 	if len(ks) != 2 || ks[0].Name != "shop" || ks[0].System || ks[1].Name != "system_auth" || !ks[1].System {
 		t.Fatalf("keyspaces %+v", ks)
 	}
-	orders := ks[0].Tables[0]
+	if len(ks[0].Tables) != 2 {
+		t.Fatalf("shop's tables %+v, want orders and its view orders_by_region", ks[0].Tables)
+	}
+	orders, view := ks[0].Tables[0], ks[0].Tables[1]
+	if orders.IsView() || !view.IsView() || view.Name != "orders_by_region" || view.BaseTable != "orders" ||
+		len(view.Columns) != 2 || view.Columns[0].Name != "region" || view.Columns[0].Kind != "partition_key" {
+		t.Errorf("view %+v: want orders_by_region, a view of orders keyed by region", view)
+	}
 	var names []string
 	for _, c := range orders.Columns {
 		names = append(names, c.Name)
@@ -58,6 +71,7 @@ func TestSchema(t *testing.T) {
 
 	bad := newFake("n1").on(keyspacesQuery, cql.Row{"keyspace_name": "shop", "replication": map[string]string{}}).
 		on(tablesQuery, cql.Row{"keyspace_name": "shop", "table_name": "t", "default_time_to_live": 0, "gc_grace_seconds": 0, "compaction": nil}).
+		on(viewsQuery).
 		on(columnsQuery, cql.Row{"keyspace_name": "shop", "table_name": "t", "column_name": "k", "kind": nil, "position": int64(0), "type": "int", "clustering_order": "none"})
 	_, _, err = run(t, schemaSource{}, bad, cassandra50Caps())
 	wantErr(t, err, `reading system_schema.columns on n1: row 1: column "kind" is null`)

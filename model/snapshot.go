@@ -65,16 +65,25 @@ type Keyspace struct {
 	System bool `json:"system"`
 }
 
-// Table is one table of system_schema.tables with its columns and indexes.
+// Table is one table of system_schema.tables, or one materialized view of
+// system_schema.views (BaseTable set), with its columns and indexes. A view
+// is stored, sized and read like a table: every rule judges its own
+// partition key, and a finding on it names the base it is built from.
 type Table struct {
-	Keyspace          string            `json:"keyspace"`
-	Name              string            `json:"name"`
+	Keyspace string `json:"keyspace"`
+	Name     string `json:"name"`
+	// BaseTable is the table a materialized view is built from (same
+	// keyspace); empty for a table.
+	BaseTable         string            `json:"base_table,omitempty"`
 	Columns           []Column          `json:"columns"` // partition key columns by position, then clustering by position, then the rest by name
 	Indexes           []Index           `json:"indexes,omitempty"`
 	DefaultTTLSeconds int               `json:"default_ttl_seconds"`
 	GCGraceSeconds    int               `json:"gc_grace_seconds"`
 	Compaction        map[string]string `json:"compaction,omitempty"`
 }
+
+// IsView says whether t is a materialized view.
+func (t *Table) IsView() bool { return t.BaseTable != "" }
 
 // Column is one row of system_schema.columns.
 type Column struct {
@@ -88,7 +97,7 @@ type Column struct {
 // Index is one row of system_schema.indexes.
 type Index struct {
 	Name    string            `json:"name"`
-	Kind    string            `json:"kind"` // COMPOSITES, KEYS, CUSTOM
+	Kind    string            `json:"kind"` // COMPOSITES, KEYS, CUSTOM (options' class_name then says which: SAI, SASI, ...)
 	Options map[string]string `json:"options,omitempty"`
 }
 
