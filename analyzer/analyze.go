@@ -9,7 +9,9 @@ type rule func(*analysis) []Finding
 // It is pure: it reads s and h and changes neither (call h.Record(s) before
 // or after; points at s's own time are not counted twice). Generated is the
 // snapshot's time; a caller that wants the wall clock sets it. Invalid
-// thresholds are replaced by the defaults, with a note.
+// thresholds are replaced by the defaults, with a note. It does not panic:
+// each rule and each step runs behind a recover (guard.go), and one that
+// fails is a RuleFailure and a note, the rest of the report standing.
 func Analyze(s *model.Snapshot, h *History, th Thresholds) *Report {
 	if s == nil {
 		return &Report{Notes: []string{"no snapshot to analyze"}}
@@ -22,43 +24,56 @@ func Analyze(s *model.Snapshot, h *History, th Thresholds) *Report {
 	if h == nil {
 		h = NewHistory(HistoryLimits{})
 	}
-	a := newAnalysis(s, h, th)
 	r := &Report{
-		Thresholds:    th,
-		Generated:     s.Taken,
-		Taken:         s.Taken,
-		Cluster:       s.Cluster,
-		Engine:        s.Engine,
-		Version:       s.Version,
-		Nodes:         a.nodeSummaries(),
-		Ownership:     a.ownershipFigures(),
-		Tables:        a.tableSummaries(),
-		TableNodes:    a.tableNodes(),
-		TopPartitions: a.topPartitions(),
-		Sources:       append([]model.SourceStatus(nil), s.Sources...),
-		SizeHistory:   a.sizeHistories(),
-		Placements:    a.placements(),
+		Thresholds: th,
+		Generated:  s.Taken,
+		Taken:      s.Taken,
+		Cluster:    s.Cluster,
+		Engine:     s.Engine,
+		Version:    s.Version,
+		Sources:    append([]model.SourceStatus(nil), s.Sources...),
 	}
-	var all []Finding
-	for _, k := range kinds {
-		if k.rule != nil {
-			all = append(all, k.rule(a)...)
-		}
+	var fs failures
+	var a *analysis
+	if fs.step(StepIndex, "no figure and no finding", func() { a = newAnalysis(s, h, th) }) {
+		fs.step(StepSummaries, "some node, table or key figures are missing", func() { a.summarize(r) })
+		all := a.runRules(&fs)
+		fs.step(StepFold, "no finding", func() { a.fold(r, all) })
+		fs.step(StepHeatMap, "no heat map", func() { r.Heat = a.heatMaps(r.Findings) })
+		notes = append(notes, a.notes...)
 	}
+	r.Notes = append(notes, fs.notes...)
+	r.RuleFailures = fs.list
+	return r
+}
+
+// summarize fills the report's figures (everything but findings).
+func (a *analysis) summarize(r *Report) {
+	r.Nodes = a.nodeSummaries()
+	r.Ownership = a.ownershipFigures()
+	r.Tables = a.tableSummaries()
+	r.TableNodes = a.tableNodes()
+	r.TopPartitions = a.topPartitions()
+	r.SizeHistory = a.sizeHistories()
+	r.Placements = a.placements()
+}
+
+// fold folds the rules' findings into the report's findings, remarks and
+// problems; nothing of it when a step fails.
+func (a *analysis) fold(r *Report, all []Finding) {
+	var findings, remarks []Finding
 	for _, f := range fold(all) {
 		f.ID = findingID(&f)
 		if f.remark {
-			r.Remarks = append(r.Remarks, f)
+			remarks = append(remarks, f)
 		} else {
-			r.Findings = append(r.Findings, f)
+			findings = append(findings, f)
 		}
 	}
-	sortFindings(r.Findings)
-	sortFindings(r.Remarks)
-	r.Problems = groupProblems(r.Findings)
-	r.Heat = a.heatMaps(r.Findings)
-	r.Notes = append(notes, a.notes...)
-	return r
+	sortFindings(findings)
+	sortFindings(remarks)
+	problems := groupProblems(findings)
+	r.Findings, r.Remarks, r.Problems = findings, remarks, problems
 }
 
 // tableSummaries fills Report.Tables.

@@ -117,6 +117,10 @@ type Report struct {
 	// Notes say what the analysis had to skip and why (e.g. a keyspace whose
 	// replication it could not parse: no ownership figures for it).
 	Notes []string `json:"notes,omitempty"`
+	// RuleFailures are the rules (and other steps of the analysis) that
+	// failed on this snapshot: a partmon bug, never a finding. The rest of
+	// the report stands; a note says the same in words.
+	RuleFailures []RuleFailure `json:"rule_failures,omitempty"`
 	// SizeHistory is every table's largest partition over time with its
 	// growth fit, for tables with two points or more.
 	SizeHistory []SizeHistory `json:"size_history,omitempty"`
@@ -126,6 +130,17 @@ type Report struct {
 	// Heat is the ring heatmaps over time (the status page's); nil before
 	// the history has a column. Left out of the JSON: it is large.
 	Heat *HeatMaps `json:"-"`
+}
+
+// RuleFailure is one rule, or one step of the analysis, that panicked.
+type RuleFailure struct {
+	// Rule is the kind whose rule failed, or a step of the analysis
+	// (StepIndex, StepSummaries, StepFold, StepHeatMap).
+	Rule string `json:"rule"`
+	// Tables are the tables ("keyspace.table") on which the rule fails when
+	// run alone; empty when it fails whatever the tables.
+	Tables []string `json:"tables,omitempty"`
+	Error  string   `json:"error"`
 }
 
 // NodeSummary is one node of the ring with its load and token figures.

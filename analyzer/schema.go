@@ -23,7 +23,13 @@ func clusteringColumns(t *model.Table) []model.Column {
 	return columnsOfKind(t, kindClustering)
 }
 
+// A table may have sizes but no schema (a materialized view, or a table
+// created after the schema was read): then it has no known columns, and a
+// caller that needs them says unknown.
 func columnsOfKind(t *model.Table, kind string) []model.Column {
+	if t == nil {
+		return nil
+	}
 	var out []model.Column
 	for _, c := range t.Columns {
 		if c.Kind == kind {
@@ -40,6 +46,9 @@ func columnsOfKind(t *model.Table, kind string) []model.Column {
 }
 
 func columnByName(t *model.Table, name string) (model.Column, bool) {
+	if t == nil {
+		return model.Column{}, false
+	}
 	for _, c := range t.Columns {
 		if c.Name == name {
 			return c, true

@@ -16,6 +16,7 @@ import (
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/configerr"
+	"github.com/partmon/partmon/internal/keys"
 )
 
 // Config is partmon's configuration file. Every key is documented in
@@ -31,6 +32,8 @@ type Config struct {
 	Alertmanager AlertmanagerConfig  `yaml:"alertmanager"`
 	State        StateConfig         `yaml:"state"`
 	Log          LogConfig           `yaml:"log"`
+	// Keys is how partition keys are shown in every output (docs/operations.md "Keys and privacy").
+	Keys keys.Config `yaml:"keys"`
 }
 
 // AnalysisConfig says when findings are recomputed from the collected data.
@@ -85,6 +88,7 @@ func defaultConfig() Config {
 		Web:          WebConfig{ListenAddresses: []string{":9808"}},
 		Alertmanager: AlertmanagerConfig{ResendInterval: time.Minute, Timeout: 10 * time.Second, MinSeverity: "warning"},
 		Log:          LogConfig{Level: "info", Format: "json"},
+		Keys:         keys.Config{Mode: keys.Plain, HashLength: keys.DefaultHashLength},
 	}
 }
 
@@ -184,6 +188,9 @@ func (c *Config) validate(root *yaml.Node, name string, decodeErrs ...error) err
 	}
 	if _, err := newLogger(c.Log.Level, c.Log.Format); err != nil {
 		add("log", err)
+	}
+	if _, err := keys.Load(c.Keys); err != nil {
+		add("keys", err)
 	}
 	if len(errs) == 0 {
 		return nil

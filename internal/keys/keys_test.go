@@ -1,0 +1,123 @@
+package keys
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var secret = []byte("0123456789abcdef-test-secret")
+
+func TestShow(t *testing.T) {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte("alice@example.org"))
+	want := "h:" + hex.EncodeToString(m.Sum(nil))[:16]
+	cases := []struct {
+		name string
+		k    *Keyer
+		key  string
+		want string
+	}{
+		{"nil keyer is plain", nil, "alice@example.org", "alice@example.org"},
+		{"plain", New(Plain, nil, 0), "alice@example.org", "alice@example.org"},
+		{"hashed is HMAC-SHA-256, 16 hex", New(Hashed, secret, 0), "alice@example.org", want},
+		{"hashed, 8 hex", New(Hashed, secret, 8), "alice@example.org", want[:2+8]},
+		{"omitted", New(Omitted, secret, 0), "alice@example.org", OmittedKey},
+		{"no key stays none", New(Hashed, secret, 0), "", ""},
+	}
+	for _, c := range cases {
+		if got := c.k.Show(c.key); got != c.want {
+			t.Errorf("%s: Show(%q) = %q, want %q", c.name, c.key, got, c.want)
+		}
+	}
+	other := New(Hashed, []byte("another-secret-of-16+"), 0)
+	if other.Show("alice@example.org") == want {
+		t.Error("a different secret gives the same hash")
+	}
+}
+
+func TestID(t *testing.T) {
+	h, h2 := New(Hashed, secret, 0), New(Hashed, secret, 0)
+	if got := New(Plain, nil, 0).ID("abc"); got != "abc" {
+		t.Errorf("plain ID changed: %q", got)
+	}
+	if h.ID("abc") != h2.ID("abc") || h.ID("abc") == h.ID("abd") || h.ID("abc") == "abc" {
+		t.Errorf("hashed IDs: want stable across Keyers, distinct per ID and changed: %q %q %q", h.ID("abc"), h2.ID("abc"), h.ID("abd"))
+	}
+	o := New(Omitted, nil, 0)
+	if o.ID("abc") != New(Omitted, nil, 0).ID("abc") || o.ID("abc") == o.ID("abd") || len(o.ID("abc")) != 16 {
+		t.Errorf("omitted IDs without a secret: want stable and distinct, got %q %q", o.ID("abc"), o.ID("abd"))
+	}
+}
+
+func TestScrub(t *testing.T) {
+	k := New(Hashed, secret, 0)
+	k.Learn("alice.secret@example.org", "42", "a'b")
+	tok, t42 := k.Show("alice.secret@example.org"), k.Show("42")
+	cases := []struct{ in, want string }{
+		{"partition alice.secret@example.org of ks.t holds 3 tombstones", "partition " + tok + " of ks.t holds 3 tombstones"},
+		{"SELECT * FROM ks.t WHERE id = 'alice.secret@example.org' LIMIT 5000", "SELECT * FROM ks.t WHERE id = '" + tok + "' LIMIT 5000"},
+		{"partition 42 of ks.t, 1,042 rows, 420 bytes", "partition " + t42 + " of ks.t, 1,042 rows, 420 bytes"},
+		{"key alice.secret%40example.org", "key " + tok},
+		{"DecoratedKey(-1, " + hex.EncodeToString([]byte("alice.secret@example.org")) + ")", "DecoratedKey(-1, " + tok + ")"},
+		{"nothing here", "nothing here"},
+	}
+	for _, c := range cases {
+		if got := k.Scrub(c.in); got != c.want {
+			t.Errorf("Scrub(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	if got := New(Plain, nil, 0).Scrub("partition 42"); got != "partition 42" {
+		t.Errorf("plain scrubbed: %q", got)
+	}
+}
+
+func TestWriter(t *testing.T) {
+	k := New(Omitted, nil, 0)
+	var buf bytes.Buffer
+	w := k.Writer(&buf)
+	k.Learn(`bob "the" builder`)
+	line := `{"msg":"line","line":"key bob \"the\" builder was large"}` + "\n"
+	if n, err := w.Write([]byte(line)); err != nil || n != len(line) {
+		t.Fatalf("Write = %d, %v", n, err)
+	}
+	if strings.Contains(buf.String(), "builder") || !strings.Contains(buf.String(), OmittedKey) {
+		t.Errorf("log line not scrubbed of the JSON-escaped key: %s", buf.String())
+	}
+}
+
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	good, short := filepath.Join(dir, "secret"), filepath.Join(dir, "short")
+	os.WriteFile(good, append(secret, '\n'), 0o600)
+	os.WriteFile(short, []byte("tiny\n"), 0o600)
+	cases := []struct {
+		cfg     Config
+		wantErr string
+	}{
+		{Config{}, ""},
+		{Config{Mode: Hashed, SecretFile: good}, ""},
+		{Config{Mode: Omitted}, ""},
+		{Config{Mode: Hashed}, "keys.secret_file is required"},
+		{Config{Mode: Hashed, SecretFile: short}, "want at least 16"},
+		{Config{Mode: Hashed, SecretFile: filepath.Join(dir, "missing")}, "no such file"},
+		{Config{Mode: "sha"}, "keys.mode: want plain, hashed or omitted"},
+		{Config{Mode: Hashed, SecretFile: good, HashLength: 4}, "keys.hash_length"},
+	}
+	for _, c := range cases {
+		k, err := Load(c.cfg)
+		switch {
+		case c.wantErr == "" && err != nil:
+			t.Errorf("Load(%+v): %v", c.cfg, err)
+		case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
+			t.Errorf("Load(%+v) = %v, want an error with %q", c.cfg, err, c.wantErr)
+		case c.wantErr == "" && c.cfg.Mode == Hashed && k.Show("x") != New(Hashed, secret, 0).Show("x"):
+			t.Errorf("the secret file's trailing newline is part of the secret")
+		}
+	}
+}

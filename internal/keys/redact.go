@@ -1,0 +1,152 @@
+package keys
+
+import (
+	"reflect"
+)
+
+// Redact and LearnFrom walk any value by reflection, so a field added to the
+// report later is covered without anyone remembering to: every string is
+// free text to scrub, except the fields that name the schema, the ring and
+// partmon itself (identity below), which no key can be.
+
+// identity are field names whose strings are never a partition key: the
+// schema's and the ring's names, partmon's own vocabulary. A key that
+// happens to equal a table name does not rename the table.
+var identity = map[string]bool{
+	"Keyspace": true, "Table": true, "Cluster": true, "DC": true, "Rack": true, "Node": true, "Nodes": true,
+	"HostID": true, "Address": true, "Kind": true, "Kinds": true, "Unit": true, "Severity": true,
+	"Engine": true, "Version": true, "Source": true, "State": true, "Op": true, "Type": true, "Partitioner": true,
+	"Thresholds": true, "Where": true,
+}
+
+// keyFields hold a partition key and nothing else.
+var keyFields = map[string]bool{"Key": true, "PartitionKey": true}
+
+// Redact returns a deep copy of v in which every string shows keys as k
+// does: a key field (Key, PartitionKey) by Show, an ID field by ID, any
+// other string scrubbed of learned keys. v itself is not changed; in plain
+// mode v is returned as it is.
+func Redact[T any](k *Keyer, v T) T {
+	if !k.Hides() {
+		return v
+	}
+	w := walker{k: k}
+	return w.copy(reflect.ValueOf(&v).Elem(), "").Interface().(T)
+}
+
+type walker struct{ k *Keyer }
+
+func (w walker) copy(v reflect.Value, field string) reflect.Value {
+	switch v.Kind() {
+	case reflect.String:
+		return w.str(v, field)
+	case reflect.Pointer:
+		if v.IsNil() {
+			return v
+		}
+		out := reflect.New(v.Type().Elem())
+		out.Elem().Set(w.copy(v.Elem(), field))
+		return out
+	case reflect.Struct:
+		out := reflect.New(v.Type()).Elem()
+		out.Set(v) // unexported fields as they are
+		for i := 0; i < v.NumField(); i++ {
+			f := v.Type().Field(i)
+			if f.IsExported() && !identity[f.Name] {
+				name := f.Name
+				if f.Anonymous {
+					name = field
+				}
+				out.Field(i).Set(w.copy(v.Field(i), name))
+			}
+		}
+		return out
+	case reflect.Slice:
+		if v.IsNil() {
+			return v
+		}
+		out := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		for i := 0; i < v.Len(); i++ {
+			out.Index(i).Set(w.copy(v.Index(i), field))
+		}
+		return out
+	case reflect.Array:
+		out := reflect.New(v.Type()).Elem()
+		for i := 0; i < v.Len(); i++ {
+			out.Index(i).Set(w.copy(v.Index(i), field))
+		}
+		return out
+	case reflect.Map:
+		if v.IsNil() {
+			return v
+		}
+		out := reflect.MakeMapWithSize(v.Type(), v.Len())
+		it := v.MapRange()
+		for it.Next() {
+			out.SetMapIndex(w.copy(it.Key(), field), w.copy(it.Value(), field))
+		}
+		return out
+	}
+	return v
+}
+
+func (w walker) str(v reflect.Value, field string) reflect.Value {
+	s := v.String()
+	var shown string
+	switch {
+	case identity[field]:
+		return v
+	case keyFields[field]:
+		shown = w.k.Show(s)
+	case field == "ID":
+		shown = w.k.ID(s)
+	default:
+		shown = w.k.Scrub(s)
+	}
+	out := reflect.New(v.Type()).Elem()
+	out.SetString(shown)
+	return out
+}
+
+// LearnFrom learns every key in v: the strings of its Key and PartitionKey
+// fields, at any depth.
+func LearnFrom(k *Keyer, v any) {
+	if !k.Hides() {
+		return
+	}
+	var found []string
+	collect(reflect.ValueOf(v), "", &found)
+	k.Learn(found...)
+}
+
+func collect(v reflect.Value, field string, found *[]string) {
+	switch v.Kind() {
+	case reflect.String:
+		if keyFields[field] {
+			*found = append(*found, v.String())
+		}
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			collect(v.Elem(), field, found)
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if f := v.Type().Field(i); f.IsExported() && !identity[f.Name] {
+				name := f.Name
+				if f.Anonymous {
+					name = field
+				}
+				collect(v.Field(i), name, found)
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			collect(v.Index(i), field, found)
+		}
+	case reflect.Map:
+		it := v.MapRange()
+		for it.Next() {
+			collect(it.Value(), field, found)
+		}
+	}
+}

@@ -1,0 +1,165 @@
+package keys
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// Free text (a finding's summary, a note, the statement Cassandra logged,
+// a log line partmon writes) is scrubbed of every key the Keyer has
+// learned: wherever the key stands as a word of its own, it is replaced by
+// what Show gives. "As a word": a key that starts (ends) with a letter or
+// digit is not replaced inside a longer word or number, so key 42 leaves
+// "1,042" alone but not "partition 42 of".
+
+// Learn adds keys to those scrubbed from free text. The known keys are
+// bounded: past maxKnown the oldest generation is forgotten.
+func (k *Keyer) Learn(keys ...string) {
+	if !k.Hides() {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, key := range keys {
+		if key == "" || k.known[key] || k.older[key] {
+			continue
+		}
+		if k.known == nil || len(k.known) >= maxKnown {
+			k.older, k.known = k.known, map[string]bool{}
+		}
+		k.known[key] = true
+		k.sorted = nil
+	}
+}
+
+// learned is every known key, the longest first (a key inside another key
+// is replaced after it); computed once per change.
+func (k *Keyer) learned() []string {
+	k.mu.RLock()
+	if k.sorted != nil || len(k.known)+len(k.older) == 0 {
+		defer k.mu.RUnlock()
+		return k.sorted
+	}
+	k.mu.RUnlock()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	out := make([]string, 0, len(k.known)+len(k.older))
+	for key := range k.known {
+		out = append(out, key)
+	}
+	for key := range k.older {
+		if !k.known[key] {
+			out = append(out, key)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if len(out[i]) != len(out[j]) {
+			return len(out[i]) > len(out[j])
+		}
+		return out[i] < out[j]
+	})
+	k.sorted = out
+	return out
+}
+
+// Scrub replaces every learned key standing as a word in s by Show(key);
+// s unchanged in plain mode.
+func (k *Keyer) Scrub(s string) string {
+	if !k.Hides() || s == "" {
+		return s
+	}
+	for _, key := range k.learned() {
+		for _, e := range encodings(key) {
+			s = k.replace(s, e, k.Show(key))
+		}
+	}
+	return s
+}
+
+// encodings are the forms a key takes in encoded output: JSON-escaped
+// (a log line, the API), URL-escaped (a link), and the hex of its bytes
+// (Cassandra prints a DecoratedKey's bytes in hex).
+func encodings(key string) []string {
+	out := []string{key}
+	if b, err := json.Marshal(key); err == nil {
+		if e := string(b[1 : len(b)-1]); e != key {
+			out = append(out, e)
+		}
+	}
+	for _, e := range []string{url.QueryEscape(key), url.PathEscape(key), hex.EncodeToString([]byte(key))} {
+		if e != key {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (k *Keyer) replace(s, key, with string) string {
+	if !strings.Contains(s, key) {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := indexWord(s, key)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		b.WriteString(with)
+		s = s[i+len(key):]
+	}
+}
+
+// indexWord is the first index of key in s where it stands as a word.
+func indexWord(s, key string) int {
+	off := 0
+	for {
+		i := strings.Index(s[off:], key)
+		if i < 0 {
+			return -1
+		}
+		i += off
+		end := i + len(key)
+		before := i == 0 || !isWord(key[0]) || !isWord(s[i-1])
+		after := end == len(s) || !isWord(key[len(key)-1]) || !isWord(s[end])
+		if before && after {
+			return i
+		}
+		off = i + 1
+	}
+}
+
+// isWord: an ASCII letter, digit or underscore, or any byte of a non-ASCII
+// character (a letter of another script, as likely as not).
+func isWord(c byte) bool {
+	return c == '_' || c >= 0x80 || ('0' <= c && c <= '9') || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z')
+}
+
+// Writer scrubs what is written to w (a logger's output: each write is one
+// entry) of learned keys, in their plain, JSON- and URL-escaped forms.
+func (k *Keyer) Writer(w io.Writer) io.Writer {
+	if k == nil {
+		return w
+	}
+	return scrubWriter{k: k, w: w}
+}
+
+type scrubWriter struct {
+	k *Keyer
+	w io.Writer
+}
+
+func (s scrubWriter) Write(p []byte) (int, error) {
+	if !s.k.Hides() {
+		return s.w.Write(p)
+	}
+	if _, err := io.WriteString(s.w, s.k.Scrub(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
