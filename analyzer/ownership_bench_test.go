@@ -1,7 +1,9 @@
 package analyzer
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/partmon/partmon/model"
@@ -70,6 +72,85 @@ func BenchmarkTokenRingEffective1000x256(b *testing.B) {
 	for b.Loop() {
 		if _, err := ring.Effective(r); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// benchmarkSnapshot is benchmarkRing's 1,000 × 256 nodes with keyspaces
+// keyspaces of one table each, replicated by distinct of the replications
+// below (round robin): NetworkTopologyStrategy with 1-3 replicas in any of
+// the three DCs, all three DCs at RF 3 first.
+func benchmarkSnapshot(nodes []model.Node, keyspaces, distinct int) *model.Snapshot {
+	var repls []map[string]string
+	for i := 63; i > 0 && len(repls) < distinct; i-- { // i's base-4 digits are the DCs' RFs
+		m := map[string]string{"class": "org.apache.cassandra.locator.NetworkTopologyStrategy"}
+		for d, rest := 0, i; d < 3; d, rest = d+1, rest/4 {
+			if rest%4 == 0 {
+				continue
+			}
+			m[fmt.Sprintf("dc%d", d+1)] = strconv.Itoa(rest % 4)
+		}
+		repls = append(repls, m)
+	}
+	s := &model.Snapshot{Taken: t0, Cluster: "bench", Engine: model.EngineCassandra, Nodes: nodes}
+	for k := range keyspaces {
+		ks := model.Keyspace{Name: fmt.Sprintf("ks%02d", k), Replication: repls[k%len(repls)]}
+		tb := table("t", pk("id", "text", 0), col("v", "blob"))
+		tb.Keyspace = ks.Name
+		ks.Tables = []model.Table{tb}
+		s.Schema.Keyspaces = append(s.Schema.Keyspaces, ks)
+	}
+	return s
+}
+
+// BenchmarkOwnershipKeyspaces1000x256 is what one analysis cycle spends on
+// ownership (raw, effective and skew per keyspace) and replica sets
+// (Report.Placements) on 1,000 nodes × 256 vnodes, for one keyspace and
+// for 50 keyspaces with 5 or 50 distinct replications, side by side in one
+// run: the analyzer computes each distinct replication once.
+func BenchmarkOwnershipKeyspaces1000x256(b *testing.B) {
+	nodes := benchmarkRing()
+	for _, c := range []struct{ keyspaces, distinct int }{{1, 1}, {50, 5}, {50, 50}} {
+		s := benchmarkSnapshot(nodes, c.keyspaces, c.distinct)
+		h := NewHistory(HistoryLimits{})
+		b.Run(fmt.Sprintf("keyspaces=%d/replications=%d", c.keyspaces, c.distinct), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				a := newAnalysis(s, h, DefaultThresholds())
+				if len(a.keyspaces) != c.keyspaces || a.keyspaces[0].owns == nil {
+					b.Fatalf("%d keyspaces analysed, the first's ownership %v; want %d with ownership (notes %v)",
+						len(a.keyspaces), a.keyspaces[0].owns != nil, c.keyspaces, a.notes)
+				}
+				a.placements()
+			}
+		})
+	}
+}
+
+// BenchmarkReplicaSetsKeyspaces1000x256 is every range's replica set for
+// each of 50 distinct replications on the same ring, the ring built once:
+// the report carries none beyond 4,096 ranges (maxPlacementRanges), but
+// this is their cost if it did.
+func BenchmarkReplicaSetsKeyspaces1000x256(b *testing.B) {
+	ring, err := NewTokenRing(benchmarkRing())
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := benchmarkSnapshot(nil, 50, 50)
+	var repls []Replication
+	for _, ks := range s.Schema.Keyspaces {
+		r, err := ParseReplication(ks.Replication)
+		if err != nil {
+			b.Fatal(err)
+		}
+		repls = append(repls, r)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, r := range repls {
+			if _, _, err := ring.ReplicaSets(r); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 }

@@ -107,8 +107,8 @@ func (a *analysis) placements() []Placement {
 	if a.ringLen == 0 || len(a.keyspaces) == 0 {
 		return nil
 	}
-	ring, err := NewTokenRing(a.s.Nodes)
-	if err != nil || len(ring.tokens) > maxPlacementRanges {
+	ring := a.ring // built once, for ownership
+	if ring == nil || len(ring.tokens) > maxPlacementRanges {
 		return nil
 	}
 	bySig := map[string]int{}

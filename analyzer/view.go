@@ -25,6 +25,7 @@ type analysis struct {
 	// staleTraffic: host IDs whose traffic counters were not read this cycle.
 	staleTraffic map[string]bool
 
+	ring      *TokenRing         // the nodes' ring, nil when it cannot be built
 	raw       map[string]float64 // raw token ownership by host ID
 	keyspaces []*keyspaceView    // non-system, by name
 	ksByName  map[string]*keyspaceView
@@ -113,12 +114,13 @@ func (a *analysis) note(format string, args ...any) {
 }
 
 func (a *analysis) buildOwnership() {
+	var rings *ownershipCache
 	if a.ringLen == 0 {
 		a.note("no node has tokens: ownership not computed")
-	} else if raw, err := RawOwnership(a.s.Nodes); err != nil {
-		a.note("raw ownership not computed: %v", err)
+	} else if rings = newOwnershipCache(a.s.Nodes); rings.err != nil {
+		a.note("raw ownership not computed: %v", rings.err)
 	} else {
-		a.raw = raw
+		a.ring, a.raw = rings.ring, rings.ring.Raw()
 	}
 	// Keyspaces with the same replication share their ownership: compute it once.
 	type owned struct {
@@ -146,7 +148,7 @@ func (a *analysis) buildOwnership() {
 		sig := replicationSignature(ks.Replication)
 		o, ok := cache[sig]
 		if !ok {
-			o.owns, o.err = EffectiveOwnership(a.s.Nodes, r)
+			o.owns, o.err = rings.effective(r, sig)
 			if o.err == nil {
 				o.skew = OwnershipSkew(a.s.Nodes, o.owns, r)
 			}
