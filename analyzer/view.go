@@ -200,7 +200,7 @@ func (a *analysis) buildTables() {
 				continue
 			}
 			t := get(ts.Keyspace, ts.Table)
-			t.nodes = append(t.nodes, &tableNode{node: node, stats: ts, readRate: -1, writeRate: -1})
+			t.nodes = append(t.nodes, &tableNode{node: node, stats: saneStats(ts), readRate: -1, writeRate: -1})
 		}
 	}
 	sort.Slice(a.tables, func(i, j int) bool {
