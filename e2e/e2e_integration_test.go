@@ -199,11 +199,11 @@ func startPartmon(t *testing.T, e *env, bin, addr string, hosts []string) {
 		"--web.listen-address", addr, "--alertmanager.url", e.am.URL, "--config.file", cfg)
 	e.proc = p
 	client := &http.Client{Timeout: 5 * time.Second}
-	promtest.WaitFor(t, 90*time.Second, "partmon /readyz", func() bool {
+	promtest.WaitFor(t, 90*time.Second, "partmon /readyz/cycle", func() bool {
 		if exited, err := p.Exited(); exited {
 			t.Fatalf("partmon exited: %v\n%s", err, p.Output())
 		}
-		resp, err := client.Get(e.partmon + "/readyz")
+		resp, err := client.Get(e.partmon + "/readyz/cycle")
 		if err != nil {
 			return false
 		}

@@ -178,11 +178,11 @@ func shippedScrapeConfig(t *testing.T, e *env, targets []string) string {
 func waitReadyz(t *testing.T, p *promtest.Process, base string) {
 	t.Helper()
 	client := &http.Client{Timeout: 5 * time.Second}
-	promtest.WaitFor(t, 120*time.Second, p.Name+" /readyz", func() bool {
+	promtest.WaitFor(t, 120*time.Second, p.Name+" /readyz/cycle", func() bool {
 		if exited, err := p.Exited(); exited {
 			t.Fatalf("%s exited: %v\n%s", p.Name, err, p.Output())
 		}
-		resp, err := client.Get(base + "/readyz")
+		resp, err := client.Get(base + "/readyz/cycle")
 		if err != nil {
 			return false
 		}

@@ -166,7 +166,7 @@ func (c *cluster) selectAs(cr credentials, stmt string) error {
 func (d *daemon) assertNoSecret(secrets ...string) {
 	d.t.Helper()
 	places := map[string]string{"logs": d.proc.Output()}
-	for _, path := range []string{"/metrics", "/api/v1/report", "/api/v1/findings", "/", "/readyz", "/healthz"} {
+	for _, path := range []string{"/metrics", "/api/v1/report", "/api/v1/findings", "/", "/readyz", "/readyz/cycle", "/healthz"} {
 		body, _, err := d.get(path)
 		if err != nil {
 			d.t.Fatalf("GET %s: %v", path, err)
@@ -211,15 +211,19 @@ func loggedError(output, node, want string) string {
 	return ""
 }
 
-// assertNothingRead: partmon keeps serving (/healthz, /metrics and the status
-// page answer), says it is not up, and every collector series of every
-// node reads 0.
+// assertNothingRead: partmon keeps serving (/healthz, /readyz, /metrics and
+// the status page answer: a probe never depends on the database),
+// /readyz/cycle says no cycle has finished, partmon says it is not up, and
+// every collector series of every node reads 0.
 func (d *daemon) assertNothingRead(hosts []string) {
 	d.t.Helper()
-	for _, path := range []string{"/healthz", "/metrics", "/"} {
+	for _, path := range []string{"/healthz", "/readyz", "/metrics", "/"} {
 		if _, code, err := d.get(path); err != nil || code != http.StatusOK {
 			d.t.Errorf("%s: GET %s: %d %v", d.proc.Name, path, code, err)
 		}
+	}
+	if _, code, err := d.get("/readyz/cycle"); err != nil || code != http.StatusServiceUnavailable {
+		d.t.Errorf("%s: GET /readyz/cycle with nothing read: %d %v, want 503", d.proc.Name, code, err)
 	}
 	fams, err := d.metrics()
 	if err != nil {

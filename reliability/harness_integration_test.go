@@ -382,8 +382,8 @@ func (d *daemon) waitFor(bound time.Duration, what string, ok func() (bool, stri
 
 func (d *daemon) waitReady(bound time.Duration) time.Duration {
 	d.t.Helper()
-	return d.waitFor(bound, "partmon /readyz", func() (bool, string) {
-		body, code, err := d.get("/readyz")
+	return d.waitFor(bound, "partmon /readyz/cycle (first cycle done)", func() (bool, string) {
+		body, code, err := d.get("/readyz/cycle")
 		return err == nil && code == http.StatusOK, fmt.Sprintf("%d %v %s", code, err, body)
 	})
 }

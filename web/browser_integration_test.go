@@ -123,11 +123,11 @@ func startDaemonWith(t *testing.T, hosts []string, schedule, extra string) strin
 	p := promtest.Start(t, "partmon", promtest.Options{}, bin, "run", "--mode", "cluster", "--hosts", strings.Join(hosts, ","),
 		"--web.listen-address", addr, "--config.file", cfg)
 	url := "http://" + addr
-	promtest.WaitFor(t, 90*time.Second, "partmon /readyz", func() bool {
+	promtest.WaitFor(t, 90*time.Second, "partmon /readyz/cycle", func() bool {
 		if exited, err := p.Exited(); exited {
 			t.Fatalf("partmon exited: %v\n%s", err, p.Output())
 		}
-		resp, err := http.Get(url + "/readyz")
+		resp, err := http.Get(url + "/readyz/cycle")
 		if err != nil {
 			return false
 		}

@@ -9,13 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/prometheus/exporter-toolkit/web"
 	"go.uber.org/zap"
 	"go.uber.org/zap/exp/zapslog"
 
@@ -25,6 +25,9 @@ import (
 
 // DefaultMaxRequestsInFlight bounds concurrent /metrics scrapes.
 const DefaultMaxRequestsInFlight = 10
+
+// cyclePath answers 200 once the first cycle has published a report.
+const cyclePath = "/readyz/cycle"
 
 // shutdownGrace is how long Serve lets running requests finish.
 const shutdownGrace = 10 * time.Second
@@ -44,8 +47,11 @@ type HandlerOptions struct {
 //	/metrics         Prometheus exposition of the latest report and self-metrics
 //	/api/v1/findings the latest findings as JSON, filtered by query parameters
 //	/api/v1/report   the whole latest report as JSON
-//	/healthz         200 while the process serves
-//	/readyz          200 once the first collection cycle has published a report
+//	/healthz         200 while the process serves (liveness)
+//	/readyz          200 while the process serves (readiness): never depends
+//	                 on the database, whose state /metrics and the page show
+//	/readyz/cycle    200 once the first collection cycle has published a
+//	                 report, 503 before (for harnesses waiting for data)
 //	/                the status page
 //
 // It reads the report from latest; e is the exporter of latest's reports.
@@ -105,11 +111,14 @@ func NewHandler(latest *publish.Latest, e *exporter.Exporter, alerts prometheus.
 		writeText(w, http.StatusOK, "ok\n")
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		writeText(w, http.StatusOK, "ready\n")
+	})
+	mux.HandleFunc("GET "+cyclePath, func(w http.ResponseWriter, _ *http.Request) {
 		if !latest.Ready() {
 			writeText(w, http.StatusServiceUnavailable, "not ready: the first collection cycle has not finished\n")
 			return
 		}
-		writeText(w, http.StatusOK, "ready\n")
+		writeText(w, http.StatusOK, "first cycle done\n")
 	})
 	mux.Handle("GET /{$}", page)
 	return mux, nil
@@ -133,38 +142,54 @@ func SlogLogger(l *zap.Logger) *slog.Logger {
 	return slog.New(zapslog.NewHandler(l.Core(), zapslog.WithName("web")))
 }
 
-// Serve serves handler on every listen address until ctx is cancelled, with
-// TLS and basic auth from the exporter-toolkit web config file (empty: plain
-// HTTP). On cancel it stops accepting, lets running requests finish for up to
-// 10 seconds and returns nil.
-func Serve(ctx context.Context, listenAddresses []string, webConfigFile string, handler http.Handler, logger *zap.Logger) error {
+// Serve serves handler on every listen address until ctx is cancelled,
+// with TLS and basic auth per endpoint from access (no config file: plain
+// HTTP, no auth). On cancel it stops accepting, lets running requests finish
+// for up to 10 seconds and returns nil.
+func Serve(ctx context.Context, listenAddresses []string, access Access, handler http.Handler, logger *zap.Logger) error {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
 	if len(listenAddresses) == 0 {
 		return errors.New("serving HTTP: no listen address")
 	}
-	if webConfigFile != "" {
-		if err := web.Validate(webConfigFile); err != nil {
-			return fmt.Errorf("checking web config file %s: %w", webConfigFile, err)
-		}
+	if err := CheckAccess(access); err != nil {
+		return err
+	}
+	h, err := newAuthHandler(access, handler)
+	if err != nil {
+		return fmt.Errorf("checking web config file %s: %w", access.ConfigFile, err)
 	}
 	srv := &http.Server{
-		Handler:           handler,
+		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          zap.NewStdLog(logger.Named("http")),
 	}
-	systemd := false
-	flags := &web.FlagConfig{
-		WebListenAddresses: &listenAddresses,
-		WebSystemdSocket:   &systemd,
-		WebConfigFile:      &webConfigFile,
+	if access.ConfigFile != "" {
+		if err := setupTLS(srv, access.ConfigFile); err != nil {
+			return fmt.Errorf("checking web config file %s: %w", access.ConfigFile, err)
+		}
 	}
-	done := make(chan error, 1)
-	go func() { done <- web.ListenAndServe(srv, flags, SlogLogger(logger)) }()
+	var listeners []net.Listener
+	for _, addr := range listenAddresses {
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			for _, o := range listeners {
+				o.Close()
+			}
+			return fmt.Errorf("serving HTTP on %v: %w", listenAddresses, err)
+		}
+		listeners = append(listeners, l)
+	}
+	done := make(chan error, len(listeners))
+	for _, l := range listeners {
+		logger.Info("listening", zap.String("address", l.Addr().String()), zap.Bool("tls", srv.TLSConfig != nil))
+		go func() { done <- serveListener(l, srv) }()
+	}
 
 	select {
 	case err := <-done:
+		_ = srv.Close()
 		if errors.Is(err, http.ErrServerClosed) {
 			return nil
 		}
@@ -173,12 +198,8 @@ func Serve(ctx context.Context, listenAddresses []string, webConfigFile string, 
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	shutdownErr := srv.Shutdown(shutdownCtx)
-	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serving HTTP on %v: %w", listenAddresses, err)
-	}
-	if shutdownErr != nil {
-		return fmt.Errorf("shutting down HTTP server: %w", shutdownErr)
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutting down HTTP server: %w", err)
 	}
 	return nil
 }

@@ -78,7 +78,8 @@ func TestRoutes(t *testing.T) {
 		wantContain []string
 	}{
 		{name: "healthz before", path: "/healthz", wantStatus: 200, wantContain: []string{"ok"}},
-		{name: "readyz before", path: "/readyz", wantStatus: 503, wantContain: []string{"not ready"}},
+		{name: "readyz before: serving is ready, whatever the database", path: "/readyz", wantStatus: 200, wantContain: []string{"ready"}},
+		{name: "first cycle before", path: "/readyz/cycle", wantStatus: 503, wantContain: []string{"not ready"}},
 		{name: "findings before", path: "/api/v1/findings", wantStatus: 503, wantType: "application/json",
 			wantContain: []string{`"error": "no report yet`}},
 		{name: "report before", path: "/api/v1/report", wantStatus: 503, wantType: "application/json", wantContain: []string{`"error"`}},
@@ -87,6 +88,7 @@ func TestRoutes(t *testing.T) {
 			wantContain: []string{"Waiting for the first collection cycle"}},
 		{name: "healthz after", publish: true, path: "/healthz", wantStatus: 200},
 		{name: "readyz after", publish: true, path: "/readyz", wantStatus: 200, wantContain: []string{"ready"}},
+		{name: "first cycle after", publish: true, path: "/readyz/cycle", wantStatus: 200, wantContain: []string{"first cycle done"}},
 		{name: "metrics after", publish: true, path: "/metrics", wantStatus: 200, wantContain: []string{
 			"partmon_up 1",
 			`partmon_table_max_partition_size_bytes{cluster="demo",dc="dc1",keyspace="shop",node="127.0.0.1",rack="r1",table="orders"} 2.097152e+08`,
@@ -246,7 +248,7 @@ func TestServeWebConfigAndShutdown(t *testing.T) {
 	addr := testkit.FreeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
-	go func() { errc <- Serve(ctx, []string{addr}, webConfig, h, nil) }()
+	go func() { errc <- Serve(ctx, []string{addr}, Access{ConfigFile: webConfig}, h, nil) }()
 
 	base := "http://" + addr
 	waitServing(t, http.DefaultClient, base+"/healthz", errc)
@@ -289,11 +291,11 @@ func TestServeRejectsBadWebConfig(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("tls_server_config:\n  cert_file: /nonexistent.crt\n  key_file: /nonexistent.key\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	err := Serve(context.Background(), []string{testkit.FreeAddr(t)}, bad, http.NotFoundHandler(), nil)
+	err := Serve(context.Background(), []string{testkit.FreeAddr(t)}, Access{ConfigFile: bad}, http.NotFoundHandler(), nil)
 	if err == nil || !strings.Contains(err.Error(), "web config") {
 		t.Errorf("Serve with a bad web config: %v", err)
 	}
-	if err := Serve(context.Background(), nil, "", http.NotFoundHandler(), nil); err == nil {
+	if err := Serve(context.Background(), nil, Access{}, http.NotFoundHandler(), nil); err == nil {
 		t.Error("Serve without listen addresses returned nil")
 	}
 }

@@ -48,7 +48,7 @@ func TestServeTLSAndBasicAuth(t *testing.T) {
 	addr := testkit.FreeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
-	go func() { errc <- Serve(ctx, []string{addr}, webConfig, h, nil) }()
+	go func() { errc <- Serve(ctx, []string{addr}, Access{ConfigFile: webConfig}, h, nil) }()
 	defer func() {
 		cancel()
 		if err := <-errc; err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/configerr"
+	"github.com/partmon/partmon/web"
 	"github.com/partmon/partmon/internal/keys"
 )
 
@@ -49,6 +50,8 @@ type WebConfig struct {
 	ListenAddresses []string `yaml:"listen_addresses"`
 	// ConfigFile is an exporter-toolkit web config (TLS, basic auth).
 	ConfigFile string `yaml:"config_file"`
+	// PageUsers, of ConfigFile's users, alone may see the page and the API.
+	PageUsers []string `yaml:"page_users"`
 }
 
 // MetricsConfig shapes what /metrics publishes.
@@ -174,6 +177,7 @@ func (c *Config) validate(root *yaml.Node, name string, decodeErrs ...error) err
 			add("web", fmt.Errorf("listen_addresses: %q is not host:port", a))
 		}
 	}
+	add("web", web.CheckAccess(c.webAccess()))
 	add("metrics", c.Metrics.TableFloor.Validate())
 	for _, u := range c.Alertmanager.URLs {
 		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
@@ -197,6 +201,11 @@ func (c *Config) validate(root *yaml.Node, name string, decodeErrs ...error) err
 	}
 	configerr.SortByLine(errs)
 	return &configerr.Error{File: name, Errs: errs}
+}
+
+// webAccess is who may reach which endpoint (web.Access).
+func (c *Config) webAccess() web.Access {
+	return web.Access{ConfigFile: c.Web.ConfigFile, PageUsers: c.Web.PageUsers}
 }
 
 // splitList reads a comma-separated flag value.

@@ -126,7 +126,7 @@ func runDaemon(ctx context.Context, cfg Config, log *zap.Logger) error {
 	}
 	serveErr := make(chan error, 1)
 	go func() {
-		serveErr <- web.Serve(ctx, cfg.Web.ListenAddresses, cfg.Web.ConfigFile, handler, log.With(zap.String("component", "web")))
+		serveErr <- web.Serve(ctx, cfg.Web.ListenAddresses, cfg.webAccess(), handler, log.With(zap.String("component", "web")))
 	}()
 
 	// Cycles run under their own context so that SIGTERM lets a running one

@@ -75,8 +75,8 @@ type ExpectResult struct {
 type Truth struct {
 	// Replicas of a KeyRef ("keyspace.table/partition"), from nodetool getendpoints.
 	Replicas map[string][]string
-	// DC of each node address.
-	DC map[string]string
+	// DC and Rack of each node address.
+	DC, Rack map[string]string
 	// Keys renders a KeyRef as partmon prints keys.
 	Keys map[string]string
 }
@@ -95,6 +95,15 @@ func (t *Truth) nodesOf(sc *Scenario, e *Expectation) []string {
 				out = append(out, n)
 			}
 		}
+		return out
+	case e.NodeIn != nil:
+		out := []string{}
+		for n, dc := range t.DC {
+			if dc == e.NodeIn.DC && t.Rack[n] == e.NodeIn.Rack {
+				out = append(out, n)
+			}
+		}
+		slices.Sort(out)
 		return out
 	}
 	return nil

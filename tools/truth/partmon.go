@@ -297,7 +297,7 @@ func (d *Daemon) WaitReady(ctx context.Context, timeout time.Duration) error {
 			return ctx.Err()
 		case <-time.After(2 * time.Second):
 		}
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, d.base+"/readyz", nil)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, d.base+"/readyz/cycle", nil)
 		if resp, err := http.DefaultClient.Do(req); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {

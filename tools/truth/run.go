@@ -215,7 +215,7 @@ func (r *runner) settle(ctx context.Context) error {
 // resolveTruth renders every key the truth names and asks the real
 // nodetool getendpoints for its replicas.
 func (r *runner) resolveTruth(ctx context.Context) error {
-	r.truth = &Truth{Replicas: map[string][]string{}, DC: r.c.DC, Keys: map[string]string{}}
+	r.truth = &Truth{Replicas: map[string][]string{}, DC: r.c.DC, Rack: r.c.Rack, Keys: map[string]string{}}
 	for _, sc := range r.scs {
 		for _, e := range append(append([]Expectation{}, sc.Expect...), sc.Allow...) {
 			for _, ref := range []*KeyRef{e.NodeOf, e.Key} {

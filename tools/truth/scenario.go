@@ -148,9 +148,11 @@ type Expectation struct {
 	Kind  string `yaml:"kind"`
 	Table string `yaml:"table"` // empty: keyspace-level (ownership_skew)
 	// Node is a literal node address; NodeOf names the replicas of a
-	// partition instead (asked of the real nodetool getendpoints).
-	Node   string  `yaml:"node"`
-	NodeOf *KeyRef `yaml:"node_of"`
+	// partition instead (asked of the real nodetool getendpoints); NodeIn
+	// the nodes of one DC and rack, whatever addresses the cluster runs on.
+	Node   string   `yaml:"node"`
+	NodeOf *KeyRef  `yaml:"node_of"`
+	NodeIn *NodeRef `yaml:"node_in"`
 	// Key is the partition the finding must name, by index (rendered as
 	// partmon prints keys); nil when the source cannot name one.
 	Key         *KeyRef `yaml:"key"`
@@ -165,6 +167,12 @@ type KeyRef struct {
 	Table     string `yaml:"table"`
 	Partition int    `yaml:"partition"`
 	DC        string `yaml:"dc"`
+}
+
+// NodeRef is the nodes of one rack of one DC (cluster.env's DCS and RACKS).
+type NodeRef struct {
+	DC   string `yaml:"dc"`
+	Rack string `yaml:"rack"`
 }
 
 // LoadDir reads every *.yaml scenario of dir, sorted by file name, and
@@ -433,8 +441,17 @@ func (e *Expectation) validate(tables map[string]*Table) error {
 			return fmt.Errorf("key reference %s/%d: want a table of the scenario and a partition in range", ref.Table, ref.Partition)
 		}
 	}
-	if e.Node != "" && e.NodeOf != nil {
-		return fmt.Errorf("give node or node_of, not both")
+	given := 0
+	for _, g := range []bool{e.Node != "", e.NodeOf != nil, e.NodeIn != nil} {
+		if g {
+			given++
+		}
+	}
+	if given > 1 {
+		return fmt.Errorf("give one of node, node_of and node_in")
+	}
+	if e.NodeIn != nil && (e.NodeIn.DC == "" || e.NodeIn.Rack == "") {
+		return fmt.Errorf("node_in needs both dc and rack")
 	}
 	return nil
 }

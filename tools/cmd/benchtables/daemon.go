@@ -20,7 +20,7 @@ import (
 	"github.com/partmon/partmon/tools/testkit"
 )
 
-// daemonSample is one real `partmon run` process: how long until /readyz,
+// daemonSample is one real `partmon run` process: how long until /readyz/cycle (the first cycle done),
 // its scrapes, and its peak resident memory (VmHWM) after them.
 type daemonSample struct {
 	ready     time.Duration
@@ -66,7 +66,7 @@ func runDaemon(ctx context.Context, bin, host string, scrapes int, life time.Dur
 	base := "http://" + addr
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableCompression: true}}
 	for {
-		if resp, err := client.Get(base + "/readyz"); err == nil {
+		if resp, err := client.Get(base + "/readyz/cycle"); err == nil {
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
