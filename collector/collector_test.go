@@ -197,3 +197,40 @@ func hostOf(t *testing.T, s *model.Snapshot, addr string) string {
 	t.Fatalf("no node data for %s in %v", addr, s.PerNode)
 	return ""
 }
+
+// A source that panics is that source's failure on that node, with its
+// last good data kept; the other sources' results stand.
+func TestSourcePanicIsItsFailedStatus(t *testing.T) {
+	c := newTestCollector(t, Config{Hosts: []string{"10.0.0.1"}})
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	good := nodeOut("10.0.0.1", "h1", func(d *model.NodeData) { d.Stats("ks", "t").MaxPartitionBytes = 5 << 20 })
+	c.record("max_partition_size", "10.0.0.1", "h1", good, 1, nil, t0)
+	c.record("disk_usage", "10.0.0.1", "h1", nodeOut("10.0.0.1", "h1", func(d *model.NodeData) {
+		d.Stats("ks", "t").DiskUsageBytes = 7 << 20
+	}), 1, nil, t0)
+
+	t1 := t0.Add(time.Minute)
+	out, rows, err := c.guarded("max_partition_size", "10.0.0.1", func() (*Output, int, error) {
+		var tables map[string]*model.TableStats
+		tables["ks.t"].MaxPartitionBytes = 1 // a nil map: the kind of bug a source can have
+		return good, 1, nil
+	})
+	if out != nil || err == nil || !strings.Contains(err.Error(), "source max_partition_size panicked") || !strings.Contains(err.Error(), "nil") {
+		t.Fatalf("guarded = %v, %d, %v; want no output and an error naming the source and the panic", out, rows, err)
+	}
+	c.record("max_partition_size", "10.0.0.1", "", out, rows, err, t1)
+	c.record("disk_usage", "10.0.0.1", "h1", nodeOut("10.0.0.1", "h1", func(d *model.NodeData) {
+		d.Stats("ks", "t").DiskUsageBytes = 8 << 20
+	}), 1, nil, t1)
+
+	s := c.Snapshot()
+	if st := findStatus(t, s, "max_partition_size", "10.0.0.1"); st.State != model.StateError || !strings.Contains(st.Error, "panicked") || !st.LastSuccess.Equal(t0) {
+		t.Errorf("panicked source's status %+v, want an error with its last success kept", st)
+	}
+	if st := findStatus(t, s, "disk_usage", "10.0.0.1"); st.State != model.StateOK {
+		t.Errorf("other source's status %+v, want ok", st)
+	}
+	if ts := s.PerNode["h1"].Tables["ks.t"]; ts.MaxPartitionBytes != 5<<20 || ts.DiskUsageBytes != 8<<20 {
+		t.Errorf("table %+v: the panicked source's last good value and the other source's new one must stand", ts)
+	}
+}
