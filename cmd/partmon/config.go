@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -16,8 +17,8 @@ import (
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/configerr"
-	"github.com/partmon/partmon/web"
 	"github.com/partmon/partmon/internal/keys"
+	"github.com/partmon/partmon/web"
 )
 
 // Config is partmon's configuration file. Every key is documented in
@@ -97,30 +98,38 @@ func defaultConfig() Config {
 
 // loadConfig reads a YAML config file over the defaults. Unknown keys and
 // bad values are errors that name the file and line.
-func loadConfig(path string) (Config, error) { return loadConfigWith(path, nil) }
+func loadConfig(path string) (Config, error) { return loadConfigWith(path, nil, filesNone) }
 
 // loadConfigWith is loadConfig with command-line overrides applied before
-// validation, so a bad flag value is reported like a bad key.
-func loadConfigWith(path string, override func(*Config)) (Config, error) {
+// validation, so a bad flag value is reported like a bad key, and the files
+// a command of scope opens checked like values.
+func loadConfigWith(path string, override func(*Config), scope fileScope) (Config, error) {
 	if path == "" {
 		cfg := defaultConfig()
 		if override != nil {
 			override(&cfg)
 		}
-		return cfg, cfg.validate(nil, "")
+		return cfg, cfg.validateScoped(nil, "", scope)
 	}
-	data, err := os.ReadFile(path)
+	data, name, err := readConfig(path)
 	if err != nil {
-		return defaultConfig(), fmt.Errorf("reading config: %w", err)
+		return defaultConfig(), err
 	}
-	return parseConfig(data, path, override)
+	return parseConfigScoped(data, name, override, scope)
 }
 
 func parseConfig(data []byte, name string, override func(*Config)) (Config, error) {
+	return parseConfigScoped(data, name, override, filesNone)
+}
+
+func parseConfigScoped(data []byte, name string, override func(*Config), scope fileScope) (Config, error) {
 	cfg := defaultConfig()
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return cfg, fmt.Errorf("%s: %s", name, configerr.CleanYAMLError(err))
+	}
+	if err := secondDocument(data); err != nil {
+		return cfg, &configerr.Error{File: name, Errs: []error{err}}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -137,16 +146,22 @@ func parseConfig(data []byte, name string, override func(*Config)) (Config, erro
 			decodeErrs = append(decodeErrs, errors.New(configerr.ExplainTypeError(&root, msg)))
 		}
 	}
+	decodeErrs = append(decodeErrs, fractionalIntegers(&root, reflect.TypeFor[Config](), "")...)
 	if override != nil {
 		override(&cfg)
 	}
-	return cfg, cfg.validate(&root, name, decodeErrs...)
+	return cfg, cfg.validateScoped(&root, name, scope, decodeErrs...)
 }
 
 // validate checks every section and reports every problem at once, after
 // the decoding errors found before, ordered by line. With the parsed
 // document it points at the line of the offending key.
 func (c *Config) validate(root *yaml.Node, name string, decodeErrs ...error) error {
+	return c.validateScoped(root, name, filesNone, decodeErrs...)
+}
+
+// validateScoped is validate that also checks the files a command of scope opens.
+func (c *Config) validateScoped(root *yaml.Node, name string, scope fileScope, decodeErrs ...error) error {
 	errs := slices.Clone(decodeErrs)
 	add := func(section string, err error) {
 		if err == nil {
@@ -164,9 +179,16 @@ func (c *Config) validate(root *yaml.Node, name string, decodeErrs ...error) err
 		}
 	}
 	add("collector", c.Collector.Validate())
+	for _, name := range slices.Sorted(maps.Keys(c.Collector.Sources)) {
+		if err := scheduleFloor(c.Collector.Sources[name].Schedule); err != nil {
+			add("collector", fmt.Errorf("collector.sources.%s.schedule: %w", name, err))
+		}
+	}
 	add("thresholds", c.Thresholds.Validate())
 	if err := parseCronSpec(c.Analysis.Schedule); err != nil {
 		add("analysis", fmt.Errorf("schedule %q: %w", c.Analysis.Schedule, err))
+	} else if err := scheduleFloor(c.Analysis.Schedule); err != nil {
+		add("analysis", fmt.Errorf("analysis.schedule: %w", err))
 	}
 	add("analysis", c.Analysis.History.Validate())
 	if len(c.Web.ListenAddresses) == 0 {
@@ -192,6 +214,10 @@ func (c *Config) validate(root *yaml.Node, name string, decodeErrs ...error) err
 	}
 	if _, err := newLogger(c.Log.Level, c.Log.Format); err != nil {
 		add("log", err)
+	}
+	for _, err := range c.fileErrors(scope) {
+		section, _, _ := strings.Cut(err.Error(), ".")
+		add(section, err)
 	}
 	if _, err := keys.Load(c.Keys); err != nil {
 		add("keys", err)

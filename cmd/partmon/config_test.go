@@ -289,7 +289,9 @@ func TestCheckConfigCommand(t *testing.T) {
 		{[]string{"check-config", good}, exitOK, "good.yml: OK", ""},
 		{[]string{"check-config", bad}, exitUsage, "", "line 3"},
 		{[]string{"check-config", "/nonexistent.yml"}, exitUsage, "", "no such file"},
-		{[]string{"check-config"}, exitUsage, "", "required argument"},
+		// Without a file, check-config checks what run would start with: the flags.
+		{[]string{"check-config"}, exitUsage, "", "flag --hosts or PARTMON_HOSTS"},
+		{[]string{"check-config", "--hosts", "127.0.0.1"}, exitOK, "no config file", ""},
 		{[]string{"--no-such-flag"}, exitUsage, "", "unknown long flag"},
 		{[]string{"report", "--format", "yaml", "--hosts", "127.0.0.1"}, exitUsage, "", "unknown format"},
 		{[]string{"report", "--min-severity", "loud", "--hosts", "127.0.0.1"}, exitUsage, "", "min-severity"},

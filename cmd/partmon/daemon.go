@@ -58,11 +58,15 @@ func (d *daemonFlags) register(cmd *kingpin.CmdClause) {
 		IsSetByUser(&d.stateFileSet).StringVar(&d.stateFile)
 }
 
+// config is the configuration run starts with: the file, the common flags
+// and run's own, validated at once with every file it names (check-config
+// runs the same).
 func (d *daemonFlags) config() (Config, error) {
-	cfg, err := d.load()
-	if err != nil {
-		return cfg, err
-	}
+	d.extra, d.scope = d.applyFlags, filesRun
+	return d.load()
+}
+
+func (d *daemonFlags) applyFlags(cfg *Config) {
 	if given("web.listen-address", d.listenSet) {
 		cfg.Web.ListenAddresses = d.listen
 	}
@@ -75,7 +79,6 @@ func (d *daemonFlags) config() (Config, error) {
 	if given("state.file", d.stateFileSet) {
 		cfg.State.File = d.stateFile
 	}
-	return cfg, cfg.validate(nil, "")
 }
 
 func (d *daemonFlags) run(stderr io.Writer) int {

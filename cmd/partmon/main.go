@@ -50,6 +50,10 @@ type common struct {
 	logLevel   string
 	logFormat  string
 	set        map[string]*bool
+	// extra applies a command's own flags over the file, before validation.
+	extra func(*Config)
+	// scope is which referenced files the command opens, checked at load.
+	scope fileScope
 }
 
 func (c *common) register(cmd *kingpin.CmdClause, defaultMode, defaultLogFormat string) {
@@ -132,7 +136,10 @@ func (c *common) load() (Config, error) {
 			cfg.Log.Format = c.logFormat
 		}
 		applyPasswordEnv(cfg)
-	})
+		if c.extra != nil {
+			c.extra(cfg)
+		}
+	}, c.scope)
 	return cfg, nameFlags(err)
 }
 
@@ -156,12 +163,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var collect collectFlags
 	collect.register(collectCmd)
 
-	checkCmd := app.Command("check-config", "Validate a configuration file and print every error with its line.")
-	checkFile := checkCmd.Arg("file", "Configuration file.").Required().String()
+	checkCmd := app.Command("check-config", "Validate the configuration run would start with (the file, the same flags and PARTMON_* variables) "+
+		"and every file it names; print every error with its line. Exit 0 valid, 4 not.")
+	var check daemonFlags
+	check.register(checkCmd)
+	checkFile := checkCmd.Arg("file", "Configuration file (- reads standard input); the same as --config.file.").String()
 
 	app.Command("version", "Print version information.")
 
-	cmd, err := app.Parse(args)
+	cmd, err := app.Parse(stdinArgs(args))
 	if err != nil {
 		fmt.Fprintf(stderr, "partmon: %v\n", err)
 		return exitUsage
@@ -182,12 +192,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case collectCmd.FullCommand():
 		return collect.run(stdout, stderr)
 	case checkCmd.FullCommand():
-		if _, err := loadConfig(*checkFile); err != nil {
-			fmt.Fprintln(stderr, err)
-			return exitUsage
-		}
-		fmt.Fprintf(stdout, "%s: OK\n", *checkFile)
-		return exitOK
+		return check.check(*checkFile, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, version.Print("partmon"))
 		return exitOK

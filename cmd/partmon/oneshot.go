@@ -7,6 +7,7 @@ import (
 	"io"
 	"os/signal"
 	"sort"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -48,20 +49,25 @@ func (r *reportFlags) run(stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "partmon: --min-severity: want info, warning or critical, got %q\n", r.minSeverity)
 		return exitUsage
 	}
+	r.scope = filesReport
+	r.extra = func(cfg *Config) {
+		if r.stateFile != "" {
+			cfg.State.File = r.stateFile
+		}
+	}
 	cfg, log, ok := configAndLogger(r.load, stderr)
 	if !ok {
 		return exitUsage
 	}
-	stateFile := cfg.State.File
-	if r.stateFile != "" {
-		stateFile = r.stateFile
-	}
 
-	snap, code := collectOnce(cfg, r.timeout, log, stderr)
-	if code != exitOK {
-		return code
+	snap, failure := collectOnce(cfg, r.timeout, log, stderr)
+	if failure != nil {
+		if format == render.JSON {
+			writeJSONFailure(stdout, failure)
+		}
+		return exitCollectFail
 	}
-	history := statefile.Load(stateFile, cfg.Analysis.History, zap.NewNop())
+	history := statefile.Load(cfg.State.File, cfg.Analysis.History, zap.NewNop())
 	history.Record(snap)
 	report := analyzer.Analyze(snap, history, cfg.Thresholds)
 	report.Generated = time.Now()
@@ -108,13 +114,17 @@ func (c *collectFlags) register(cmd *kingpin.CmdClause) {
 }
 
 func (c *collectFlags) run(stdout, stderr io.Writer) int {
+	c.scope = filesReport
 	cfg, log, ok := configAndLogger(c.load, stderr)
 	if !ok {
 		return exitUsage
 	}
-	snap, code := collectOnce(cfg, c.timeout, log, stderr)
-	if code != exitOK {
-		return code
+	snap, failure := collectOnce(cfg, c.timeout, log, stderr)
+	if failure != nil {
+		if c.format == "json" {
+			writeJSONFailure(stdout, failure)
+		}
+		return exitCollectFail
 	}
 	if c.format == "text" {
 		writeSourceTable(stdout, snap)
@@ -133,10 +143,25 @@ func (c *collectFlags) run(stdout, stderr io.Writer) int {
 // operation counters: shorter, and a few operations decide a rate.
 const minRateSpan = 10 * time.Second
 
+// collectFailure is why a one-shot collection learned nothing (exit 3);
+// --format json prints it as the document.
+type collectFailure struct {
+	Error    string   `json:"error"`
+	Hosts    []string `json:"hosts"`
+	Problems []string `json:"problems,omitempty"`
+	ExitCode int      `json:"exit_code"`
+}
+
+func writeJSONFailure(w io.Writer, f *collectFailure) {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(f)
+}
+
 // collectOnce runs one full collection. It fails (exit 3) only when nothing
 // could be learned about the cluster; a source failing on one node is in the
 // snapshot's statuses and the report says so.
-func collectOnce(cfg Config, timeout time.Duration, log *zap.Logger, stderr io.Writer) (*model.Snapshot, int) {
+func collectOnce(cfg Config, timeout time.Duration, log *zap.Logger, stderr io.Writer) (*model.Snapshot, *collectFailure) {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -145,7 +170,7 @@ func collectOnce(cfg Config, timeout time.Duration, log *zap.Logger, stderr io.W
 	coll, err := collector.New(cfg.Collector, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "partmon: %v\n", err)
-		return nil, exitCollectFail
+		return nil, &collectFailure{Error: err.Error(), Hosts: cfg.Collector.Hosts, ExitCode: exitCollectFail}
 	}
 	defer coll.Close()
 	start := time.Now()
@@ -153,8 +178,15 @@ func collectOnce(cfg Config, timeout time.Duration, log *zap.Logger, stderr io.W
 	collectErr := coll.CollectAll(ctx)
 	snap := coll.Snapshot()
 	if snap == nil || len(snap.Nodes) == 0 {
-		writeNoRing(stderr, cfg.Collector.Hosts, coll.NodeProblems(), snap)
-		return nil, exitCollectFail
+		var b strings.Builder
+		writeNoRing(&b, cfg.Collector.Hosts, coll.NodeProblems(), snap)
+		fmt.Fprint(stderr, b.String())
+		lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+		f := &collectFailure{Error: strings.TrimPrefix(lines[0], "partmon: "), Hosts: cfg.Collector.Hosts, ExitCode: exitCollectFail}
+		for _, l := range lines[1:] {
+			f.Problems = append(f.Problems, strings.TrimSpace(l))
+		}
+		return nil, f
 	}
 	// A second sampler window, so that a hot key is graded at the lower of
 	// two (one ten-second window is one draw of the traffic); it runs while
@@ -187,7 +219,7 @@ func collectOnce(cfg Config, timeout time.Duration, log *zap.Logger, stderr io.W
 	}
 	fmt.Fprintf(stderr, "collected %d nodes, %d keyspaces in %s; %d of %d source reads failed\n",
 		len(snap.Nodes), len(snap.Schema.Keyspaces), time.Since(start).Round(time.Millisecond), failed, len(snap.Sources))
-	return snap, exitOK
+	return snap, nil
 }
 
 // writeNoRing says why no ring could be read: one line per node that could

@@ -9,6 +9,7 @@ import (
 // file's password or password_file (as flags override the file), and is
 // removed from the environment once read, so child processes never see it.
 func TestPasswordFromEnvironment(t *testing.T) {
+	existing := writeFile(t, "secret", "pw\n") // run checks that password_file exists
 	tests := []struct {
 		name         string
 		file         string
@@ -20,7 +21,7 @@ func TestPasswordFromEnvironment(t *testing.T) {
 			env: ptr("from-env"), wantPassword: "from-env"},
 		{name: "env over password", file: "collector:\n  hosts: [10.0.0.1]\n  username: partmon\n  password: from-file\n",
 			env: ptr("from-env"), wantPassword: "from-env"},
-		{name: "no env keeps password_file", file: "collector:\n  hosts: [10.0.0.1]\n  username: partmon\n  password_file: /run/secret\n",
+		{name: "no env keeps password_file", file: "collector:\n  hosts: [10.0.0.1]\n  username: partmon\n  password_file: " + existing + "\n",
 			wantFile: true},
 		{name: "empty env is ignored", file: "collector:\n  hosts: [10.0.0.1]\n  username: partmon\n  password: from-file\n",
 			env: ptr(""), wantPassword: "from-file"},

@@ -206,6 +206,12 @@ func Locate(root *yaml.Node, section, msg string) int {
 	if key == nil {
 		return 0
 	}
+	// A message that starts with its key's path ("collector.sources.schema.
+	// schedule: ...") is at that key: a search by name would find the last
+	// of several keys called "schedule".
+	if line := pathLine(top, leadingPath.FindString(msg)); line > 0 {
+		return line
+	}
 	best, bestLen := key.Line, 0
 	var walk func(n *yaml.Node)
 	walk = func(n *yaml.Node) {
@@ -226,6 +232,38 @@ func Locate(root *yaml.Node, section, msg string) int {
 	}
 	walk(val)
 	return best
+}
+
+var pathStep = regexp.MustCompile(`[A-Za-z0-9_]+|\[\d+\]`)
+
+var leadingPath = regexp.MustCompile(`^[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+|\[\d+\])+`)
+
+// pathLine is the line of the key (or list element) at a dotted path such
+// as "collector.sources.schema.schedule" or "collector.hosts[1]", 0 when the
+// path has no second step or does not resolve in full.
+func pathLine(n *yaml.Node, path string) int {
+	steps := pathStep.FindAllString(path, -1)
+	if len(steps) < 2 {
+		return 0
+	}
+	line := 0
+	for _, s := range steps {
+		if strings.HasPrefix(s, "[") {
+			i, _ := strconv.Atoi(strings.Trim(s, "[]"))
+			if n == nil || n.Kind != yaml.SequenceNode || i >= len(n.Content) {
+				return 0
+			}
+			n = n.Content[i]
+			line = n.Line
+			continue
+		}
+		k, v := mapLookup(n, s)
+		if k == nil {
+			return 0
+		}
+		n, line = v, k.Line
+	}
+	return line
 }
 
 func mentions(msg, word string) bool {
