@@ -17,6 +17,18 @@ const (
 	StepHeatMap   = "heat_map"
 )
 
+// Checks lists what a RuleFailure can name: the kinds that have a rule, in
+// the table's order, then the steps.
+func Checks() []string {
+	var out []string
+	for _, k := range kinds {
+		if k.rule != nil {
+			out = append(out, k.Name)
+		}
+	}
+	return append(out, StepIndex, StepSummaries, StepFold, StepHeatMap)
+}
+
 // A panic in a rule or a step is a partmon bug, never something a snapshot
 // may cause: it costs that rule's findings (or that step's part of the
 // report) for one cycle, and the report says so instead of the process
