@@ -3,6 +3,7 @@ package truth
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -107,6 +108,26 @@ func TestNodesOfDC(t *testing.T) {
 	e := Expectation{NodeOf: &KeyRef{Table: "products", Partition: 0, DC: "dc2"}}
 	if got := tr.nodesOf(s, &e); len(got) != 1 || got[0] != "10.0.1.1" {
 		t.Errorf("replicas in dc2: %v", got)
+	}
+}
+
+// node_in names nodes by DC and rack, so a scenario runs on any addresses.
+func TestNodesOfRack(t *testing.T) {
+	tr := &Truth{DC: map[string]string{"10.0.0.1": "dc1", "10.0.0.2": "dc1", "10.0.0.3": "dc1", "10.0.1.1": "dc2"},
+		Rack: map[string]string{"10.0.0.1": "r1", "10.0.0.2": "r1", "10.0.0.3": "r2", "10.0.1.1": "r2"}}
+	s := hotScenario(DesignBad)
+	for _, c := range []struct {
+		ref  NodeRef
+		want []string
+	}{
+		{NodeRef{DC: "dc1", Rack: "r2"}, []string{"10.0.0.3"}},
+		{NodeRef{DC: "dc1", Rack: "r1"}, []string{"10.0.0.1", "10.0.0.2"}},
+		{NodeRef{DC: "dc3", Rack: "r1"}, []string{}},
+	} {
+		e := Expectation{NodeIn: &c.ref}
+		if got := tr.nodesOf(s, &e); got == nil || !slices.Equal(got, c.want) {
+			t.Errorf("node_in %+v: %v, want %v", c.ref, got, c.want)
+		}
 	}
 }
 

@@ -133,6 +133,7 @@ type TableNode struct {
 type Report struct {
 	Findings   []Finding   `json:"findings"`
 	TableNodes []TableNode `json:"table_nodes"`
+	Ownership  []Ownership `json:"ownership"`
 	// Notes are what the analysis could not judge, "<kind> of <table> unknown: why" among them.
 	Notes   []string `json:"notes"`
 	Sources []struct {

@@ -43,6 +43,9 @@ type PhaseResult struct {
 	Expected []ExpectResult `json:"expected"`
 	Findings []Judged       `json:"findings"`
 	Figures  []FigureCheck  `json:"figures"`
+	// Ownership is partmon's effective ownership of each scenario keyspace
+	// on each node against nodetool status KEYSPACE.
+	Ownership []OwnershipCheck `json:"ownership,omitempty"`
 	// Unknowns are partmon's "<kind> of <table> unknown" notes on the
 	// corpus's keyspaces; Decided marks one the truth says partmon's
 	// evidence settles (Scenario.Decided): a defect.
@@ -462,6 +465,9 @@ func (r *runner) observe(ctx context.Context, rep *Report, start map[string]map[
 				}
 			}
 		}
+	}
+	for _, k := range ownershipKeyspaces(r.scs) {
+		statusKS[k] = true
 	}
 	var ks []string
 	for k := range statusKS {

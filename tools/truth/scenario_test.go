@@ -157,6 +157,8 @@ func TestValidateRejects(t *testing.T) {
 		{"severity", "    key: {table: t, partition: 0}", "    key: {table: t, partition: 0}\n    min_severity: loud", `min_severity "loud"`},
 		{"phase", "    key: {table: t, partition: 0}", "    key: {table: t, partition: 0}\n    phase: later", `phase "later"`},
 		{"references", "references: [somewhere]", "references: []", "title and references are required"},
+		{"node and node_in", "    key: {table: t, partition: 0}", "    key: {table: t, partition: 0}\n    node: 10.0.0.1\n    node_in: {dc: dc1, rack: r1}", "one of node, node_of and node_in"},
+		{"node_in rack", "    key: {table: t, partition: 0}", "    key: {table: t, partition: 0}\n    node_in: {dc: dc1}", "node_in needs both dc and rack"},
 	}
 	dir := t.TempDir()
 	for _, c := range cases {

@@ -65,6 +65,12 @@ type Summary struct {
 	// settles (Scenario.Decided): defects.
 	UnknownNotes int           `json:"unknown_notes"`
 	Undecided    []UnknownNote `json:"undecided"`
+	// Ownership counts the (node, keyspace) ownership checks, OwnershipOK
+	// those within OwnershipTolerance; OwnershipMaxPP is the largest gap.
+	Ownership       int              `json:"ownership"`
+	OwnershipOK     int              `json:"ownership_ok"`
+	OwnershipMaxPP  float64          `json:"ownership_max_pp"`
+	OwnershipErrors []OwnershipCheck `json:"ownership_errors"`
 }
 
 // Summarize folds the results of one phase into the confusion table.
@@ -159,6 +165,17 @@ func (s *Summary) addPhase(cr *ClusterResult, p PhaseResult, row func(string) *K
 	for _, e := range p.SourceErrors {
 		s.SourceErrors = append(s.SourceErrors, cr.Cluster+": "+e)
 	}
+	for _, o := range p.Ownership {
+		s.Ownership++
+		if o.Partmon >= 0 && o.Nodetool >= 0 {
+			s.OwnershipMaxPP = max(s.OwnershipMaxPP, o.DiffPP())
+		}
+		if o.OK {
+			s.OwnershipOK++
+		} else {
+			s.OwnershipErrors = append(s.OwnershipErrors, o)
+		}
+	}
 	s.UnknownNotes += len(p.Unknowns)
 	for _, u := range p.Unknowns {
 		if u.Decided {
@@ -173,7 +190,7 @@ func (s *Summary) addPhase(cr *ClusterResult, p PhaseResult, row func(string) *K
 // truth` and the CI subset. A stated unknown on a planted problem is
 // counted apart and listed with partmon's reason; it is not a finding.
 func (s Summary) Failed() bool {
-	return len(s.Missed) > 0 || s.FalseAboveInfo > 0 || len(s.Undecided) > 0
+	return len(s.Missed) > 0 || s.FalseAboveInfo > 0 || len(s.Undecided) > 0 || len(s.OwnershipErrors) > 0
 }
 
 // WriteText prints the confusion table and the lists behind it.
@@ -194,6 +211,12 @@ func (s Summary) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "sampled shares against a later window's sample: %d of %d within two standard errors\n", s.LaterOK, s.Later)
 	}
 	fmt.Fprintf(w, "unknown notes on corpus tables: %d, where the evidence decides: %d\n", s.UnknownNotes, len(s.Undecided))
+	if s.Ownership > 0 {
+		fmt.Fprintln(w, ownershipLine(s.Ownership, s.OwnershipOK, s.OwnershipMaxPP))
+	}
+	for _, o := range s.OwnershipErrors {
+		fmt.Fprintf(w, "  OWNERSHIP %s on %s: partmon %.4f, nodetool status %s %.4f\n", o.Keyspace, o.Node, o.Partmon, o.From, o.Nodetool)
+	}
 	for _, u := range s.Undecided {
 		fmt.Fprintf(w, "  UNDECIDED %s %s%s (%s): partmon says %q\n", u.Kind, u.Keyspace, tableSuffix(u.Table), u.Why, u.Note)
 	}
@@ -240,6 +263,10 @@ func (s Summary) WriteMarkdown(w io.Writer) {
 		fmt.Fprintf(w, " Sampled shares against a later window's sample: %d of %d within two standard errors.", s.LaterOK, s.Later)
 	}
 	fmt.Fprintf(w, " Unknown notes on corpus tables: %d, where the evidence decides: %d.", s.UnknownNotes, len(s.Undecided))
+	if s.Ownership > 0 {
+		line := ownershipLine(s.Ownership, s.OwnershipOK, s.OwnershipMaxPP)
+		fmt.Fprintf(w, " %s%s.", strings.ToUpper(line[:1]), line[1:])
+	}
 	fmt.Fprint(w, "\n\n")
 }
 

@@ -1,0 +1,103 @@
+package truth
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// OwnershipTolerance is how far partmon's effective ownership of a node may
+// be from nodetool status KEYSPACE's: 0.1 percentage point, the rounding of
+// nodetool's one decimal. Both compute from the same ring and replication.
+const OwnershipTolerance = 0.001
+
+// Ownership is one row of partmon's report "ownership": a node's effective
+// ownership (0..1) of a keyspace's data.
+type Ownership struct {
+	Keyspace string  `json:"keyspace"`
+	Node     string  `json:"node"`
+	DC       string  `json:"dc"`
+	Owns     float64 `json:"owns"`
+}
+
+// OwnershipCheck holds partmon's ownership of one (node, keyspace) to
+// nodetool status KEYSPACE, run on a keyspace of the same replication.
+type OwnershipCheck struct {
+	Keyspace string  `json:"keyspace"`
+	Node     string  `json:"node"`
+	Partmon  float64 `json:"partmon"`           // 0..1; -1 when partmon gave none
+	Nodetool float64 `json:"nodetool"`          // 0..1; -1 when nodetool gave none
+	From     string  `json:"nodetool_keyspace"` // the keyspace nodetool was asked for
+	OK       bool    `json:"ok"`
+}
+
+// DiffPP is the difference in percentage points.
+func (c OwnershipCheck) DiffPP() float64 { return 100 * math.Abs(c.Partmon-c.Nodetool) }
+
+// replicationKey is a canonical form of a replication map: nodetool's
+// effective ownership depends on it alone.
+func replicationKey(r map[string]string) string {
+	var parts []string
+	for k, v := range r {
+		parts = append(parts, k+"="+v)
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
+}
+
+// ownershipKeyspaces maps every scenario keyspace to the first scenario
+// keyspace of the same replication: one nodetool status run per replication.
+func ownershipKeyspaces(scs []*Scenario) map[string]string {
+	first := map[string]string{}
+	out := map[string]string{}
+	for _, sc := range scs {
+		k := replicationKey(sc.Replication)
+		if first[k] == "" {
+			first[k] = sc.Keyspace
+		}
+		out[sc.Keyspace] = first[k]
+	}
+	return out
+}
+
+// checkOwnership compares partmon's ownership of every node of every
+// scenario keyspace with nodetool's; a node either side lacks fails.
+func checkOwnership(scs []*Scenario, owns []Ownership, status map[string][]StatusNode) []OwnershipCheck {
+	var out []OwnershipCheck
+	for _, sc := range scs {
+		from := ownershipKeyspaces(scs)[sc.Keyspace]
+		byNode := map[string]*OwnershipCheck{}
+		var order []string
+		get := func(n string) *OwnershipCheck {
+			if byNode[n] == nil {
+				byNode[n] = &OwnershipCheck{Keyspace: sc.Keyspace, Node: n, Partmon: -1, Nodetool: -1, From: from}
+				order = append(order, n)
+			}
+			return byNode[n]
+		}
+		for _, s := range status[from] {
+			if s.Owns >= 0 {
+				get(s.Address).Nodetool = s.Owns
+			}
+		}
+		for _, o := range owns {
+			if o.Keyspace == sc.Keyspace {
+				get(o.Node).Partmon = o.Owns
+			}
+		}
+		sort.Strings(order)
+		for _, n := range order {
+			c := byNode[n]
+			c.OK = c.Partmon >= 0 && c.Nodetool >= 0 && math.Abs(c.Partmon-c.Nodetool) <= OwnershipTolerance+1e-9
+			out = append(out, *c)
+		}
+	}
+	return out
+}
+
+// ownershipLine says how partmon's ownership compared, for the text table.
+func ownershipLine(n, ok int, maxPP float64) string {
+	return fmt.Sprintf("effective ownership per node and keyspace within %.1f pp of nodetool status: %d of %d (largest difference %.3f pp)",
+		100*OwnershipTolerance, ok, n, maxPP)
+}
