@@ -19,6 +19,7 @@ import (
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/internal/keys"
 	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/internal/statefile"
 	"github.com/partmon/partmon/web"
@@ -82,7 +83,7 @@ func (d *daemonFlags) applyFlags(cfg *Config) {
 }
 
 func (d *daemonFlags) run(stderr io.Writer) int {
-	cfg, log, ok := configAndLogger(d.config, stderr)
+	cfg, log, keyer, ok := configAndLogger(d.config, stderr)
 	if !ok {
 		return exitUsage
 	}
@@ -90,7 +91,7 @@ func (d *daemonFlags) run(stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	if err := runDaemon(ctx, cfg, log); err != nil {
+	if err := runDaemonWith(ctx, cfg, log, keyer); err != nil {
 		log.Error("partmon stopped", zap.Error(err))
 		return 1
 	}
@@ -107,12 +108,23 @@ type daemon struct {
 	exporter  *exporter.Exporter
 	pusher    *alertmanager.Pusher
 
+	keys *keys.Keyer // shows keys in every output; the logger's writer shares it
+
 	mu      sync.Mutex // guards history: analysis and the final state save
 	history *analyzer.History
 }
 
 func runDaemon(ctx context.Context, cfg Config, log *zap.Logger) error {
-	d, err := newDaemon(cfg, log)
+	keyer, err := keys.Load(cfg.Keys)
+	if err != nil {
+		return err
+	}
+	return runDaemonWith(ctx, cfg, log, keyer)
+}
+
+// runDaemonWith runs the daemon with the Keyer its logger scrubs with.
+func runDaemonWith(ctx context.Context, cfg Config, log *zap.Logger, keyer *keys.Keyer) error {
+	d, err := newDaemon(cfg, log, keyer)
 	if err != nil {
 		return err
 	}
@@ -181,7 +193,7 @@ func runDaemon(ctx context.Context, cfg Config, log *zap.Logger) error {
 
 // newDaemon builds the collector, the exporter, the alert pusher (when
 // Alertmanagers are configured) and the history restored from the state file.
-func newDaemon(cfg Config, log *zap.Logger) (*daemon, error) {
+func newDaemon(cfg Config, log *zap.Logger, keyer *keys.Keyer) (*daemon, error) {
 	mode, err := publish.ParseMode(cfg.Collector.Mode)
 	if err != nil {
 		return nil, err
@@ -190,13 +202,14 @@ func newDaemon(cfg Config, log *zap.Logger) (*daemon, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting collector: %w", err)
 	}
-	latest := &publish.Latest{}
+	latest := &publish.Latest{Keys: keyer}
 	d := &daemon{
 		cfg:       cfg,
 		mode:      mode,
 		log:       log,
 		collector: coll,
 		latest:    latest,
+		keys:      keyer,
 		exporter: exporter.New(latest, exporter.Options{Cluster: cfg.Cluster, Mode: mode, Datacenters: cfg.Collector.Datacenters,
 			TopK: cfg.Thresholds.TopK, TableFloor: cfg.Metrics.TableFloor}),
 		history: statefile.Load(cfg.State.File, cfg.Analysis.History, log),
@@ -269,15 +282,16 @@ func (d *daemon) analyze() {
 	if snap == nil {
 		return
 	}
+	keys.LearnFrom(d.keys, snap) // keys the report may not name but a log line could
 	d.mu.Lock()
 	d.history.Record(snap)
 	report := analyzer.Analyze(snap, d.history, d.cfg.Thresholds)
 	d.mu.Unlock()
 	report.Generated = time.Now()
 
-	d.latest.Publish(report)
+	shown := d.latest.Publish(report)
 	if d.pusher != nil {
-		d.pusher.Update(report)
+		d.pusher.Update(shown)
 	}
 	d.log.Debug("report published", zap.Int("findings", len(report.Findings)), zap.Int("nodes", len(report.Nodes)))
 	d.saveState()
@@ -289,7 +303,7 @@ func (d *daemon) saveState() {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if err := statefile.Save(d.cfg.State.File, d.history, d.collector.LogState()); err != nil {
+	if err := statefile.Save(d.cfg.State.File, d.history, d.collector.LogState(), d.keys); err != nil {
 		d.log.Warn("saving state failed; history will be rebuilt after a restart", zap.String("file", d.cfg.State.File), zap.Error(err))
 	}
 }

@@ -8,11 +8,18 @@ import (
 	"github.com/robfig/cron/v3"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+
+	"github.com/partmon/partmon/internal/keys"
 )
 
 // newLogger builds the process logger: JSON for machines (the default for
 // the daemon), console for people running one-shot commands.
 func newLogger(level, format string) (*zap.Logger, error) {
+	return newLoggerTo(level, format, os.Stderr)
+}
+
+// newLoggerTo is newLogger writing to w.
+func newLoggerTo(level, format string, w io.Writer) (*zap.Logger, error) {
 	var lvl zapcore.Level
 	if err := lvl.UnmarshalText([]byte(level)); err != nil {
 		return nil, fmt.Errorf("bad log level %q (want debug, info, warn or error)", level)
@@ -31,24 +38,31 @@ func newLogger(level, format string) (*zap.Logger, error) {
 		return nil, fmt.Errorf("bad log format %q (want json or console)", format)
 	}
 	// Logs go to stderr so that `partmon report` and `partmon collect` keep stdout for their output.
-	core := zapcore.NewCore(enc, zapcore.Lock(os.Stderr), lvl)
-	return zap.New(core, zap.ErrorOutput(zapcore.Lock(os.Stderr))), nil
+	out := zapcore.Lock(zapcore.AddSync(w))
+	return zap.New(zapcore.NewCore(enc, out, lvl), zap.ErrorOutput(out)), nil
 }
 
-// configAndLogger loads the configuration and builds its logger, printing
-// any error for the user; ok is false when the command cannot start.
-func configAndLogger(load func() (Config, error), stderr io.Writer) (Config, *zap.Logger, bool) {
+// configAndLogger loads the configuration and builds its Keyer and its
+// logger, which writes through the Keyer (a log line is scrubbed of every
+// key the Keyer learned), printing any error for the user; ok is false when
+// the command cannot start.
+func configAndLogger(load func() (Config, error), stderr io.Writer) (Config, *zap.Logger, *keys.Keyer, bool) {
 	cfg, err := load()
 	if err != nil {
 		fmt.Fprintf(stderr, "partmon: %v\n", err)
-		return cfg, nil, false
+		return cfg, nil, nil, false
 	}
-	log, err := newLogger(cfg.Log.Level, cfg.Log.Format)
+	keyer, err := keys.Load(cfg.Keys)
 	if err != nil {
 		fmt.Fprintf(stderr, "partmon: %v\n", err)
-		return cfg, nil, false
+		return cfg, nil, nil, false
 	}
-	return cfg, log, true
+	log, err := newLoggerTo(cfg.Log.Level, cfg.Log.Format, keyer.Writer(os.Stderr))
+	if err != nil {
+		fmt.Fprintf(stderr, "partmon: %v\n", err)
+		return cfg, nil, nil, false
+	}
+	return cfg, log, keyer, true
 }
 
 // newCronLogger adapts zap to cron's logger: cron's routine messages (every

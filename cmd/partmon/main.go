@@ -169,6 +169,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	check.register(checkCmd)
 	checkFile := checkCmd.Arg("file", "Configuration file (- reads standard input); the same as --config.file.").String()
 
+	keyHashCmd := app.Command("key-hash", "Print the hashed form partmon shows for a partition key (keys.mode hashed), to find a known key in its outputs.")
+	var keyHash keyHashFlags
+	keyHash.register(keyHashCmd)
+
 	app.Command("version", "Print version information.")
 
 	cmd, err := app.Parse(stdinArgs(args))
@@ -193,6 +197,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return collect.run(stdout, stderr)
 	case checkCmd.FullCommand():
 		return check.check(*checkFile, stdout, stderr)
+	case keyHashCmd.FullCommand():
+		return keyHash.run(stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, version.Print("partmon"))
 		return exitOK

@@ -17,6 +17,8 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/internal/keys"
+	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/internal/render"
 	"github.com/partmon/partmon/internal/statefile"
 	"github.com/partmon/partmon/model"
@@ -55,7 +57,7 @@ func (r *reportFlags) run(stdout, stderr io.Writer) int {
 			cfg.State.File = r.stateFile
 		}
 	}
-	cfg, log, ok := configAndLogger(r.load, stderr)
+	cfg, log, keyer, ok := configAndLogger(r.load, stderr)
 	if !ok {
 		return exitUsage
 	}
@@ -74,6 +76,8 @@ func (r *reportFlags) run(stdout, stderr io.Writer) int {
 	if cfg.Cluster != "" {
 		report.Cluster = cfg.Cluster
 	}
+	keys.LearnFrom(keyer, snap)
+	report = publish.Shown(keyer, report) // the one-shot's only output: keys as configured
 	if err := render.Report(stdout, report, format, minSev); err != nil {
 		fmt.Fprintf(stderr, "partmon: writing report: %v\n", err)
 		return exitCollectFail
@@ -115,7 +119,7 @@ func (c *collectFlags) register(cmd *kingpin.CmdClause) {
 
 func (c *collectFlags) run(stdout, stderr io.Writer) int {
 	c.scope = filesReport
-	cfg, log, ok := configAndLogger(c.load, stderr)
+	cfg, log, keyer, ok := configAndLogger(c.load, stderr)
 	if !ok {
 		return exitUsage
 	}
@@ -126,6 +130,8 @@ func (c *collectFlags) run(stdout, stderr io.Writer) int {
 		}
 		return exitCollectFail
 	}
+	keys.LearnFrom(keyer, snap)
+	snap = keys.Redact(keyer, snap)
 	if c.format == "text" {
 		writeSourceTable(stdout, snap)
 		return exitOK

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/internal/keys"
 	"github.com/partmon/partmon/model"
 )
 
@@ -13,6 +14,12 @@ import (
 // The zero value holds nothing yet; concurrent reads and a concurrent
 // Publish are safe.
 type Latest struct {
+	// Keys shows the partition keys of every report published: what is
+	// stored is Shown's redacted copy, so no reader (metrics, the
+	// API, the page, the pusher fed Publish's result) sees a key the
+	// configuration hides. Set before the first Publish; nil is plain.
+	Keys *keys.Keyer
+
 	mu        sync.Mutex // serialises writers; readers only Load
 	state     atomic.Pointer[Cycle]
 	onPublish []func() // guarded by mu
@@ -32,11 +39,13 @@ type Cycle struct {
 	Generation uint64
 }
 
-// Publish makes r the report every later read gets (an atomic swap); r must
-// not change afterwards. A nil report, or one whose every source failed,
-// marks the cycle failed (Up false) and keeps the last good report, while
-// Sources show the failed attempt.
-func (l *Latest) Publish(r *analyzer.Report) {
+// Publish makes r, its keys shown as l.Keys says, the report every later
+// read gets (an atomic swap); r must not change afterwards. A nil report,
+// or one whose every source failed, marks the cycle failed (Up false) and
+// keeps the last good report, while Sources show the failed attempt. It
+// returns r as shown, for outputs fed directly (the alert pusher).
+func (l *Latest) Publish(r *analyzer.Report) *analyzer.Report {
+	r = Shown(l.Keys, r)
 	l.mu.Lock()
 	next := &Cycle{}
 	if prev := l.state.Load(); prev != nil {
@@ -57,6 +66,7 @@ func (l *Latest) Publish(r *analyzer.Report) {
 	for _, f := range hooks {
 		f()
 	}
+	return r
 }
 
 // OnPublish registers f to run after every Publish, on the publishing

@@ -17,6 +17,7 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/internal/keys"
 )
 
 // Format names partmon's state files, so a foreign JSON file is recognised
@@ -119,8 +120,15 @@ func LoadLogState(path string) *collector.LogState {
 
 // Save writes the history and the log positions atomically: a
 // temporary file in the same directory, synced, then renamed over the old one.
-func Save(path string, h *analyzer.History, logs *collector.LogState) error {
-	data, err := json.Marshal(stateDoc{Format: Format, Version: Version, Saved: time.Now().UTC(), History: h, Logs: logs})
+// When k hides keys, the file keeps none: the history without the heatmap's
+// hot keys (keys.History), and no log positions nor evidence (which quote
+// keys), so the logs source reads the recent logs again after a restart, as
+// on a first start.
+func Save(path string, h *analyzer.History, logs *collector.LogState, k *keys.Keyer) error {
+	if k.Hides() {
+		logs = nil
+	}
+	data, err := json.Marshal(stateDoc{Format: Format, Version: Version, Saved: time.Now().UTC(), History: savedHistory(k, h), Logs: logs})
 	if err != nil {
 		return err
 	}
@@ -149,4 +157,22 @@ func Save(path string, h *analyzer.History, logs *collector.LogState) error {
 		d.Close()
 	}
 	return nil
+}
+
+// savedHistory is the history as the file keeps it: h itself in plain mode;
+// else a copy without the heatmap columns' hot keys (a hashed key read back
+// would not be the key the next snapshot names, nor have its token).
+func savedHistory(k *keys.Keyer, h *analyzer.History) *analyzer.History {
+	if h == nil || !k.Hides() || h.Heat == nil {
+		return h
+	}
+	out := *h
+	heat := *h.Heat
+	heat.Columns = make([]analyzer.HeatColumn, len(h.Heat.Columns))
+	for i, c := range h.Heat.Columns {
+		c.Keys = nil
+		heat.Columns[i] = c
+	}
+	out.Heat = &heat
+	return &out
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/internal/keys"
 	"github.com/partmon/partmon/model"
 )
 
@@ -36,7 +37,7 @@ func historyWithPoint(t *testing.T) *analyzer.History {
 func TestStateRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
 	h := historyWithPoint(t)
-	if err := Save(path, h, nil); err != nil {
+	if err := Save(path, h, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	got := Load(path, analyzer.HistoryLimits{}, zap.NewNop())
@@ -101,7 +102,7 @@ func TestStateMissingFileStartsEmpty(t *testing.T) {
 }
 
 func TestSaveStateFailsCleanlyInMissingDir(t *testing.T) {
-	err := Save(filepath.Join(t.TempDir(), "no", "such", "dir", "state.json"), historyWithPoint(t), nil)
+	err := Save(filepath.Join(t.TempDir(), "no", "such", "dir", "state.json"), historyWithPoint(t), nil, nil)
 	if err == nil {
 		t.Fatal("want an error for a missing directory")
 	}
@@ -113,7 +114,7 @@ func TestLogStateRoundTrip(t *testing.T) {
 	logs := &collector.LogState{Nodes: map[string]*collector.NodeLogState{"10.0.0.1": {
 		Evidence: []model.LogEvidence{{Kind: model.LogTombstoneWarning, Keyspace: "pm_tomb", Table: "queue", Key: "jobs", Value: 19995, Count: 3}},
 	}}}
-	if err := Save(path, historyWithPoint(t), logs); err != nil {
+	if err := Save(path, historyWithPoint(t), logs, nil); err != nil {
 		t.Fatal(err)
 	}
 	got := LoadLogState(path)
@@ -122,7 +123,7 @@ func TestLogStateRoundTrip(t *testing.T) {
 	}
 	// An earlier version's file (no logs), a foreign file, none at all: read the logs afresh.
 	old := filepath.Join(dir, "old.json")
-	if err := Save(old, historyWithPoint(t), nil); err != nil {
+	if err := Save(old, historyWithPoint(t), nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	foreign := filepath.Join(dir, "foreign.json")
@@ -132,6 +133,37 @@ func TestLogStateRoundTrip(t *testing.T) {
 	for _, p := range []string{old, foreign, filepath.Join(dir, "none.json"), ""} {
 		if got := LoadLogState(p); got != nil {
 			t.Errorf("LoadLogState(%q) = %+v, want nil", p, got)
+		}
+	}
+}
+
+// A state file written while keys are hidden holds no key: no log evidence
+// (which quotes keys), no heatmap hot keys; the history itself comes back.
+func TestSaveHidesKeys(t *testing.T) {
+	const planted = "alice.secret@example.org"
+	logs := &collector.LogState{Nodes: map[string]*collector.NodeLogState{"10.0.0.1": {
+		Evidence: []model.LogEvidence{{Kind: model.LogTombstoneWarning, Keyspace: "shop", Table: "carts", Key: planted,
+			Statement: "SELECT * FROM shop.carts WHERE id = '" + planted + "'", Value: 19995, Count: 3}},
+	}}}
+	for _, k := range []*keys.Keyer{keys.New(keys.Hashed, []byte("0123456789abcdef0123"), 0), keys.New(keys.Omitted, nil, 0)} {
+		h := historyWithPoint(t)
+		h.Heat = &analyzer.Heat{Nodes: []string{"h1"}, Columns: []analyzer.HeatColumn{{Start: 1, End: 2, Keys: map[string][]string{"shop.carts": {planted}}}}}
+		path := filepath.Join(t.TempDir(), "state.json")
+		if err := Save(path, h, logs, k); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(data), planted) || LoadLogState(path) != nil {
+			t.Errorf("%s: the state file keeps the key or the log evidence: %s", k.Mode(), data)
+		}
+		if got := Load(path, analyzer.HistoryLimits{}, zap.NewNop()); len(got.Sizes) == 0 || !strings.Contains(string(data), `"start":1`) {
+			t.Errorf("%s: history not restored: %+v", k.Mode(), got)
+		}
+		if len(h.Heat.Columns[0].Keys) != 1 {
+			t.Errorf("%s: Save changed the live history", k.Mode())
 		}
 	}
 }
