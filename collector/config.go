@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -308,18 +307,17 @@ func splitHost(h string, defaultPort int) (string, int, error) {
 	return host, port, nil
 }
 
-// resolvePassword reads PasswordFile (trailing newline trimmed) if set.
+// resolvePassword reads PasswordFile (trailing newline trimmed) if set, so a
+// missing file is an error at start; sessions read it again at every
+// authentication (cql.Options.PasswordFile).
 func (c *Config) resolvePassword() error {
 	c.password = c.Password
 	if c.PasswordFile == "" {
 		return nil
 	}
-	b, err := os.ReadFile(c.PasswordFile)
-	if err != nil {
-		return fmt.Errorf("reading collector.password_file: %w", err)
-	}
-	c.password = strings.TrimRight(string(b), "\r\n")
-	return nil
+	pw, err := cql.ReadPasswordFile(c.PasswordFile)
+	c.password = pw
+	return err
 }
 
 // sessionOptions are the CQL session settings of every node.
@@ -332,6 +330,7 @@ func (c *Config) sessionOptions(observer gocql.QueryObserver) cql.Options {
 		Consistency:     c.consistency(),
 		Username:        c.Username,
 		Password:        c.password,
+		PasswordFile:    c.PasswordFile,
 		RetryBackoff:    c.RetryBackoff,
 		MaxRetryBackoff: c.MaxRetryBackoff,
 		Observer:        observer,

@@ -2,7 +2,6 @@ package cql
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
 	"net"
 	"strconv"
@@ -42,20 +41,10 @@ func (n *Node[P]) connect() (*gocql.Session, error) {
 		cc.Logger = l
 	}
 	if o.Username != "" {
-		cc.Authenticator = gocql.PasswordAuthenticator{Username: o.Username, Password: o.Password}
+		cc.Authenticator = rotatingAuth{user: o.Username, password: o.Password, file: o.PasswordFile}
 	}
 	if t := o.TLS; t != nil {
-		cc.SslOpts = &gocql.SslOptions{
-			Config: &tls.Config{
-				MinVersion:         tls.VersionTLS12,
-				ServerName:         t.ServerName,
-				InsecureSkipVerify: t.InsecureSkipVerify, //nolint:gosec // the operator's explicit choice
-			},
-			CaPath:                 t.CAFile,
-			CertPath:               t.CertFile,
-			KeyPath:                t.KeyFile,
-			EnableHostVerification: !t.InsecureSkipVerify,
-		}
+		cc.SslOpts = &gocql.SslOptions{Config: rotatingTLS(t, ip.String())}
 	}
 	return cc.CreateSession()
 }

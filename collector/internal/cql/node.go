@@ -23,7 +23,10 @@ type Options struct {
 	Consistency    gocql.Consistency
 	Username       string // no authentication when empty
 	Password       string
-	TLS            *TLS // nil: plain text
+	// PasswordFile, when set, is read at every authentication instead of
+	// Password: a rotated file needs no restart.
+	PasswordFile string
+	TLS          *TLS // nil: plain text
 	// RetryBackoff is the wait after a node's first failure, doubled on
 	// each further failure up to MaxRetryBackoff.
 	RetryBackoff    time.Duration
