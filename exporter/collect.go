@@ -3,6 +3,7 @@ package exporter
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -71,6 +72,22 @@ func collectSources(m emitter, sources []model.SourceStatus) {
 		if !s.LastSuccess.IsZero() {
 			m.emit(collectorLastSuccess, unixSeconds(s.LastSuccess.UnixNano()), s.Source, s.Node)
 		}
+	}
+}
+
+// collectRuleFailures emits one series per rule and step of the analysis:
+// the report's failures of it (0 or 1).
+func collectRuleFailures(m emitter, r *analyzer.Report) {
+	failed := make(map[string]int, len(r.RuleFailures))
+	for _, f := range r.RuleFailures {
+		failed[f.Rule]++
+	}
+	for _, name := range analyzer.Checks() {
+		m.emit(analyzerRuleFailures, float64(failed[name]), name)
+		delete(failed, name)
+	}
+	for _, name := range slices.Sorted(maps.Keys(failed)) { // a check this build does not list
+		m.emit(analyzerRuleFailures, float64(failed[name]), name)
 	}
 }
 

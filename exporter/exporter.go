@@ -133,6 +133,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 		own = &n
 	}
 	collectCycle(m, r)
+	collectRuleFailures(m, r)
 	collectTableNodes(m, r, cluster, speaks, newFloorFilter(e.floor, r))
 	collectTables(m, r, cluster, e.growth, e.forecast, own)
 	collectTopPartitions(m, r, cluster, speaks, own, e.topK)

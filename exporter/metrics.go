@@ -21,6 +21,7 @@ var (
 	ownershipLabels = []string{"cluster", "dc", "rack", "node", "keyspace"}
 	findingLabels   = []string{"cluster", "dc", "rack", "node", "keyspace", "table", "kind", "severity"}
 	collectorLabels = []string{"collector", "node"}
+	ruleLabels      = []string{"rule"}
 )
 
 // metricDesc is a descriptor with its value type, so Collect cannot emit a
@@ -94,6 +95,9 @@ var (
 	collectorLastSuccess = gauge("collector_last_success_timestamp_seconds", "Unix time of the collector's last successful read on the node", collectorLabels)
 	collectorRows        = gauge("collector_rows", "Rows the collector read on the node in its last attempt", collectorLabels)
 
+	analyzerRuleFailures = gauge("analyzer_rule_failures", "1 when the analyzer's rule of this kind (or this step of the analysis) panicked on the cycle's snapshot, a partmon bug: "+
+		"its findings are missing (on the tables the report's note names; the other rules' findings stand), 0 when it ran", ruleLabels)
+
 	upDesc = newMetricDesc("up", "1 when the last collection cycle reached the cluster, 0 when it failed or none has finished.",
 		prometheus.GaugeValue, nil)
 	lastCycle = newMetricDesc("last_cycle_timestamp_seconds", "Unix time when the cycle whose results are served finished (the age of every cached partmon metric).",
@@ -112,7 +116,7 @@ var reportDescs = append([]*metricDesc{
 	partitionSize, partitionTombstones, partitionOpsShare,
 	nodeOwnership, nodeOwnershipSkew, nodeLoad, nodeLoadSkew, nodeTokens, nodeStale, nodeDataAge,
 	findingsCount, findingValue, findingThreshold,
-	collectorSuccess, collectorDuration, collectorLastSuccess, collectorRows,
+	collectorSuccess, collectorDuration, collectorLastSuccess, collectorRows, analyzerRuleFailures,
 	upDesc, lastCycle, cycleDuration, buildInfo,
 }, thresholdDescs...)
 
