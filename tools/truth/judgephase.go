@@ -50,7 +50,7 @@ func (r *runner) judge(phase string, rep *Report, obs *Observations) PhaseResult
 		res.Findings = append(res.Findings, j)
 	}
 	sortJudged(res.Findings)
-	res.Ownership = checkOwnership(r.scs, rep.Ownership, obs.Status)
+	res.Ownership = checkOwnership(r.scs, rep.Ownership, obs.Status, rep.Findings)
 	for _, s := range rep.Sources {
 		if s.State == "error" {
 			res.SourceErrors = append(res.SourceErrors, fmt.Sprintf("%s on %s: %s", s.Source, orCluster(s.Node), s.Error))

@@ -3,6 +3,7 @@ package truth
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -11,6 +12,15 @@ import (
 // be from nodetool status KEYSPACE's: 0.1 percentage point, the rounding of
 // nodetool's one decimal. Both compute from the same ring and replication.
 const OwnershipTolerance = 0.001
+
+// skewWarning is partmon's default ownership_skew_warning (analyzer
+// thresholds; the corpus runs every threshold at its default), and
+// skewMargin the band around it where either answer is right: nodetool
+// prints one decimal.
+const (
+	skewWarning = 1.2
+	skewMargin  = 0.01
+)
 
 // Ownership is one row of partmon's report "ownership": a node's effective
 // ownership (0..1) of a keyspace's data.
@@ -30,6 +40,14 @@ type OwnershipCheck struct {
 	Nodetool float64 `json:"nodetool"`          // 0..1; -1 when nodetool gave none
 	From     string  `json:"nodetool_keyspace"` // the keyspace nodetool was asked for
 	OK       bool    `json:"ok"`
+	// Skew is nodetool's ownership ÷ the fair share of the node's placement
+	// group (its DC under NetworkTopologyStrategy, the ring under
+	// SimpleStrategy); Flagged says partmon gave ownership_skew at warning or
+	// above on this node; SkewOK that it did where Skew is past the warning
+	// level and did not where Skew is below it.
+	Skew    float64 `json:"nodetool_skew"`
+	Flagged bool    `json:"flagged"`
+	SkewOK  bool    `json:"skew_ok"`
 }
 
 // DiffPP is the difference in percentage points.
@@ -63,7 +81,7 @@ func ownershipKeyspaces(scs []*Scenario) map[string]string {
 
 // checkOwnership compares partmon's ownership of every node of every
 // scenario keyspace with nodetool's; a node either side lacks fails.
-func checkOwnership(scs []*Scenario, owns []Ownership, status map[string][]StatusNode) []OwnershipCheck {
+func checkOwnership(scs []*Scenario, owns []Ownership, status map[string][]StatusNode, findings []Finding) []OwnershipCheck {
 	var out []OwnershipCheck
 	for _, sc := range scs {
 		from := ownershipKeyspaces(scs)[sc.Keyspace]
@@ -76,9 +94,12 @@ func checkOwnership(scs []*Scenario, owns []Ownership, status map[string][]Statu
 			}
 			return byNode[n]
 		}
+		simple := strings.HasSuffix(sc.Replication["class"], "SimpleStrategy")
 		for _, s := range status[from] {
 			if s.Owns >= 0 {
-				get(s.Address).Nodetool = s.Owns
+				c := get(s.Address)
+				c.Nodetool = s.Owns
+				c.Skew = groupSkew(status[from], s, simple)
 			}
 		}
 		for _, o := range owns {
@@ -90,14 +111,44 @@ func checkOwnership(scs []*Scenario, owns []Ownership, status map[string][]Statu
 		for _, n := range order {
 			c := byNode[n]
 			c.OK = c.Partmon >= 0 && c.Nodetool >= 0 && math.Abs(c.Partmon-c.Nodetool) <= OwnershipTolerance+1e-9
+			c.Flagged = flagged(findings, sc.Keyspace, n)
+			c.SkewOK = c.Nodetool >= 0 && (c.Skew < skewWarning+skewMargin || c.Flagged) && (c.Skew > skewWarning-skewMargin || !c.Flagged)
 			out = append(out, *c)
 		}
 	}
 	return out
 }
 
+// groupSkew is a node's ownership ÷ the mean of its placement group's.
+func groupSkew(status []StatusNode, node StatusNode, simple bool) float64 {
+	sum, n := 0.0, 0
+	for _, s := range status {
+		if s.Owns >= 0 && (simple || s.DC == node.DC) {
+			sum += s.Owns
+			n++
+		}
+	}
+	if sum == 0 {
+		return 0
+	}
+	return node.Owns / (sum / float64(n))
+}
+
+// flagged says whether partmon named node in an ownership_skew finding of
+// keyspace at warning or above.
+func flagged(findings []Finding, keyspace, node string) bool {
+	for i := range findings {
+		f := &findings[i]
+		if f.Kind == "ownership_skew" && f.Keyspace == keyspace && rank(f.Severity) >= rank("warning") && slices.Contains(f.AllNodes(), node) {
+			return true
+		}
+	}
+	return false
+}
+
 // ownershipLine says how partmon's ownership compared, for the text table.
-func ownershipLine(n, ok int, maxPP float64) string {
-	return fmt.Sprintf("effective ownership per node and keyspace within %.1f pp of nodetool status: %d of %d (largest difference %.3f pp)",
-		100*OwnershipTolerance, ok, n, maxPP)
+func ownershipLine(n, ok int, maxPP float64, skewOK int) string {
+	return fmt.Sprintf("effective ownership per node and keyspace within %.1f pp of nodetool status: %d of %d (largest difference %.3f pp); "+
+		"ownership_skew given or not as nodetool's ownership is past %.1f× its fair share or not: %d of %d",
+		100*OwnershipTolerance, ok, n, maxPP, skewWarning, skewOK, n)
 }

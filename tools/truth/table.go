@@ -71,6 +71,9 @@ type Summary struct {
 	OwnershipOK     int              `json:"ownership_ok"`
 	OwnershipMaxPP  float64          `json:"ownership_max_pp"`
 	OwnershipErrors []OwnershipCheck `json:"ownership_errors"`
+	// SkewErrors are nodes whose ownership_skew finding (or its absence)
+	// disagrees with nodetool's ownership against the warning level.
+	SkewErrors []OwnershipCheck `json:"skew_errors"`
 }
 
 // Summarize folds the results of one phase into the confusion table.
@@ -175,6 +178,9 @@ func (s *Summary) addPhase(cr *ClusterResult, p PhaseResult, row func(string) *K
 		} else {
 			s.OwnershipErrors = append(s.OwnershipErrors, o)
 		}
+		if !o.SkewOK {
+			s.SkewErrors = append(s.SkewErrors, o)
+		}
 	}
 	s.UnknownNotes += len(p.Unknowns)
 	for _, u := range p.Unknowns {
@@ -190,7 +196,7 @@ func (s *Summary) addPhase(cr *ClusterResult, p PhaseResult, row func(string) *K
 // truth` and the CI subset. A stated unknown on a planted problem is
 // counted apart and listed with partmon's reason; it is not a finding.
 func (s Summary) Failed() bool {
-	return len(s.Missed) > 0 || s.FalseAboveInfo > 0 || len(s.Undecided) > 0 || len(s.OwnershipErrors) > 0
+	return len(s.Missed) > 0 || s.FalseAboveInfo > 0 || len(s.Undecided) > 0 || len(s.OwnershipErrors) > 0 || len(s.SkewErrors) > 0
 }
 
 // WriteText prints the confusion table and the lists behind it.
@@ -212,10 +218,14 @@ func (s Summary) WriteText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "unknown notes on corpus tables: %d, where the evidence decides: %d\n", s.UnknownNotes, len(s.Undecided))
 	if s.Ownership > 0 {
-		fmt.Fprintln(w, ownershipLine(s.Ownership, s.OwnershipOK, s.OwnershipMaxPP))
+		fmt.Fprintln(w, ownershipLine(s.Ownership, s.OwnershipOK, s.OwnershipMaxPP, s.Ownership-len(s.SkewErrors)))
 	}
 	for _, o := range s.OwnershipErrors {
 		fmt.Fprintf(w, "  OWNERSHIP %s on %s: partmon %.4f, nodetool status %s %.4f\n", o.Keyspace, o.Node, o.Partmon, o.From, o.Nodetool)
+	}
+	for _, o := range s.SkewErrors {
+		fmt.Fprintf(w, "  SKEW %s on %s: nodetool status %s gives %.3f× the fair share (warning at %.1f×); partmon's ownership_skew: %v\n",
+			o.Keyspace, o.Node, o.From, o.Skew, skewWarning, o.Flagged)
 	}
 	for _, u := range s.Undecided {
 		fmt.Fprintf(w, "  UNDECIDED %s %s%s (%s): partmon says %q\n", u.Kind, u.Keyspace, tableSuffix(u.Table), u.Why, u.Note)
@@ -264,7 +274,7 @@ func (s Summary) WriteMarkdown(w io.Writer) {
 	}
 	fmt.Fprintf(w, " Unknown notes on corpus tables: %d, where the evidence decides: %d.", s.UnknownNotes, len(s.Undecided))
 	if s.Ownership > 0 {
-		line := ownershipLine(s.Ownership, s.OwnershipOK, s.OwnershipMaxPP)
+		line := ownershipLine(s.Ownership, s.OwnershipOK, s.OwnershipMaxPP, s.Ownership-len(s.SkewErrors))
 		fmt.Fprintf(w, " %s%s.", strings.ToUpper(line[:1]), line[1:])
 	}
 	fmt.Fprint(w, "\n\n")
