@@ -6,6 +6,8 @@
 package exporter
 
 import (
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/version"
 
@@ -38,6 +40,9 @@ type Options struct {
 	// BuildInfo labels partmon_build_info; empty fields come from
 	// github.com/prometheus/common/version (set with -ldflags -X).
 	BuildInfo BuildInfo
+	// Thresholds are the configured thresholds, published before the first
+	// good report (after it, the report's own).
+	Thresholds analyzer.Thresholds
 }
 
 // BuildInfo is what partmon_build_info carries.
@@ -57,6 +62,8 @@ type Exporter struct {
 	topK      int
 	floor     TableFloor
 	buildInfo BuildInfo
+	// thresholds are Options.Thresholds.
+	thresholds analyzer.Thresholds
 	// growth and forecast are the table-wide families' descriptors for the
 	// mode: sidecars add their own node's labels.
 	growth, forecast *metricDesc
@@ -80,7 +87,7 @@ func New(latest *publish.Latest, opts Options) *Exporter {
 	if bi.GoVersion == "" {
 		bi.GoVersion = version.GoVersion
 	}
-	e := &Exporter{latest: latest, audience: publish.NewAudience(opts.Cluster, opts.Mode, opts.SpeakFor).ForDatacenters(opts.Datacenters), topK: topK, floor: opts.TableFloor, buildInfo: bi,
+	e := &Exporter{latest: latest, audience: publish.NewAudience(opts.Cluster, opts.Mode, opts.SpeakFor).ForDatacenters(opts.Datacenters), topK: topK, floor: opts.TableFloor, buildInfo: bi, thresholds: opts.Thresholds,
 		growth: tableGrowth, forecast: tableForecast}
 	if opts.Mode == publish.ModeSidecar {
 		e.growth, e.forecast = tableGrowthSidecar, tableForecastSidecar
@@ -113,6 +120,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	st := e.latest.Cycle()
 	if st.Generation == 0 { // nothing published yet
 		m.emit(upDesc, 0)
+		e.collectNoReport(m)
 		return
 	}
 	m.emit(upDesc, boolValue(st.Up))
@@ -123,7 +131,11 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 
 	r := st.Report
 	if r == nil {
+		e.collectNoReport(m)
 		return
+	}
+	if !st.Up {
+		r = downView(r, time.Now())
 	}
 	cluster := e.audience.ClusterName(r)
 	speaks := e.audience.NodeFilter(r)

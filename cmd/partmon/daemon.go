@@ -211,7 +211,7 @@ func newDaemon(cfg Config, log *zap.Logger, keyer *keys.Keyer) (*daemon, error) 
 		latest:    latest,
 		keys:      keyer,
 		exporter: exporter.New(latest, exporter.Options{Cluster: cfg.Cluster, Mode: mode, Datacenters: cfg.Collector.Datacenters,
-			TopK: cfg.Thresholds.TopK, TableFloor: cfg.Metrics.TableFloor}),
+			TopK: cfg.Thresholds.TopK, TableFloor: cfg.Metrics.TableFloor, Thresholds: cfg.Thresholds}),
 		history: statefile.Load(cfg.State.File, cfg.Analysis.History, log),
 	}
 	if len(cfg.Alertmanager.URLs) == 0 {
