@@ -71,10 +71,8 @@ func (a *analysis) ownershipAdvice(ks *keyspaceView, n *model.Node) string {
 	if g := placementGroup(ks.repl, n); g != "" {
 		where = g
 	}
-	rf := ks.repl.FactorIn(n.DC)
 	if !single || len(group) < 2 {
-		return fmt.Sprintf("vnodes (%d tokens on %s): random token choice leaves %s uneven; new nodes should use allocate_tokens_for_local_replication_factor: %d (num_tokens: 16); to fix %s itself, decommission it and bootstrap it again with that setting, then run nodetool cleanup on the other nodes of %s",
-			len(n.Tokens), n.Address, where, max(rf, 1), n.Address, where)
+		return a.vnodeAdvice(n, group, where, max(ks.repl.FactorIn(n.DC), 1))
 	}
 	sort.Slice(group, func(i, j int) bool { return group[i].Tokens[0] < group[j].Tokens[0] })
 	current := make([]int64, len(group))
@@ -94,4 +92,40 @@ func (a *analysis) ownershipAdvice(ks *keyspaceView, n *model.Node) string {
 	}
 	return fmt.Sprintf("single-token ring: move %s to token %d (nodetool move %d) so %s's %d nodes are evenly spaced; the balanced layout moves %s; run nodetool cleanup on every node of %s afterwards",
 		n.Address, mine, mine, where, len(group), strings.Join(moves, ", "), where)
+}
+
+// vnodeAdvice evens out a vnode ring. Cassandra refuses nodetool move on a
+// node with more than one token, and a replacement node takes over the dead
+// node's tokens (docs/sources.md, "Tokens on vnode rings"): only new tokens
+// help, chosen by the allocator for new or re-bootstrapped nodes.
+func (a *analysis) vnodeAdvice(n *model.Node, group []*model.Node, where string, rf int) string {
+	counts := make([]int, 0, len(group))
+	for _, m := range group {
+		if m.HostID != n.HostID {
+			counts = append(counts, len(m.Tokens))
+		}
+	}
+	sort.Ints(counts)
+	mine := len(n.Tokens)
+	usual := mine
+	if len(counts) > 0 {
+		usual = counts[len(counts)/2]
+	}
+	never := "nodetool move refuses a node with more than one token, and replacing " + n.Address +
+		" (replace_address_first_boot) keeps its tokens, so neither evens it out"
+	if a.s.Engine == model.EngineScyllaDB {
+		return fmt.Sprintf("vnodes (%d tokens on %s, %d typical in %s): a ScyllaDB node draws num_tokens random tokens when it bootstraps; %s; "+
+			"adding nodes to %s or re-bootstrapping %s (decommission, clear its data, bootstrap) draws new tokens; run nodetool cleanup on the other nodes of %s afterwards",
+			mine, n.Address, usual, where, never, where, n.Address, where)
+	}
+	allocator := fmt.Sprintf("allocate_tokens_for_local_replication_factor: %d", rf)
+	if mine != usual {
+		return fmt.Sprintf("vnodes: %s has %d tokens where the other nodes of %s have %d, and a node's share grows with its token count; %s; "+
+			"re-bootstrap %s with num_tokens: %d and %s (decommission it, clear its data directories, start it again), then run nodetool cleanup on the other nodes of %s",
+			n.Address, mine, where, usual, never, n.Address, usual, allocator, where)
+	}
+	return fmt.Sprintf("vnodes (%d tokens on each node of %s): tokens chosen at random (without the token allocator) leave %s uneven; %s; "+
+		"add nodes to %s with %s and num_tokens: %d (the allocator gives a new node the tokens that even out the DC's replicated load), "+
+		"or re-bootstrap %s the same way (decommission it, clear its data directories, start it again); run nodetool cleanup on the older nodes of %s afterwards",
+		mine, where, where, never, where, allocator, mine, n.Address, where)
 }
