@@ -85,6 +85,16 @@ func deployArgs(t *testing.T) map[string][]string {
 		}
 	}
 
+	cassdc, err := os.ReadFile(filepath.Join(repoRoot, "deploy", "kubernetes", "cass-operator", "cassandradatacenter.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(cassdc, &doc); err != nil {
+		t.Fatal(err)
+	}
+	walkContainers(&doc, func(c container) { out["deploy/kubernetes/cass-operator/cassandradatacenter.yaml"] = c.Args })
+
 	unit, err := os.ReadFile(filepath.Join(repoRoot, "deploy", "systemd", "partmon.service"))
 	if err != nil {
 		t.Fatal(err)

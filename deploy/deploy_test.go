@@ -414,13 +414,10 @@ type container struct {
 		Name          string `yaml:"name"`
 		ContainerPort int    `yaml:"containerPort"`
 	} `yaml:"ports"`
-	ReadinessProbe *struct {
-		HTTPGet *struct {
-			Path string `yaml:"path"`
-			Port string `yaml:"port"`
-		} `yaml:"httpGet"`
-	} `yaml:"readinessProbe"`
-	Resources struct {
+	ReadinessProbe *probe `yaml:"readinessProbe"`
+	LivenessProbe  *probe `yaml:"livenessProbe"`
+	StartupProbe   *probe `yaml:"startupProbe"`
+	Resources      struct {
 		Requests map[string]string `yaml:"requests"`
 		Limits   map[string]string `yaml:"limits"`
 	} `yaml:"resources"`
@@ -432,6 +429,16 @@ type container struct {
 		Name      string `yaml:"name"`
 		MountPath string `yaml:"mountPath"`
 	} `yaml:"volumeMounts"`
+}
+
+type probe struct {
+	HTTPGet *struct {
+		Path string `yaml:"path"`
+		Port string `yaml:"port"`
+	} `yaml:"httpGet"`
+	Exec      any `yaml:"exec"`
+	TCPSocket any `yaml:"tcpSocket"`
+	GRPC      any `yaml:"grpc"`
 }
 
 type podSpecTemplate struct {
@@ -514,9 +521,18 @@ func TestKubernetesSidecar(t *testing.T) {
 	if metricsPort == "" {
 		t.Fatalf("partmon exposes no container port %s", partmonPort)
 	}
-	if pm.ReadinessProbe == nil || pm.ReadinessProbe.HTTPGet == nil ||
-		pm.ReadinessProbe.HTTPGet.Path != "/readyz" || pm.ReadinessProbe.HTTPGet.Port != metricsPort {
-		t.Errorf("partmon readiness must be GET /readyz on port %s", metricsPort)
+	// A sidecar's readiness is its pod's: no probe of partmon may depend on the
+	// database (probes_test.go holds these paths to the binary).
+	for kind, p := range map[string]*probe{"readiness": pm.ReadinessProbe, "liveness": pm.LivenessProbe, "startup": pm.StartupProbe} {
+		if p == nil {
+			continue
+		}
+		if p.HTTPGet == nil || !slices.Contains(databaseIndependentPaths, p.HTTPGet.Path) || p.HTTPGet.Port != metricsPort {
+			t.Errorf("partmon %s probe must be GET one of %v on port %s (paths that never depend on the database)", kind, databaseIndependentPaths, metricsPort)
+		}
+	}
+	if pm.LivenessProbe == nil {
+		t.Error("partmon needs a liveness probe on /healthz")
 	}
 	for _, r := range []string{"cpu", "memory"} {
 		if pm.Resources.Limits[r] == "" || pm.Resources.Requests[r] == "" {

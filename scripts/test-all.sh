@@ -107,6 +107,9 @@ make --no-print-directory lint
 step "unit tests"
 go test -count=1 -json ./... 2>&1 | "$TESTSUMMARY" -times "$TEST_TIMES" -label unit | tee -a "$GOLOG"
 
+step "Kubernetes manifests (deploy/kubernetes/manifestcheck, a module of its own)"
+(cd deploy/kubernetes/manifestcheck && go test -count=1 -json ./... 2>&1) | "$TESTSUMMARY" -times "$TEST_TIMES" -label manifestcheck | tee -a "$GOLOG"
+
 step "alert rules (promtool)"
 promtool check rules deploy/prometheus/partmon-alerts.yml
 promtool test rules deploy/prometheus/partmon-alerts_test.yml
@@ -163,7 +166,7 @@ step "integration and end-to-end tests (real cluster, real Prometheus and Alertm
 # The packages with integration tests (internal/suitecheck fails if one is
 # missing here): ./... built and ran every other package's unit tests again.
 # ./reliability is make faults' (scripts/faults.sh).
-go test -count=1 -json -tags integration -timeout 40m -p 1 ./analyzer/ ./collector/ ./dashboards/ \
+go test -count=1 -json -tags integration -timeout 40m -p 1 ./analyzer/ ./collector/ ./dashboards/ ./deploy/ \
 	./deploy/alertmanager/ ./e2e/ ./internal/murmur3/ ./tools/testcluster/ ./web/ 2>&1 |
 	"$TESTSUMMARY" -times "$TEST_TIMES" -label integration | tee -a "$GOLOG"
 
