@@ -121,3 +121,30 @@ func TestLoad(t *testing.T) {
 		}
 	}
 }
+
+func TestRedactKeepsNames(t *testing.T) {
+	type entry struct {
+		Keyspace, Table, Key, Summary string
+	}
+	type doc struct {
+		ID      string
+		Entries []entry
+		ByTable map[string]entry
+	}
+	k := New(Hashed, secret, 0)
+	k.Learn("shop")
+	in := doc{ID: "0011", Entries: []entry{{"shop", "carts", "shop", "partition shop of shop.carts"}},
+		ByTable: map[string]entry{"shop.carts": {Keyspace: "shop", Key: "shop"}}}
+	out := Redact(k, in)
+	tok := k.Show("shop")
+	e := out.Entries[0]
+	if e.Keyspace != "shop" || e.Key != tok || e.Summary != "partition "+tok+" of "+tok+".carts" || out.ID != k.ID("0011") {
+		t.Errorf("redacted entry %+v, ID %q", e, out.ID)
+	}
+	if m, ok := out.ByTable["shop.carts"]; !ok || m.Key != tok || m.Keyspace != "shop" {
+		t.Errorf("map: %+v", out.ByTable)
+	}
+	if in.Entries[0].Key != "shop" || in.ByTable["shop.carts"].Key != "shop" {
+		t.Error("Redact changed its input")
+	}
+}

@@ -83,7 +83,10 @@ func (w walker) copy(v reflect.Value, field string) reflect.Value {
 		out := reflect.MakeMapWithSize(v.Type(), v.Len())
 		it := v.MapRange()
 		for it.Next() {
-			out.SetMapIndex(w.copy(it.Key(), field), w.copy(it.Value(), field))
+			// Map keys name tables and nodes (model.TableKey, host IDs), never a
+			// partition: a partition key equal to a keyspace's name must not
+			// rename the keyspace's tables.
+			out.SetMapIndex(it.Key(), w.copy(it.Value(), field))
 		}
 		return out
 	}
