@@ -71,6 +71,7 @@ type pageData struct {
 	Replicas              replicaPictures // replica sets per replication
 	Heatmaps              pageHeatmaps    // the ring's traffic over time
 	Sources               []pageSource
+	Down                  *pageDown // every source failed: one banner instead of a row each
 	Notes                 []string // what the analysis had to skip
 }
 
@@ -112,6 +113,9 @@ func (p *statusPage) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 func (p *statusPage) data() pageData {
 	c := p.latest.Cycle()
 	d := pageData{Up: c.Up, Sources: pageSources(c.Sources)}
+	if d.Down = pageUnreachable(c); d.Down != nil {
+		d.Sources = nil
+	}
 	r := c.Report
 	if r == nil {
 		return d
