@@ -4,7 +4,11 @@
 #
 #   scripts/truth.sh          every scenario: a 3-node cluster on 127.0.0.61-63, then a
 #                             two-DC cluster on 127.0.0.64-67 (dc1 racks r1,r1,r2; dc2 r1),
-#                             each started here and stopped at the end; one-shot and daemon
+#                             then the heavy ring on 127.0.0.68-70 (num_tokens 16,16,32), all
+#                             on 16 allocated tokens a node as 4.0+ ships them, each started
+#                             here and stopped at the end; one-shot and daemon
+#   scripts/truth.sh --rings  the ring scenarios only (two-DC and heavy clusters), on 16
+#                             allocated tokens and then on 256 random tokens (3.x-born rings)
 #   scripts/truth.sh --ci     the CI subset, one-shot only, on the cluster that is already
 #                             running in $PARTMON_CLUSTER_DIR (make test's fixture cluster,
 #                             or 5.0 nodes of its own in scripts/test-side.sh); nothing started
@@ -19,8 +23,9 @@ cd "$(dirname "$0")/.."
 
 CLUSTER=deploy/local/cluster
 OUT=${TRUTH_OUT:-$PWD/test-artifacts/truth}
-CI=false
+CI=false RINGS=false
 [[ ${1:-} == --ci ]] && CI=true
+[[ ${1:-} == --rings ]] && RINGS=true
 
 mkdir -p "$OUT/bin"
 go build -o "$OUT/bin/partmon" ./cmd/partmon
@@ -50,12 +55,40 @@ wait_for_memory() {
 
 SINGLE=$PWD/.cluster-truth
 TWODC=$PWD/.cluster-truth-2dc
+HEAVY=$PWD/.cluster-truth-heavy
 down() {
 	[[ ${TRUTH_KEEP_CLUSTERS:-} == 1 ]] && return 0
 	"$CLUSTER" down --dir "$1" || true
 }
-trap 'down "$SINGLE"; down "$TWODC"' EXIT
+trap 'down "$SINGLE"; down "$TWODC"; down "$HEAVY"' EXIT
 start=$(date +%s)
+
+# ring TOKENS: the two-DC cluster (dc1 racks r1, r1, r2, so two replicas in dc1 always
+# include the r2 node; dc2 r1) on TOKENS a node, then the heavy ring (r3 with twice
+# the tokens of r1 and r2); OUT/twodc-TOKENS, OUT/heavy-TOKENS.
+ring() {
+	local t=$1 heavy=$(($1 * 2))
+	wait_for_memory 7
+	"$CLUSTER" up --first-ip 127.0.0.64 --dir "$TWODC" --nodes 4 --heap 512M --num-tokens "$t" \
+		--topology dc1:r1,dc1:r1,dc1:r2,dc2:r1
+	rm -rf "$OUT/twodc-$t"
+	"$TC" run --seed "${TRUTH_SEED:-0}" --cluster twodc --dir "$TWODC" --bin "$OUT/bin/partmon" --out "$OUT/twodc-$t" --warmup 60s --daemon "$2"
+	down "$TWODC"
+	wait_for_memory 6
+	"$CLUSTER" up --first-ip 127.0.0.68 --dir "$HEAVY" --nodes 3 --heap 512M --num-tokens "$t,$t,$heavy"
+	rm -rf "$OUT/heavy-$t"
+	"$TC" run --seed "${TRUTH_SEED:-0}" --cluster heavy --dir "$HEAVY" --bin "$OUT/bin/partmon" --out "$OUT/heavy-$t" --warmup 60s --daemon "$2"
+	down "$HEAVY"
+}
+
+if $RINGS; then
+	ring 16 0
+	ring 256 0
+	echo "truth: the ring scenarios took $(($(date +%s) - start)) s on $(nproc) cores"
+	results=("$OUT"/twodc-16/result-twodc.json "$OUT"/heavy-16/result-heavy.json "$OUT"/twodc-256/result-twodc.json "$OUT"/heavy-256/result-heavy.json)
+	"$TC" table --markdown "${results[@]}" >"$OUT/rings.md" || true
+	exec "$TC" table --defects "$OUT/defects-rings.md" "${results[@]}"
+fi
 
 wait_for_memory 6
 "$CLUSTER" up --first-ip 127.0.0.61 --dir "$SINGLE" --nodes 3 --heap 512M
@@ -63,16 +96,9 @@ rm -rf "$OUT/single"
 "$TC" run --seed "${TRUTH_SEED:-0}" --cluster single --dir "$SINGLE" --bin "$OUT/bin/partmon" --out "$OUT/single" --warmup 60s --daemon 5m
 down "$SINGLE"
 
-# dc1 tokens a third of the ring apart (ownership is fair for one replica per DC);
-# racks r1, r1, r2, so two replicas in dc1 always include the r2 node.
-wait_for_memory 7
-"$CLUSTER" up --first-ip 127.0.0.64 --dir "$TWODC" --nodes 4 --heap 512M \
-	--tokens=-9223372036854775808,-3074457345618258603,3074457345618258602,0 \
-	--topology dc1:r1,dc1:r1,dc1:r2,dc2:r1
-rm -rf "$OUT/twodc"
-"$TC" run --seed "${TRUTH_SEED:-0}" --cluster twodc --dir "$TWODC" --bin "$OUT/bin/partmon" --out "$OUT/twodc" --warmup 60s --daemon 4m
-down "$TWODC"
+ring 16 4m
 
 echo "truth: the whole corpus took $(($(date +%s) - start)) s on $(nproc) cores"
-"$TC" table --markdown "$OUT/single/result-single.json" "$OUT/twodc/result-twodc.json" >"$OUT/table.md" || true
-exec "$TC" table --defects "$OUT/defects.md" "$OUT/single/result-single.json" "$OUT/twodc/result-twodc.json"
+results=("$OUT/single/result-single.json" "$OUT/twodc-16/result-twodc.json" "$OUT/heavy-16/result-heavy.json")
+"$TC" table --markdown "${results[@]}" >"$OUT/table.md" || true
+exec "$TC" table --defects "$OUT/defects.md" "${results[@]}"

@@ -122,6 +122,17 @@ func (t *Truth) match(sc *Scenario, e *Expectation, f *Finding) (bool, string) {
 		if !slices.ContainsFunc(got, func(n string) bool { return slices.Contains(want, n) }) {
 			return false, fmt.Sprintf("names node %s; the truth is %s", strings.Join(got, ", "), strings.Join(want, ", "))
 		}
+		// A key's problem folded over nodes names its replicas only (in any
+		// DC): on a vnode ring the neighbour of one replica's range holds
+		// none of it.
+		if e.NodeOf != nil {
+			all := t.Replicas[refID(sc.Keyspace, e.NodeOf)]
+			for _, n := range got {
+				if !slices.Contains(all, n) {
+					return false, fmt.Sprintf("names node %s, which holds no replica of the key (replicas %s)", n, strings.Join(all, ", "))
+				}
+			}
+		}
 	}
 	if e.Key != nil {
 		want := t.Keys[refID(sc.Keyspace, e.Key)]

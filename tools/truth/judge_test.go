@@ -43,7 +43,10 @@ func TestJudgeScenario(t *testing.T) {
 	}{
 		{"found", DesignBad, []Finding{hot("critical", "10.0.0.2", "SKU-0")}, true, []string{VerdictExpected}, ""},
 		{"folded nodes", DesignBad, []Finding{{ID: "x", Kind: "hot_partition", Severity: "warning", Keyspace: "truth_hot", Table: "products",
-			Nodes: nodeList{"10.0.0.1", "10.0.0.2"}, PartitionKey: "SKU-0"}}, true, []string{VerdictExpected}, ""},
+			Nodes: nodeList{"10.0.0.2"}, PartitionKey: "SKU-0"}}, true, []string{VerdictExpected}, ""},
+		// 10.0.0.1 holds no replica of SKU-0: a fold that takes in a neighbour is misplaced.
+		{"folded over a neighbour", DesignBad, []Finding{{ID: "x", Kind: "hot_partition", Severity: "warning", Keyspace: "truth_hot", Table: "products",
+			Nodes: nodeList{"10.0.0.1", "10.0.0.2"}, PartitionKey: "SKU-0"}}, false, []string{VerdictMisplaced}, "names node 10.0.0.1, which holds no replica of the key"},
 		{"below severity", DesignBad, []Finding{hot("info", "10.0.0.2", "SKU-0")}, false, []string{VerdictAllowed}, "below the expected warning"},
 		{"no node", DesignBad, []Finding{hot("critical", "", "SKU-0")}, false, []string{VerdictMisplaced}, "names no node"},
 		{"wrong node", DesignBad, []Finding{hot("critical", "10.0.0.1", "SKU-0")}, false, []string{VerdictMisplaced}, "names node 10.0.0.1"},
@@ -448,5 +451,27 @@ func TestUnknownNotesOnDecidedTables(t *testing.T) {
 	s.WriteText(&b)
 	if !strings.Contains(b.String(), "unknown notes on corpus tables: 3, where the evidence decides: 1") || !strings.Contains(b.String(), "UNDECIDED wide_partition truth_users_email.users_by_email") {
 		t.Errorf("text:\n%s", b.String())
+	}
+}
+
+// A fold over a key's replicas in both DCs matches an expectation on one
+// DC's replicas; a fold that takes in a node holding none does not.
+func TestFoldOverReplicasInTwoDCs(t *testing.T) {
+	tr := &Truth{Replicas: map[string][]string{"truth_hot.products/0": {"10.0.0.2", "10.0.1.1"}},
+		DC:   map[string]string{"10.0.0.1": "dc1", "10.0.0.2": "dc1", "10.0.1.1": "dc2"},
+		Keys: map[string]string{"truth_hot.products/0": "SKU-0"}}
+	s := hotScenario(DesignBad)
+	e := Expectation{Kind: "hot_partition", Table: "products", NodeOf: &KeyRef{Table: "products", Partition: 0, DC: "dc1"}}
+	f := func(nodes ...string) *Finding {
+		return &Finding{Kind: "hot_partition", Keyspace: "truth_hot", Table: "products", Nodes: nodes, PartitionKey: "SKU-0"}
+	}
+	if ok, why := tr.match(s, &e, f("10.0.0.2", "10.0.1.1")); !ok {
+		t.Errorf("fold over both replicas: %s", why)
+	}
+	if ok, _ := tr.match(s, &e, f("10.0.1.1")); ok {
+		t.Error("the dc2 replica alone matched an expectation on dc1")
+	}
+	if ok, why := tr.match(s, &e, f("10.0.0.2", "10.0.0.1")); ok || !strings.Contains(why, "10.0.0.1, which holds no replica") {
+		t.Errorf("fold over a neighbour: ok %v, %q", ok, why)
 	}
 }

@@ -35,6 +35,7 @@ const (
 const (
 	ClusterSingle = "single" // 3 nodes, one DC, racks r1-r3, balanced single tokens
 	ClusterTwoDC  = "twodc"  // dc1 racks r1,r1,r2 and dc2 rack r1
+	ClusterHeavy  = "heavy"  // 3 nodes, dc1 racks r1-r3, --num-tokens 16,16,32: the r3 node owns more
 )
 
 // Phases in which an expectation holds.
@@ -277,8 +278,8 @@ func (s *Scenario) Validate() error {
 	if s.Design != DesignGood && s.Design != DesignBad {
 		bad("design %q: want good or bad", s.Design)
 	}
-	if s.Cluster != ClusterSingle && s.Cluster != ClusterTwoDC {
-		bad("cluster %q: want single or twodc", s.Cluster)
+	if s.Cluster != ClusterSingle && s.Cluster != ClusterTwoDC && s.Cluster != ClusterHeavy {
+		bad("cluster %q: want single, twodc or heavy", s.Cluster)
 	}
 	if s.Design == DesignGood && len(s.Expect) > 0 {
 		bad("a good design expects nothing (it must stay silent); list true info findings under allow")

@@ -93,7 +93,7 @@ func list(args []string, stdout io.Writer) error {
 
 func runCluster(args []string, stdout, stderr io.Writer) (int, error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	cluster := fs.String("cluster", truth.ClusterSingle, "which scenarios: single or twodc")
+	cluster := fs.String("cluster", truth.ClusterSingle, "which scenarios: single, twodc or heavy")
 	dir := fs.String("dir", "", "the cluster's state directory (deploy/local/cluster up --dir)")
 	bin := fs.String("bin", "", "the partmon binary")
 	out := fs.String("out", "", "output directory")
