@@ -30,12 +30,14 @@ func newLoggerTo(level, format string, w io.Writer) (*zap.Logger, error) {
 		cfg := zap.NewProductionEncoderConfig()
 		cfg.EncodeTime = zapcore.ISO8601TimeEncoder
 		enc = zapcore.NewJSONEncoder(cfg)
-	case "console", "logfmt", "text":
+	case "logfmt":
+		enc = newLogfmtEncoder()
+	case "console", "text":
 		cfg := zap.NewDevelopmentEncoderConfig()
 		cfg.EncodeTime = zapcore.ISO8601TimeEncoder
 		enc = zapcore.NewConsoleEncoder(cfg)
 	default:
-		return nil, fmt.Errorf("bad log format %q (want json or console)", format)
+		return nil, fmt.Errorf("bad log format %q (want json, logfmt or console)", format)
 	}
 	// Logs go to stderr so that `partmon report` and `partmon collect` keep stdout for their output.
 	out := zapcore.Lock(zapcore.AddSync(w))

@@ -73,7 +73,7 @@ func (c *common) register(cmd *kingpin.CmdClause, defaultMode, defaultLogFormat 
 	flag("datacenters", "Cluster mode: comma-separated DCs whose nodes this partmon reads and speaks for (default: every DC); one partmon per DC shards a large ring.", &c.dcs, "")
 	flag("cluster", "Cluster name label; default: cluster_name from system.local.", &c.cluster, "")
 	flag("log.level", "Log level: debug, info, warn, error.", &c.logLevel, "info")
-	flag("log.format", "Log format: json or console.", &c.logFormat, defaultLogFormat)
+	flag("log.format", "Log format: json, logfmt or console.", &c.logFormat, defaultLogFormat)
 }
 
 func (c *common) isSet(name string) bool { return given(name, c.set[name] != nil && *c.set[name]) }
@@ -149,6 +149,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	app.ErrorWriter(stderr)
 	app.Terminate(nil)
 	app.DefaultEnvars() // every flag also reads PARTMON_<FLAG_NAME>
+	app.HelpFlag.Short('h').NoEnvar()
 	showVersion := app.Flag("version", "Print version information and exit.").NoEnvar().Bool()
 
 	runCmd := app.Command("run", "Run the daemon: collect, analyze, serve /metrics and the status page, push alerts.").Default()
@@ -175,6 +176,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	app.Command("version", "Print version information.")
 
+	if err := unknownHelpTopic(app, args); err != nil {
+		fmt.Fprintf(stderr, "partmon: %v\n", err)
+		return exitUsage
+	}
 	cmd, err := app.Parse(stdinArgs(args))
 	if err != nil {
 		fmt.Fprintf(stderr, "partmon: %v\n", err)

@@ -36,7 +36,7 @@ func (r *reportFlags) register(cmd *kingpin.CmdClause) {
 	r.common.register(cmd, "cluster", "console")
 	cmd.Flag("format", "Output format: text, markdown or json.").Default("text").StringVar(&r.format)
 	cmd.Flag("min-severity", "Lowest severity shown, and that makes the exit code non-zero: info, warning or critical.").Default("warning").StringVar(&r.minSeverity)
-	cmd.Flag("timeout", "Bound on the whole collection.").Default("5m").DurationVar(&r.timeout)
+	durationVar(cmd, "timeout", "Bound on the whole collection.", "5m", &r.timeout)
 	cmd.Flag("state.file", "Read the daemon's history (for growth forecasts) from this state file; it is not written.").StringVar(&r.stateFile)
 }
 
@@ -113,8 +113,8 @@ type collectFlags struct {
 
 func (c *collectFlags) register(cmd *kingpin.CmdClause) {
 	c.common.register(cmd, "cluster", "console")
-	cmd.Flag("format", "Output format: json (the whole snapshot) or text (the status of every source).").Default("json").EnumVar(&c.format, "json", "text")
-	cmd.Flag("timeout", "Bound on the whole collection.").Default("5m").DurationVar(&c.timeout)
+	enumVar(cmd, "format", "Output format: json (the whole snapshot) or text (the status of every source).", "json", &c.format, "json", "text")
+	durationVar(cmd, "timeout", "Bound on the whole collection.", "5m", &c.timeout)
 }
 
 func (c *collectFlags) run(stdout, stderr io.Writer) int {
