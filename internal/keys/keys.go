@@ -74,10 +74,10 @@ type Keyer struct {
 	secret []byte // nil in plain mode, and in omitted mode without a secret
 	length int
 
-	mu     sync.RWMutex
-	known  map[string]bool // keys learned, the current generation
-	older  map[string]bool // the generation before: kept while the current fills
-	sorted []string        // known and older, longest first; nil when stale
+	mu    sync.RWMutex
+	known map[string]bool // keys learned, the current generation
+	older map[string]bool // the generation before: kept while the current fills
+	forms []form          // every encoding of known and older keys, longest first; nil when stale
 }
 
 // maxKnown bounds each generation of learned keys.

@@ -32,50 +32,58 @@ func (k *Keyer) Learn(keys ...string) {
 			k.older, k.known = k.known, map[string]bool{}
 		}
 		k.known[key] = true
-		k.sorted = nil
+		k.forms = nil
 	}
 }
 
-// learned is every known key, the longest first (a key inside another key
-// is replaced after it); computed once per change.
-func (k *Keyer) learned() []string {
+// form is one encoding of a learned key and what replaces it.
+type form struct{ text, shown string }
+
+// learned is every encoding of every known key with its replacement, the
+// longest first (a key inside another key is replaced after it); computed
+// once per change, so that scrubbing a string costs a search per form.
+func (k *Keyer) learned() []form {
 	k.mu.RLock()
-	if k.sorted != nil || len(k.known)+len(k.older) == 0 {
+	if k.forms != nil || len(k.known)+len(k.older) == 0 {
 		defer k.mu.RUnlock()
-		return k.sorted
+		return k.forms
 	}
 	k.mu.RUnlock()
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	out := make([]string, 0, len(k.known)+len(k.older))
+	out := make([]form, 0, 5*(len(k.known)+len(k.older)))
+	add := func(key string) {
+		shown := k.Show(key)
+		for _, e := range encodings(key) {
+			out = append(out, form{e, shown})
+		}
+	}
 	for key := range k.known {
-		out = append(out, key)
+		add(key)
 	}
 	for key := range k.older {
 		if !k.known[key] {
-			out = append(out, key)
+			add(key)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if len(out[i]) != len(out[j]) {
-			return len(out[i]) > len(out[j])
+		if len(out[i].text) != len(out[j].text) {
+			return len(out[i].text) > len(out[j].text)
 		}
-		return out[i] < out[j]
+		return out[i].text < out[j].text
 	})
-	k.sorted = out
+	k.forms = out
 	return out
 }
 
-// Scrub replaces every learned key standing as a word in s by Show(key);
-// s unchanged in plain mode.
+// Scrub replaces every learned key standing as a word in s by Show(key),
+// in each of its encodings; s unchanged in plain mode.
 func (k *Keyer) Scrub(s string) string {
 	if !k.Hides() || s == "" {
 		return s
 	}
-	for _, key := range k.learned() {
-		for _, e := range encodings(key) {
-			s = k.replace(s, e, k.Show(key))
-		}
+	for _, f := range k.learned() {
+		s = k.replace(s, f.text, f.shown)
 	}
 	return s
 }
