@@ -1,6 +1,7 @@
 package testcluster
 
 import (
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -19,7 +20,7 @@ import (
 // endpoint, or a CA the cluster's certificates do not chain to.
 type CA struct {
 	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
+	key  crypto.Signer
 	// PEM is the CA certificate, for a client's trust store.
 	PEM []byte
 }

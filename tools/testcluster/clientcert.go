@@ -1,6 +1,7 @@
 package testcluster
 
 import (
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -12,6 +13,41 @@ import (
 	"path/filepath"
 	"time"
 )
+
+// LoadCA reads a CA certificate and its private key (PKCS#8, as
+// deploy/local/cluster writes DIR/tls/ca-key.pem), so a test can issue new
+// client certificates the cluster trusts: a rotated certificate.
+func LoadCA(certFile, keyFile string) (*CA, error) {
+	certPEM, err := os.ReadFile(certFile)
+	if err != nil {
+		return nil, err
+	}
+	block, _ := pem.Decode(certPEM)
+	if block == nil || block.Type != "CERTIFICATE" {
+		return nil, fmt.Errorf("%s holds no PEM certificate", certFile)
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("parsing %s: %w", certFile, err)
+	}
+	keyPEM, err := os.ReadFile(keyFile)
+	if err != nil {
+		return nil, err
+	}
+	kb, _ := pem.Decode(keyPEM)
+	if kb == nil {
+		return nil, fmt.Errorf("%s holds no PEM key", keyFile)
+	}
+	key, err := x509.ParsePKCS8PrivateKey(kb.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("parsing %s: %w", keyFile, err)
+	}
+	signer, ok := key.(crypto.Signer)
+	if !ok {
+		return nil, fmt.Errorf("%s: a %T cannot sign", keyFile, key)
+	}
+	return &CA{cert: cert, key: signer, PEM: certPEM}, nil
+}
 
 // NewImpostorCA makes a CA with the same subject name as the CA certificate
 // in caFile and a key of its own: certificates it issues name the real CA

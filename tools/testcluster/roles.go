@@ -53,6 +53,28 @@ func CreateReadOnlyRole(env map[string]string, name, password string, hosts ...s
 	return nil
 }
 
+// AlterPassword gives role a new password (ALTER ROLE, as the superuser)
+// and waits until role can log in with it on every host.
+func AlterPassword(env map[string]string, role, password string, hosts ...string) error {
+	cfg := ClusterConfigFor(env, hosts...)
+	cfg.Consistency = gocql.All
+	s, err := cfg.CreateSession()
+	if err != nil {
+		return fmt.Errorf("connecting as %s to %v: %w", SuperuserName, hosts, err)
+	}
+	defer s.Close()
+	pw := strings.ReplaceAll(password, "'", "''")
+	if err := s.Query(fmt.Sprintf("ALTER ROLE %s WITH PASSWORD = '%s'", role, pw)).Exec(); err != nil {
+		return fmt.Errorf("ALTER ROLE %s WITH PASSWORD = '***': %s", role, strings.ReplaceAll(err.Error(), pw, "***"))
+	}
+	for _, h := range hosts {
+		if err := waitLogin(env, h, role, password, 60*time.Second); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // waitLogin retries logging in as user on host until it works or bound passes.
 func waitLogin(env map[string]string, host, user, password string, bound time.Duration) error {
 	deadline := time.Now().Add(bound)
