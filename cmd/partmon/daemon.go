@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/signal"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -88,14 +86,7 @@ func (d *daemonFlags) run(stderr io.Writer) int {
 		return exitUsage
 	}
 	defer func() { _ = log.Sync() }()
-
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	if err := runDaemonWith(ctx, cfg, log, keyer); err != nil {
-		log.Error("partmon stopped", zap.Error(err))
-		return 1
-	}
-	return exitOK
+	return d.serve(cfg, log, keyer, stderr)
 }
 
 // daemon is the running state of `partmon run`.

@@ -54,6 +54,8 @@ type common struct {
 	extra func(*Config)
 	// scope is which referenced files the command opens, checked at load.
 	scope fileScope
+	// envPassword is PARTMON_COLLECTOR_PASSWORD as first read (then unset).
+	envPassword *string
 }
 
 func (c *common) register(cmd *kingpin.CmdClause, defaultMode, defaultLogFormat string) {
@@ -135,7 +137,7 @@ func (c *common) load() (Config, error) {
 		if c.isSet("log.format") || c.configFile == "" {
 			cfg.Log.Format = c.logFormat
 		}
-		applyPasswordEnv(cfg)
+		c.applyPasswordEnv(cfg)
 		if c.extra != nil {
 			c.extra(cfg)
 		}

@@ -11,12 +11,15 @@ const passwordEnv = "PARTMON_COLLECTOR_PASSWORD"
 // file's password or password_file, as flags override the file. The variable
 // is then removed from partmon's environment, so commands it starts (the
 // nodetool sampler) do not inherit it.
-func applyPasswordEnv(cfg *Config) {
-	pw, ok := os.LookupEnv(passwordEnv)
-	if !ok {
+func (c *common) applyPasswordEnv(cfg *Config) {
+	if pw, ok := os.LookupEnv(passwordEnv); ok {
+		_ = os.Unsetenv(passwordEnv)
+		c.envPassword = &pw // for a reload (SIGHUP): the variable is gone
+	}
+	if c.envPassword == nil {
 		return
 	}
-	_ = os.Unsetenv(passwordEnv)
+	pw := *c.envPassword
 	if pw == "" {
 		return
 	}
