@@ -1,0 +1,146 @@
+package outputfuzz
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"go.uber.org/zap"
+
+	"github.com/partmon/partmon/alertmanager"
+	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/internal/publish"
+	"github.com/partmon/partmon/internal/render"
+	"github.com/partmon/partmon/internal/statefile"
+	"github.com/partmon/partmon/tools/snapfuzz"
+	"github.com/partmon/partmon/web"
+)
+
+// FuzzOutputs: no report the analyzer makes of any snapshot may make an
+// output panic or write what its reader cannot parse: the exposition
+// parses (expfmt's text parser), the JSON API is JSON, the state file
+// reads back, the pushed alerts are JSON an Alertmanager accepts.
+func FuzzOutputs(f *testing.F) {
+	f.Add(snapfuzz.ViewSeed)
+	// A stand-in Alertmanager on loopback: it checks each POST's body.
+	bad := make(chan string, 1)
+	am := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var alerts []map[string]any
+		if err := json.Unmarshal(body, &alerts); err != nil {
+			select {
+			case bad <- string(body):
+			default:
+			}
+			http.Error(w, err.Error(), http.StatusBadRequest)
+		}
+	}))
+	f.Cleanup(am.Close)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, h := snapfuzz.Report(data)
+		snapfuzz.Check(t, r)
+		for _, mode := range []publish.Mode{publish.ModeCluster, publish.ModeSidecar} {
+			serve(t, r, mode)
+		}
+		renderAll(t, r)
+		push(t, r, am.URL, bad)
+		stateRoundTrip(t, h)
+	})
+}
+
+// serve publishes r and reads every page of the HTTP API.
+func serve(t *testing.T, r *analyzer.Report, mode publish.Mode) {
+	latest := &publish.Latest{}
+	latest.Publish(r)
+	handler, err := web.NewHandler(latest, exporter.New(latest, exporter.Options{Mode: mode}), nil,
+		web.HandlerOptions{DisableExporterMetrics: true, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(path string) []byte {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.Header.Set("Accept", "text/plain")
+		handler.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			t.Errorf("%s (%s mode): status %d: %s", path, mode, rec.Code, rec.Body.String())
+		}
+		return rec.Body.Bytes()
+	}
+	exposition := get("/metrics")
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(exposition))
+	if err != nil {
+		t.Errorf("/metrics (%s mode) does not parse: %v\n%s", mode, err, exposition)
+	} else if families["partmon_up"] == nil || families["partmon_analyzer_rule_failures"] == nil {
+		t.Errorf("/metrics (%s mode) has no partmon_up or partmon_analyzer_rule_failures", mode)
+	}
+	for _, path := range []string{"/api/v1/report", "/api/v1/findings"} {
+		if body := get(path); !json.Valid(body) {
+			t.Errorf("%s (%s mode) is not JSON: %s", path, mode, body)
+		}
+	}
+	if page := get("/"); !strings.Contains(string(page), "</html>") {
+		t.Errorf("status page (%s mode) is not a whole page: %.300s", mode, page)
+	}
+}
+
+func renderAll(t *testing.T, r *analyzer.Report) {
+	for _, name := range []string{"text", "markdown", "json"} {
+		format, err := render.ParseFormat(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := render.Report(&buf, r, format, analyzer.SeverityInfo); err != nil {
+			t.Errorf("rendering %s: %v", name, err)
+		}
+		if name == "json" && !json.Valid(buf.Bytes()) {
+			t.Errorf("json report is not JSON: %s", buf.Bytes())
+		}
+	}
+}
+
+func push(t *testing.T, r *analyzer.Report, url string, bad chan string) {
+	p, err := alertmanager.New(alertmanager.Options{URLs: []string{url}, MinSeverity: analyzer.SeverityInfo, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Update(r)
+	if err := p.PushOnce(context.Background()); err != nil {
+		t.Errorf("pushing the report's alerts: %v", err)
+	}
+	select {
+	case body := <-bad:
+		t.Errorf("pushed alerts are not JSON: %s", body)
+	default:
+	}
+}
+
+// stateRoundTrip writes the history to a state file and reads it back: a
+// file Load cannot read is moved aside, so it must still be there.
+func stateRoundTrip(t *testing.T, h *analyzer.History) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	if err := statefile.Save(path, h, nil, nil); err != nil {
+		t.Errorf("saving the state: %v", err)
+		return
+	}
+	loaded := statefile.Load(path, h.Limits, zap.NewNop())
+	if _, err := os.Stat(path); err != nil || loaded == nil {
+		t.Errorf("the state file written did not read back (moved aside: %v)", err)
+		return
+	}
+	if got, want := len(loaded.Sizes), len(h.Sizes); got != want {
+		t.Errorf("state file read back %d size series, wrote %d", got, want)
+	}
+}
