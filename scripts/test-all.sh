@@ -72,10 +72,11 @@ export TESTSUMMARY
 # The 5.0 cluster starts while lint and the unit tests run; its log says how it
 # went. Each release's jars are fetched first, one after the other (a no-op once
 # cached): two Maven runs at once would share ~/.m2, which Maven does not lock.
+# 16 allocated tokens a node, as 4.0+ ships and users run (deploy/local/README.md, "Rings").
 START_LOG=test-artifacts/cluster-start.log
 {
 	"$CLUSTER" fetch --version 4.1 && "$CLUSTER" fetch --version 4.0 &&
-		"$CLUSTER" up --first-ip "$FIRST_IP" --nodes 3
+		"$CLUSTER" up --first-ip "$FIRST_IP" --nodes 3 --num-tokens 16
 } >"$START_LOG" 2>&1 &
 start_pid=$!
 chain_pids=() chain_names=()

@@ -69,7 +69,7 @@ run_version() {
 	trap "\"$CLUSTER\" down --dir \"$dir\" || true" EXIT
 	"$CLUSTER" down --dir "$dir" >/dev/null 2>&1 || true
 	# (set -e does not apply inside a function called with ||: each step says when to stop)
-	"$CLUSTER" up --version "$series" --first-ip "$ip" --dir "$dir" --nodes 2 --heap 512M || { stop_cluster "$dir"; return 1; }
+	"$CLUSTER" up --version "$series" --first-ip "$ip" --dir "$dir" --nodes 2 --heap 512M --num-tokens 16 || { stop_cluster "$dir"; return 1; }
 	version=$(sed -n 's/^VERSION=//p' "$dir/cluster.env")
 
 	step "Cassandra $version: load fixtures"
