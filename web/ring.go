@@ -20,11 +20,15 @@ const (
 	ringRadius    = 110.0
 	ringWidth     = 2*ringCenter + 300 // ring square plus legend column
 	ringMaxDots   = 1024               // beyond this many tokens, dots are noise
+	ringInnerR    = 84.0               // the vnode ranges' ring, inside the nodes' ring
 	legendX       = 300.0
 	legendRowStep = 20.0
 )
 
-// ringPicture is the data of the inline SVG ring on the status page.
+// ringPicture is the data of the inline SVG ring on the status page. On a
+// vnode ring the outer ring (Arcs) is each node's share in one arc and the
+// inner ring (Inner) every range, its bounds in its title; Hot points at
+// the ranges holding sampled hot keys, listed under the picture.
 type ringPicture struct {
 	Width, Height float64
 	CX, CY, R     string
@@ -32,6 +36,18 @@ type ringPicture struct {
 	Dots          []ringDot
 	Legend        []ringLegend
 	Note          string
+	VNodes        bool
+	InnerR        string
+	Inner         []ringArc
+	Ranges        int
+	Hot           []hotRange
+	HotMarks      []ringHotMark
+}
+
+// ringHotMark is a pointer across the rings at a hot key's token: its
+// range is too thin to see among hundreds.
+type ringHotMark struct {
+	X1, Y1, X2, Y2, LX, LY, CY, Label, Title string
 }
 
 type ringArc struct {
@@ -53,7 +69,11 @@ func tokenAngle(t int64) float64 {
 }
 
 func ringPoint(angle float64) (float64, float64) {
-	return ringCenter + ringRadius*math.Sin(angle), ringCenter - ringRadius*math.Cos(angle)
+	return ringPointAt(ringRadius, angle)
+}
+
+func ringPointAt(radius, angle float64) (float64, float64) {
+	return ringCenter + radius*math.Sin(angle), ringCenter - radius*math.Cos(angle)
 }
 
 func num(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
@@ -114,6 +134,15 @@ func newRingPicture(r *analyzer.Report) ringPicture {
 	}
 	if len(tokens) > 0 {
 		sort.Slice(tokens, func(i, j int) bool { return tokens[i].token < tokens[j].token })
+		pic.Ranges = len(tokens)
+		pic.Hot = hotRanges(r, tokens)
+		pic.HotMarks = hotMarks(pic.Hot)
+		if len(tokens) > len(nodes) {
+			pic.VNodes, pic.InnerR = true, num(ringInnerR)
+			pic.Arcs = nodeArcs(tokens, nodes, colour)
+			pic.Inner = tokenArcsAt(ringInnerR, tokens, nodes, colour)
+			return pic
+		}
 		pic.Arcs = tokenArcs(tokens, nodes, colour)
 		if len(tokens) <= ringMaxDots {
 			for _, t := range tokens {
@@ -163,4 +192,81 @@ func tokenArcs(tokens []ringToken, nodes []analyzer.NodeSummary, colour func(int
 	}
 	flush(tokenAngle(tokens[len(tokens)-1].token))
 	return arcs
+}
+
+// nodeArcs is each node's share of the ring as one arc, in ring order of
+// the nodes' first tokens from the top: on a vnode ring a node's hundreds
+// of ranges are too thin to compare by eye.
+func nodeArcs(tokens []ringToken, nodes []analyzer.NodeSummary, colour func(int) string) []ringArc {
+	share := make([]float64, len(nodes))
+	count := make([]int, len(nodes))
+	var order []int
+	prev := tokens[len(tokens)-1].token
+	for _, t := range tokens {
+		if count[t.node] == 0 {
+			order = append(order, t.node)
+		}
+		share[t.node] += float64(uint64(t.token-prev)) / math.Pow(2, 64)
+		count[t.node]++
+		prev = t.token
+	}
+	var arcs []ringArc
+	start := 0.0
+	for _, n := range order {
+		end := start + share[n]*2*math.Pi
+		arcs = append(arcs, ringArc{D: arcPath(start, end), Color: colour(n),
+			Title: fmt.Sprintf("%s: %s (vnodes), %s of the ring together; the inner ring places each", nodes[n].Address, rangesText(count[n]), format.PercentCell(share[n]))})
+		start = end
+	}
+	return arcs
+}
+
+// tokenArcsAt is every range on the inner ring, neighbours of one owner
+// merged, each titled with its token bounds.
+func tokenArcsAt(radius float64, tokens []ringToken, nodes []analyzer.NodeSummary, colour func(int) string) []ringArc {
+	var arcs []ringArc
+	i := 0
+	for i < len(tokens) {
+		j := i
+		for j+1 < len(tokens) && tokens[j+1].node == tokens[i].node {
+			j++
+		}
+		start := tokens[(i+len(tokens)-1)%len(tokens)].token
+		a, b := tokenAngle(start), tokenAngle(tokens[j].token)
+		if b <= a {
+			b += 2 * math.Pi
+		}
+		what := "range"
+		if j > i {
+			what = rangesText(j - i + 1)
+		}
+		arcs = append(arcs, ringArc{D: arcPathAt(ringCenter, radius, a, b), Color: colour(tokens[i].node),
+			Title: fmt.Sprintf("%s (%d, %d]: %s, %s of the ring", what, start, tokens[j].token, nodes[tokens[i].node].Address,
+				format.PercentCell((b-a)/(2*math.Pi)))})
+		i = j + 1
+	}
+	return arcs
+}
+
+// hotMarks point at each hot range's key token, numbered as listed.
+func hotMarks(hot []hotRange) []ringHotMark {
+	var out []ringHotMark
+	for i, h := range hot {
+		var token int64
+		fmt.Sscan(h.Token, &token)
+		a := tokenAngle(token)
+		x1, y1 := ringPointAt(ringInnerR-22, a)
+		x2, y2 := ringPointAt(ringRadius+16, a)
+		lx, ly := ringPointAt(ringRadius+26, a)
+		out = append(out, ringHotMark{X1: num(x1), Y1: num(y1), X2: num(x2), Y2: num(y2), LX: num(lx), LY: num(ly + 4), CY: num(ly),
+			Label: fmt.Sprint(i + 1), Title: fmt.Sprintf("hot range %d: %s key %s at token %s, range %s on %s; replicas %s", i+1, h.Table, h.Key, h.Token, h.Range, h.Owner, h.Replicas)})
+	}
+	return out
+}
+
+func rangesText(n int) string {
+	if n == 1 {
+		return "1 range"
+	}
+	return fmt.Sprintf("%d ranges", n)
 }

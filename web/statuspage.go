@@ -23,11 +23,11 @@ var statusHTML string
 
 // pageParts are the templates status.html calls by name, one per picture.
 //
-//go:embed growth_chart.html replica_ring.html heatmap.html
+//go:embed growth_chart.html replica_ring.html heatmap.html ring.html
 var pageParts embed.FS
 
 // pagePartFiles lists pageParts' files; add a part's file here.
-var pagePartFiles = []string{"growth_chart.html", "replica_ring.html", "heatmap.html"}
+var pagePartFiles = []string{"growth_chart.html", "replica_ring.html", "heatmap.html", "ring.html"}
 
 // statusPage renders / from the latest report: no external assets, no script.
 type statusPage struct {
@@ -72,7 +72,7 @@ type pageData struct {
 	Heatmaps              pageHeatmaps    // the ring's traffic over time
 	Sources               []pageSource
 	Down                  *pageDown // every source failed: one banner instead of a row each
-	Notes                 []string // what the analysis had to skip
+	Notes                 []string  // what the analysis had to skip
 }
 
 type pageCount struct {

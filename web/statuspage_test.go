@@ -166,6 +166,7 @@ func TestRingPicture(t *testing.T) {
 		nodes     []analyzer.NodeSummary
 		ownership []analyzer.Ownership
 		wantArcs  []string
+		wantInner []string // vnode rings: every range, neighbours of one owner merged
 		wantDots  int
 		wantNote  string
 	}{
@@ -182,8 +183,10 @@ func TestRingPicture(t *testing.T) {
 				{Address: "a", TokenValues: []int64{-2 * q, q}},
 				{Address: "b", TokenValues: []int64{0}},
 			},
-			wantArcs: []string{"a owns 25.0% of the ring here", "b owns 50.0% of the ring here", "a owns 25.0% of the ring here"},
-			wantDots: 3,
+			wantArcs: []string{"a: 2 ranges (vnodes), 50.0% of the ring together; the inner ring places each",
+				"b: 1 range (vnodes), 50.0% of the ring together; the inner ring places each"},
+			wantInner: []string{"range (4611686018427387904, -9223372036854775808]: a, 25.0% of the ring",
+				"range (-9223372036854775808, 0]: b, 50.0% of the ring", "range (0, 4611686018427387904]: a, 25.0% of the ring"},
 		},
 		{
 			name: "adjacent tokens of one owner merge",
@@ -192,8 +195,9 @@ func TestRingPicture(t *testing.T) {
 				{Address: "b", TokenValues: []int64{q}},
 			},
 			// a's first range wraps from q: (q-4q … -q] = 50%, then (-q … 0] = 25% merge: 75%.
-			wantArcs: []string{"a owns 75.0% of the ring here", "b owns 25.0% of the ring here"},
-			wantDots: 3,
+			wantArcs: []string{"a: 2 ranges (vnodes), 75.0% of the ring together; the inner ring places each",
+				"b: 1 range (vnodes), 25.0% of the ring together; the inner ring places each"},
+			wantInner: []string{"2 ranges (4611686018427387904, 0]: a, 75.0% of the ring", "range (0, 4611686018427387904]: b, 25.0% of the ring"},
 		},
 		{
 			name:  "no token values: arcs by raw ownership",
@@ -216,10 +220,13 @@ func TestRingPicture(t *testing.T) {
 			if got := arcShares(pic.Arcs); strings.Join(got, "|") != strings.Join(tc.wantArcs, "|") {
 				t.Errorf("arcs %q, want %q", got, tc.wantArcs)
 			}
+			if got := arcShares(pic.Inner); strings.Join(got, "|") != strings.Join(tc.wantInner, "|") {
+				t.Errorf("inner ring %q, want %q", got, tc.wantInner)
+			}
 			if len(pic.Dots) != tc.wantDots || pic.Note != tc.wantNote {
 				t.Errorf("%d dots, note %q; want %d, %q", len(pic.Dots), pic.Note, tc.wantDots, tc.wantNote)
 			}
-			for _, a := range pic.Arcs {
+			for _, a := range append(pic.Arcs, pic.Inner...) {
 				checkPathData(t, a.D)
 			}
 		})
