@@ -61,6 +61,7 @@ func (a *analysis) summarize(r *Report) {
 // fold folds the rules' findings into the report's findings, remarks and
 // problems; nothing of it when a step fails.
 func (a *analysis) fold(r *Report, all []Finding) {
+	a.nameViewBases(all)
 	var findings, remarks []Finding
 	for _, f := range fold(all) {
 		f.ID = findingID(&f)

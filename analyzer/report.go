@@ -24,22 +24,25 @@ type Finding struct {
 	// ID names the problem, never its values or attributes: the same
 	// problem gets the same ID in every cycle, whether or not a key list
 	// names its key this time, so alerts and dashboards can follow it.
-	ID           string   `json:"id"`
-	Kind         string   `json:"kind"`
-	Severity     Severity `json:"severity"`
-	Cluster      string   `json:"cluster"`
-	DC           string   `json:"dc,omitempty"`
-	Rack         string   `json:"rack,omitempty"`
-	Node         string   `json:"node,omitempty"` // address
-	Keyspace     string   `json:"keyspace,omitempty"`
-	Table        string   `json:"table,omitempty"`
-	PartitionKey string   `json:"partition_key,omitempty"`
-	Value        float64  `json:"value"`
-	Threshold    float64  `json:"threshold"`
-	Unit         string   `json:"unit"` // bytes, rows, ratio, seconds, tombstones, partitions, operations_per_second
-	Summary      string   `json:"summary"`
-	Advice       string   `json:"advice"`
-	Source       string   `json:"source"` // the collector source(s) the numbers came from
+	ID       string   `json:"id"`
+	Kind     string   `json:"kind"`
+	Severity Severity `json:"severity"`
+	Cluster  string   `json:"cluster"`
+	DC       string   `json:"dc,omitempty"`
+	Rack     string   `json:"rack,omitempty"`
+	Node     string   `json:"node,omitempty"` // address
+	Keyspace string   `json:"keyspace,omitempty"`
+	Table    string   `json:"table,omitempty"`
+	// BaseTable is the table a materialized view is built from, when Table
+	// is a view.
+	BaseTable    string  `json:"base_table,omitempty"`
+	PartitionKey string  `json:"partition_key,omitempty"`
+	Value        float64 `json:"value"`
+	Threshold    float64 `json:"threshold"`
+	Unit         string  `json:"unit"` // bytes, rows, ratio, seconds, tombstones, partitions, operations_per_second
+	Summary      string  `json:"summary"`
+	Advice       string  `json:"advice"`
+	Source       string  `json:"source"` // the collector source(s) the numbers came from
 	// Nodes are the nodes that measured the problem, each with its own
 	// value: one problem seen by three replicas is one finding with three
 	// nodes. Node, DC and Rack above are set when exactly one node did.
