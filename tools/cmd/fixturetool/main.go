@@ -8,6 +8,7 @@
 //	fixtures truth
 //	fixtures drop
 //	fixtures top-partitions [--repair=true] [--persist=true]
+//	fixtures zoo [--drop]      the schema zoo (zoo.go), truth in DIR/zoo-truth.json
 //	fixtures auth-replication   (run by `cluster up --auth`)
 package main
 
@@ -64,6 +65,11 @@ func main() {
 		persist := fs.Bool("persist", true, "save the nodes' top partitions now (cluster save-top-partitions)")
 		_ = fs.Parse(args)
 		err = topPartitionsCommand(ctx, *repair, *persist)
+	case "zoo":
+		fs := flag.NewFlagSet("zoo", flag.ExitOnError)
+		drop := fs.Bool("drop", false, "drop the zoo instead of planting it")
+		_ = fs.Parse(args)
+		err = zooCommand(ctx, *drop)
 	case "auth-replication":
 		err = authReplication(ctx)
 	default:
@@ -77,7 +83,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: fixtures load [--large-mib 110] [--hot-seconds 10] [--share 0.8] [--rate 300] | hotkey --seconds S [--share 0.8] [--rate 300] | grow --rows N | truth | drop | top-partitions [--repair=false] [--persist=false]")
+	fmt.Fprintln(os.Stderr, "usage: fixtures load [--large-mib 110] [--hot-seconds 10] [--share 0.8] [--rate 300] | hotkey --seconds S [--share 0.8] [--rate 300] | grow --rows N | truth | drop | top-partitions [--repair=false] [--persist=false] | zoo [--drop]")
 	os.Exit(2)
 }
 
