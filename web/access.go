@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"crypto/tls"
 	"errors"
@@ -32,6 +33,8 @@ import (
 type Access struct {
 	ConfigFile string
 	PageUsers  []string
+	// MetricsPath is where /metrics is served (--web.telemetry-path); empty: /metrics.
+	MetricsPath string
 }
 
 // endpoint classes, strictest last.
@@ -46,11 +49,11 @@ const (
 // classify puts a request path in its class. Anything not health or
 // /metrics is page-class, unknown paths included, so a 404 is only shown
 // to whoever may see the page.
-func classify(path string) endpointClass {
+func classify(path, metricsPath string) endpointClass {
 	switch path {
 	case "/healthz", "/readyz", cyclePath:
 		return classHealth
-	case "/metrics":
+	case cmp.Or(metricsPath, "/metrics"):
 		return classMetrics
 	}
 	return classPage
@@ -105,10 +108,11 @@ func readWebConfig(path string) (*web.Config, error) {
 // authHandler does what the toolkit's handler does (headers, rate limit,
 // basic auth against bcrypt hashes), per endpoint class.
 type authHandler struct {
-	path      string
-	next      http.Handler
-	pageUsers []string
-	limiter   *rate.Limiter
+	path        string
+	metricsPath string
+	next        http.Handler
+	pageUsers   []string
+	limiter     *rate.Limiter
 
 	mu    sync.Mutex // one bcrypt at a time: it is CPU-bound by design
 	cache map[[sha256.Size]byte]bool
@@ -126,7 +130,7 @@ func (a *authHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for k, v := range c.HTTPConfig.Header {
 		w.Header().Set(k, v)
 	}
-	class := classify(r.URL.Path)
+	class := classify(r.URL.Path, a.metricsPath)
 	if class == classHealth || len(c.Users) == 0 {
 		a.next.ServeHTTP(w, r)
 		return
@@ -230,7 +234,7 @@ func newAuthHandler(a Access, next http.Handler) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &authHandler{path: a.ConfigFile, next: next, pageUsers: a.PageUsers, cache: map[[sha256.Size]byte]bool{}}
+	h := &authHandler{path: a.ConfigFile, metricsPath: a.MetricsPath, next: next, pageUsers: a.PageUsers, cache: map[[sha256.Size]byte]bool{}}
 	if rl := c.RateLimiterConfig; rl.Interval != 0 {
 		h.limiter = rate.NewLimiter(rate.Every(rl.Interval), rl.Burst)
 	}

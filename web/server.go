@@ -5,6 +5,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -39,7 +40,9 @@ type HandlerOptions struct {
 	MaxRequestsInFlight int
 	// DisableExporterMetrics leaves out go_*, process_* and promhttp_* series.
 	DisableExporterMetrics bool
-	Logger                 *zap.Logger
+	// TelemetryPath is where the exposition is served; empty: /metrics.
+	TelemetryPath string
+	Logger        *zap.Logger
 }
 
 // NewHandler serves partmon's HTTP API:
@@ -104,7 +107,7 @@ func NewHandler(latest *publish.Latest, e *exporter.Exporter, alerts prometheus.
 		return nil, err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", metrics)
+	mux.Handle("GET "+cmp.Or(opts.TelemetryPath, "/metrics"), metrics)
 	mux.Handle("GET /api/v1/findings", findingsHandler(latest, e))
 	mux.Handle("GET /api/v1/report", reportHandler(latest))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {

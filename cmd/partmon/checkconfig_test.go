@@ -32,7 +32,6 @@ func TestCheckConfigBrokenCases(t *testing.T) {
 			7, "collector.sources.topology.schedule"},
 		{"source every 0s", "collector:\n  hosts: [a]\n  sources:\n    schema:\n      schedule: \"@every 0s\"\n", 5, "below the floor of 10s"},
 		{"source every 1ms", "collector:\n  hosts: [a]\n  sources:\n    topology:\n      schedule: \"@every 1ms\"\n", 5, "below the floor of 10s"},
-		{"analysis every 5s", "collector:\n  hosts: [a]\nanalysis:\n  schedule: \"@every 5s\"\n", 4, "analysis.schedule"},
 		{"fractional top_k", "collector:\n  hosts: [a]\nthresholds:\n  top_k: 3.5\n", 4, "thresholds.top_k: want a whole number, got 3.5"},
 		{"fractional port", "collector:\n  hosts: [a]\n  port: 9042.5\n", 3, "collector.port: want a whole number"},
 		{"second document", "collector:\n  hosts: [a]\n---\nweb:\n  listen_addresses: [\":1\"]\n", 3, "second YAML document"},

@@ -53,6 +53,10 @@ type WebConfig struct {
 	ConfigFile string `yaml:"config_file"`
 	// PageUsers, of ConfigFile's users, alone may see the page and the API.
 	PageUsers []string `yaml:"page_users"`
+	// TelemetryPath and DisableExporterMetrics are flags only, as in
+	// node_exporter (--web.telemetry-path, --web.disable-exporter-metrics).
+	TelemetryPath          string `yaml:"-"`
+	DisableExporterMetrics bool   `yaml:"-"`
 }
 
 // MetricsConfig shapes what /metrics publishes.
@@ -200,6 +204,9 @@ func (c *Config) validateScoped(root *yaml.Node, name string, scope fileScope, d
 		}
 	}
 	add("web", web.CheckAccess(c.webAccess()))
+	if p := c.Web.TelemetryPath; p != "" && (!strings.HasPrefix(p, "/") || p == "/" || reservedPath(p)) {
+		add("web", fmt.Errorf("--web.telemetry-path: want a path such as /metrics, not / or one of the API's, got %q", p))
+	}
 	add("metrics", c.Metrics.TableFloor.Validate())
 	for _, u := range c.Alertmanager.URLs {
 		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
@@ -231,7 +238,7 @@ func (c *Config) validateScoped(root *yaml.Node, name string, scope fileScope, d
 
 // webAccess is who may reach which endpoint (web.Access).
 func (c *Config) webAccess() web.Access {
-	return web.Access{ConfigFile: c.Web.ConfigFile, PageUsers: c.Web.PageUsers}
+	return web.Access{ConfigFile: c.Web.ConfigFile, PageUsers: c.Web.PageUsers, MetricsPath: c.Web.TelemetryPath}
 }
 
 // splitList reads a comma-separated flag value.

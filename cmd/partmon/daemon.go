@@ -43,6 +43,9 @@ type daemonFlags struct {
 	webConfigSet    bool
 	alertmanagerSet bool
 	stateFileSet    bool
+
+	telemetryPath          string
+	disableExporterMetrics bool
 }
 
 func (d *daemonFlags) register(cmd *kingpin.CmdClause) {
@@ -55,6 +58,9 @@ func (d *daemonFlags) register(cmd *kingpin.CmdClause) {
 		IsSetByUser(&d.alertmanagerSet).StringsVar(&d.alertmanagers)
 	cmd.Flag("state.file", "File that keeps the analysis history (growth forecasts, traffic windows) across restarts.").
 		IsSetByUser(&d.stateFileSet).StringVar(&d.stateFile)
+	cmd.Flag("web.telemetry-path", "Path under which to expose metrics.").Default("/metrics").StringVar(&d.telemetryPath)
+	cmd.Flag("web.disable-exporter-metrics", "Exclude metrics about the exporter itself (promhttp_*, process_*, go_*).").
+		BoolVar(&d.disableExporterMetrics)
 }
 
 // config is the configuration run starts with: the file, the common flags
@@ -78,6 +84,7 @@ func (d *daemonFlags) applyFlags(cfg *Config) {
 	if given("state.file", d.stateFileSet) {
 		cfg.State.File = d.stateFile
 	}
+	cfg.Web.TelemetryPath, cfg.Web.DisableExporterMetrics = d.telemetryPath, d.disableExporterMetrics
 }
 
 func (d *daemonFlags) run(stderr io.Writer) int {
@@ -126,7 +133,8 @@ func runDaemonWith(ctx context.Context, cfg Config, log *zap.Logger, keyer *keys
 	if d.pusher != nil {
 		alerts = d.pusher
 	}
-	handler, err := web.NewHandler(d.latest, d.exporter, alerts, web.HandlerOptions{Logger: log})
+	handler, err := web.NewHandler(d.latest, d.exporter, alerts, web.HandlerOptions{Logger: log,
+		TelemetryPath: cfg.Web.TelemetryPath, DisableExporterMetrics: cfg.Web.DisableExporterMetrics})
 	if err != nil {
 		return err
 	}

@@ -71,3 +71,8 @@ func unknownHelpTopic(app *kingpin.Application, args []string) error {
 	}
 	return fmt.Errorf("help: no command %q (commands: %s)", args[1], strings.Join(names, ", "))
 }
+
+// reservedPath tells whether p is served by something other than /metrics.
+func reservedPath(p string) bool {
+	return p == "/healthz" || strings.HasPrefix(p, "/readyz") || strings.HasPrefix(p, "/api/")
+}

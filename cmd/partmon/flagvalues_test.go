@@ -22,6 +22,8 @@ func TestExporterCommandLineConventions(t *testing.T) {
 		{[]string{"collect", "--format", "yaml", "--hosts", "127.0.0.199"}, exitUsage, "", `--format: want json or text, got "yaml"`},
 		{[]string{"check-config", "--hosts", "127.0.0.199", "--log.format", "logfmt"}, exitOK, "OK", ""},
 		{[]string{"check-config", "--hosts", "127.0.0.199", "--log.format", "xml"}, exitUsage, "", "want json, logfmt or console"},
+		{[]string{"check-config", "--hosts", "127.0.0.199", "--web.telemetry-path", "/healthz"}, exitUsage, "", "--web.telemetry-path: want a path"},
+		{[]string{"check-config", "--hosts", "127.0.0.199", "--web.telemetry-path", "/x/metrics", "--web.disable-exporter-metrics"}, exitOK, "OK", ""},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
