@@ -203,7 +203,11 @@ func (c *Config) validateScoped(root *yaml.Node, name string, scope fileScope, d
 			add("web", fmt.Errorf("listen_addresses: %q is not host:port", a))
 		}
 	}
-	add("web", web.CheckAccess(c.webAccess()))
+	// The files themselves are checked by Serve and by check-config
+	// (fileErrors); parsing alone opens none.
+	if len(c.Web.PageUsers) > 0 && c.Web.ConfigFile == "" {
+		add("web", errors.New("page_users needs config_file with basic_auth_users naming them"))
+	}
 	if p := c.Web.TelemetryPath; p != "" && (!strings.HasPrefix(p, "/") || p == "/" || reservedPath(p)) {
 		add("web", fmt.Errorf("--web.telemetry-path: want a path such as /metrics, not / or one of the API's, got %q", p))
 	}
