@@ -20,6 +20,7 @@ import (
 	"github.com/partmon/partmon/internal/keys"
 	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/internal/statefile"
+	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/web"
 )
 
@@ -110,6 +111,8 @@ type daemon struct {
 
 	mu      sync.Mutex // guards history: analysis and the final state save
 	history *analyzer.History
+
+	snapshot func() *model.Snapshot // the collector's; a test's seam
 }
 
 func runDaemon(ctx context.Context, cfg Config, log *zap.Logger) error {
@@ -211,7 +214,8 @@ func newDaemon(cfg Config, log *zap.Logger, keyer *keys.Keyer) (*daemon, error) 
 		keys:      keyer,
 		exporter: exporter.New(latest, exporter.Options{Cluster: cfg.Cluster, Mode: mode, Datacenters: cfg.Collector.Datacenters,
 			TopK: cfg.Thresholds.TopK, TableFloor: cfg.Metrics.TableFloor, Thresholds: cfg.Thresholds}),
-		history: statefile.Load(cfg.State.File, cfg.Analysis.History, log),
+		history:  statefile.Load(cfg.State.File, cfg.Analysis.History, log),
+		snapshot: coll.Snapshot,
 	}
 	if len(cfg.Alertmanager.URLs) == 0 {
 		return d, nil
@@ -275,17 +279,23 @@ func closeWithin(closeFn func(), bound time.Duration, log *zap.Logger) {
 	}
 }
 
-// analyze turns the collector's latest snapshot into a report and publishes it.
+// analyze turns the collector's latest snapshot into a report and publishes
+// it. Analyze recovers from its rules' panics itself; a panic anywhere else
+// on the way (history, keys, publishing, the pusher) is a partmon bug that
+// costs this cycle's report, never the process: the last report stays
+// served. (The first cycle calls analyze outside cron's Recover.)
 func (d *daemon) analyze() {
-	snap := d.collector.Snapshot()
+	defer func() {
+		if p := recover(); p != nil {
+			d.log.Error("analysis cycle failed, the last report stays published; a partmon bug, please report it", zap.Any("panic", p), zap.Stack("stack"))
+		}
+	}()
+	snap := d.snapshot()
 	if snap == nil {
 		return
 	}
 	keys.LearnFrom(d.keys, snap) // keys the report may not name but a log line could
-	d.mu.Lock()
-	d.history.Record(snap)
-	report := analyzer.Analyze(snap, d.history, d.cfg.Thresholds)
-	d.mu.Unlock()
+	report := d.analyzeLocked(snap)
 	report.Generated = time.Now()
 
 	shown := d.latest.Publish(report)
@@ -294,6 +304,13 @@ func (d *daemon) analyze() {
 	}
 	d.log.Debug("report published", zap.Int("findings", len(report.Findings)), zap.Int("nodes", len(report.Nodes)))
 	d.saveState()
+}
+
+func (d *daemon) analyzeLocked(snap *model.Snapshot) *analyzer.Report {
+	d.mu.Lock()
+	defer d.mu.Unlock() // also when it panics: the next cycle must not wait forever
+	d.history.Record(snap)
+	return analyzer.Analyze(snap, d.history, d.cfg.Thresholds)
 }
 
 func (d *daemon) saveState() {
