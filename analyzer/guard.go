@@ -22,7 +22,7 @@ const (
 func Checks() []string {
 	var out []string
 	for _, k := range kinds {
-		if k.rule != nil {
+		if k.rule != nil || k.Rule != nil {
 			out = append(out, k.Name)
 		}
 	}
@@ -88,6 +88,10 @@ func (fs *failures) step(name, lost string, f func()) bool {
 func (a *analysis) runRules(fs *failures) []Finding {
 	var all []Finding
 	for _, k := range kinds {
+		if k.rule == nil && k.Rule != nil {
+			outside := k.Rule
+			k.rule = func(a *analysis) []Finding { return outside(a.s) }
+		}
 		if k.rule == nil {
 			continue
 		}

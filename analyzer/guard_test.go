@@ -154,3 +154,21 @@ func TestTableWithSizesButNoSchema(t *testing.T) {
 		}
 	}
 }
+
+// A kind added from outside (AddKind) with a Rule that panics is a
+// failure like any rule's, and a check the exporter lists.
+func TestOutsideRulePanic(t *testing.T) {
+	remove := AddKind(KindFacts{Name: "test_outside", scope: scopeTable,
+		Rule: func(s *model.Snapshot) []Finding { return []Finding{{Summary: s.Nodes[99].Address}} }})
+	defer remove()
+	if !slices.Contains(Checks(), "test_outside") {
+		t.Errorf("checks %v lack the added kind", Checks())
+	}
+	r := Analyze(guardSnapshot(), nil, DefaultThresholds())
+	if len(r.RuleFailures) != 1 || r.RuleFailures[0].Rule != "test_outside" || !strings.Contains(r.RuleFailures[0].Error, "index out of range") {
+		t.Errorf("rule failures %+v, want test_outside's index out of range", r.RuleFailures)
+	}
+	if got := kindTables(r.Findings); len(got) != 2 {
+		t.Errorf("findings %v, want the two oversized tables", got)
+	}
+}

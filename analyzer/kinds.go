@@ -1,5 +1,7 @@
 package analyzer
 
+import "github.com/partmon/partmon/model"
+
 // Kinds of finding. These strings are the analyzer's vocabulary: the JSON
 // output, the fixture truth file, metric labels and alert names use them.
 const (
@@ -59,6 +61,10 @@ type KindFacts struct {
 	splitOrder int
 	// rule finds the kind's problems; the rules run in the table's order.
 	rule rule
+	// Rule, for a kind added from outside this package (AddKind), finds
+	// its problems in the snapshot. Tests use it: a rule that panics shows
+	// what the analysis and the daemon do then (guard.go).
+	Rule func(*model.Snapshot) []Finding
 }
 
 // kinds is the one table of kinds, in a fixed order.
@@ -133,8 +139,8 @@ func KindOf(name string) (KindFacts, bool) {
 	return KindFacts{}, false
 }
 
-// AddKind puts a kind defined outside this package into the table (it has
-// no rule, and a table's scope), and remove takes it out again. Tests use
+// AddKind puts a kind defined outside this package into the table (with
+// its Rule, if any, and a table's scope), and remove takes it out again. Tests use
 // it to show that everything reading kinds renders a new one.
 func AddKind(k KindFacts) (remove func()) {
 	kinds = append(kinds, k)

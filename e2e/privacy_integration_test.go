@@ -73,13 +73,22 @@ func TestKeysNeverLeave(t *testing.T) {
 	}
 	hashed := strings.TrimSpace(string(out))
 	shows := map[string]string{"plain": plantedKey, "hashed": hashed, "omitted": "(key omitted)"}
+	ids := map[string]string{}
 	for _, mode := range []string{"plain", "hashed", "omitted"} {
 		t.Run(mode, func(t *testing.T) {
-			outputs := everyOutput(ctx, t, bin, privacyConfig(t, hosts, mode, secret), shows[mode])
+			outputs, f := everyOutput(ctx, t, bin, privacyConfig(t, hosts, mode, secret), shows[mode])
 			checkKeyOccurrences(t, mode, outputs)
+			ids[mode] = f.ID
+			// Folded over the replicas: all three logged the warning (read at ALL).
+			if len(f.Nodes) != 3 {
+				t.Errorf("%s mode: the finding has %d nodes (%v), want the 3 replicas folded into one", mode, len(f.Nodes), findingNodes(f))
+			}
 		})
 	}
-	t.Run("sidecars", func(t *testing.T) { sidecarsFoldHashed(t, bin, hosts, secret, hashed) })
+	if ids["hashed"] == "" || ids["hashed"] == ids["plain"] || ids["omitted"] == ids["plain"] {
+		t.Errorf("finding IDs %v: want the hidden modes' IDs digested, unlike plain's", ids)
+	}
+	t.Run("sidecars", func(t *testing.T) { sidecarsFoldHashed(t, bin, hosts, secret, hashed, ids["hashed"]) })
 }
 
 // plantTombstonedKey writes 3,000 rows of the planted key and deletes 2,990,
@@ -129,7 +138,7 @@ func privacyConfig(t *testing.T, hosts []string, mode, secret string) string {
 	cfg := fmt.Sprintf(`collector:
   hosts: [%s]
 analysis:
-  schedule: "@every 5s"
+  schedule: "@every 10s"
 state:
   file: %s
 log:
@@ -154,17 +163,19 @@ const nullAlertmanager = "route:\n  receiver: none\nreceivers:\n  - name: none\n
 // everyOutput runs the daemon with cfg until it names the planted key's
 // problem as shown (in the API and in a pushed alert), and returns every
 // output's bytes by name.
-func everyOutput(ctx context.Context, t *testing.T, bin, cfg, shown string) map[string][]byte {
+func everyOutput(ctx context.Context, t *testing.T, bin, cfg, shown string) (map[string][]byte, analyzer.Finding) {
 	opts := promtest.Options{LogDir: filepath.Join(testkit.Root(t), "test-artifacts", "e2e-privacy")}
 	am := promtest.StartAlertmanager(t, nullAlertmanager, opts)
 	addr := testkit.FreeAddr(t)
 	base := "http://" + addr
 	p := promtest.Start(t, "partmon", opts, bin, "run", "--config.file", cfg, "--web.listen-address", addr, "--alertmanager.url", am.URL)
+	var finding analyzer.Finding
 	promtest.WaitFor(t, 3*time.Minute, "a tombstone_heavy finding on "+privacyKeyspace+".carts naming "+shown, func() bool {
 		if exited, err := p.Exited(); exited {
 			t.Fatalf("partmon exited: %v\n%s", err, p.Output())
 		}
 		f, ok := plantedFinding(base)
+		finding = f
 		return ok && f.PartitionKey == shown
 	})
 	promtest.WaitFor(t, time.Minute, "the pushed alert of "+privacyKeyspace+".carts", func() bool {
@@ -186,7 +197,7 @@ func everyOutput(ctx context.Context, t *testing.T, bin, cfg, shown string) map[
 		out["partmon report --format "+format] = b
 	}
 	out["partmon log"] = []byte(p.Output())
-	return out
+	return out, finding
 }
 
 // plantedFinding is the tombstone_heavy finding of the planted table in the
@@ -327,20 +338,27 @@ func checkKeyOccurrences(t *testing.T, mode string, outputs map[string][]byte) {
 	}
 }
 
-// sidecarsFoldHashed: one sidecar per node, hashed, one Alertmanager: the
-// planted key's problem is one alert, carrying the hashed key.
-func sidecarsFoldHashed(t *testing.T, bin string, hosts []string, secret, hashed string) {
+// sidecarsFoldHashed: one sidecar per node, hashed, one Alertmanager: each
+// names the problem with the same hashed key and ID as the cluster-mode
+// partmon before, and it is one alert, carrying the hashed key.
+func sidecarsFoldHashed(t *testing.T, bin string, hosts []string, secret, hashed, id string) {
 	opts := promtest.Options{LogDir: filepath.Join(testkit.Root(t), "test-artifacts", "e2e-privacy-sidecars")}
 	am := promtest.StartAlertmanager(t, nullAlertmanager, opts)
 	var bases []string
+	var procs []*promtest.Process
 	for i, h := range hosts[:3] {
 		cfg := privacyConfig(t, []string{h}, "hashed", secret)
 		addr := testkit.FreeAddr(t)
 		bases = append(bases, "http://"+addr)
-		promtest.Start(t, fmt.Sprintf("partmon-sidecar-%d", i+1), opts, bin, "run", "--config.file", cfg, "--mode", "sidecar",
-			"--web.listen-address", addr, "--alertmanager.url", am.URL)
+		procs = append(procs, promtest.Start(t, fmt.Sprintf("partmon-sidecar-%d", i+1), opts, bin, "run", "--config.file", cfg, "--mode", "sidecar",
+			"--web.listen-address", addr, "--alertmanager.url", am.URL))
 	}
 	promtest.WaitFor(t, 3*time.Minute, "every sidecar's finding on "+privacyKeyspace+".carts", func() bool {
+		for _, p := range procs {
+			if exited, err := p.Exited(); exited {
+				t.Fatalf("%s exited: %v\n%s", p.Name, err, p.Output())
+			}
+		}
 		for _, b := range bases {
 			if f, ok := plantedFinding(b); !ok || f.PartitionKey != hashed {
 				return false
@@ -348,6 +366,12 @@ func sidecarsFoldHashed(t *testing.T, bin string, hosts []string, secret, hashed
 		}
 		return true
 	})
+	// The same ID in every process sharing the secret: the cluster-mode run's.
+	for i, b := range bases {
+		if f, _ := plantedFinding(b); f.ID != id {
+			t.Errorf("sidecar %d: finding ID %q, want the cluster-mode run's %q", i+1, f.ID, id)
+		}
+	}
 	var got []promtest.Alert
 	promtest.WaitFor(t, time.Minute, "the pushed alert", func() bool {
 		alerts, err := am.Alerts()

@@ -74,9 +74,14 @@ export TESTSUMMARY
 # cached): two Maven runs at once would share ~/.m2, which Maven does not lock.
 # 16 allocated tokens a node, as 4.0+ ships and users run (deploy/local/README.md, "Rings").
 START_LOG=test-artifacts/cluster-start.log
+# The cassandra.yaml switches a user's cluster may have on (off as Cassandra
+# ships them): the schema zoo (e2e TestSchemaZoo) plants views, SASI, a UDF
+# and a CDC table on the fixture cluster and on each 4.x cluster.
+ZOO_SWITCHES="--materialized-views --sasi --udf --cdc"
+export ZOO_SWITCHES
 {
 	"$CLUSTER" fetch --version 4.1 && "$CLUSTER" fetch --version 4.0 &&
-		"$CLUSTER" up --first-ip "$FIRST_IP" --nodes 3 --num-tokens 16
+		"$CLUSTER" up --first-ip "$FIRST_IP" --nodes 3 --num-tokens 16 $ZOO_SWITCHES
 } >"$START_LOG" 2>&1 &
 start_pid=$!
 chain_pids=() chain_names=()

@@ -32,6 +32,7 @@ LARGE_MIB=${PARTMON_VERSIONS_LARGE_MIB:-60}
 COLLECTOR_TESTS='^(TestIntegrationEverySourceOnEveryNode|TestIntegrationAgreesWithNodetool|TestIntegrationLatencyUnit|TestIntegrationNodetoolSampler|TestNodetoolSamplerFindsHotKey)$'
 ANALYZER_TESTS='^(TestOwnershipMatchesNodetool|TestFixturesFoundOnRealCluster|TestLowCardinalityFromKeyCountsOnRealCluster)$'
 TESTCLUSTER_TESTS='^TestClusterTopologyMatchesNodetool$'
+E2E_TESTS='^TestSchemaZoo$'
 
 # shellcheck source=scripts/lib.sh
 . scripts/lib.sh
@@ -69,7 +70,8 @@ run_version() {
 	trap "\"$CLUSTER\" down --dir \"$dir\" || true" EXIT
 	"$CLUSTER" down --dir "$dir" >/dev/null 2>&1 || true
 	# (set -e does not apply inside a function called with ||: each step says when to stop)
-	"$CLUSTER" up --version "$series" --first-ip "$ip" --dir "$dir" --nodes 2 --heap 512M --num-tokens 16 || { stop_cluster "$dir"; return 1; }
+	"$CLUSTER" up --version "$series" --first-ip "$ip" --dir "$dir" --nodes 2 --heap 512M --num-tokens 16 \
+		${ZOO_SWITCHES:---materialized-views --sasi --udf --cdc} || { stop_cluster "$dir"; return 1; }
 	version=$(sed -n 's/^VERSION=//p' "$dir/cluster.env")
 
 	step "Cassandra $version: load fixtures"
@@ -88,6 +90,8 @@ run_version() {
 		-run "$ANALYZER_TESTS" ./analyzer/ 2>&1 | "$TESTSUMMARY" -times "$TEST_TIMES" -label "$version" | tag "$version" | tee -a "$GOLOG" || failed=1
 	PARTMON_CLUSTER_DIR=$dir PARTMON_TEST_HOSTS=$hosts go test -count=1 -json -tags integration -timeout 10m -p 1 \
 		-run "$TESTCLUSTER_TESTS" ./tools/testcluster/ 2>&1 | "$TESTSUMMARY" -times "$TEST_TIMES" -label "$version" | tag "$version" | tee -a "$GOLOG" || failed=1
+	PARTMON_CLUSTER_DIR=$dir PARTMON_TEST_HOSTS=$hosts go test -count=1 -json -tags integration -timeout 15m -p 1 \
+		-run "$E2E_TESTS" ./e2e/ 2>&1 | "$TESTSUMMARY" -times "$TEST_TIMES" -label "$version" | tag "$version" | tee -a "$GOLOG" || failed=1
 
 	step "Cassandra $version: stop"
 	stop_cluster "$dir" || failed=1

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -31,14 +32,18 @@ func BenchmarkExposition1000Tables3Nodes(b *testing.B) {
 	// As in the daemon after its first cycle: the page has been served in
 	// both encodings once, so Publish has encoded and deflated it already
 	// (BenchmarkExpositionPublish1000Tables3Nodes measures that part).
-	scrape(b, handler, "identity")
-	scrape(b, handler, "gzip")
-	for _, enc := range []string{"identity", "gzip"} {
-		b.Run(enc, func(b *testing.B) {
+	// OpenMetrics (what Prometheus asks for first) is cached as text is.
+	for _, name := range []string{"identity", "gzip", "openmetrics-identity", "openmetrics-gzip"} {
+		accept, enc := "", name
+		if e, ok := strings.CutPrefix(name, "openmetrics-"); ok {
+			accept, enc = openMetricsAccept, e
+		}
+		scrapeAs(b, handler, accept, enc)
+		b.Run(name, func(b *testing.B) {
 			var body []byte
 			b.ReportAllocs()
 			for b.Loop() {
-				body = scrape(b, handler, enc)
+				body = scrapeAs(b, handler, accept, enc)
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(len(body)), "bytes/scrape")
@@ -49,9 +54,19 @@ func BenchmarkExposition1000Tables3Nodes(b *testing.B) {
 	}
 }
 
+// openMetricsAccept is Prometheus 2's Accept header, OpenMetrics first.
+const openMetricsAccept = "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1"
+
 func scrape(b *testing.B, h http.Handler, encoding string) []byte {
+	return scrapeAs(b, h, "", encoding)
+}
+
+func scrapeAs(b *testing.B, h http.Handler, accept, encoding string) []byte {
 	req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
 	req.Header.Set("Accept-Encoding", encoding)
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	if rec.Code != http.StatusOK {

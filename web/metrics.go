@@ -76,7 +76,7 @@ func newMetricsHandler(latest *publish.Latest, e *exporter.Exporter, live promet
 		m.inFlight = make(chan struct{}, inFlight)
 	}
 	m.fallback = promhttp.HandlerFor(prometheus.Gatherers{cachedGatherer{m}, live},
-		promhttp.HandlerOpts{ErrorLog: log, ErrorHandling: promhttp.ContinueOnError})
+		promhttp.HandlerOpts{ErrorLog: log, ErrorHandling: promhttp.ContinueOnError, EnableOpenMetrics: true})
 	latest.OnPublish(m.refresh)
 	return m
 }
@@ -219,7 +219,9 @@ func splitAround(live []*dto.MetricFamily, x *exposition) (before, after []*dto.
 // write negotiates the format and compression as promhttp does and writes
 // before, the cached part and after.
 func (m *metricsHandler) write(w http.ResponseWriter, r *http.Request, x *exposition, before, after []*dto.MetricFamily) {
-	format := expfmt.NegotiateAccept(r.Header, expfmt.DefaultAcceptedFormats()...)
+	// client_golang's negotiation, OpenMetrics included: what promhttp with
+	// EnableOpenMetrics serves (Prometheus asks for OpenMetrics first).
+	format := expfmt.NegotiateAccept(r.Header, expfmt.DefaultOpenMetricsAcceptedFormats()...)
 	w.Header().Add("Vary", "Accept")
 	w.Header().Add("Vary", "Accept-Encoding")
 	w.Header().Set("Content-Type", string(format))

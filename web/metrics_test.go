@@ -22,13 +22,13 @@ import (
 	"github.com/partmon/partmon/tools/reporttest"
 )
 
-// freshHandler is /metrics as it was before the cache: promhttp gathering
+// freshHandler is /metrics as promhttp would serve it (OpenMetrics on): gathering
 // the exporter and the pusher on every scrape.
 func freshHandler(t *testing.T, cs ...prometheus.Collector) http.Handler {
 	t.Helper()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(cs...)
-	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError, EnableOpenMetrics: true})
 }
 
 type response struct {

@@ -39,3 +39,28 @@ func TestTelemetryPathAndExporterMetrics(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenMetricsWhenAsked: Prometheus asks for OpenMetrics first and gets
+// it, with its one "# EOF" at the end, plain and gzipped.
+func TestOpenMetricsWhenAsked(t *testing.T) {
+	latest := &publish.Latest{}
+	e := exporter.New(latest, exporter.Options{})
+	latest.Publish(reporttest.Cluster())
+	h, err := NewHandler(latest, e, nil, HandlerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, enc := range []string{"identity", "gzip"} {
+		res := serve(t, h, "/metrics", openMetricsAccept, enc)
+		if !strings.HasPrefix(res.contentType, "application/openmetrics-text; version=1.0.0") {
+			t.Errorf("%s: Content-Type %q", enc, res.contentType)
+		}
+		body := string(res.body)
+		if !strings.HasSuffix(body, "\n# EOF\n") || strings.Count(body, "# EOF") != 1 {
+			t.Errorf("%s: not one # EOF at the end: ...%s", enc, body[max(0, len(body)-200):])
+		}
+		if !strings.Contains(body, "\npartmon_up 1.0\n") { // OpenMetrics writes floats
+			t.Errorf("%s: no partmon_up", enc)
+		}
+	}
+}
