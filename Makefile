@@ -6,7 +6,7 @@ LDFLAGS   := -X github.com/prometheus/common/version.Version=$(VERSION) -X githu
 CLUSTER   := deploy/local/cluster
 FIXTURES  := deploy/local/fixtures
 
-.PHONY: all build test unit integration lint demo demo-down bench scale faults truth clean
+.PHONY: all build test unit integration lint demo demo-down bench scale faults truth clean compose-test
 
 all: build
 
@@ -36,6 +36,12 @@ demo-down:
 
 bench: build
 	scripts/bench.sh
+
+## compose-test: docker-compose.yml run for real on a private dockerd, host network on
+## 127.0.0.185-189, images built here from Debian's packages (scripts/compose-test.sh;
+## Docker's docker.io and docker-compose packages). Prints SKIPPED without dockerd.
+compose-test:
+	scripts/compose-test.sh
 
 ## scale: a fleet of sidecars (tools/cmd/fleet, partmon's real exporter over a captured
 ## snapshot) scraped by a Prometheus agent into a remote-write store, the shipped

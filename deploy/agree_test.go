@@ -189,3 +189,42 @@ func TestImagesAreBuiltHere(t *testing.T) {
 		t.Errorf("found partmon images in %d files, want 3: %v", len(images), images)
 	}
 }
+
+// TestComposeOverrideOnlyMovesAddresses: make compose-test runs
+// docker-compose.yml with deploy/compose/hostnet.yml, whose commands must be
+// compose's own but for listen addresses (and Alertmanager's gossip, off), or
+// the test would run another stack than the one shipped.
+func TestComposeOverrideOnlyMovesAddresses(t *testing.T) {
+	base := loadCompose(t)
+	var over composeFile
+	readYAML(t, "deploy/compose/hostnet.yml", &over)
+	moved := []string{"web.listen-address", "cluster.listen-address"}
+	strip := func(args []string) []string {
+		var out []string
+		for _, a := range args {
+			name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+			if !slices.Contains(moved, name) {
+				out = append(out, a)
+			}
+		}
+		return out
+	}
+	for name, s := range over.Services {
+		b, ok := base.Services[name]
+		if !ok {
+			t.Errorf("hostnet.yml overrides service %s, which docker-compose.yml does not have", name)
+			continue
+		}
+		if s.Command != nil && !slices.Equal(strip(s.Command), strip(b.Command)) {
+			t.Errorf("hostnet.yml's %s command %v differs from docker-compose.yml's %v beyond listen addresses", name, s.Command, b.Command)
+		}
+		if name == "partmon" && s.Image != "" {
+			t.Errorf("hostnet.yml must run compose's own partmon image, not %s", s.Image)
+		}
+	}
+	for name := range base.Services {
+		if _, ok := over.Services[name]; !ok && name != "grafana" {
+			t.Errorf("hostnet.yml leaves service %s off the host network", name)
+		}
+	}
+}
