@@ -6,6 +6,7 @@
 package exporter
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -45,11 +46,16 @@ type Options struct {
 	Thresholds analyzer.Thresholds
 }
 
-// BuildInfo is what partmon_build_info carries.
+// BuildInfo is what partmon_build_info carries: node_exporter's labels
+// (prometheus/common/version's collector).
 type BuildInfo struct {
 	Version   string
 	Revision  string
+	Branch    string
 	GoVersion string
+	GoOS      string
+	GoArch    string
+	Tags      string
 }
 
 // Exporter is a prometheus.Collector over the latest published report.
@@ -87,6 +93,9 @@ func New(latest *publish.Latest, opts Options) *Exporter {
 	if bi.GoVersion == "" {
 		bi.GoVersion = version.GoVersion
 	}
+	bi.Branch = cmp.Or(bi.Branch, version.Branch)
+	bi.GoOS, bi.GoArch = cmp.Or(bi.GoOS, version.GoOS), cmp.Or(bi.GoArch, version.GoArch)
+	bi.Tags = cmp.Or(bi.Tags, version.GetTags())
 	e := &Exporter{latest: latest, audience: publish.NewAudience(opts.Cluster, opts.Mode, opts.SpeakFor).ForDatacenters(opts.Datacenters), topK: topK, floor: opts.TableFloor, buildInfo: bi, thresholds: opts.Thresholds,
 		growth: tableGrowth, forecast: tableForecast}
 	if opts.Mode == publish.ModeSidecar {
@@ -116,7 +125,8 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 // Collect emits const metrics from the latest published state.
 func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	m := emitter{ch: ch}
-	m.emit(buildInfo, 1, e.buildInfo.Version, e.buildInfo.Revision, e.buildInfo.GoVersion)
+	b := e.buildInfo
+	m.emit(buildInfo, 1, b.Version, b.Revision, b.Branch, b.GoVersion, b.GoOS, b.GoArch, b.Tags)
 	st := e.latest.Cycle()
 	if st.Generation == 0 { // nothing published yet
 		m.emit(upDesc, 0)

@@ -104,8 +104,8 @@ var (
 		prometheus.GaugeValue, nil)
 	cycleDuration = newMetricDesc("cycle_duration_seconds", "Duration of the cycle whose results are served, from snapshot start to finished report, in seconds.",
 		prometheus.GaugeValue, nil)
-	buildInfo = newMetricDesc("build_info", "A metric with a constant '1' value labeled by version, revision and Go version from which partmon was built.",
-		prometheus.GaugeValue, []string{"version", "revision", "goversion"})
+	buildInfo = newMetricDesc("build_info", "A metric with a constant '1' value labeled by version, revision, branch, goversion from which partmon was built, and the goos and goarch for the build.",
+		prometheus.GaugeValue, []string{"version", "revision", "branch", "goversion", "goos", "goarch", "tags"})
 )
 
 // reportDescs are the families the Exporter collector emits.

@@ -8,4 +8,5 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-var fixtureBuild = exporter.BuildInfo{Version: "1.2.3", Revision: "abc123", GoVersion: "go1.26.8"}
+var fixtureBuild = exporter.BuildInfo{Version: "1.2.3", Revision: "abc123", Branch: "main", GoVersion: "go1.26.8",
+	GoOS: "linux", GoArch: "amd64", Tags: "unknown"}
