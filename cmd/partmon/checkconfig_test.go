@@ -19,6 +19,7 @@ func TestCheckConfigBrokenCases(t *testing.T) {
 	if err := os.Mkdir(readOnly, 0o500); err != nil {
 		t.Fatal(err)
 	}
+	emptyPw := writeFile(t, "pw", "\n")
 	badWeb := writeFile(t, "web.yml", "tls_server_config:\n  cert_file: /nonexistent/cert.pem\n")
 	tests := []struct {
 		name string
@@ -36,6 +37,7 @@ func TestCheckConfigBrokenCases(t *testing.T) {
 		{"fractional port", "collector:\n  hosts: [a]\n  port: 9042.5\n", 3, "collector.port: want a whole number"},
 		{"second document", "collector:\n  hosts: [a]\n---\nweb:\n  listen_addresses: [\":1\"]\n", 3, "second YAML document"},
 		{"missing password_file", "collector:\n  hosts: [a]\n  username: u\n  password_file: " + missing + "\n", 4, "collector.password_file"},
+		{"empty password_file", "collector:\n  hosts: [a]\n  username: u\n  password_file: " + emptyPw + "\n", 4, "is empty"},
 		{"missing tls ca_file", "collector:\n  hosts: [a]\n  tls:\n    enabled: true\n    ca_file: " + missing + "\n", 5, "collector.tls.ca_file"},
 		{"missing web config_file", "collector:\n  hosts: [a]\nweb:\n  config_file: " + missing + "\n", 4, "web.config_file"},
 		{"invalid web config_file", "collector:\n  hosts: [a]\nweb:\n  config_file: " + badWeb + "\n", 4, "web.config_file"},
@@ -134,5 +136,26 @@ func TestReportExitsFourOnMissingFile(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := run([]string{"report", "--config.file", path}, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "line 4: collector.password_file") {
 		t.Errorf("exit %d, stderr %q; want 4 with the line", code, errb.String())
+	}
+}
+
+// TestRunExitsFourOnConfigErrorAtStart: a configuration error found only
+// when the daemon starts (the password file removed after the check) exits
+// 4, not 1.
+func TestRunExitsFourOnConfigErrorAtStart(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.Collector.Hosts = []string{"127.0.0.199"}
+	cfg.Collector.Mode = "cluster"
+	cfg.Collector.Username = "u"
+	cfg.Collector.PasswordFile = filepath.Join(t.TempDir(), "removed")
+	cfg.Web.ListenAddresses = []string{closedLoopback(t, "127.0.0.193")}
+	var d daemonFlags
+	var errb bytes.Buffer
+	log, err := newLoggerTo("info", "json", &errb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := d.serve(cfg, log, nil, &errb); code != exitUsage || !strings.Contains(errb.String(), "password_file") {
+		t.Errorf("exit %d, want %d; log %s", code, exitUsage, errb.String())
 	}
 }

@@ -191,8 +191,8 @@ const (
 	filesRun                     // run and check-config: every file, the state directory writable
 )
 
-// statFile is os.Stat, replaced in the test of the shipped configs, whose
-// files exist only where they are deployed.
+// statFile opens path for reading; replaced in the test of the shipped
+// configs, whose files exist only where they are deployed.
 var statFile = func(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -201,6 +201,22 @@ var statFile = func(path string) error {
 	defer f.Close()
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		return fmt.Errorf("%s is a directory", path)
+	}
+	return nil
+}
+
+// checkPasswordFile reads a password file as the collector will: it must
+// hold a password. Replaced like statFile.
+var checkPasswordFile = func(path string) error {
+	if err := statFile(path); err != nil {
+		return err
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if strings.TrimRight(string(b), "\r\n") == "" {
+		return fmt.Errorf("%s is empty", path)
 	}
 	return nil
 }
@@ -240,7 +256,11 @@ func (c *Config) fileErrors(scope fileScope) []error {
 		need("collector.tls.cert_file", c.Collector.TLS.CertFile)
 		need("collector.tls.key_file", c.Collector.TLS.KeyFile)
 	}
-	need("collector.password_file", c.Collector.PasswordFile)
+	if p := c.Collector.PasswordFile; p != "" {
+		if err := checkPasswordFile(p); err != nil {
+			errs = append(errs, fmt.Errorf("collector.password_file: %w", err))
+		}
+	}
 	if scope == filesReport {
 		if _, err := os.Stat(c.State.File); c.State.File != "" && err == nil {
 			need("state.file", c.State.File)

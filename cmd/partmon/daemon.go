@@ -127,7 +127,7 @@ func runDaemon(ctx context.Context, cfg Config, log *zap.Logger) error {
 func runDaemonWith(ctx context.Context, cfg Config, log *zap.Logger, keyer *keys.Keyer) error {
 	d, err := newDaemon(cfg, log, keyer)
 	if err != nil {
-		return err
+		return startupConfigError{err}
 	}
 	closeCollector := sync.OnceFunc(func() { closeWithin(d.collector.Close, sessionCloseGrace, log) })
 	defer closeCollector()

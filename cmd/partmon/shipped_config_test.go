@@ -28,9 +28,10 @@ type shippedRun struct {
 // on the working directory.
 func TestCheckConfigPassesShippedConfigs(t *testing.T) {
 	var checked []string
-	savedStat, savedDir := statFile, checkDirWritable
-	t.Cleanup(func() { statFile, checkDirWritable = savedStat, savedDir })
+	savedStat, savedDir, savedPw := statFile, checkDirWritable, checkPasswordFile
+	t.Cleanup(func() { statFile, checkDirWritable, checkPasswordFile = savedStat, savedDir, savedPw })
 	statFile = func(p string) error { checked = append(checked, p); return nil }
+	checkPasswordFile = statFile
 	checkDirWritable = func(d string) error { checked = append(checked, d+"/"); return nil }
 
 	k8sArgs, k8sEnv := statefulSetArgs(t)

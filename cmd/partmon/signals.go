@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"os/signal"
@@ -34,6 +35,9 @@ func (d *daemonFlags) serve(cfg Config, log *zap.Logger, keyer *keys.Keyer, stde
 		if !reload {
 			if next.err != nil {
 				log.Error("partmon stopped", zap.Error(next.err))
+				if errors.As(next.err, new(startupConfigError)) {
+					return exitUsage
+				}
 				return 1
 			}
 			return exitOK
@@ -52,6 +56,14 @@ func (d *daemonFlags) serve(cfg Config, log *zap.Logger, keyer *keys.Keyer, stde
 		log.Info("configuration reloaded", zap.String("file", d.configFile))
 	}
 }
+
+// startupConfigError is a configuration error found only when the daemon
+// starts (a password file emptied or removed since the check): exit 4 as
+// for one found at load.
+type startupConfigError struct{ err error }
+
+func (e startupConfigError) Error() string { return e.err.Error() }
+func (e startupConfigError) Unwrap() error { return e.err }
 
 type reloadResult struct {
 	cfg Config
