@@ -123,7 +123,9 @@ func startDaemonWith(t *testing.T, hosts []string, schedule, extra string) strin
 	p := promtest.Start(t, "partmon", promtest.Options{}, bin, "run", "--mode", "cluster", "--hosts", strings.Join(hosts, ","),
 		"--web.listen-address", addr, "--config.file", cfg)
 	url := "http://" + addr
-	promtest.WaitFor(t, 90*time.Second, "partmon /readyz/cycle", func() bool {
+	// The first cycle waits for every source, the nodetool sampler's JVM too:
+	// minutes on a loaded box.
+	promtest.WaitFor(t, 4*time.Minute, "partmon /readyz/cycle", func() bool {
 		if exited, err := p.Exited(); exited {
 			t.Fatalf("partmon exited: %v\n%s", err, p.Output())
 		}

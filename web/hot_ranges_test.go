@@ -120,9 +120,13 @@ func TestHotRangesOnVnodeRings(t *testing.T) {
 				if h.Key != key || h.Range != wantRange || h.Owner != owners[0] || h.Replicas != wantReplicas {
 					t.Errorf("hot range %d: %+v; want key %s, range %s, owner %s, replicas %s", i+1, h, key, wantRange, owners[0], wantReplicas)
 				}
-				row := fmt.Sprintf(`<tr class="hot-range" data-start="%d" data-end="%d" data-key="%s"><td class="num">%d</td>`, start, end, key, i+1)
-				if !strings.Contains(html, row) || !strings.Contains(html, "<td><code>"+wantRange+"</code></td>") || !strings.Contains(html, wantReplicas) {
-					t.Errorf("the hot ranges table lacks %s's row with its range and replicas", key)
+				item := fmt.Sprintf(`<li class="hot-range" data-start="%d" data-end="%d" data-key="%s"><b>key <code>%s</code></b> of ks.t`, start, end, key, key)
+				if !strings.Contains(html, item) || !strings.Contains(html, "range <code>"+wantRange+"</code>") ||
+					!strings.Contains(html, `owned by <b>`+owners[0]+`</b>; replicas: <span class="replicas">`+wantReplicas+`</span>`) {
+					t.Errorf("the hot ranges list lacks %s's item with its range, owner and replicas", key)
+				}
+				if !strings.Contains(html, `<li class="hot-range"`) || strings.Index(html, `data-key="hot"`) > strings.Index(html, `data-key="warm"`) {
+					t.Error("hot ranges not listed hottest first")
 				}
 				if title := marks[i].title(); !strings.Contains(title, wantRange) || !strings.Contains(title, wantReplicas) {
 					t.Errorf("pointer %d's title %q does not name the range and replicas", i+1, title)
