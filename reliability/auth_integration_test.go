@@ -55,6 +55,16 @@ func TestReadOnlyRole(t *testing.T) {
 		!strings.Contains(err.Error(), "has no SELECT permission") {
 		t.Fatalf("role %s read a user table: %v", creds.user, err)
 	}
+	// Nor can it write, to a user table or to a system one.
+	for _, stmt := range []string{
+		"INSERT INTO partmon_reliability.kv (k, v) VALUES ('partmon-ro', 'x')",
+		"DELETE FROM system.size_estimates WHERE keyspace_name = 'partmon_reliability'",
+	} {
+		if err := c.selectAs(creds, stmt); err == nil ||
+			!strings.Contains(err.Error(), "has no MODIFY permission") {
+			t.Errorf("role %s: %s: %v, want no MODIFY permission", creds.user, stmt, err)
+		}
+	}
 
 	wrong := credentials{user: creds.user, password: "pm-wrong-" + randomHex(t, 8)}
 	wrong.passwordFile = writeTemp(t, "wrong-password", wrong.password+"\n")

@@ -19,7 +19,8 @@ import (
 
 // TestWebConfigFlag runs the real binary with --web.config.file (TLS with a
 // certificate from a CA the test makes, and basic auth): /metrics answers
-// over HTTPS to the right password only, and not over plain HTTP. The
+// over HTTPS to the right password only, and not over plain HTTP; health
+// answers without credentials. The
 // web server's own test (web/tls_test.go) covers the cases in depth; this
 // one proves the flag reaches the server.
 func TestWebConfigFlag(t *testing.T) {
@@ -56,6 +57,17 @@ func TestWebConfigFlag(t *testing.T) {
 	if _, code, err := d.get("/metrics"); err != nil || code != http.StatusUnauthorized {
 		t.Errorf("wrong password: %d %v, want 401", code, err)
 	}
+	// Probes carry no credentials: health answers without them.
+	d.user = ""
+	for _, path := range []string{"/healthz", "/readyz", "/readyz/cycle"} {
+		if _, code, err := d.get(path); err != nil || code != http.StatusOK {
+			t.Errorf("GET %s without credentials: %d %v, want 200", path, code, err)
+		}
+	}
+	if _, code, err := d.get("/metrics"); err != nil || code != http.StatusUnauthorized {
+		t.Errorf("GET /metrics without credentials: %d %v, want 401", code, err)
+	}
+	d.user = "dave"
 	plain := &daemon{t: t, proc: d.proc, base: "http://" + listen, client: &http.Client{Timeout: 10 * time.Second}, user: "dave", pass: "dave123"}
 	if body, code, err := plain.get("/metrics"); err == nil && (code == http.StatusOK || strings.Contains(string(body), "partmon_up")) {
 		t.Errorf("plain HTTP served the metrics: %d", code)
