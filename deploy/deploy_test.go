@@ -1,9 +1,10 @@
 // Package deploy holds the tests of the deployment files: docker-compose.yml,
 // the Prometheus, Alertmanager and Grafana configs it mounts, the Kubernetes
-// manifests, the systemd unit and the Dockerfile. None of them can run here
-// (no Docker, no Kubernetes, no systemd as PID 1), so these tests hold them
-// together: every file they reference exists, and ports, paths and names
-// agree. binary_test.go holds them to the real partmon binary.
+// manifests, the systemd unit and the Dockerfile. Kubernetes and systemd as
+// PID 1 cannot run here (compose runs for real in make compose-test,
+// scripts/compose-test.sh), so these tests hold them together: every file they
+// reference exists, and ports, paths and names agree. binary_test.go holds
+// them to the real partmon binary, agree_test.go the stacks to each other.
 // The rules and the Alertmanager config have their own tests beside them
 // (deploy/prometheus, deploy/alertmanager).
 package deploy
