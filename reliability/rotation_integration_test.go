@@ -39,7 +39,9 @@ func TestSecretRotation(t *testing.T) {
 	for k, v := range tlsFiles {
 		tlsOpt[k] = v
 	}
-	d := c.startPartmon(t, "partmon-rotate", options{creds: creds, tls: tlsOpt, sourceEvery: every, logLevel: "debug"})
+	// A 10-s connect timeout: a mutual-TLS session took 4-5 s to set up on
+	// the 2-core box under load, and this test is about reconnecting.
+	d := c.startPartmon(t, "partmon-rotate", options{creds: creds, tls: tlsOpt, sourceEvery: every, queryTimeout: 10 * time.Second, logLevel: "debug"})
 	d.waitReady(90 * time.Second)
 	waitEverySourceOK(d, c.hosts, "every source ok on every node before rotating")
 
@@ -66,8 +68,8 @@ func TestSecretRotation(t *testing.T) {
 	}
 	replaceFile(t, creds.passwordFile, []byte(rotated.password+"\n"))
 	watch.until(3 * every)
-	if gap := watch.maxGap(); gap > every+4*time.Second {
-		t.Errorf("a source went %s without a success while the secrets rotated (source period %s)", gap, every)
+	if gap, which := watch.maxGap(); gap > every+4*time.Second {
+		t.Errorf("%s went %s without a success while the secrets rotated (source period %s)", which, gap, every)
 	} else {
 		t.Logf("longest gap between successes while rotating: %s (source period %s)", gap.Round(100*time.Millisecond), every)
 	}
@@ -87,9 +89,10 @@ func TestSecretRotation(t *testing.T) {
 	back := newSuccessWatch(d)
 	took := back.everySourceAfter(reopened, 90*time.Second)
 	t.Logf("every source succeeded again %s after the node reopened its native port", took.Round(100*time.Millisecond))
-	// One period for the schedule, 4 s of retry backoff, a few seconds for
-	// the connection, the handshake and the queries on a loaded box.
-	if bound := every + 4*time.Second + 6*time.Second; took > bound {
+	// One period for the schedule, 4 s of retry backoff, the connect
+	// timeout for the connection, the handshake and the queries on a
+	// loaded box.
+	if bound := every + 4*time.Second + 10*time.Second; took > bound {
 		t.Errorf("sources took %s to succeed again after the reconnect, want at most %s", took, bound)
 	}
 	d.assertNoSecret(creds.password, rotated.password)
@@ -144,6 +147,9 @@ func (w *successWatch) poll() {
 	defer func() { w.primed = true }()
 	for node, byColl := range byNode(fams, "partmon_collector_last_success_timestamp_seconds") {
 		for coll, v := range byColl {
+			if strings.HasPrefix(coll, "nodetool_") {
+				continue // JMX, not CQL: no secret of these is rotated, and a JVM per run is slow on a loaded box
+			}
 			key := node + "/" + coll
 			prev, seen := w.last[key]
 			if !seen {
@@ -171,19 +177,17 @@ func (w *successWatch) until(d time.Duration) {
 }
 
 // maxGap is the longest time between two successes of one source, the
-// time since the last one included.
-func (w *successWatch) maxGap() time.Duration {
+// time since the last one included, and that source (node/collector).
+func (w *successWatch) maxGap() (time.Duration, string) {
 	var longest time.Duration
-	for key, g := range w.gaps {
-		open := time.Since(time.Unix(0, int64(w.last[key]*float64(time.Second))))
-		longest = max(longest, g, open)
-	}
-	for key := range w.last {
-		if _, ok := w.gaps[key]; !ok {
-			longest = max(longest, time.Since(time.Unix(0, int64(w.last[key]*float64(time.Second)))))
+	var which string
+	for key, last := range w.last {
+		g := max(w.gaps[key], time.Since(time.Unix(0, int64(last*float64(time.Second)))))
+		if g > longest {
+			longest, which = g, key
 		}
 	}
-	return longest
+	return longest, which
 }
 
 // everySourceAfter waits until every watched source has a success after t
