@@ -11,9 +11,9 @@ import (
 // a panic in any rule or step, so a RuleFailure is what a panic looks like
 // here: the target fails on one, and on a report whose findings carry
 // figures no reader can use (snapfuzz.Check). The committed seeds include
-// issue #36's materialized view (sizes on every node, no schema row), which
-// panicked in the wide_partition rule before the schema helpers took a nil
-// table.
+// the materialized view that crashed partmon (sizes on every node, no
+// schema row): it panicked in the wide_partition rule before the schema
+// helpers took a nil table.
 func FuzzAnalyze(f *testing.F) {
 	f.Add(snapfuzz.ViewSeed)
 	f.Fuzz(func(t *testing.T, data []byte) {

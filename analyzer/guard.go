@@ -50,7 +50,7 @@ func try[T any](f func() T) (v T, err error) {
 }
 
 // panicSite is the first frame outside the runtime below the deferred
-// recover: the line that panicked, as "dir/file.go:line".
+// recover: the line that panicked, as its directory, file and line.
 func panicSite() string {
 	pcs := make([]uintptr, 32)
 	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs)])

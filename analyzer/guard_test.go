@@ -39,7 +39,7 @@ func guardSnapshot() *model.Snapshot {
 
 func nilTable() string {
 	var t *model.Table
-	return t.Name // the nil dereference of issue #36
+	return t.Name // the nil dereference a view without schema once caused
 }
 
 func kindTables(fs []Finding) []string {
@@ -131,7 +131,7 @@ func hasNote(r *Report, parts ...string) bool {
 	return false
 }
 
-// Issue #36: a materialized view with sizes on every node and no schema
+// A materialized view with sizes on every node and no schema
 // row crashed the wide_partition rule (fragmentRowBound dereferenced the
 // nil table). It is judged by its sizes, and no rule fails on it.
 func TestTableWithSizesButNoSchema(t *testing.T) {

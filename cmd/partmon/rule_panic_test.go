@@ -16,7 +16,7 @@ import (
 	"github.com/partmon/partmon/web"
 )
 
-// The daemon keeps serving /metrics when a rule panics (issue #36: the
+// The daemon keeps serving /metrics when a rule panics (a view without schema: the
 // first cycle died in the wide_partition rule): the report is published
 // with the other rules' findings and partmon_analyzer_rule_failures says
 // which rule failed; and when a cycle panics outside the analyzer, the

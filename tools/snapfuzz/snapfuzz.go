@@ -316,7 +316,7 @@ const viewShape = 7
 // ViewSeed is the input that builds ViewWithoutSchema alone (one snapshot).
 var ViewSeed = []byte{0, viewShape}
 
-// ViewWithoutSchema is the shape of issue #36: a keyspace whose schema
+// ViewWithoutSchema is the shape that crashed partmon: a keyspace whose schema
 // lists its base table only, and a materialized view that every node
 // reports sizes of (system_views, size estimates) but the schema does not
 // name (the collector read no system_schema.views).
