@@ -106,6 +106,7 @@ func NewHandler(latest *publish.Latest, e *exporter.Exporter, alerts prometheus.
 	if err != nil {
 		return nil, err
 	}
+	page.metricsPath = opts.TelemetryPath
 	mux := http.NewServeMux()
 	mux.Handle("GET "+cmp.Or(opts.TelemetryPath, "/metrics"), metrics)
 	mux.Handle("GET /api/v1/findings", findingsHandler(latest, e))

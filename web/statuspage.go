@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"fmt"
 	"html/template"
@@ -35,6 +36,8 @@ type statusPage struct {
 	e      *exporter.Exporter // names the cluster as the metrics do
 	tmpl   *template.Template
 	now    func() time.Time
+	// metricsPath is where /metrics is served (--web.telemetry-path).
+	metricsPath string
 }
 
 func newStatusPage(latest *publish.Latest, e *exporter.Exporter) (*statusPage, error) {
@@ -72,6 +75,7 @@ type pageData struct {
 	Heatmaps              pageHeatmaps    // the ring's traffic over time
 	Sources               []pageSource
 	Down                  *pageDown // every source failed: one banner instead of a row each
+	MetricsPath           string    // the nav's link to the exposition
 	Notes                 []string  // what the analysis had to skip
 }
 
@@ -112,7 +116,7 @@ func (p *statusPage) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 
 func (p *statusPage) data() pageData {
 	c := p.latest.Cycle()
-	d := pageData{Up: c.Up, Sources: pageSources(c.Sources)}
+	d := pageData{Up: c.Up, Sources: pageSources(c.Sources), MetricsPath: cmp.Or(p.metricsPath, "/metrics")}
 	if d.Down = pageUnreachable(c); d.Down != nil {
 		d.Sources = nil
 	}

@@ -28,6 +28,9 @@ func TestTelemetryPathAndExporterMetrics(t *testing.T) {
 				t.Errorf("GET %s: %d, want %d", path, rec.status, want)
 			}
 		}
+		if page := string(serve(t, h, "/", "", "").body); !strings.Contains(page, `<a href="/x/metrics">`) {
+			t.Errorf("the status page does not link the telemetry path")
+		}
 		body := string(serve(t, h, "/x/metrics", "", "").body)
 		if !strings.Contains(body, "\npartmon_up 1\n") {
 			t.Errorf("no partmon_up at the telemetry path")
