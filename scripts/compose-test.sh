@@ -90,7 +90,8 @@ copy_with_libs() {
 # KEY (the packages' versions): a second run reuses the image.
 import_image() {
   local tag=$1 key build=$3 entrypoint=$4 root
-  key="$2 $4 $(sha256sum "$0" | cut -c1-12)" # this script's hash: how the image is made
+  # With how the image is made: the builder's functions, hashed.
+  key="$2 $4 $(declare -f "$build" copy_with_libs write_cassandra_conf | sha256sum | cut -c1-12)"
   root=$WORK/root-${tag//[\/:]/-}
   if [[ $("$DOCKER" image inspect -f '{{index .Config.Labels "partmon.key"}}' "$tag" 2>/dev/null) == "$key" ]]; then
     return
@@ -130,6 +131,7 @@ exec $jdk/bin/java @/opt/cassandra/server-jvm17.args -Xms512M -Xmx512M \\
   -Djava.io.tmpdir=/tmp -Djna.tmpdir=/tmp \\
   -Dcassandra-foreground=yes -Dcassandra.jmx.local.port=$JMX_PORT -Dcom.sun.management.jmxremote.authenticate=false \\
   -Dcassandra.skip_wait_for_gossip_to_settle=0 -Dcassandra.ring_delay_ms=1000 -Dcassandra.libjemalloc=- \\
+  -Dcassandra.skip_sync=true -Dcassandra.superuser_setup_delay_ms=500 -Dcassandra.migration_delay_ms=5000 \\
   -Dcassandra.size_recorder_interval=30 \\
   -cp "/opt/cassandra/conf:/opt/cassandra/lib/*" org.apache.cassandra.service.CassandraDaemon
 RUN
@@ -210,7 +212,14 @@ TLS=false
 HEAP=512M
 ENV
 say "planting problems (deploy/local/fixtures load --large-mib 64 --hot-seconds 0)"
-deploy/local/fixtures load --large-mib 64 --hot-seconds 0 >"$WORK/fixtures.log" 2>&1 || { tail -30 "$WORK/fixtures.log"; fail "fixtures load"; }
+# Three times at most: on a busy box a schema change can outlast the driver's
+# 20-s timeout (two runs here at a load average of 70-86 on 2 cores).
+for attempt in 1 2 3; do
+  deploy/local/fixtures load --large-mib 64 --hot-seconds 0 >"$WORK/fixtures.log" 2>&1 && break
+  tail -3 "$WORK/fixtures.log"
+  [[ $attempt == 3 ]] && fail "fixtures load (three attempts; the last one's log above)"
+  say "fixtures load failed; again"
+done
 tplant=$(date +%s)
 say "planted"
 
