@@ -35,7 +35,7 @@ func Analyze(s *model.Snapshot, h *History, th Thresholds) *Report {
 	}
 	var fs failures
 	var a *analysis
-	if fs.step(StepIndex, "no figure and no finding", func() { a = newAnalysis(s, h, th) }) {
+	if fs.step(StepIndex, "no figure and no finding", func() { a = newAnalysis(s, h, th); a.noteWithoutSchema() }) {
 		fs.step(StepSummaries, "some node, table or key figures are missing", func() { a.summarize(r) })
 		all := a.runRules(&fs)
 		fs.step(StepFold, "no finding", func() { a.fold(r, all) })

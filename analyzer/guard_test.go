@@ -145,6 +145,9 @@ func TestTableWithSizesButNoSchema(t *testing.T) {
 	if len(r.RuleFailures) != 0 {
 		t.Fatalf("rule failures %+v", r.RuleFailures)
 	}
+	if !hasNote(r, "ks.by_v: sizes but no schema row", "are unknown for it") {
+		t.Errorf("notes %q, want one saying what is unknown for the table without schema", r.Notes)
+	}
 	if got := kindTables(r.Findings); !slices.Contains(got, "oversized_partition ks.by_v") {
 		t.Errorf("findings %v, want the view's size judged", got)
 	}
