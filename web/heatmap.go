@@ -142,7 +142,7 @@ func newHeatmap(m analyzer.HeatMap, tokens map[string][]int64, hot float64) page
 		// its interleaved ranges would repeat one colour around the ring;
 		// grouped, the hot node is one band. The ring section lists each
 		// hot key's range.
-		pm.Note = fmt.Sprintf("vnodes, %d ranges: each node's ranges are drawn together as one band, sized by its raw ownership, and hot keys on their node's band; the ring's hot ranges table gives each key's range and replicas", len(fine))
+		pm.Note = fmt.Sprintf("vnodes, %d ranges: each node's ranges are drawn together as one band, sized by its raw ownership, and hot keys on their node's band; the ring's hot ranges list gives each key's range and replicas", len(fine))
 		g.ranges, g.aggregated = nodeBands(fine, len(m.Nodes)), true
 	case len(fine) > heatMaxBands || len(fine)*len(m.Columns) > heatMaxCells:
 		pm.Note = fmt.Sprintf("%d ranges: each node's ranges are drawn as one band, sized by its raw ownership, and hot keys on their node's band", len(fine))

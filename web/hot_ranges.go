@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/partmon/partmon/analyzer"
@@ -75,7 +76,7 @@ func newHotRange(r *analyzer.Report, ring []ringToken, k analyzer.HeatKey) hotRa
 		share = 1
 	}
 	h := hotRange{Key: k.Key, Table: k.Keyspace + "." + k.Table, Token: fmt.Sprint(k.Token),
-		Range: fmt.Sprintf("(%d, %d]", start, end), Share: format.Percent(share),
+		Range: fmt.Sprintf("(%d, %d]", start, end), Share: smallPercent(share),
 		Owner: r.Nodes[ring[i].node].Address, Start: start, End: end, OwnerIndex: ring[i].node,
 		Replicas: replicasOf(r, k.Keyspace, k.Token)}
 	if k.Share > 0 {
@@ -120,4 +121,13 @@ func containsString(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// smallPercent keeps two significant digits of the thin ranges of a
+// vnode ring (a 256-token range is about 0.1 % of a 3-node ring).
+func smallPercent(f float64) string {
+	if f >= 0.01 {
+		return format.Percent(f)
+	}
+	return strconv.FormatFloat(f*100, 'g', 2, 64) + " %"
 }

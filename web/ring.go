@@ -18,10 +18,10 @@ var ringPalette = nodeColours
 const (
 	ringCenter    = 150.0
 	ringRadius    = 110.0
-	ringWidth     = 2*ringCenter + 300 // ring square plus legend column
-	ringMaxDots   = 1024               // beyond this many tokens, dots are noise
-	ringInnerR    = 84.0               // the vnode ranges' ring, inside the nodes' ring
-	legendX       = 300.0
+	ringWidth     = 2*ringCenter + 80 // ring square and room for hot-range pointers; the legend goes below, readable on a phone
+	ringMaxDots   = 1024              // beyond this many tokens, dots are noise
+	ringInnerR    = 84.0              // the vnode ranges' ring, inside the nodes' ring
+	legendX       = 10.0
 	legendRowStep = 20.0
 )
 
@@ -59,8 +59,8 @@ type ringDot struct {
 }
 
 type ringLegend struct {
-	Y, TextY, Color, Text string
-	Skewed                bool
+	X, TextX, Y, TextY, Color, Text string
+	Skewed                          bool
 }
 
 // tokenAngle maps a Murmur3 token (−2^63 … 2^63−1) to radians clockwise from the top.
@@ -112,17 +112,18 @@ func newRingPicture(r *analyzer.Report) ringPicture {
 		}
 	}
 	pic := ringPicture{Width: ringWidth, CX: num(ringCenter), CY: num(ringCenter), R: num(ringRadius)}
-	pic.Height = math.Max(2*ringCenter, legendRowStep*float64(len(nodes)+1)+10)
+	legendTop := 2*ringCenter + 14
+	pic.Height = legendTop + legendRowStep*float64(len(nodes)) + 4
 
 	colour := func(i int) string { return ringPalette[i%len(ringPalette)] }
 	for i, n := range nodes {
-		y := 10 + legendRowStep*float64(i)
+		y := legendTop + legendRowStep*float64(i)
 		text := n.Address
 		o, ok := rawOwns[n.Address]
 		if ok {
 			text += "  owns " + format.PercentCell(o.Owns) + "  skew ×" + format.RatioCell(o.Skew)
 		}
-		pic.Legend = append(pic.Legend, ringLegend{Y: num(y), TextY: num(y + 11), Color: colour(i), Text: text,
+		pic.Legend = append(pic.Legend, ringLegend{X: num(legendX), TextX: num(legendX + 18), Y: num(y), TextY: num(y + 11), Color: colour(i), Text: text,
 			Skewed: ok && skewed(o.Skew, pageThresholds(r))})
 	}
 
