@@ -320,6 +320,12 @@ func (c *Config) resolvePassword() error {
 	return err
 }
 
+// sessionIdleClose is how long a node's session stays open after its last
+// statement: longer than the gaps between the statements of one tick's
+// sources (they queue for the node's one query slot), and short enough that
+// gocql's first heartbeat, 1 s after a connection opens, seldom fires.
+const sessionIdleClose = time.Second
+
 // sessionOptions are the CQL session settings of every node.
 func (c *Config) sessionOptions(observer gocql.QueryObserver) cql.Options {
 	o := cql.Options{
@@ -334,6 +340,14 @@ func (c *Config) sessionOptions(observer gocql.QueryObserver) cql.Options {
 		RetryBackoff:    c.RetryBackoff,
 		MaxRetryBackoff: c.MaxRetryBackoff,
 		Observer:        observer,
+	}
+	// Between runs the session is closed (cql.Options.IdleClose): gocql's
+	// heartbeats would otherwise be most of what partmon asks of a node.
+	// With a password each re-open costs the node a password check per
+	// connection (bcrypt, once its credentials cache has expired), dearer
+	// than the heartbeats: the session then stays open.
+	if c.Username == "" {
+		o.IdleClose = sessionIdleClose
 	}
 	if c.TLS.Enabled {
 		o.TLS = &cql.TLS{CAFile: c.TLS.CAFile, CertFile: c.TLS.CertFile, KeyFile: c.TLS.KeyFile,

@@ -11,8 +11,9 @@ import (
 	"go.uber.org/zap"
 )
 
-// connect opens a session that only ever talks to this node.
-func (n *Node[P]) connect() (*gocql.Session, error) {
+// connect opens a session that only ever talks to this node, on protocol
+// version proto (0 negotiates).
+func (n *Node[P]) connect(proto int) (*gocql.Session, error) {
 	ip := net.ParseIP(n.addr)
 	if ip == nil {
 		return nil, fmt.Errorf("address %q is not an IP", n.addr)
@@ -27,7 +28,7 @@ func (n *Node[P]) connect() (*gocql.Session, error) {
 	cc.Events.DisableSchemaEvents = true
 	cc.Events.DisableNodeStatusEvents = true
 	cc.NumConns = 1
-	cc.ProtoVersion = o.ProtoVersion
+	cc.ProtoVersion = proto
 	cc.ConnectTimeout = o.ConnectTimeout
 	cc.Dialer = setupDeadlineDialer{net.Dialer{Timeout: o.ConnectTimeout}}
 	cc.Timeout = o.QueryTimeout

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,6 +34,13 @@ type Options struct {
 	MaxRetryBackoff time.Duration
 	// Observer sees every page of every request; may be nil.
 	Observer gocql.QueryObserver
+	// IdleClose, when above 0, closes a node's session once no statement
+	// has run on it for this long; the next statement re-opens it (no new
+	// probe). gocql v1.7 sends an OPTIONS heartbeat every 5 s on each of a
+	// session's two connections, whatever the configuration: 24 requests a
+	// node a minute that carry no data (docs/benchmarks.md, "Requests per
+	// node per minute").
+	IdleClose time.Duration
 }
 
 // TLS is client TLS towards the CQL port.
@@ -68,6 +76,11 @@ type Node[P any] struct {
 	failures int
 	retryAt  time.Time
 	lastErr  error
+	// idleClosed: session was closed by IdleClose while info stays valid;
+	// the next Select re-opens it.
+	idleClosed bool
+	lastUsed   time.Time
+	idleTimer  *time.Timer
 }
 
 // NewNode returns the link to the node at addr:port. It does not connect.
@@ -131,7 +144,7 @@ func (n *Node[P]) Querier(ctx context.Context) (Querier, P, error) {
 	s, info, probed := n.session, n.info, n.probed
 	backoff := n.backoffErrLocked()
 	n.mu.Unlock()
-	if s != nil && probed {
+	if probed && (s != nil || n.isIdleClosed()) {
 		return &pinned[P]{node: n, session: s}, info, nil
 	}
 	if backoff != nil {
@@ -139,7 +152,7 @@ func (n *Node[P]) Querier(ctx context.Context) (Querier, P, error) {
 	}
 	if s == nil {
 		var err error
-		if s, err = n.connect(); err != nil {
+		if s, err = n.connect(n.opts.ProtoVersion); err != nil {
 			err = fmt.Errorf("connecting to %s: %w", n.addr, err)
 			n.failed(ctx, err)
 			return nil, none, err
@@ -200,7 +213,90 @@ func (n *Node[P]) failedLocked(ctx context.Context, err error) {
 
 func (n *Node[P]) dropInfoLocked() {
 	var none P
-	n.info, n.probed = none, false
+	n.info, n.probed, n.idleClosed = none, false, false
+}
+
+func (n *Node[P]) isIdleClosed() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.idleClosed
+}
+
+// sessionFor is the session a Select through q runs on: the node's current
+// one, re-opened if IdleClose closed it. The caller holds the query slot.
+func (n *Node[P]) sessionFor(q *pinned[P]) (*gocql.Session, error) {
+	n.mu.Lock()
+	s, idle := n.session, n.idleClosed
+	n.mu.Unlock()
+	switch {
+	case s != nil:
+		return s, nil
+	case !idle:
+		return q.session, nil // dropped after failures: fails as closed
+	}
+	s, err := n.reconnect()
+	if err != nil {
+		return nil, fmt.Errorf("connecting to %s: %w", n.addr, err)
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.idleClosed { // dropped meanwhile
+		go s.Close()
+		return q.session, nil
+	}
+	n.session, n.idleClosed = s, false
+	return s, nil
+}
+
+// reconnect re-opens an idle-closed session. Without a configured protocol
+// version it tries v4 first, the version gocql's negotiation tries first
+// and every Cassandra 4.0+ and ScyllaDB speaks: negotiating costs the node
+// one more connection each time. If the node refuses v4, it negotiates;
+// any other failure (a node down) is not tried twice.
+func (n *Node[P]) reconnect() (*gocql.Session, error) {
+	if n.opts.ProtoVersion != 0 {
+		return n.connect(n.opts.ProtoVersion)
+	}
+	s, err := n.connect(4)
+	if err != nil && (strings.Contains(err.Error(), "protocol version") || strings.Contains(err.Error(), "supported version")) {
+		return n.connect(0)
+	}
+	return s, err
+}
+
+// used re-arms the idle timer after a statement.
+func (n *Node[P]) used() {
+	if n.opts.IdleClose <= 0 {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.lastUsed = n.now()
+	if n.idleTimer == nil {
+		n.idleTimer = time.AfterFunc(n.opts.IdleClose, n.closeIfIdle)
+	} else {
+		n.idleTimer.Reset(n.opts.IdleClose)
+	}
+}
+
+// closeIfIdle closes the session if no statement ran for IdleClose; it
+// takes the query slot so that no statement is running on it meanwhile.
+func (n *Node[P]) closeIfIdle() {
+	select {
+	case n.inflight <- struct{}{}:
+	default:
+		return // a statement is running; it re-arms the timer
+	}
+	defer func() { <-n.inflight }()
+	n.mu.Lock()
+	s := n.session
+	if s == nil || !n.probed || n.now().Sub(n.lastUsed) < n.opts.IdleClose {
+		n.mu.Unlock()
+		return
+	}
+	n.session, n.idleClosed = nil, true
+	n.mu.Unlock()
+	go s.Close() // it can take seconds on a hung node
 }
 
 func (n *Node[P]) failed(ctx context.Context, err error) {
@@ -223,6 +319,9 @@ func (n *Node[P]) Close() {
 	s := n.session
 	n.session = nil
 	n.dropInfoLocked()
+	if n.idleTimer != nil {
+		n.idleTimer.Stop()
+	}
 	n.mu.Unlock()
 	if s != nil {
 		s.Close() // outside mu: it can take seconds on a hung node

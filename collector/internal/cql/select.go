@@ -30,9 +30,15 @@ func (q *pinned[P]) Select(ctx context.Context, stmt string, args []any, each fu
 		return fmt.Errorf("waiting for %s's query slot: %w", n.addr, ctx.Err())
 	}
 	defer func() { <-n.inflight }()
+	defer n.used()
+	session, err := n.sessionFor(q)
+	if err != nil {
+		n.failed(ctx, err)
+		return err
+	}
 
 	n.queries.Add(1)
-	iter := q.session.Query(stmt, args...).
+	iter := session.Query(stmt, args...).
 		WithContext(ctx).
 		Consistency(n.opts.Consistency).
 		PageSize(pageSize(ctx, n.opts.PageSize)).
@@ -57,7 +63,7 @@ func (q *pinned[P]) Select(ctx context.Context, stmt string, args []any, each fu
 			return err // the node answered; the answer was bad
 		}
 	}
-	err := iter.Close()
+	err = iter.Close()
 	switch {
 	case err == nil || IsServerError(err):
 		// A CQL error response still proves the node is alive.
