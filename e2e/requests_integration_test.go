@@ -38,7 +38,7 @@ const maxRequestsPerNodeMinute = 35
 // connections are those whose client port is one of the partmon process's
 // own sockets (/proc), so other clients of the cluster do not count.
 func TestRequestsPerNodePerMinute(t *testing.T) {
-	minutes := 3
+	minutes := 2
 	var err error
 	if v := os.Getenv("PARTMON_REQUESTS_MINUTES"); v != "" {
 		if minutes, err = strconv.Atoi(v); err != nil || minutes < 1 {
