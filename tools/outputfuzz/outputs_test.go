@@ -19,6 +19,7 @@ import (
 	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/internal/keys"
 	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/internal/render"
 	"github.com/partmon/partmon/internal/statefile"
@@ -49,7 +50,10 @@ func FuzzOutputs(f *testing.F) {
 	// One server per mode, each report published to it in turn as the
 	// daemon does (building the handler parses the page's templates: most
 	// of an input's time when done for each).
-	servers := []*server{newServer(f, publish.ModeCluster), newServer(f, publish.ModeSidecar)}
+	// The sidecar's hides keys (keys.mode hashed): the report it publishes is
+	// a copy redacted by reflection.
+	servers := []*server{newServer(f, publish.ModeCluster, nil),
+		newServer(f, publish.ModeSidecar, keys.New(keys.Hashed, []byte("outputfuzz secret, 16+ bytes"), 0))}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, h := snapfuzz.Report(data)
 		snapfuzz.Check(t, r)
@@ -69,8 +73,8 @@ type server struct {
 	good    bool // a good report was published: a failed one leaves it served
 }
 
-func newServer(f *testing.F, mode publish.Mode) *server {
-	latest := &publish.Latest{}
+func newServer(f *testing.F, mode publish.Mode, k *keys.Keyer) *server {
+	latest := &publish.Latest{Keys: k}
 	handler, err := web.NewHandler(latest, exporter.New(latest, exporter.Options{Mode: mode}), nil,
 		web.HandlerOptions{DisableExporterMetrics: true, Logger: zap.NewNop()})
 	if err != nil {
