@@ -124,7 +124,7 @@ func startDaemonWith(t *testing.T, hosts []string, schedule, extra string) strin
 		"--web.listen-address", addr, "--config.file", cfg)
 	url := "http://" + addr
 	// The first cycle waits for every source, the nodetool sampler's JVM too:
-	// minutes on a loaded box.
+	// minutes on a loaded box (203 s at load 90: each nodetool run starts a JVM).
 	promtest.WaitFor(t, 4*time.Minute, "partmon /readyz/cycle", func() bool {
 		if exited, err := p.Exited(); exited {
 			t.Fatalf("partmon exited: %v\n%s", err, p.Output())
