@@ -146,6 +146,24 @@ func flagged(findings []Finding, keyspace, node string) bool {
 	return false
 }
 
+// addOwnership counts one phase's ownership checks into the summary.
+func (s *Summary) addOwnership(checks []OwnershipCheck) {
+	for _, o := range checks {
+		s.Ownership++
+		if o.Partmon >= 0 && o.Nodetool >= 0 {
+			s.OwnershipMaxPP = max(s.OwnershipMaxPP, o.DiffPP())
+		}
+		if o.OK {
+			s.OwnershipOK++
+		} else {
+			s.OwnershipErrors = append(s.OwnershipErrors, o)
+		}
+		if !o.SkewOK {
+			s.SkewErrors = append(s.SkewErrors, o)
+		}
+	}
+}
+
 // ownershipLine says how partmon's ownership compared, for the text table.
 func ownershipLine(n, ok int, maxPP float64, skewOK int) string {
 	return fmt.Sprintf("effective ownership per node and keyspace within %.1f pp of nodetool status: %d of %d (largest difference %.3f pp); "+

@@ -168,20 +168,7 @@ func (s *Summary) addPhase(cr *ClusterResult, p PhaseResult, row func(string) *K
 	for _, e := range p.SourceErrors {
 		s.SourceErrors = append(s.SourceErrors, cr.Cluster+": "+e)
 	}
-	for _, o := range p.Ownership {
-		s.Ownership++
-		if o.Partmon >= 0 && o.Nodetool >= 0 {
-			s.OwnershipMaxPP = max(s.OwnershipMaxPP, o.DiffPP())
-		}
-		if o.OK {
-			s.OwnershipOK++
-		} else {
-			s.OwnershipErrors = append(s.OwnershipErrors, o)
-		}
-		if !o.SkewOK {
-			s.SkewErrors = append(s.SkewErrors, o)
-		}
-	}
+	s.addOwnership(p.Ownership)
 	s.UnknownNotes += len(p.Unknowns)
 	for _, u := range p.Unknowns {
 		if u.Decided {
