@@ -42,4 +42,3 @@ func CheckMetrics(promtool, page string) ([]string, error) {
 	}
 	return problems, nil
 }
-
