@@ -33,8 +33,8 @@ const (
 
 // Clusters a scenario can run on (scripts/truth.sh starts them).
 const (
-	ClusterSingle = "single" // 3 nodes, one DC, racks r1-r3, balanced single tokens
-	ClusterTwoDC  = "twodc"  // dc1 racks r1,r1,r2 and dc2 rack r1
+	ClusterSingle = "single" // 3 nodes, one DC, racks r1-r3
+	ClusterTwoDC  = "twodc"  // dc1 racks r1,r1,r2 and dc2 rack r1 (scripts/truth.sh: 16 tokens a node, or 256)
 	ClusterHeavy  = "heavy"  // 3 nodes, dc1 racks r1-r3, --num-tokens 16,16,32: the r3 node owns more
 )
 
