@@ -48,6 +48,10 @@ type Config struct {
 	// further failure up to MaxRetryBackoff.
 	RetryBackoff    time.Duration `yaml:"retry_backoff"`
 	MaxRetryBackoff time.Duration `yaml:"max_retry_backoff"`
+	// MinSchedule is the shortest interval a source's schedule may have
+	// (default 10 s): each run of a source queries every node it reads.
+	// Lower it only in a lab or a test; never below 1 s.
+	MinSchedule time.Duration `yaml:"min_schedule"`
 	// Sources configures sources by name (see SourceNames); unset fields keep
 	// the source's defaults.
 	Sources         map[string]SourceConfig `yaml:"sources"`
@@ -121,6 +125,9 @@ func (c Config) WithDefaults() Config {
 	if c.RetryBackoff == 0 {
 		c.RetryBackoff = 5 * time.Second
 	}
+	if c.MinSchedule == 0 {
+		c.MinSchedule = DefaultMinSchedule
+	}
 	if c.MaxRetryBackoff == 0 {
 		c.MaxRetryBackoff = 5 * time.Minute
 	}
@@ -142,10 +149,21 @@ func (c Config) WithDefaults() Config {
 
 // Validate checks c (zero values count as defaults) and returns every
 // problem found, one per line.
+// DefaultMinSchedule is collector.min_schedule's default, and
+// MinScheduleFloor the least it may be (robfig/cron runs "@every 0s" or
+// "@every 1ms" every second).
+const (
+	DefaultMinSchedule = 10 * time.Second
+	MinScheduleFloor   = time.Second
+)
+
 func (c Config) Validate() error {
 	c = c.WithDefaults()
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if c.MinSchedule < MinScheduleFloor {
+		bad("collector.min_schedule: %s is under %s", c.MinSchedule, MinScheduleFloor)
+	}
 
 	if len(c.Hosts) == 0 {
 		bad("collector.hosts: at least one host is required")

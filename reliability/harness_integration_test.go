@@ -195,7 +195,10 @@ func (c *cluster) config(o options) (map[string]any, options) {
 		"query_timeout":     o.queryTimeout.String(),
 		"retry_backoff":     "1s",
 		"max_retry_backoff": "4s",
-		"sources":           sources,
+		// Faults are seen within seconds: sources run faster than a
+		// production floor allows.
+		"min_schedule": "1s",
+		"sources":      sources,
 	}
 	if o.creds.user != "" {
 		coll["username"] = o.creds.user

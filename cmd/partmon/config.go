@@ -184,7 +184,7 @@ func (c *Config) validateScoped(root *yaml.Node, name string, scope fileScope, d
 	}
 	add("collector", c.Collector.Validate())
 	for _, name := range slices.Sorted(maps.Keys(c.Collector.Sources)) {
-		if err := scheduleFloor(c.Collector.Sources[name].Schedule); err != nil {
+		if err := scheduleFloor(c.Collector.Sources[name].Schedule, c.Collector.WithDefaults().MinSchedule); err != nil {
 			add("collector", fmt.Errorf("collector.sources.%s.schedule: %w", name, err))
 		}
 	}

@@ -20,11 +20,6 @@ import (
 // real config is a few KiB, and yaml reads the whole input into memory.
 const maxConfigBytes = 1 << 20
 
-// minSchedule is the shortest interval a schedule may have: each run of a
-// source queries every node it reads, and robfig/cron runs "@every 0s" (or
-// "@every 1ms") every second. docs/configuration.md states it.
-const minSchedule = 10 * time.Second
-
 // stdinName is how errors name a config read from standard input.
 const stdinName = "<stdin>"
 
@@ -161,9 +156,11 @@ func yamlField(t reflect.Type, key string) (reflect.StructField, bool) {
 	return reflect.StructField{}, false
 }
 
-// scheduleFloor refuses a schedule that runs more often than minSchedule.
+// scheduleFloor refuses a schedule that runs more often than minSchedule
+// (collector.min_schedule): each run of a source queries every node it
+// reads, and robfig/cron runs "@every 0s" (or "@every 1ms") every second.
 // Only "@every" can: a five-field spec runs at most once a minute.
-func scheduleFloor(spec string) error {
+func scheduleFloor(spec string, minSchedule time.Duration) error {
 	s, err := cron.ParseStandard(spec)
 	if err != nil {
 		return nil // the parse error is reported where the spec is parsed
