@@ -38,6 +38,7 @@ var perProcessMetrics = map[string]string{
 	"partmon_cycle_duration_seconds":       "this partmon's last analysis",
 	"partmon_alerts_pushed_total":          "this partmon's alert pusher",
 	"partmon_alertmanager_errors_total":    "this partmon's alert pusher",
+	"partmon_analyzer_rule_failures":       "this partmon's own analysis of its snapshot",
 	"partmon_findings": "this partmon's own count of findings (the dashboards count distinct " +
 		"partmon_finding_value series instead, see dashboards/dashboards_test.go)",
 }
