@@ -46,7 +46,7 @@ func TestRequestsPerNodePerMinute(t *testing.T) {
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(2*minutes+5)*time.Minute)
-	defer cancel()
+	t.Cleanup(cancel) // after the parallel subtests, which run once this function returns
 	// PARTMON_REQUESTS_BIN measures another build, e.g. the one before a change.
 	bin := os.Getenv("PARTMON_REQUESTS_BIN")
 	if bin == "" {
@@ -59,6 +59,9 @@ func TestRequestsPerNodePerMinute(t *testing.T) {
 	counters := counterSessions(t, hosts)
 	for _, mode := range []string{"sidecar", "cluster"} {
 		t.Run(mode, func(t *testing.T) {
+			// Both modes at once: each counts only its own process's
+			// connections, and the suite waits the minutes once.
+			t.Parallel()
 			perNode := measureRequests(ctx, t, bin, mode, hosts, counters, minutes)
 			for _, h := range hosts {
 				c := perNode[h]
