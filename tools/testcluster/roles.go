@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -64,8 +66,19 @@ func AlterPassword(env map[string]string, role, password string, hosts ...string
 	}
 	defer s.Close()
 	pw := strings.ReplaceAll(password, "'", "''")
-	if err := s.Query(fmt.Sprintf("ALTER ROLE %s WITH PASSWORD = '%s'", role, pw)).Exec(); err != nil {
-		return fmt.Errorf("ALTER ROLE %s WITH PASSWORD = '***': %s", role, strings.ReplaceAll(err.Error(), pw, "***"))
+	// Cassandra 5.0 refuses a second password change within a minimum
+	// interval of the last one (the role was created moments ago): wait
+	// as long as the refusal says, a few times.
+	for attempt := 0; ; attempt++ {
+		err := s.Query(fmt.Sprintf("ALTER ROLE %s WITH PASSWORD = '%s'", role, pw)).Exec()
+		if err == nil {
+			break
+		}
+		wait, tooSoon := passwordChangeTooSoon(err.Error())
+		if !tooSoon || attempt == 3 {
+			return fmt.Errorf("ALTER ROLE %s WITH PASSWORD = '***': %s", role, strings.ReplaceAll(err.Error(), pw, "***"))
+		}
+		time.Sleep(wait)
 	}
 	for _, h := range hosts {
 		if err := waitLogin(env, h, role, password, 60*time.Second); err != nil {
@@ -114,4 +127,20 @@ func Permissions(env map[string]string, role string, hosts ...string) ([]string,
 		return nil, fmt.Errorf("listing permissions of %s: %w", role, err)
 	}
 	return out, nil
+}
+
+var passwordIntervalRE = regexp.MustCompile(`can only be changed every (\d+)ms`)
+
+// passwordChangeTooSoon reads Cassandra's refusal of a password change made
+// too soon after the last one and returns how long to wait before retrying.
+func passwordChangeTooSoon(msg string) (time.Duration, bool) {
+	m := passwordIntervalRE.FindStringSubmatch(msg)
+	if m == nil {
+		return 0, false
+	}
+	ms, err := strconv.Atoi(m[1])
+	if err != nil {
+		return 0, false
+	}
+	return time.Duration(ms)*time.Millisecond + 500*time.Millisecond, true
 }
