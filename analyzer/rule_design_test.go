@@ -348,3 +348,25 @@ func TestRuleAscendingTimeOrder(t *testing.T) {
 		})
 	}
 }
+
+// On a vnode ring nodetool's rounded shares add up to a hair over 1: a
+// real 2-node 4.1.10 ring of 16 allocated tokens a node, RF 2, showed
+// 1.000001 for each node. The fixture's three statuses (1 MiB on each
+// node's disk, the rule's floor) must still be judged.
+func TestLowCardinalityOwnershipRoundedOverOne(t *testing.T) {
+	status := table("orders_by_status", pk("status", "text", 0), ck("order_id", "timeuuid", 0, "asc"))
+	b := newSnap().ring("dc1", 2).keyspace("ks", simple("2"), status)
+	for i, keys := range []int64{12, 137} {
+		b.stats(hostID(i+1), "ks", status.Name, model.TableStats{PartitionsEstimate: keys, MeanPartitionBytes: 943_127, DiskUsageBytes: 1 * mib})
+	}
+	a := analysisOf(t, b.s)
+	for _, tv := range a.tables {
+		for h := range tv.ks.owns {
+			tv.ks.owns[h] = 1.0000010000000001
+		}
+	}
+	fs := ruleLowCardinalityKey(a)
+	if len(fs) != 1 || fs[0].Figures.DataBytes != float64(mib) {
+		t.Fatalf("want one finding on 1 MiB a replica, got %+v", fs)
+	}
+}
