@@ -27,8 +27,16 @@
 #                           created or loaded: PARTMON_BENCH_TABLES must then be the one count it holds,
 #                           e.g. made once by `benchtables --dir DIR --tables 1000 --populate-only`); kept running
 #   PARTMON_BENCH_NODE_COST_ONLY=true  only what the node pays (benchtables --node-cost-only)
-# The peer, jmx_exporter's standalone jmx_prometheus_httpserver, comes from
-# Maven Central into $PARTMON_CACHE (default ~/.cache/partmon)/jmx_exporter.
+#   PARTMON_BENCH_RUNNER_COST=true     with NODE_COST_ONLY: the nodetool runner's sources too (--runner-cost)
+#   PARTMON_BENCH_AGENT=false          no jmx_exporter javaagent in the nodes (default: loaded, measured)
+#   PARTMON_BENCH_AGENT_WINDOW         window of the javaagent's scraped-every-15/30/60-s check at the
+#                                      largest table count (default 0: none; 60s measures it directly)
+#   PARTMON_BENCH_SCHEMA_ROWS=true     one node only: create tables by their system_schema rows (--schema-rows)
+# The peers, jmx_exporter's standalone jmx_prometheus_httpserver and its
+# javaagent (loaded into every node with `cluster up --javaagent`, its
+# configuration file $DIR/agent.yml, which benchtables rewrites to switch
+# configurations), come from Maven Central into
+# $PARTMON_CACHE (default ~/.cache/partmon)/jmx_exporter.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO"
@@ -50,6 +58,13 @@ ESTIMATES_TIMEOUT=${PARTMON_BENCH_ESTIMATES_TIMEOUT:-5m}
 JMX_VERSION=0.20.0
 JMX_DIR=${PARTMON_CACHE:-$HOME/.cache/partmon}/jmx_exporter
 JMX_JAR=$JMX_DIR/jmx_prometheus_httpserver-$JMX_VERSION.jar
+# The newest 1.x Maven Central serves here (its metadata lists 1.0.1 as latest).
+AGENT_VERSION=1.0.1
+AGENT_JAR=$JMX_DIR/jmx_prometheus_javaagent-$AGENT_VERSION.jar
+AGENT=${PARTMON_BENCH_AGENT:-true}
+AGENT_WINDOW=${PARTMON_BENCH_AGENT_WINDOW:-0}
+RUNNER_COST=${PARTMON_BENCH_RUNNER_COST:-false}
+SCHEMA_ROWS=${PARTMON_BENCH_SCHEMA_ROWS:-false}
 
 say() { printf 'bench: %s\n' "$*" >&2; }
 
@@ -72,10 +87,19 @@ trap 'exit 143' TERM
 
 [[ -x bin/partmon ]] || { say "bin/partmon missing: run make bench (it builds first)"; exit 1; }
 mkdir -p "$DIR/.bin" "$OUT"
-if [[ ! -f $JMX_JAR ]]; then
-  command -v mvn >/dev/null || { say "mvn not found: it fetches jmx_exporter $JMX_VERSION from Maven Central (apt-get install maven)"; exit 1; }
-  say "fetching io.prometheus.jmx:jmx_prometheus_httpserver:$JMX_VERSION into $JMX_DIR"
-  mvn -q dependency:copy -Dartifact="io.prometheus.jmx:jmx_prometheus_httpserver:$JMX_VERSION" -DoutputDirectory="$JMX_DIR"
+fetch_jar() { # ARTIFACT JAR
+  [[ -f $2 ]] && return
+  command -v mvn >/dev/null || { say "mvn not found: it fetches $1 from Maven Central (apt-get install maven)"; exit 1; }
+  say "fetching $1 into $JMX_DIR"
+  mvn -q dependency:copy -Dartifact="$1" -DoutputDirectory="$JMX_DIR"
+}
+fetch_jar "io.prometheus.jmx:jmx_prometheus_httpserver:$JMX_VERSION" "$JMX_JAR"
+agent_args=()
+if [[ $AGENT == true ]]; then
+  fetch_jar "io.prometheus.jmx:jmx_prometheus_javaagent:$AGENT_VERSION" "$AGENT_JAR"
+  # The agent must find a valid file at the JVM's start: upstream's example first.
+  cp tools/cmd/benchtables/jmx_exporter_cassandra.yml "$DIR/agent.yml"
+  agent_args=(--javaagent "$AGENT_JAR=$DIR/agent.yml")
 fi
 command -v jcmd >/dev/null || say "jcmd not found: GC pauses of the node will not be measured (a JDK's jcmd switches the GC log on)"
 say "building the benchmark driver"
@@ -87,13 +111,14 @@ if [[ $REUSE == true ]]; then
   say "reusing the cluster running in $DIR as it is"
 else
   say "starting a $NODES-node cluster on $FIRST_IP.. in $DIR (heap $HEAP)"
-  "$CLUSTER" up --first-ip "$FIRST_IP" --dir "$DIR" --nodes "$NODES" --heap "$HEAP"
+  "$CLUSTER" up --first-ip "$FIRST_IP" --dir "$DIR" --nodes "$NODES" --heap "$HEAP" "${agent_args[@]}"
 fi
 
 "$DIR/.bin/benchtables" --dir "$DIR" --partmon bin/partmon --tables "$TABLES" --runs "$RUNS" \
   --jmx-exporter-jar "$JMX_JAR" --sampler-window "$SAMPLER_WINDOW" --sampler-runs "$SAMPLER_RUNS" \
   --estimates-timeout "$ESTIMATES_TIMEOUT" --populate="$([[ $REUSE == true ]] && echo false || echo true)" \
-  --node-cost-only="$NODE_COST_ONLY" \
+  --node-cost-only="$NODE_COST_ONLY" --runner-cost="$RUNNER_COST" --agent-window="$AGENT_WINDOW" \
+  --schema-rows="$SCHEMA_ROWS" \
   --json "$OUT/results.json" --markdown "$OUT/results.md" | tee "$OUT/benchtables.txt"
 
 # The Go benchmarks need no cluster: stop it first so that they run on a quieter machine.

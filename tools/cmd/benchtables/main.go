@@ -47,9 +47,11 @@ type options struct {
 	samplerWindow time.Duration
 	samplerRuns   int
 	idleWindow    time.Duration
-	sourceReps    int    // reads per source per measured action (0: sources not measured one by one)
-	nodeCostOnly  bool   // only what the node pays: idle, cycle, sources, jmx_exporter, the CQL schedule
-	schemaRows    bool   // create tables by their system_schema rows (schemarows.go)
+	sourceReps    int  // reads per source per measured action (0: sources not measured one by one)
+	nodeCostOnly  bool // only what the node pays: idle, cycle, sources, jmx_exporter, the CQL schedule
+	schemaRows    bool // create tables by their system_schema rows (schemarows.go)
+	runnerCost    bool // with nodeCostOnly: the schedule's nodetool group too
+	agentWindow   time.Duration
 	gcLog         *gcLog // the measured node's GC pause log, set by benchmark
 }
 
@@ -82,6 +84,8 @@ func main() {
 	flag.IntVar(&o.sourceReps, "source-reads", 5, "reads of each CQL source per measured action, for its cost to the node (0: not measured)")
 	flag.BoolVar(&o.schemaRows, "schema-rows", false, "one-node cluster only: create the tables by writing the system_schema rows CREATE TABLE writes, copied from the first table, and one nodetool reloadlocalschema (minutes for 10,000 tables, where one CREATE at a time takes hours)")
 	flag.BoolVar(&o.nodeCostOnly, "node-cost-only", false, "measure only the node's CPU: idle, the cycle, each source, jmx_exporter and the schedule without the nodetool runner (no nodetool, report, daemon or sampler runs)")
+	flag.BoolVar(&o.runnerCost, "runner-cost", false, "with --node-cost-only: also measure the nodetool runner's sources (profileload, tablehistograms, tablestats) as the schedule's 10-minute group")
+	flag.DurationVar(&o.agentWindow, "agent-window", 0, "with a cluster started with --javaagent: also measure the node over a window this long without scrapes, then with the agent scraped every 15, 30 and 60 s, once per configuration, at the largest table count (0: not)")
 	flag.Parse()
 	var err error
 	if o.tables, err = parseCounts(tables); err != nil || o.dir == "" || o.runs < 1 || o.scrapes < 1 {

@@ -357,7 +357,7 @@ func writeTable(w io.Writer, results []*stageResult) {
 	for _, r := range results {
 		head = append(head, fmt.Sprintf("%d tables", r.UserTables))
 	}
-	for i, part := range [][][]string{rows(results), costRows(results), tickRows(results), sourceCostRows(results), peerRows(results)} {
+	for i, part := range [][][]string{rows(results), costRows(results), tickRows(results), sourceCostRows(results), peerRows(results), agentRows(results)} {
 		if len(part) == 0 {
 			continue
 		}

@@ -121,6 +121,22 @@ func (b *scheduleBench) run(ctx context.Context, r *stageResult) error {
 	return nil
 }
 
+// runGroup measures the group keyed key alone, if on and the bench has it.
+func (b *scheduleBench) runGroup(ctx context.Context, r *stageResult, key string, on bool) error {
+	if !on {
+		return nil
+	}
+	all := b.groups
+	defer func() { b.groups = all }()
+	b.groups = nil
+	for _, g := range all {
+		if g.key == key {
+			b.groups = append(b.groups, g)
+		}
+	}
+	return b.run(ctx, r)
+}
+
 // perMinute is the node CPU (ms) one minute of the default schedule costs:
 // each measured group's median net CPU over its period in minutes, the
 // nodetool group only if withNodetool. NaN when nothing was measured.

@@ -69,7 +69,10 @@ type stageResult struct {
 	GCMeasured bool `json:"gc_measured"`
 	idle       *costMeter
 
-	Peer    *peerResult    `json:"jmx_exporter,omitempty"`
+	Peer  *peerResult  `json:"jmx_exporter,omitempty"`
+	Agent *agentResult `json:"jmx_exporter_javaagent,omitempty"`
+	// RunLoad is the load average (1/5/15 min) at the start of each run.
+	RunLoad []string       `json:"run_load,omitempty"`
 	Sampler *samplerResult `json:"sampler,omitempty"`
 }
 
@@ -158,7 +161,7 @@ func measureRuns(ctx context.Context, c *benchCluster, r *stageResult, o options
 		return err
 	}
 	defer clus.close()
-	sched, err := newScheduleBench(c, o.node, !o.nodeCostOnly)
+	sched, err := newScheduleBench(c, o.node, !o.nodeCostOnly || o.runnerCost)
 	if err != nil {
 		return err
 	}
@@ -178,18 +181,17 @@ func measureRuns(ctx context.Context, c *benchCluster, r *stageResult, o options
 	if peer != nil {
 		defer peer.stop()
 	}
-
-	cold := side.run(ctx)
-	r.ColdCycle = ms(cold.total())
-	r.ColdStmts = cold.statements[node]
-	_ = clus.run(ctx) // connects and probes every node
-	side.counter.statements(node)
-	sched.warm(ctx)
+	agent, err := startAgent(c, r, o)
+	if err != nil {
+		return err
+	}
+	warmUp(ctx, side, clus, sched, r)
 
 	for i := 0; i < o.runs; i++ {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		r.RunLoad = append(r.RunLoad, loadAvg())
 		if err := r.idle.idleWindow(ctx, o.idleWindow); err != nil {
 			return err
 		}
@@ -199,10 +201,13 @@ func measureRuns(ctx context.Context, c *benchCluster, r *stageResult, o options
 		if err := perSource.runAll(ctx, r); err != nil {
 			return err
 		}
-		if err := scrapePeer(peer, r); err != nil {
+		if err := scrapePeers(peer, agent, r); err != nil {
 			return err
 		}
 		if o.nodeCostOnly { // the minutes of the schedule are measured by perSource
+			if err := sched.runGroup(ctx, r, costScheduleNodetool, o.runnerCost); err != nil {
+				return err
+			}
 			logf("run %d/%d: cycle %.0f ms (%d statements)%s", i+1, o.runs, r.Cycle[i], r.Statements[i], peerLog(r))
 			continue
 		}
@@ -220,7 +225,29 @@ func measureRuns(ctx context.Context, c *benchCluster, r *stageResult, o options
 		logf("run %d/%d: cycle %.0f ms (%d statements), partmon report %.0f ms, tablestats %.0f ms%s",
 			i+1, o.runs, r.Cycle[i], r.Statements[i], r.OneShot[i], r.Tablestats[i], peerLog(r))
 	}
-	return nil
+	if r.UserTables != o.tables[len(o.tables)-1] {
+		return nil // the windows are long: at the largest count only
+	}
+	return agentWindows(ctx, agent, r, o.agentWindow)
+}
+
+// warmUp takes the first (cold) cycles, unmeasured but the sidecar's.
+func warmUp(ctx context.Context, side, clus *cycleBench, sched *scheduleBench, r *stageResult) {
+	cold := side.run(ctx)
+	r.ColdCycle = ms(cold.total())
+	r.ColdStmts = cold.statements[r.Node]
+	_ = clus.run(ctx) // connects and probes every node
+	side.counter.statements(r.Node)
+	sched.warm(ctx)
+}
+
+// scrapePeers is one measured scrape of the standalone jmx_exporter and
+// one of each javaagent configuration.
+func scrapePeers(peer *jmxExporter, agent *agentPeer, r *stageResult) error {
+	if err := scrapePeer(peer, r); err != nil {
+		return err
+	}
+	return scrapeAgent(agent, r)
 }
 
 // runCycles is one warm sidecar cycle (with its cost to the node and to
