@@ -18,13 +18,16 @@ const hotRangeMax = 8
 // nodes that serve it.
 type hotRange struct {
 	Key, Table, Token string
+	Keyspace          string
+	KeyToken          int64
 	Range, Share      string // "(start, end]" and its share of the ring
 	Owner             string // the node whose token ends the range
 	Replicas          string // every replica, "dc1 replica 1 10.0.0.1, …", or why unknown
 	Sampled           string // the key's share of its table's sampled operations
 	Start, End        int64
-	OwnerIndex        int // index into the report's nodes
-	Number            int // 1-based, as the ring's pointer is labelled
+	OwnerIndex        int    // index into the report's nodes
+	Number            int    // 1-based, as the ring's pointer is labelled
+	SetID             string // the replica-set row holding it (replica_sets.go), if drawn
 }
 
 // hotRanges are the ranges holding the heatmaps' placed hot keys, hottest
@@ -75,7 +78,7 @@ func newHotRange(r *analyzer.Report, ring []ringToken, k analyzer.HeatKey) hotRa
 	if len(ring) == 1 {
 		share = 1
 	}
-	h := hotRange{Key: k.Key, Table: k.Keyspace + "." + k.Table, Token: fmt.Sprint(k.Token),
+	h := hotRange{Key: k.Key, Table: k.Keyspace + "." + k.Table, Token: fmt.Sprint(k.Token), Keyspace: k.Keyspace, KeyToken: k.Token,
 		Range: fmt.Sprintf("(%d, %d]", start, end), Share: smallPercent(share),
 		Owner: r.Nodes[ring[i].node].Address, Start: start, End: end, OwnerIndex: ring[i].node,
 		Replicas: replicasOf(r, k.Keyspace, k.Token)}
@@ -96,10 +99,7 @@ func replicasOf(r *analyzer.Report, keyspace string, token int64) string {
 		if !containsString(p.Keyspaces, keyspace) || len(p.Ranges) == 0 {
 			continue
 		}
-		i := sort.Search(len(p.Ranges), func(i int) bool { return p.Ranges[i].End >= token })
-		if i == len(p.Ranges) {
-			i = 0
-		}
+		i := placementRange(p, token)
 		var names []string
 		for _, dc := range p.DCs {
 			for k, host := range dc.Holders[i] {

@@ -57,32 +57,89 @@ func vnodeReport(t *testing.T, nodes, perNode int, hot map[string]int64) *analyz
 	return r
 }
 
-// walkReplicas is SimpleStrategy worked out apart from the analyzer: the
-// range holding token ends at the first ring token at or after it; its
-// replicas are the first three distinct nodes from there, clockwise.
+// walkReplicas is SimpleStrategy rf 3 by walkPlacement: the range holding
+// token and its three replicas.
 func walkReplicas(r *analyzer.Report, token int64) (start, end int64, owners []string) {
-	type tok struct {
-		t    int64
-		addr string
-	}
-	var ring []tok
+	start, end, per := walkPlacement(r, token, analyzer.Replication{Class: analyzer.StrategySimple, Factor: analyzer.ReplicationFactor{All: 3}})
+	return start, end, per[""]
+}
+
+// walkPlacement works placement out apart from the analyzer: the range
+// holding token ends at the first ring token at or after it; its replicas
+// are met walking clockwise from there. SimpleStrategy takes the first rf
+// distinct nodes (DC ""). NetworkTopologyStrategy fills each DC's rf
+// (at most its nodes) with nodes of racks not yet seen in that DC, and
+// takes a node of a seen rack only while rf minus the DC's racks allows
+// repeats (NetworkTopologyStrategy.calculateNaturalReplicas, 4.0+).
+func walkPlacement(r *analyzer.Report, token int64, repl analyzer.Replication) (start, end int64, owners map[string][]string) {
+	return newRingWalk(r).walk(token, repl)
+}
+
+// ringWalk is the report's ring sorted once, with each DC's nodes and racks.
+type ringWalk struct {
+	ring             []walkToken
+	nodesIn, racksIn map[string]int
+}
+
+type walkToken struct {
+	t int64
+	n analyzer.NodeSummary
+}
+
+func newRingWalk(r *analyzer.Report) *ringWalk {
+	w := &ringWalk{nodesIn: map[string]int{}, racksIn: map[string]int{}}
+	racks := map[string]bool{}
 	for _, n := range r.Nodes {
 		for _, t := range n.TokenValues {
-			ring = append(ring, tok{t, n.Address})
+			w.ring = append(w.ring, walkToken{t, n})
+		}
+		w.nodesIn[n.DC]++
+		if !racks[n.DC+"/"+n.Rack] {
+			racks[n.DC+"/"+n.Rack] = true
+			w.racksIn[n.DC]++
 		}
 	}
-	sort.Slice(ring, func(i, j int) bool { return ring[i].t < ring[j].t })
+	sort.Slice(w.ring, func(i, j int) bool { return w.ring[i].t < w.ring[j].t })
+	return w
+}
+
+func (w *ringWalk) walk(token int64, repl analyzer.Replication) (start, end int64, owners map[string][]string) {
+	ring := w.ring
 	i := 0
 	for i < len(ring) && ring[i].t < token {
 		i++
 	}
 	i %= len(ring)
 	start, end = ring[(i+len(ring)-1)%len(ring)].t, ring[i].t
-	for k := 0; len(owners) < 3; k++ {
-		a := ring[(i+k)%len(ring)].addr
-		if !containsString(owners, a) {
-			owners = append(owners, a)
+	owners = map[string][]string{}
+	if repl.Class == analyzer.StrategySimple {
+		for k := 0; k < len(ring) && len(owners[""]) < repl.Factor.All; k++ {
+			if a := ring[(i+k)%len(ring)].n.Address; !containsString(owners[""], a) {
+				owners[""] = append(owners[""], a)
+			}
 		}
+		return start, end, owners
+	}
+	left, repeats, seen, wanted := map[string]int{}, map[string]int{}, map[string]bool{}, 0
+	for dc, rf := range repl.DCs {
+		left[dc], repeats[dc] = min(rf.All, w.nodesIn[dc]), rf.All-w.racksIn[dc]
+		wanted += left[dc]
+	}
+	for k := 0; k < len(ring) && wanted > 0; k++ {
+		n := ring[(i+k)%len(ring)].n
+		if left[n.DC] == 0 || containsString(owners[n.DC], n.Address) {
+			continue
+		}
+		if seen[n.DC+"/"+n.Rack] {
+			if repeats[n.DC] <= 0 {
+				continue
+			}
+			repeats[n.DC]--
+		}
+		seen[n.DC+"/"+n.Rack] = true
+		owners[n.DC] = append(owners[n.DC], n.Address)
+		left[n.DC]--
+		wanted--
 	}
 	return start, end, owners
 }

@@ -65,6 +65,7 @@ type replicaPicture struct {
 	RowsLeftOut                int
 	Merged                     bool // neighbouring arcs of one node were merged
 	Note                       string
+	Sets                       []replicaSetGroup // the ranges by replica set, per DC
 }
 
 type replicaRing struct {
@@ -86,8 +87,9 @@ type rangeRow struct {
 	Holders      []string
 }
 
-// newReplicaPictures draws the analyzer's placements, in keyspace order.
-func newReplicaPictures(r *analyzer.Report) replicaPictures {
+// newReplicaPictures draws the analyzer's placements, in keyspace order,
+// each with its ranges grouped by replica set, hot's sets marked.
+func newReplicaPictures(r *analyzer.Report, hot []hotRange) replicaPictures {
 	var out replicaPictures
 	if len(r.Placements) == 0 {
 		out.Note = "no replica sets: no keyspace with a known replication, no token values, or a ring of more than 4,096 tokens"
@@ -105,6 +107,7 @@ func newReplicaPictures(r *analyzer.Report) replicaPictures {
 		}
 		pic := newReplicaPicture(r, p, index, used)
 		pic.ID = fmt.Sprintf("replicas-%d", i+1)
+		pic.Sets = replicaSetGroups(r, p, pic.ID, index, used, hot)
 		out.Pictures = append(out.Pictures, pic)
 	}
 	for i := range r.Nodes {

@@ -69,7 +69,7 @@ func TestReplicaRings(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			rep := placementReport(t, tc.dcs, tc.perNode, tc.r, map[int]float64{0: 1.35, 1: 1.19, 2: 0.7})
-			pics := newReplicaPictures(rep)
+			pics := newReplicaPictures(rep, nil)
 			html := renderPart(t, "replicas", pics)
 			svgs := parseSVGs(t, html, "replica-rings")
 			if len(svgs) != 1 {
@@ -151,7 +151,7 @@ func TestReplicaPicturesCap(t *testing.T) {
 		q.Keyspaces, q.Replication = []string{fmt.Sprintf("ks%d", i)}, fmt.Sprintf("SimpleStrategy rf %d", i+1)
 		base.Placements = append(base.Placements, q)
 	}
-	pics := newReplicaPictures(base)
+	pics := newReplicaPictures(base, nil)
 	if len(pics.Pictures) != replicaMaxPictures || len(pics.LeftOut) != 2 {
 		t.Fatalf("%d pictures, %d left out", len(pics.Pictures), len(pics.LeftOut))
 	}

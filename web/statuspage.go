@@ -154,7 +154,8 @@ func (p *statusPage) data() pageData {
 	d.StateLine, d.StateClass = stateLine(r, c.Up)
 	d.Problems, d.Remarks = pageProblems(analyzer.ProblemsIn(r)), pageRemarks(r.Remarks)
 	d.Ring = newRingPicture(r)
-	d.Growth, d.Replicas = newGrowthCharts(r), newReplicaPictures(r)
+	d.Growth, d.Replicas = newGrowthCharts(r), newReplicaPictures(r, d.Ring.Hot)
+	linkHotSets(d.Ring.Hot, d.Replicas)
 	d.Heatmaps = newHeatmaps(r)
 	d.Keyspaces, d.Owners = pageOwnership(r)
 	return d
