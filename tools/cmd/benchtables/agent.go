@@ -170,8 +170,10 @@ const costAgentIdle = "agent_window_unscraped"
 // then, once per configuration and interval, over a window as long with the
 // agent scraped every interval: the difference, per minute, is what the
 // scrapes cost, measured directly as a check of per scrape × rate.
-func agentWindows(ctx context.Context, a *agentPeer, r *stageResult, window time.Duration) error {
-	if a == nil || window <= 0 {
+// The windows are long: they run at the largest table count only.
+func agentWindows(ctx context.Context, a *agentPeer, r *stageResult, o options) error {
+	window := o.agentWindow
+	if a == nil || window <= 0 || r.UserTables != o.tables[len(o.tables)-1] {
 		return nil
 	}
 	nc, err := r.idle.measure(func() (float64, error) { return 0, scrapeEvery(ctx, nil, 0, window) })

@@ -76,16 +76,11 @@ func main() {
 	flag.StringVar(&o.jsonOut, "json", "", "also write the raw results to this JSON file")
 	flag.StringVar(&o.markdown, "markdown", "", "also write the results table (Markdown) to this file")
 	flag.StringVar(&o.histoTable, "histograms-table", "bench_00.t000", "the table `nodetool tablehistograms` is timed on")
-	flag.StringVar(&o.jmxJar, "jmx-exporter-jar", "", "jmx_prometheus_httpserver-"+jmxExporterVersion+".jar to compare with (empty: not measured)")
-	flag.DurationVar(&jmxScrapeTimeout, "jmx-timeout", jmxScrapeTimeout, "bound of one jmx_exporter scrape (its JVM is slow to get CPU on a busy box under nice)")
-	flag.DurationVar(&o.samplerWindow, "sampler-window", 5*time.Second, "sampling window of the nodetool sampler pass")
-	flag.IntVar(&o.samplerRuns, "sampler-runs", 3, "nodetool sampler passes per table count (0: none)")
 	flag.DurationVar(&o.idleWindow, "idle-window", 5*time.Second, "quiet window per run that measures the node's idle CPU and GC")
 	flag.IntVar(&o.sourceReps, "source-reads", 5, "reads of each CQL source per measured action, for its cost to the node (0: not measured)")
 	flag.BoolVar(&o.schemaRows, "schema-rows", false, "one-node cluster only: create the tables by writing the system_schema rows CREATE TABLE writes, copied from the first table, and one nodetool reloadlocalschema (minutes for 10,000 tables, where one CREATE at a time takes hours)")
 	flag.BoolVar(&o.nodeCostOnly, "node-cost-only", false, "measure only the node's CPU: idle, the cycle, each source, jmx_exporter and the schedule without the nodetool runner (no nodetool, report, daemon or sampler runs)")
-	flag.BoolVar(&o.runnerCost, "runner-cost", false, "with --node-cost-only: also measure the nodetool runner's sources (profileload, tablehistograms, tablestats) as the schedule's 10-minute group")
-	flag.DurationVar(&o.agentWindow, "agent-window", 0, "with a cluster started with --javaagent: also measure the node over a window this long without scrapes, then with the agent scraped every 15, 30 and 60 s, once per configuration, at the largest table count (0: not)")
+	peerFlags(&o)
 	flag.Parse()
 	var err error
 	if o.tables, err = parseCounts(tables); err != nil || o.dir == "" || o.runs < 1 || o.scrapes < 1 {
@@ -136,6 +131,16 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
+}
+
+// peerFlags are the flags of the peers and the nodetool runner.
+func peerFlags(o *options) {
+	flag.StringVar(&o.jmxJar, "jmx-exporter-jar", "", "jmx_prometheus_httpserver-"+jmxExporterVersion+".jar to compare with (empty: not measured)")
+	flag.DurationVar(&jmxScrapeTimeout, "jmx-timeout", jmxScrapeTimeout, "bound of one jmx_exporter scrape (its JVM is slow to get CPU on a busy box under nice)")
+	flag.DurationVar(&o.samplerWindow, "sampler-window", 5*time.Second, "sampling window of the nodetool sampler pass")
+	flag.IntVar(&o.samplerRuns, "sampler-runs", 3, "nodetool sampler passes per table count (0: none)")
+	flag.BoolVar(&o.runnerCost, "runner-cost", false, "with --node-cost-only: also measure the nodetool runner's sources (profileload, tablehistograms, tablestats) as the schedule's 10-minute group")
+	flag.DurationVar(&o.agentWindow, "agent-window", 0, "with a cluster started with --javaagent: also measure the node over a window this long without scrapes, then with the agent scraped every 15, 30 and 60 s, once per configuration, at the largest table count (0: not)")
 }
 
 func fail(err error) {

@@ -225,10 +225,7 @@ func measureRuns(ctx context.Context, c *benchCluster, r *stageResult, o options
 		logf("run %d/%d: cycle %.0f ms (%d statements), partmon report %.0f ms, tablestats %.0f ms%s",
 			i+1, o.runs, r.Cycle[i], r.Statements[i], r.OneShot[i], r.Tablestats[i], peerLog(r))
 	}
-	if r.UserTables != o.tables[len(o.tables)-1] {
-		return nil // the windows are long: at the largest count only
-	}
-	return agentWindows(ctx, agent, r, o.agentWindow)
+	return agentWindows(ctx, agent, r, o)
 }
 
 // warmUp takes the first (cold) cycles, unmeasured but the sidecar's.
