@@ -13,7 +13,7 @@ const (
 	// replicaMaxSets bounds one DC's rows: 6 nodes at RF 3 make at most
 	// 20 sets; a large ring's tail is summed in one line.
 	replicaMaxSets = 24
-	replicaSetBar  = 120.0 // px of the largest set's bar
+	replicaSetBar  = 100.0 // px of the largest set's bar
 )
 
 // replicaSetGroup is one DC's ranges grouped by the nodes holding their
@@ -55,10 +55,7 @@ func replicaSetGroups(r *analyzer.Report, p analyzer.Placement, picID string, in
 	var out []replicaSetGroup
 	for d, dc := range p.DCs {
 		g := replicaSetGroup{ID: fmt.Sprintf("%s-sets-%d", picID, d+1), DC: dc.DC, RF: dc.RF, Ranges: len(p.Ranges),
-			BarWidth: replicaSetBar, Label: "rf " + strconv.Itoa(dc.RF)}
-		if dc.DC != "" {
-			g.Label = dc.DC + ", " + g.Label
-		}
+			BarWidth: replicaSetBar, Label: strings.TrimSpace(dc.DC + " rf " + strconv.Itoa(dc.RF))}
 		sets := map[string]*replicaSet{}
 		var fewer, none int
 		for i := range p.Ranges {
