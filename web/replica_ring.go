@@ -34,11 +34,13 @@ const (
 	replicaMaxPictures = 4    // replications drawn; the rest are named
 	replicaMaxRings    = 6    // rings per picture (replicas over all DCs)
 	replicaMaxArcs     = 2048 // arcs per picture before same-node neighbours merge
-	replicaSize        = 320.0
-	replicaOuter       = 150.0
-	replicaRingWidth   = 14.0
-	replicaRingGap     = 4.0
-	replicaMaxTableRow = 256 // rows of the per-range text table
+	// replicaMaxTitledArcs: past this many ranges a ring is one path per node.
+	replicaMaxTitledArcs = 256
+	replicaSize          = 320.0
+	replicaOuter         = 150.0
+	replicaRingWidth     = 14.0
+	replicaRingGap       = 4.0
+	replicaMaxTableRow   = 256 // rows of the per-range text table
 )
 
 // replicaPictures are the status page's replica-set rings.
@@ -151,10 +153,17 @@ func replicaLabel(dc string, k int) string {
 }
 
 // replicaArcs are ring k's arcs: range i's arc in the colour of the node
-// holding its k-th replica in dc; a range without one is left blank.
+// holding its k-th replica in dc; a range without one is left blank. Past
+// replicaMaxTitledArcs ranges, a node's arcs are one path with one title
+// (a 256-token range is a fraction of a degree, too thin to point at: the
+// replica-set table and the text table name them), which keeps a 6 × 256
+// ring's page in hundreds of kilobytes instead of megabytes.
 func replicaArcs(r *analyzer.Report, p analyzer.Placement, dc analyzer.DCReplicas, k int, radius float64,
 	index map[string]int, used map[int]bool, merge bool) []ringArc {
 	var arcs []ringArc
+	fold := len(p.Ranges) > replicaMaxTitledArcs
+	byNode := map[int]*nodeArcPaths{}
+	var order []int
 	holder := func(i int) (int, bool) {
 		if k >= len(dc.Holders[i]) {
 			return 0, false
@@ -180,15 +189,45 @@ func replicaArcs(r *analyzer.Report, p analyzer.Placement, dc analyzer.DCReplica
 		if b <= a {
 			b += 2 * math.Pi
 		}
-		_, _, paint := nodePaint(node)
 		used[node] = true
-		n := r.Nodes[node]
-		arcs = append(arcs, ringArc{D: arcPathAt(replicaSize/2, radius, a, b), Color: paint,
-			Title: fmt.Sprintf("(%d, %d], %s of the ring: %s on %s (%s/%s)", p.Ranges[i].Start, p.Ranges[j].End,
-				format.Percent(share), replicaLabel(dc.DC, k+1), n.Address, n.DC, n.Rack)})
+		d := arcPathAt(replicaSize/2, radius, a, b)
+		if fold {
+			if byNode[node] == nil {
+				byNode[node] = &nodeArcPaths{}
+				order = append(order, node)
+			}
+			byNode[node].add(d, j-i+1, share)
+		} else {
+			_, _, paint := nodePaint(node)
+			n := r.Nodes[node]
+			arcs = append(arcs, ringArc{D: d, Color: paint,
+				Title: fmt.Sprintf("(%d, %d], %s of the ring: %s on %s (%s/%s)", p.Ranges[i].Start, p.Ranges[j].End,
+					format.Percent(share), replicaLabel(dc.DC, k+1), n.Address, n.DC, n.Rack)})
+		}
 		i = j
 	}
+	for _, node := range order {
+		na := byNode[node]
+		_, _, paint := nodePaint(node)
+		n := r.Nodes[node]
+		arcs = append(arcs, ringArc{D: strings.Join(na.d, " "), Color: paint,
+			Title: fmt.Sprintf("%s on %s (%s/%s): %s, %s of the ring", replicaLabel(dc.DC, k+1), n.Address, n.DC, n.Rack,
+				rangesText(na.ranges), format.Percent(na.share))})
+	}
 	return arcs
+}
+
+// nodeArcPaths are one node's arcs on a ring drawn as one path.
+type nodeArcPaths struct {
+	d      []string
+	ranges int
+	share  float64
+}
+
+func (n *nodeArcPaths) add(d string, ranges int, share float64) {
+	n.d = append(n.d, d)
+	n.ranges += ranges
+	n.share += share
 }
 
 // arcPathAt is arcPath on a circle of radius r around (c, c).

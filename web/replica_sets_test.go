@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net/http/httptest"
 	"regexp"
 	"sort"
 	"strconv"
@@ -250,5 +251,68 @@ func TestReplicaSetsCap(t *testing.T) {
 	wantMore := fmt.Sprintf("%d more sets, %s of the ring in %d ranges, are not listed", len(want)-replicaMaxSets, smallPercent(rest), ranges)
 	if g.More != wantMore {
 		t.Errorf("more: %q, want %q", g.More, wantMore)
+	}
+}
+
+// Past replicaMaxTitledArcs ranges each replica ring is one path per node:
+// every range is still drawn (one arc segment each), in its holder's
+// colour, and each path's title counts the node's ranges and share as the
+// independent walk finds them.
+func TestReplicaRingsFoldedPerNode(t *testing.T) {
+	repl := analyzer.Replication{Class: analyzer.StrategyNetworkTopology, DCs: map[string]analyzer.ReplicationFactor{"dc1": {All: 3}, "dc2": {All: 2}}}
+	r := placedReport(t, shapedRing(6, 256, 2), repl, nil)
+	w := newRingWalk(r)
+	// per ring label, per address: ranges held as that replica
+	want := map[string]map[string]int{}
+	for _, n := range r.Nodes {
+		for _, end := range n.TokenValues {
+			_, _, owners := w.walk(end, repl)
+			for dc, addrs := range owners {
+				for k, a := range addrs {
+					label := replicaLabel(dc, k+1)
+					if want[label] == nil {
+						want[label] = map[string]int{}
+					}
+					want[label][a]++
+				}
+			}
+		}
+	}
+	html := renderPart(t, "replicas", newReplicaPictures(r, nil))
+	rings := parseSVGs(t, html, "replica-rings")[0].find("g", "replica-ring")
+	if len(rings) != 5 {
+		t.Fatalf("%d rings, want 5 (dc1:3 dc2:2)", len(rings))
+	}
+	titleRE := regexp.MustCompile(`^(.+) on (10\.0\.\d\.\d+) \(dc\d/r\d\): (\d+) ranges, `)
+	for _, g := range rings {
+		paths := g.find("path", "replica-arc")
+		got := map[string]int{}
+		for _, p := range paths {
+			m := titleRE.FindStringSubmatch(p.title())
+			if m == nil || m[1] != g.title() {
+				t.Fatalf("ring %s: path title %q", g.title(), p.title())
+			}
+			n, _ := strconv.Atoi(m[3])
+			if segs := strings.Count(p.attr("d"), "M "); segs != n {
+				t.Errorf("ring %s, %s: %d arcs drawn for %d ranges", g.title(), m[2], segs, n)
+			}
+			if p.attr("stroke") != paintOf(r, m[2]) {
+				t.Errorf("ring %s: %s painted %s", g.title(), m[2], p.attr("stroke"))
+			}
+			got[m[2]] += n
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want[g.title()]) {
+			t.Errorf("ring %s: ranges per node %v, the walk's %v", g.title(), got, want[g.title()])
+		}
+	}
+}
+
+// The page of 6 nodes × 256 tokens over two DCs stays under 1 MB (it was
+// 2.3 MB with a titled arc per range on every replica ring).
+func TestVnodePageSize(t *testing.T) {
+	w := httptest.NewRecorder()
+	vnodePage(t).ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+	if size := w.Body.Len(); size > 1<<20 {
+		t.Errorf("the 6 × 256 page is %d bytes, over 1 MiB", size)
 	}
 }
