@@ -18,29 +18,33 @@ func (settingsSource) Name() string { return "settings" }
 func (settingsSource) Scope() Scope { return NodeScope }
 
 // relevantSettings are kept: the thresholds behind large-partition and
-// tombstone warnings and the top partitions tracker (docs/sources.md,
-// system_views.settings; ScyllaDB's compaction_large_* thresholds:
-// docs/sources.md, ScyllaDB system.large_partitions).
-var relevantSettings = []string{
-	"compaction_large_partition_warning_threshold",    // 4.1+, with a unit
+// tombstone warnings, every guardrail threshold partmon measures keys
+// against (model.Guardrails; docs/sources.md#guardrails) and the top
+// partitions tracker (docs/sources.md, system_views.settings; ScyllaDB's
+// compaction_large_* thresholds: docs/sources.md, ScyllaDB
+// system.large_partitions).
+var relevantSettings = appendNew([]string{
 	"compaction_large_partition_warning_threshold_mb", // 4.0; 4.1+ as the old name; ScyllaDB
-	"compaction_tombstone_warning_threshold",
 	"compaction_large_row_warning_threshold_mb",
 	"compaction_large_cell_warning_threshold_mb",
 	"compaction_rows_count_warning_threshold",
 	"compaction_collection_elements_count_warning_threshold",
-	"tombstone_warn_threshold",
-	"tombstone_failure_threshold",
-	"partition_size_warn_threshold",
-	"partition_size_fail_threshold",
-	"partition_tombstones_warn_threshold",
-	"partition_tombstones_fail_threshold",
 	"top_partitions_enabled",
 	"max_top_size_partition_count",
 	"max_top_tombstone_partition_count",
 	"min_tracked_partition_size",
 	"min_tracked_partition_tombstone_count",
 	"num_tokens",
+	"authenticator", // without authentication no client is guarded (model.GuardrailsGuardClients)
+}, model.GuardrailSettings())
+
+func appendNew(names, more []string) []string {
+	for _, n := range more {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 // cassandraSettingsQuery asks for the relevant settings by name: Cassandra's
