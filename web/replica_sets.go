@@ -177,7 +177,7 @@ func setsNote(dc analyzer.DCReplicas, none, fewer int) string {
 		notes = append(notes, fmt.Sprintf("%s with no replica here", rangesText(none)))
 	}
 	if fewer > 0 {
-		notes = append(notes, fmt.Sprintf("%s with fewer replicas than rf %d (fewer nodes or racks than replicas)", rangesText(fewer), dc.RF))
+		notes = append(notes, fmt.Sprintf("%s with fewer replicas than rf %d: the DC has fewer nodes", rangesText(fewer), dc.RF))
 	}
 	return strings.Join(notes, "; ")
 }

@@ -148,8 +148,20 @@ func TestReplicaSetGroups(t *testing.T) {
 					t.Fatalf("%d pictures; want one with a group per DC (%d)", len(pics.Pictures), len(want))
 				}
 				html := renderPart(t, "replicas", pics)
+				nodesIn := map[string]int{}
+				for _, n := range r.Nodes {
+					nodesIn[n.DC]++
+					nodesIn[""]++
+				}
 				for _, g := range pics.Pictures[0].Sets {
 					checkSetGroup(t, g, want[g.DC], html)
+					wantNote := ""
+					if nodesIn[g.DC] < g.RF {
+						wantNote = fmt.Sprintf("%d ranges with fewer replicas than rf %d: the DC has fewer nodes", g.Ranges, g.RF)
+					}
+					if g.Note != wantNote {
+						t.Errorf("%s: note %q, want %q", g.Label, g.Note, wantNote)
+					}
 				}
 				for _, h := range pic.Hot {
 					if first := pics.Pictures[0].Sets[0].Sets[0]; h.Number == 1 && h.SetID != first.ID {
