@@ -20,8 +20,9 @@ import (
 // (ownership and load skew, hot token ranges, schema-design findings,
 // forecasts, stale data) is published as partmon_finding_value /
 // partmon_node_* series for Prometheus alerting rules with a `for:` clause.
-// Alert rules should therefore not also alert on partmon_finding_value for
-// DefaultAlertKinds, or operators get two alerts for one problem.
+// The shipped rules also alert on the pushed kinds (the push is off by
+// default); their alerts carry pushed="true", and the shipped inhibitions let
+// a pushed alert (it has a finding_id label) mute them: one alert per problem.
 var DefaultAlertKinds = analyzer.KindsPushedWithoutKey()
 
 // DefaultRunbookURL is the runbook_url of pushed alerts unless configured:

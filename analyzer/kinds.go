@@ -1,6 +1,10 @@
 package analyzer
 
-import "github.com/partmon/partmon/model"
+import (
+	"strconv"
+
+	"github.com/partmon/partmon/model"
+)
 
 // Kinds of finding. These strings are the analyzer's vocabulary: the JSON
 // output, the fixture truth file, metric labels and alert names use them.
@@ -22,6 +26,12 @@ const (
 	KindAscendingTimeOrder = "ascending_time_order"
 )
 
+// The shipped Prometheus alerts that read finding series (RuleAlert).
+const (
+	AlertAnalyzerFinding   = "PartmonAnalyzerFinding"
+	AlertPartitionTooLarge = "PartmonPartitionTooLarge"
+)
+
 // KindFacts is everything partmon knows about one kind of finding. The
 // table below is their one home: the rules the analyzer runs, how findings
 // fold and group into problems, the headline texts, the status page's
@@ -38,10 +48,21 @@ type KindFacts struct {
 	// fractions (a hot key's share, the tombstone ratio): they keep their number.
 	MultipleOf string
 	// PushedWithoutKey: partmon pushes these to Alertmanager even when they
-	// name no partition key, because an operator acts on them per table; the
-	// shipped Prometheus rules therefore leave them to the push (one alert
-	// per problem). Findings naming a key are pushed whatever their kind.
+	// name no partition key, because an operator acts on them per table.
+	// Findings naming a key are pushed whatever their kind. The shipped
+	// rules alert on them too (the push is off by default); their finding
+	// series carry pushed="true", and the shipped inhibitions let a pushed
+	// alert mute the rule alerts so labelled (one alert per problem).
 	PushedWithoutKey bool
+	// RuleAlert is the shipped Prometheus alert that reads the kind's
+	// partmon_finding_value series (deploy/prometheus/partmon-alerts.yml
+	// selects them by their alert label, never by kind); empty when the
+	// kind's alert reads a gauge of its own, or there is none.
+	RuleAlert string
+	// TableWide: the finding judges the table's design (key, schema) and is
+	// the same from every node's data, so the rules alert on it once per
+	// table (its series carry measured="table"; the others "node").
+	TableWide bool
 	// LowerIsWorse: the finding's value is bad below its threshold (a key
 	// count, a time until a size is crossed), not above it.
 	LowerIsWorse bool
@@ -71,12 +92,12 @@ type KindFacts struct {
 var kinds = []KindFacts{
 	{Name: KindOversizedPartition, Label: "oversized partition",
 		Sentence:         "A partition has grown past the size the database reads, compacts and repairs comfortably.",
-		PushedWithoutKey: true, SizeIsTheProblem: true,
+		PushedWithoutKey: true, SizeIsTheProblem: true, RuleAlert: AlertPartitionTooLarge,
 		scope: scopeTable, problemOrder: 1, splitOrder: 3, rule: ruleOversizedPartition},
 	{Name: KindWidePartition, Label: "wide partition",
 		Sentence:         "A read went through more rows of one partition than one read should.",
-		PushedWithoutKey: true,
-		scope:            scopeTable, problemOrder: 2, splitOrder: 4, rule: ruleWidePartition},
+		PushedWithoutKey: true, RuleAlert: AlertAnalyzerFinding,
+		scope: scopeTable, problemOrder: 2, splitOrder: 4, rule: ruleWidePartition},
 	{Name: KindHotPartition, Label: "hot partition",
 		Sentence:         "One key takes a large share of the table's sampled operations.",
 		PushedWithoutKey: true,
@@ -87,8 +108,8 @@ var kinds = []KindFacts{
 		scope:      scopeGroup, rule: ruleHotTokenRange},
 	{Name: KindTombstoneHeavy, Label: "tombstone-heavy reads",
 		Sentence:         "Reads scan many deleted rows (tombstones) to return few live ones.",
-		PushedWithoutKey: true,
-		scope:            scopeTable, problemOrder: 4, rule: ruleTombstoneHeavy},
+		PushedWithoutKey: true, RuleAlert: AlertAnalyzerFinding,
+		scope: scopeTable, problemOrder: 4, rule: ruleTombstoneHeavy},
 	{Name: KindOwnershipSkew, Label: "ownership skew",
 		Sentence:   "A node owns more of the keyspace's data than its fair share.",
 		MultipleOf: "fair share",
@@ -99,25 +120,27 @@ var kinds = []KindFacts{
 		scope:      scopeGroup, rule: ruleLoadSkew},
 	{Name: KindLowCardinalityKey, Label: "low-cardinality partition key",
 		Sentence:     "The partition key has too few distinct values to spread the data over the nodes.",
-		LowerIsWorse: true,
-		scope:        scopeTable, problemOrder: 6, splitOrder: 2, rule: ruleLowCardinalityKey},
+		LowerIsWorse: true, RuleAlert: AlertAnalyzerFinding, TableWide: true,
+		scope: scopeTable, problemOrder: 6, splitOrder: 2, rule: ruleLowCardinalityKey},
 	{Name: KindUnbucketedTimeSeries, Label: "unbucketed time series",
 		Sentence:         "A time series grows in partitions whose key has no time bucket.",
-		SizeIsTheProblem: true,
-		scope:            scopeTable, problemOrder: 5, splitOrder: 1, rule: ruleUnbucketedTimeSeries},
+		SizeIsTheProblem: true, RuleAlert: AlertAnalyzerFinding, TableWide: true,
+		scope: scopeTable, problemOrder: 5, splitOrder: 1, rule: ruleUnbucketedTimeSeries},
 	{Name: KindSecondaryIndexHighCard, Label: "high-cardinality secondary index",
-		Sentence: "A secondary index on a column with many values makes its reads ask every node.",
-		scope:    scopeTable, rule: ruleSecondaryIndexHighCardinality},
+		Sentence:  "A secondary index on a column with many values makes its reads ask every node.",
+		RuleAlert: AlertAnalyzerFinding, TableWide: true,
+		scope: scopeTable, rule: ruleSecondaryIndexHighCardinality},
 	{Name: KindPartitionGrowthForecast, Label: "partition growth forecast",
 		Sentence:     "The largest partition is growing toward the critical size.",
-		LowerIsWorse: true, SizeIsTheProblem: true,
+		LowerIsWorse: true, SizeIsTheProblem: true, TableWide: true,
 		scope: scopeTable, problemOrder: 7, splitOrder: 5, rule: rulePartitionGrowthForecast},
 	{Name: KindStaleData, Label: "stale data",
 		Sentence: "partmon cannot read this node's sources; what it shows for the node is old.",
 		scope:    scopeNode, rule: ruleStaleData},
 	{Name: KindAscendingTimeOrder, Label: "ascending time order",
-		Sentence: "Rows are clustered oldest first, so newest-first reads are reversed reads.",
-		scope:    scopeTable, rule: ruleAscendingTimeOrder},
+		Sentence:  "Rows are clustered oldest first, so newest-first reads are reversed reads.",
+		TableWide: true,
+		scope:     scopeTable, rule: ruleAscendingTimeOrder},
 }
 
 // Kinds lists every kind of finding the analyzer can report, in a fixed order.
@@ -164,6 +187,17 @@ func KindsPushedWithoutKey() []string {
 		}
 	}
 	return out
+}
+
+// SeriesLabels are the labels the exporter puts on a kind's finding series
+// for the shipped rules and inhibitions to select on: alert (RuleAlert),
+// measured ("node" or "table") and pushed ("true" or "false").
+func (k KindFacts) SeriesLabels() (alert, measured, pushed string) {
+	measured = "node"
+	if k.TableWide {
+		measured = "table"
+	}
+	return k.RuleAlert, measured, strconv.FormatBool(k.PushedWithoutKey)
 }
 
 // LowerIsWorse says whether a finding of kind is worse the lower its value

@@ -72,3 +72,26 @@ func TestANewKindIsRunAndFolded(t *testing.T) {
 		t.Errorf("Kinds() keeps the removed kind")
 	}
 }
+
+// TestSeriesLabels: what the shipped rules select on comes from the row.
+func TestSeriesLabels(t *testing.T) {
+	tests := []struct {
+		kind, alert, measured, pushed string
+	}{
+		{KindOversizedPartition, AlertPartitionTooLarge, "node", "true"},
+		{KindWidePartition, AlertAnalyzerFinding, "node", "true"},
+		{KindLowCardinalityKey, AlertAnalyzerFinding, "table", "false"},
+		{KindHotTokenRange, "", "node", "false"},
+		{KindPartitionGrowthForecast, "", "table", "false"},
+	}
+	for _, tc := range tests {
+		k, ok := KindOf(tc.kind)
+		if !ok {
+			t.Fatalf("no kind %s", tc.kind)
+		}
+		alert, measured, pushed := k.SeriesLabels()
+		if alert != tc.alert || measured != tc.measured || pushed != tc.pushed {
+			t.Errorf("%s: SeriesLabels() = %q, %q, %q, want %q, %q, %q", tc.kind, alert, measured, pushed, tc.alert, tc.measured, tc.pushed)
+		}
+	}
+}

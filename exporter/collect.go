@@ -240,8 +240,11 @@ func collectFindings(m emitter, r *analyzer.Report, cluster string, speaks func(
 			continue
 		}
 		seen[l] = true
-		m.emit(findingValue, f.Value, l[:]...)
-		m.emit(findingThreshold, f.Threshold, l[:]...)
+		facts, _ := analyzer.KindOf(f.Kind)
+		alert, measured, pushed := facts.SeriesLabels()
+		all := append(l[:], alert, measured, pushed)
+		m.emit(findingValue, f.Value, all...)
+		m.emit(findingThreshold, f.Threshold, all...)
 	}
 }
 

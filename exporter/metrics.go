@@ -12,14 +12,17 @@ const namespace = "partmon"
 // guidance asks cached values to say so.
 const cachedNote = " (cached from the last collection cycle)"
 
-// Label sets of the metric contract (/tmp/partmon-brief.md).
+// Label sets of the metric contract (README.md's metric table). A finding
+// series also carries what the shipped rules and inhibitions select on,
+// from the kind's row in analyzer/kinds.go (KindFacts.SeriesLabels): alert,
+// measured and pushed, so that the YAML names no kind.
 var (
 	nodeLabels      = []string{"cluster", "dc", "rack", "node"}
 	tableNodeLabels = []string{"cluster", "dc", "rack", "node", "keyspace", "table"}
 	tableLabels     = []string{"cluster", "keyspace", "table"}
 	keyLabels       = []string{"cluster", "dc", "rack", "node", "keyspace", "table", "partition_key"}
 	ownershipLabels = []string{"cluster", "dc", "rack", "node", "keyspace"}
-	findingLabels   = []string{"cluster", "dc", "rack", "node", "keyspace", "table", "kind", "severity"}
+	findingLabels   = []string{"cluster", "dc", "rack", "node", "keyspace", "table", "kind", "severity", "alert", "measured", "pushed"}
 	collectorLabels = []string{"collector", "node"}
 	ruleLabels      = []string{"rule"}
 )
