@@ -141,9 +141,6 @@ func (c *Collector) CollectSource(ctx context.Context, name string) error {
 	return fmt.Errorf("unknown source %q", name)
 }
 
-// rateSources are the sources whose counters give operation rates.
-var rateSources = []string{"local_read_latency", "local_write_latency", "local_scan_latency"}
-
 // RecollectRates reads the operation counters again, so that the rates of a
 // one-shot collection are the counters' difference over the collection (it
 // spans the sampler's window) and not Cassandra's five-minute moving rate:
@@ -151,16 +148,13 @@ var rateSources = []string{"local_read_latency", "local_write_latency", "local_s
 // shows ~26 % of it), and a hot-key share over it is too high.
 func (c *Collector) RecollectRates(ctx context.Context) error {
 	var errs []error
-	for _, name := range rateSources {
-		if c.eff[name].enabled {
+	for _, r := range c.regs {
+		if name := r.src.Name(); r.rates && c.eff[name].enabled {
 			errs = append(errs, c.CollectSource(ctx, name))
 		}
 	}
 	return errors.Join(errs...)
 }
-
-// samplerSources sample each node's hottest keys over a window.
-var samplerSources = []string{"nodetool_sampler", "scylla_top_partitions"}
 
 // SampleAgain runs the hot-key samplers a second time and keeps both
 // windows on each node that sampled twice (model.HotPartition.Pass 0, then
@@ -169,8 +163,9 @@ var samplerSources = []string{"nodetool_sampler", "scylla_top_partitions"}
 // keeps its first window alone.
 func (c *Collector) SampleAgain(ctx context.Context) error {
 	var errs []error
-	for _, name := range samplerSources {
-		if !c.eff[name].enabled {
+	for _, r := range c.regs {
+		name := r.src.Name()
+		if !r.sampler || !c.eff[name].enabled {
 			continue
 		}
 		first := c.outputsOf(name)

@@ -18,6 +18,12 @@ type registration struct {
 	// one of collector.nodetool_sampler.max_concurrent_runs slots, and its
 	// schedule is staggered against the other nodetool sources'.
 	nodetool bool
+	// rates: the source's counters give operation rates, read again at the
+	// end of a one-shot collection (Collector.RecollectRates).
+	rates bool
+	// sampler: the source samples each node's hottest keys over a window,
+	// run twice by a one-shot collection (Collector.SampleAgain).
+	sampler bool
 }
 
 // defaultTimeout bounds one run of a source on one node unless its line
@@ -46,6 +52,18 @@ func (r registration) onlyIf(enabled bool) registration {
 // viaNodetool marks a source whose runs each start a nodetool JVM.
 func (r registration) viaNodetool() registration {
 	r.nodetool = true
+	return r
+}
+
+// givesRates marks a source whose counters give operation rates.
+func (r registration) givesRates() registration {
+	r.rates = true
+	return r
+}
+
+// samplesKeys marks a source that samples the hottest keys over a window.
+func (r registration) samplesKeys() registration {
+	r.sampler = true
 	return r
 }
 
@@ -94,11 +112,11 @@ func registry(cfg Config, d *sourceDeps) []registration {
 		source(mebibytesSource{name: "disk_usage", since: "4.0", sumToLoad: true,
 			field: func(ts *model.TableStats) *int64 { return &ts.DiskUsageBytes }}, often),
 		source(latencySource{name: "local_read_latency", rates: d.rates, now: d.now, msToSeconds: ms,
-			field: func(ts *model.TableStats) *model.Ops { return &ts.LocalReads }}, often),
+			field: func(ts *model.TableStats) *model.Ops { return &ts.LocalReads }}, often).givesRates(),
 		source(latencySource{name: "local_write_latency", rates: d.rates, now: d.now, msToSeconds: ms,
-			field: func(ts *model.TableStats) *model.Ops { return &ts.LocalWrites }}, often),
+			field: func(ts *model.TableStats) *model.Ops { return &ts.LocalWrites }}, often).givesRates(),
 		source(latencySource{name: "local_scan_latency", rates: d.rates, now: d.now, msToSeconds: ms,
-			field: func(ts *model.TableStats) *model.Ops { return &ts.LocalScans }}, often),
+			field: func(ts *model.TableStats) *model.Ops { return &ts.LocalScans }}, often).givesRates(),
 		source(distributionSource{name: "tombstones_per_read",
 			field: func(ts *model.TableStats) *model.Distribution { return &ts.TombstonesPerRead }}, often),
 		source(distributionSource{name: "rows_per_read",
@@ -114,10 +132,10 @@ func registry(cfg Config, d *sourceDeps) []registration {
 		source(newLargeCellsSource(), rarely).within(time.Minute),
 		source(scyllaSizeHistogramSource{rest: d.rest}, medium).within(time.Minute),
 		source(scyllaTopPartitionsSource{rest: d.rest, window: cfg.ScyllaREST.SampleDuration, listSize: cfg.ScyllaREST.ListSize}, medium).
-			within(cfg.ScyllaREST.SampleDuration + 30*time.Second),
+			within(cfg.ScyllaREST.SampleDuration + 30*time.Second).samplesKeys(),
 
 		source(nodetoolSource{cfg: cfg.NodetoolSampler}, rarely).
-			within(nodetoolSamplerTimeout).onlyIf(cfg.NodetoolSampler.Configured()).viaNodetool(),
+			within(nodetoolSamplerTimeout).onlyIf(cfg.NodetoolSampler.Configured()).viaNodetool().samplesKeys(),
 		source(nodetoolHistogramsSource{cfg: cfg.NodetoolSampler}, rarely).
 			within(nodetoolHistogramsTimeout).onlyIf(cfg.NodetoolSampler.Configured()).viaNodetool(),
 		source(nodetoolTablestatsSource{cfg: cfg.NodetoolSampler}, rarely).

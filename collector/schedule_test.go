@@ -24,9 +24,18 @@ func TestScheduleOneEntryPerEnabledSource(t *testing.T) {
 			enabled++
 		}
 	}
-	// Every source but the disabled settings and the three nodetool sources,
-	// which run only with a configured command.
-	if got, want := len(cr.Entries()), len(SourceNames())-4; got != want || enabled != want {
+	// Every source but the disabled settings and those the registry leaves
+	// off without their configuration (the nodetool ones, without a command).
+	want := 0
+	for _, r := range registry(Config{}, nil) {
+		if r.enabled && r.src.Name() != "settings" {
+			want++
+		}
+	}
+	if want == 0 {
+		t.Fatal("the registry turns no source on")
+	}
+	if got := len(cr.Entries()); got != want || enabled != want {
 		t.Errorf("%d entries, %d enabled, want %d", got, enabled, want)
 	}
 }
@@ -72,5 +81,25 @@ func TestCQLTicksDefaults(t *testing.T) {
 		if has("settings") && (has("size_estimates") || has("top_partitions")) || has("top_partitions") && has("topology") {
 			t.Errorf("minute %s runs slower groups together: %v", tk.At, tk.Sources)
 		}
+	}
+}
+
+// TestRegistryMarksRateAndSamplerSources: the one-shot collection's second
+// reads follow the registry's marks.
+func TestRegistryMarksRateAndSamplerSources(t *testing.T) {
+	var rates, samplers []string
+	for _, r := range registry(Config{}, nil) {
+		if r.rates {
+			rates = append(rates, r.src.Name())
+		}
+		if r.sampler {
+			samplers = append(samplers, r.src.Name())
+		}
+	}
+	if want := []string{"local_read_latency", "local_write_latency", "local_scan_latency"}; !slices.Equal(rates, want) {
+		t.Errorf("rate sources %q, want %q", rates, want)
+	}
+	if want := []string{"scylla_top_partitions", "nodetool_sampler"}; !slices.Equal(samplers, want) {
+		t.Errorf("sampler sources %q, want %q", samplers, want)
 	}
 }
