@@ -56,6 +56,8 @@ func (a *analysis) summarize(r *Report) {
 	r.TopPartitions = a.topPartitions()
 	r.SizeHistory = a.sizeHistories()
 	r.Placements = a.placements()
+	r.Guardrails = a.guardrailView()
+	r.KeyHistory = a.keyHistories()
 }
 
 // fold folds the rules' findings into the report's findings, remarks and

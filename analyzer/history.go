@@ -33,6 +33,12 @@ type HistoryLimits struct {
 	// column, the busiest kept.
 	HeatColumns int `yaml:"heat_columns" json:"heat_columns,omitempty"`
 	HeatTables  int `yaml:"heat_tables" json:"heat_tables,omitempty"`
+	// KeysPerTable is the top N keys of a table, by size, by tombstones and
+	// by traffic share, whose figures the key history records each cycle;
+	// KeyPoints bound a key's series, MaxKeys the series of all tables.
+	KeysPerTable int `yaml:"keys_per_table" json:"keys_per_table,omitempty"`
+	KeyPoints    int `yaml:"key_points" json:"key_points,omitempty"`
+	MaxKeys      int `yaml:"max_keys" json:"max_keys,omitempty"`
 }
 
 // DefaultHistoryLimits keep two weeks of size history in 96 points per table
@@ -42,7 +48,7 @@ type HistoryLimits struct {
 // table, node and column (2.3 MB at 30 nodes).
 func DefaultHistoryLimits() HistoryLimits {
 	return HistoryLimits{MaxPoints: 96, MaxAge: 14 * 24 * time.Hour, TrafficWindow: 15 * time.Minute,
-		HeatColumns: 120, HeatTables: 64}
+		HeatColumns: 120, HeatTables: 64, KeysPerTable: 5, KeyPoints: 48, MaxKeys: 10000}
 }
 
 // Validate checks the limits.
@@ -62,6 +68,15 @@ func (l HistoryLimits) Validate() error {
 	}
 	if l.HeatTables != 0 && (l.HeatTables < 1 || l.HeatTables > 1000) {
 		errs = append(errs, fmt.Errorf("heat_tables must be in 1..1000, got %d", l.HeatTables))
+	}
+	if l.KeysPerTable != 0 && (l.KeysPerTable < 1 || l.KeysPerTable > 100) {
+		errs = append(errs, fmt.Errorf("keys_per_table must be in 1..100, got %d", l.KeysPerTable))
+	}
+	if l.KeyPoints != 0 && (l.KeyPoints < 8 || l.KeyPoints > 1000) {
+		errs = append(errs, fmt.Errorf("key_points must be in 8..1000, got %d", l.KeyPoints))
+	}
+	if l.MaxKeys != 0 && (l.MaxKeys < 1 || l.MaxKeys > 1000000) {
+		errs = append(errs, fmt.Errorf("max_keys must be in 1..1000000, got %d", l.MaxKeys))
 	}
 	if l.MaxAge > 0 && l.TrafficWindow > l.MaxAge {
 		errs = append(errs, fmt.Errorf("traffic_window (%s) must not be longer than max_age (%s)", l.TrafficWindow, l.MaxAge))
@@ -90,6 +105,9 @@ type History struct {
 	// Heat is the heatmap's rates over time; absent from state files
 	// written before it (the first column then starts at the next cycle).
 	Heat *Heat `json:"heat,omitempty"`
+	// Keys is every named key's figures over time; absent from state files
+	// written before it, and from those of a partmon that hides keys.
+	Keys *KeyHistory `json:"keys,omitempty"`
 }
 
 // NewHistory returns an empty history with the given limits (defaults for
@@ -132,6 +150,15 @@ func withDefaults(l HistoryLimits) HistoryLimits {
 	if l.HeatTables == 0 {
 		l.HeatTables = d.HeatTables
 	}
+	if l.KeysPerTable == 0 {
+		l.KeysPerTable = d.KeysPerTable
+	}
+	if l.KeyPoints == 0 {
+		l.KeyPoints = d.KeyPoints
+	}
+	if l.MaxKeys == 0 {
+		l.MaxKeys = d.MaxKeys
+	}
 	return l
 }
 
@@ -164,6 +191,7 @@ func (h *History) Record(s *model.Snapshot) {
 		h.Sizes[key] = h.appendSize(h.Sizes[key], SizePoint{now, max}, now)
 	}
 	stale := staleTraffic(s)
+	h.recordKeys(s, now, system)
 	h.recordHeat(s, now, system, stale) // before the traffic points move on to s's counters
 	for hostID, nd := range s.PerNode {
 		if nd == nil || stale[hostID] {
@@ -278,6 +306,7 @@ func (h *History) prune(now int64) {
 		}
 	}
 	h.pruneHeat(now)
+	h.pruneKeys(oldest)
 }
 
 func newestPoint(h *History) int64 {

@@ -24,6 +24,9 @@ const (
 	// KindAscendingTimeOrder (info): a time clustering column in ascending
 	// order, so newest-first reads are reversed reads.
 	KindAscendingTimeOrder = "ascending_time_order"
+	// KindGuardrailCrossing: a key (or the table's largest partition) has
+	// crossed, or is forecast to cross, a guardrail threshold.
+	KindGuardrailCrossing = "guardrail_crossing"
 )
 
 // The shipped Prometheus alerts that read finding series (RuleAlert).
@@ -141,6 +144,10 @@ var kinds = []KindFacts{
 		Sentence:  "Rows are clustered oldest first, so newest-first reads are reversed reads.",
 		TableWide: true,
 		scope:     scopeTable, rule: ruleAscendingTimeOrder},
+	{Name: KindGuardrailCrossing, Label: "guardrail crossing",
+		Sentence:         "A partition has crossed, or is forecast to cross, a guardrail threshold the nodes are configured with.",
+		PushedWithoutKey: true, LowerIsWorse: true, RuleAlert: AlertAnalyzerFinding, TableWide: true,
+		scope: scopeTable, rule: ruleGuardrailCrossing},
 }
 
 // Kinds lists every kind of finding the analyzer can report, in a fixed order.

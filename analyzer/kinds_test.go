@@ -14,7 +14,7 @@ func TestKindsListEveryKindOnce(t *testing.T) {
 		KindOversizedPartition, KindWidePartition, KindHotPartition, KindHotTokenRange,
 		KindTombstoneHeavy, KindOwnershipSkew, KindLoadSkew, KindLowCardinalityKey,
 		KindUnbucketedTimeSeries, KindSecondaryIndexHighCard, KindPartitionGrowthForecast,
-		KindStaleData, KindAscendingTimeOrder,
+		KindStaleData, KindAscendingTimeOrder, KindGuardrailCrossing,
 	}
 	got := Kinds()
 	if !reflect.DeepEqual(got, want) {
@@ -28,7 +28,7 @@ func TestKindsListEveryKindOnce(t *testing.T) {
 		seen[k] = true
 	}
 	pushed := KindsPushedWithoutKey()
-	if want := []string{KindOversizedPartition, KindWidePartition, KindHotPartition, KindTombstoneHeavy}; !reflect.DeepEqual(pushed, want) {
+	if want := []string{KindOversizedPartition, KindWidePartition, KindHotPartition, KindTombstoneHeavy, KindGuardrailCrossing}; !reflect.DeepEqual(pushed, want) {
 		t.Fatalf("KindsPushedWithoutKey() = %q, want %q", pushed, want)
 	}
 }

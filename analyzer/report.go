@@ -133,6 +133,12 @@ type Report struct {
 	// Heat is the ring heatmaps over time (the status page's); nil before
 	// the history has a column. Left out of the JSON: it is large.
 	Heat *HeatMaps `json:"-"`
+	// Guardrails are the guardrail thresholds each node runs with, how
+	// close each known key is to them and suggested values.
+	Guardrails *GuardrailReport `json:"guardrails,omitempty"`
+	// KeyHistory is each table's named keys over time (a copy of the
+	// history's), by table key. Left out of the JSON: /api/v1/keys serves it.
+	KeyHistory map[string][]NamedKeySeries `json:"-"`
 }
 
 // RuleFailure is one rule, or one step of the analysis, that panicked.

@@ -78,6 +78,13 @@ type Thresholds struct {
 	ForecastMinPoints int           `yaml:"forecast_min_points"`
 	ForecastMinSpan   time.Duration `yaml:"forecast_min_span"`
 
+	// guardrail_crossing: warn when a key (or a table's largest partition)
+	// is forecast to cross a guardrail's warn level, or a fail level that
+	// only logs, within GuardrailWarnLead; critical when a fail level that
+	// refuses writes is forecast within GuardrailFailLead.
+	GuardrailWarnLead time.Duration `yaml:"guardrail_warn_lead"`
+	GuardrailFailLead time.Duration `yaml:"guardrail_fail_lead"`
+
 	// StaleAfter: a node whose failing sources' data is older than this is a
 	// stale_data warning (younger: info). Sources that succeed are current
 	// by their own schedule and never judged by age.
@@ -149,6 +156,11 @@ func DefaultThresholds() Thresholds {
 		// on flushes: an hour and six points see several refreshes.
 		ForecastMinPoints: 6,
 		ForecastMinSpan:   time.Hour,
+		// A crossing that only logs costs a log line: three days is time to
+		// split a key or raise the threshold. A refused write is an outage
+		// for that key: a week, as forecast_warning, to change the model.
+		GuardrailWarnLead: 72 * time.Hour,
+		GuardrailFailLead: 7 * 24 * time.Hour,
 		// Three missed 5-minute cycles (15 one-minute ones): past a blip.
 		StaleAfter: 15 * time.Minute,
 		// The shipped rules' criticals since their first version. An hour
@@ -223,6 +235,8 @@ var thresholdSpecs = []thresholdSpec{
 	{"forecast_critical", thresholdSeconds, mustBePositive, func(t Thresholds) float64 { return seconds(t.ForecastCritical) }},
 	{"forecast_min_points", thresholdCount, mustBeThreeOrMore, func(t Thresholds) float64 { return float64(t.ForecastMinPoints) }},
 	{"forecast_min_span", thresholdSeconds, mustBePositive, func(t Thresholds) float64 { return seconds(t.ForecastMinSpan) }},
+	{"guardrail_warn_lead", thresholdSeconds, mustBePositive, func(t Thresholds) float64 { return seconds(t.GuardrailWarnLead) }},
+	{"guardrail_fail_lead", thresholdSeconds, mustBePositive, func(t Thresholds) float64 { return seconds(t.GuardrailFailLead) }},
 	{"stale_after", thresholdSeconds, mustBePositive, func(t Thresholds) float64 { return seconds(t.StaleAfter) }},
 	{"cycle_stale_critical_after", thresholdSeconds, mustBePositive, func(t Thresholds) float64 { return seconds(t.CycleStaleCriticalAfter) }},
 	{"node_data_stale_critical_after", thresholdSeconds, mustBePositive, func(t Thresholds) float64 { return seconds(t.NodeDataStaleCriticalAfter) }},

@@ -35,6 +35,9 @@ type analysis struct {
 	// hot holds the sampled keys per table key, hottest first.
 	hot map[string][]*hotKey
 
+	// gr is the guardrails' thresholds and crossings (guardrailView).
+	gr *GuardrailReport
+
 	notes []string
 }
 

@@ -1,0 +1,143 @@
+package analyzer
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/partmon/partmon/internal/format"
+	"github.com/partmon/partmon/model"
+)
+
+// SuggestedGuardrail is a value for one guardrail derived from the
+// cluster's own distribution, with the evidence it rests on. Warn and Fail
+// are 0 (and Why says why) when no source measures what it guards.
+type SuggestedGuardrail struct {
+	Guardrail string              `json:"guardrail"`
+	Unit      model.GuardrailUnit `json:"unit"`
+	Warn      float64             `json:"warn,omitempty"`
+	Fail      float64             `json:"fail,omitempty"`
+	Evidence  string              `json:"evidence,omitempty"`
+	Why       string              `json:"why,omitempty"`
+	// YAML is the cassandra.yaml lines that set it.
+	YAML string `json:"yaml,omitempty"`
+}
+
+// Margins of the suggestions: warn half again above the largest healthy
+// figure (so today's healthy partitions never log), fail twice the largest
+// figure of any key (so no current partition crosses it).
+const (
+	suggestWarnMargin = 1.5
+	suggestFailMargin = 2.0
+)
+
+// suggestGuardrails derives partition_size and partition_tombstones values
+// from every table's largest partition and every recorded key.
+func (a *analysis) suggestGuardrails() []SuggestedGuardrail {
+	var sizes, tombs []float64
+	for _, t := range a.tables {
+		if t.maxBytes > 0 {
+			sizes = append(sizes, float64(t.maxBytes))
+		}
+		for _, ks := range a.h.KeysOf(t.keyspace, t.name) {
+			if len(ks.Points) == 0 || ks.Last != a.now {
+				continue
+			}
+			p := ks.Points[len(ks.Points)-1]
+			if p[1] > 0 {
+				sizes = append(sizes, float64(p[1]))
+			}
+			if p[2] > 0 {
+				tombs = append(tombs, float64(p[2]))
+			}
+		}
+	}
+	out := []SuggestedGuardrail{
+		suggest("partition_size", model.UnitBytes, sizes, float64(a.th.PartitionWarningBytes),
+			"the largest partition of each table (max_partition_size) and of each named key"),
+		suggest("partition_tombstones", model.UnitCount, tombs, a.th.TombstonesPerReadWarning*10,
+			"the tombstones of each named key (top_partitions, the guardrail's own log lines)"),
+	}
+	for _, name := range []string{"collection_size", "items_per_collection", "column_value_size"} {
+		g, _ := model.GuardrailFactsOf(name)
+		out = append(out, SuggestedGuardrail{Guardrail: name, Unit: g.Unit,
+			Why: "unknown: no source partmon reads measures collections or cell values per key on Cassandra"})
+	}
+	return out
+}
+
+// suggest: warn above the largest healthy figure (at most healthy), fail
+// above the largest figure of all.
+func suggest(name string, unit model.GuardrailUnit, figures []float64, healthy float64, from string) SuggestedGuardrail {
+	s := SuggestedGuardrail{Guardrail: name, Unit: unit}
+	if len(figures) == 0 {
+		s.Why = "unknown: nothing measured yet (" + from + ")"
+		return s
+	}
+	largest, largestHealthy, over := 0.0, 0.0, 0
+	for _, f := range figures {
+		largest = math.Max(largest, f)
+		if f <= healthy {
+			largestHealthy = math.Max(largestHealthy, f)
+		} else {
+			over++
+		}
+	}
+	s.Warn = niceCeil(math.Max(largestHealthy, 1) * suggestWarnMargin)
+	s.Fail = niceCeil(math.Max(largest, s.Warn) * suggestFailMargin)
+	show := func(v float64) string {
+		if unit == model.UnitBytes {
+			return format.Bytes(v)
+		}
+		return fmt.Sprintf("%.0f", v)
+	}
+	s.Evidence = fmt.Sprintf("%d figures from %s: largest %s, largest healthy (at most %s) %s, %d above it; "+
+		"warn = %.1f × the largest healthy, fail = %.0f × the largest, each rounded up",
+		len(figures), from, show(largest), show(healthy), show(largestHealthy), over, suggestWarnMargin, suggestFailMargin)
+	g, _ := model.GuardrailFactsOf(name)
+	s.YAML = fmt.Sprintf("%s: %s\n%s: %s\n", g.Warn, yamlValue(s.Warn, unit), g.Fail, yamlValue(s.Fail, unit))
+	return s
+}
+
+// niceCeil rounds up to 1, 2 or 5 times a power of ten (of MiB for sizes
+// of a MiB from 1 MiB, of a KiB from 64 KiB): values a person writes in a
+// yaml file.
+func niceCeil(v float64) float64 {
+	unit := 1.0
+	switch {
+	case v >= mib:
+		unit = mib
+	case v >= 64*kib:
+		unit = kib
+	}
+	x := v / unit
+	p := math.Pow(10, math.Floor(math.Log10(x)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*p >= x {
+			return m * p * unit
+		}
+	}
+	return 10 * p * unit
+}
+
+func yamlValue(v float64, unit model.GuardrailUnit) string {
+	if unit != model.UnitBytes {
+		return fmt.Sprintf("%.0f", v)
+	}
+	switch {
+	case v >= mib && math.Mod(v, mib) == 0:
+		return fmt.Sprintf("%.0fMiB", v/mib)
+	case v >= kib && math.Mod(v, kib) == 0:
+		return fmt.Sprintf("%.0fKiB", v/kib)
+	}
+	return fmt.Sprintf("%.0fB", v)
+}
+
+// GuardrailYAML is every suggestion's cassandra.yaml lines, one block.
+func (gr *GuardrailReport) GuardrailYAML() string {
+	var b strings.Builder
+	for _, s := range gr.Suggested {
+		b.WriteString(s.YAML)
+	}
+	return b.String()
+}

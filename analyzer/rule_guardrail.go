@@ -1,0 +1,119 @@
+package analyzer
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/partmon/partmon/internal/format"
+)
+
+// ruleGuardrailCrossing: per table, the most urgent crossing of a
+// per-partition guardrail by a known key or the table's largest partition
+// (guardrailCrossings): a warning when a warn level, or a fail level that
+// only logs, is crossed or forecast within GuardrailWarnLead; critical when
+// a fail level that refuses writes is forecast within GuardrailFailLead.
+// Cassandra's partition guardrails only log (docs/sources.md#guardrails),
+// so on today's versions this rule never says "will refuse".
+func ruleGuardrailCrossing(a *analysis) []Finding {
+	gr := a.guardrailView()
+	best := map[string]*GuardrailCrossing{}
+	sev := map[string]Severity{}
+	secs := map[string]float64{}
+	var order []string
+	for i := range gr.Crossings {
+		c := &gr.Crossings[i]
+		s, left := a.crossingSeverity(c)
+		if s == SeverityNone {
+			continue
+		}
+		tk := c.Keyspace + "." + c.Table
+		if _, seen := best[tk]; !seen {
+			order = append(order, tk)
+		}
+		if b := best[tk]; b == nil || s > sev[tk] || (s == sev[tk] && left < secs[tk]) {
+			best[tk], sev[tk], secs[tk] = c, s, left
+		}
+	}
+	var out []Finding
+	for _, tk := range order {
+		c := best[tk]
+		f := a.newFinding(KindGuardrailCrossing, sev[tk], nil, c.Keyspace, c.Table)
+		f.PartitionKey = c.Key
+		f.Value, f.Unit = secs[tk], UnitSeconds
+		f.Threshold = a.th.GuardrailWarnLead.Seconds()
+		if sev[tk] == SeverityCritical {
+			f.Threshold = a.th.GuardrailFailLead.Seconds()
+		}
+		f.Source = joinSources("system_views.settings", "key history")
+		f.Summary = crossingSummary(c, a.now)
+		f.Advice = crossingAdvice(c)
+		out = append(out, f)
+	}
+	return out
+}
+
+// crossingSeverity grades one crossing and says how long until it (0 once
+// crossed).
+func (a *analysis) crossingSeverity(c *GuardrailCrossing) (Severity, float64) {
+	left := 0.0
+	if !c.Crossed {
+		if c.At == 0 {
+			return SeverityNone, 0
+		}
+		left = float64(c.At - a.now)
+	}
+	if c.Refuses != "" && c.Level == "fail" && left <= a.th.GuardrailFailLead.Seconds() {
+		return SeverityCritical, left
+	}
+	if left <= a.th.GuardrailWarnLead.Seconds() {
+		return SeverityWarning, left
+	}
+	return SeverityNone, 0
+}
+
+func crossingWhat(c *GuardrailCrossing) string {
+	what := "the largest partition of " + c.Keyspace + "." + c.Table + " (a histogram bucket bound)"
+	if c.Key != "" {
+		what = "key " + c.Key + " of " + c.Keyspace + "." + c.Table
+	}
+	return what
+}
+
+func crossingFigure(c *GuardrailCrossing, v float64) string {
+	if keyMeasure[c.Guardrail] == 1 {
+		return format.Bytes(v)
+	}
+	return fmt.Sprintf("%.0f tombstones", v)
+}
+
+func crossingSummary(c *GuardrailCrossing, now int64) string {
+	consequence := "Cassandra logs it (WARN) at each flush or compaction of the partition"
+	if c.Level == "fail" {
+		consequence = "Cassandra logs it (ERROR) at each flush or compaction of the partition; the writes are not refused"
+	}
+	if c.Refuses != "" {
+		consequence = "it will refuse " + c.Refuses
+	}
+	head := fmt.Sprintf("%s is %s, %.0f %% of guardrail %s's %s threshold (%s)", crossingWhat(c),
+		crossingFigure(c, c.Current), c.Fraction*100, c.Guardrail, c.Level, crossingFigure(c, c.Threshold))
+	if c.Crossed {
+		return head + ": crossed; " + consequence
+	}
+	when := time.Unix(c.At, 0).UTC().Format("2006-01-02 15:04 UTC")
+	rng := "the slower half of its history does not grow"
+	if c.Latest > 0 {
+		rng = fmt.Sprintf("between %s and %s", format.Seconds(float64(c.Earliest-now)), format.Seconds(float64(c.Latest-now)))
+	}
+	return fmt.Sprintf("%s: forecast to cross on %s, in %s (%s); then %s", head, when,
+		format.Seconds(float64(c.At-now)), rng, consequence)
+}
+
+func crossingAdvice(c *GuardrailCrossing) string {
+	if keyMeasure[c.Guardrail] == 2 {
+		return "delete less in one partition (a TTL that expires whole partitions, a time bucket in the key), " +
+			"compact away purgeable tombstones after gc_grace_seconds, or raise the threshold if the tombstones are expected " +
+			"(docs/runbooks/PartmonAnalyzerFinding.md, guardrail_crossing)"
+	}
+	return "split the key (a bucket in the partition key), expire old rows with a TTL, delete what is no longer read, " +
+		"or raise the threshold if the size is by design (docs/runbooks/PartmonAnalyzerFinding.md, guardrail_crossing)"
+}
