@@ -32,6 +32,7 @@
 #   PARTMON_BENCH_AGENT_WINDOW         window of the javaagent's scraped-every-15/30/60-s check at the
 #                                      largest table count (default 0: none; 60s measures it directly)
 #   PARTMON_BENCH_SCHEMA_ROWS=true     one node only: create tables by their system_schema rows (--schema-rows)
+#   PARTMON_BENCH_NUM_TOKENS           tokens per node (cluster up --num-tokens; default the script's, 16)
 # The peers, jmx_exporter's standalone jmx_prometheus_httpserver and its
 # javaagent (loaded into every node with `cluster up --javaagent`, its
 # configuration file $DIR/agent.yml, which benchtables rewrites to switch
@@ -101,6 +102,7 @@ if [[ $AGENT == true ]]; then
   cp tools/cmd/benchtables/jmx_exporter_cassandra.yml "$DIR/agent.yml"
   agent_args=(--javaagent "$AGENT_JAR=$DIR/agent.yml")
 fi
+[[ -n ${PARTMON_BENCH_NUM_TOKENS:-} ]] && agent_args+=(--num-tokens "$PARTMON_BENCH_NUM_TOKENS")
 command -v jcmd >/dev/null || say "jcmd not found: GC pauses of the node will not be measured (a JDK's jcmd switches the GC log on)"
 say "building the benchmark driver"
 go build -o "$DIR/.bin/benchtables" ./tools/cmd/benchtables
