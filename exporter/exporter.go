@@ -162,6 +162,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	collectNodes(m, r, cluster, speaks)
 	collectFindings(m, r, cluster, speaks, own)
 	collectThresholds(m, r, cluster)
+	collectGuardrails(m, r, cluster, speaks)
 }
 
 func boolValue(b bool) float64 {

@@ -121,7 +121,7 @@ var reportDescs = append([]*metricDesc{
 	findingsCount, findingValue, findingThreshold,
 	collectorSuccess, collectorDuration, collectorLastSuccess, collectorRows, analyzerRuleFailures,
 	upDesc, lastCycle, cycleDuration, buildInfo,
-}, thresholdDescs...)
+}, append(thresholdDescs, guardrailDescs...)...)
 
 // MetricNames lists every metric family the exporter can publish (sorted),
 // so dashboard and alert-rule tests can check that their queries use real

@@ -90,6 +90,54 @@ func Cluster() *analyzer.Report {
 				Taken: taken, LastSuccess: taken.Add(-10 * time.Minute), Duration: 10 * time.Second},
 			{Source: "top_partitions", Node: "127.0.0.3", State: model.StateUnsupported, Error: "Cassandra 4.0 has no system.top_partitions"},
 		},
+		Guardrails: guardrails(),
+		KeyHistory: keyHistory(),
+	}
+}
+
+// guardrails: 127.0.0.1 runs with a partition size warning and a disk
+// usage fail level, its fail size off; 127.0.0.3 is 4.0, with only the
+// compaction warning.
+func guardrails() *analyzer.GuardrailReport {
+	const mib = 1 << 20
+	return &analyzer.GuardrailReport{Clients: "not guarded",
+		Settings: []analyzer.GuardrailSetting{
+			{Node: "127.0.0.1", DC: "dc1", Rack: "r1", Guardrail: "partition_size", Level: "warn", Setting: "partition_size_warn_threshold",
+				Unit: model.UnitBytes, Set: true, Value: 50 * mib, Raw: "50MiB"},
+			{Node: "127.0.0.1", DC: "dc1", Rack: "r1", Guardrail: "partition_size", Level: "fail", Setting: "partition_size_fail_threshold",
+				Unit: model.UnitBytes, Raw: ""},
+			{Node: "127.0.0.1", DC: "dc1", Rack: "r1", Guardrail: "partition_tombstones", Level: "warn", Setting: "partition_tombstones_warn_threshold",
+				Unit: model.UnitCount, Set: true, Value: 10000, Raw: "10000"},
+			{Node: "127.0.0.1", DC: "dc1", Rack: "r1", Guardrail: "data_disk_usage_percentage", Level: "fail", Setting: "data_disk_usage_percentage_fail_threshold",
+				Unit: model.UnitPercent, Set: true, Value: 90, Raw: "90", Refuses: "every write with a replica whose data disk is past it (replica_disk_usage)"},
+			{Node: "127.0.0.3", DC: "dc1", Rack: "r3", Guardrail: "compaction_large_partition", Level: "warn", Setting: "compaction_large_partition_warning_threshold_mb",
+				Unit: model.UnitBytes, Set: true, Value: 100 * mib, Raw: "100MiB"},
+		},
+		Crossings: []analyzer.GuardrailCrossing{
+			{Keyspace: "shop", Table: "events", Key: "acme", Guardrail: "partition_size", Level: "warn", Threshold: 50 * mib,
+				Current: 40 * mib, Fraction: 0.8, At: Time.Add(50 * time.Hour).Unix(), Earliest: Time.Add(40 * time.Hour).Unix(), Latest: Time.Add(70 * time.Hour).Unix()},
+		},
+		Suggested: []analyzer.SuggestedGuardrail{
+			{Guardrail: "partition_size", Unit: model.UnitBytes, Warn: 100 * mib, Fail: 500 * mib,
+				Evidence: "3 figures: largest 200 MiB, largest healthy 60 MiB",
+				YAML:     "partition_size_warn_threshold: 100MiB\npartition_size_fail_threshold: 500MiB\n"},
+			{Guardrail: "collection_size", Unit: model.UnitBytes, Why: "unknown: no source partmon reads measures collections per key on Cassandra"},
+		},
+	}
+}
+
+// keyHistory: shop.events' key acme growing over three hours, and a key
+// seen once.
+func keyHistory() map[string][]analyzer.NamedKeySeries {
+	const mib = 1 << 20
+	at := func(h int) int64 { return Time.Add(time.Duration(h-3) * time.Hour).Unix() }
+	return map[string][]analyzer.NamedKeySeries{
+		"shop.events": {
+			{Key: "acme", KeySeries: analyzer.KeySeries{First: at(0), Last: at(3), Replicas: []string{"127.0.0.1", "127.0.0.2"},
+				Points: []analyzer.KeyPoint{{at(0), 34 * mib, 0, 0}, {at(1), 36 * mib, 0, 0}, {at(2), 38 * mib, 120, 0}, {at(3), 40 * mib, 150, 410000}}}},
+			{Key: "globex", KeySeries: analyzer.KeySeries{First: at(1), Last: at(1), Replicas: []string{"127.0.0.3"},
+				Points: []analyzer.KeyPoint{{at(1), 2 * mib, 0, 0}}}},
+		},
 	}
 }
 
