@@ -31,8 +31,8 @@ const (
 
 // The shipped Prometheus alerts that read finding series (RuleAlert).
 const (
-	AlertAnalyzerFinding   = "PartmonAnalyzerFinding"
-	AlertPartitionTooLarge = "PartmonPartitionTooLarge"
+	AlertAnalyzerFinding    = "PartmonAnalyzerFinding"
+	AlertOversizedPartition = "PartmonOversizedPartition"
 )
 
 // KindFacts is everything partmon knows about one kind of finding. The
@@ -95,7 +95,7 @@ type KindFacts struct {
 var kinds = []KindFacts{
 	{Name: KindOversizedPartition, Label: "oversized partition",
 		Sentence:         "A partition has grown past the size the database reads, compacts and repairs comfortably.",
-		PushedWithoutKey: true, SizeIsTheProblem: true, RuleAlert: AlertPartitionTooLarge,
+		PushedWithoutKey: true, SizeIsTheProblem: true, RuleAlert: AlertOversizedPartition,
 		scope: scopeTable, problemOrder: 1, splitOrder: 3, rule: ruleOversizedPartition},
 	{Name: KindWidePartition, Label: "wide partition",
 		Sentence:         "A read went through more rows of one partition than one read should.",

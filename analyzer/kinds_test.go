@@ -78,7 +78,7 @@ func TestSeriesLabels(t *testing.T) {
 	tests := []struct {
 		kind, alert, measured, pushed string
 	}{
-		{KindOversizedPartition, AlertPartitionTooLarge, "node", "true"},
+		{KindOversizedPartition, AlertOversizedPartition, "node", "true"},
 		{KindWidePartition, AlertAnalyzerFinding, "node", "true"},
 		{KindLowCardinalityKey, AlertAnalyzerFinding, "table", "false"},
 		{KindHotTokenRange, "", "node", "false"},

@@ -54,8 +54,8 @@ var expectedEmpty = map[string]string{
 	`partmon-table.json panel "Top-K partition keys" (id 19) query E`: "no hot keys to grade: the run enables no nodetool profileload sampler",
 	"rule PartmonHotTokenRange/warning":                               "no traffic skew ratio: no live load on pm_hot (see the overview's traffic skew panel)",
 	"rule PartmonHotTokenRange/critical":                              "no traffic skew ratio: no live load on pm_hot (see the overview's traffic skew panel)",
-	"rule PartmonHotKey/warning":                                      "no hot keys: no nodetool profileload sampler in this run",
-	"rule PartmonHotKey/critical":                                     "no hot keys: no nodetool profileload sampler in this run",
+	"rule PartmonHotPartition/warning":                                "no hot keys: no nodetool profileload sampler in this run",
+	"rule PartmonHotPartition/critical":                               "no hot keys: no nodetool profileload sampler in this run",
 }
 
 // selfHealthAlerts must not fire while partmon, its scrape and its cycles are healthy.

@@ -30,7 +30,7 @@ const (
 // partmon process, with no restart of partmon.
 func checkAlertmanagerRestart(t *testing.T, e *env) {
 	big := problems(t, e.truth, analyzer.KindOversizedPartition)[0]
-	selector := map[string]string{"alertname": alertmanager.AlertName(analyzer.KindOversizedPartition),
+	selector := map[string]string{"alertname": alertmanager.AlertName(analyzer.KindOversizedPartition), "finding_id": "*",
 		"keyspace": big.Keyspace, "table": big.Table}
 	alerts, err := e.am.Alerts()
 	if err != nil {

@@ -205,14 +205,14 @@ func withoutInstance(labels map[string]string) string {
 }
 
 // checkAlertsOnce: the planted oversized partition fires
-// PartmonPartitionTooLarge once for each of its replicas, no firing alert is
+// PartmonOversizedPartition once for each of its replicas, no firing alert is
 // a copy of another from a second sidecar, and partmon's self-health alerts
 // are quiet.
 func checkAlertsOnce(t *testing.T, e *env) {
 	var want []map[string]string
 	for _, p := range problems(t, e.truth, analyzer.KindOversizedPartition) {
 		for _, node := range p.Nodes {
-			want = append(want, map[string]string{"alertname": "PartmonPartitionTooLarge", "severity": "critical",
+			want = append(want, map[string]string{"alertname": "PartmonOversizedPartition", "severity": "critical",
 				"cluster": e.cluster, "keyspace": p.Keyspace, "table": p.Table, "node": node})
 		}
 	}
@@ -244,7 +244,7 @@ func checkAlertsOnce(t *testing.T, e *env) {
 			t.Errorf("alert {%s} fires %d times, once per sidecar: one problem, one alert", id, n)
 		}
 	}
-	t.Logf("%d firing alerts, each once; %d PartmonPartitionTooLarge for the planted partition's replicas", len(firing), len(want))
+	t.Logf("%d firing alerts, each once; %d PartmonOversizedPartition for the planted partition's replicas", len(firing), len(want))
 
 	// Self-health: every sidecar's partmon_up is there, and the alerts that
 	// say partmon is down or absent clear (PartmonAbsent fires before the
@@ -282,7 +282,7 @@ func checkPushedOnce(t *testing.T, e *env, cars []*sidecar) {
 	for _, kind := range []string{analyzer.KindOversizedPartition, analyzer.KindTombstoneHeavy} {
 		for _, p := range problems(t, e.truth, kind) {
 			if len(p.Nodes) > 1 {
-				required = append(required, map[string]string{"alertname": alertmanager.AlertName(kind),
+				required = append(required, map[string]string{"alertname": alertmanager.AlertName(kind), "finding_id": "*",
 					"cluster": e.cluster, "keyspace": p.Keyspace, "table": p.Table})
 			}
 		}

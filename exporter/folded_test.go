@@ -29,11 +29,11 @@ func TestFoldedFindingKeepsPerNodeSeries(t *testing.T) {
 		want string
 	}{
 		{name: "cluster", opts: Options{Mode: publish.ModeCluster}, want: `
-partmon_finding_value{alert="PartmonPartitionTooLarge",cluster="demo",dc="dc1",keyspace="shop",kind="oversized_partition",measured="node",node="127.0.0.1",pushed="true",rack="r1",severity="critical",table="orders"} 1.30023424e+08
-partmon_finding_value{alert="PartmonPartitionTooLarge",cluster="demo",dc="dc1",keyspace="shop",kind="oversized_partition",measured="node",node="127.0.0.2",pushed="true",rack="r2",severity="warning",table="orders"} 7.5497472e+07
+partmon_finding_value{alert="PartmonOversizedPartition",cluster="demo",dc="dc1",keyspace="shop",kind="oversized_partition",measured="node",node="127.0.0.1",pushed="true",rack="r1",severity="critical",table="orders"} 1.30023424e+08
+partmon_finding_value{alert="PartmonOversizedPartition",cluster="demo",dc="dc1",keyspace="shop",kind="oversized_partition",measured="node",node="127.0.0.2",pushed="true",rack="r2",severity="warning",table="orders"} 7.5497472e+07
 `},
 		{name: "sidecar of the second node", opts: Options{Mode: publish.ModeSidecar, SpeakFor: []string{"127.0.0.2"}}, want: `
-partmon_finding_value{alert="PartmonPartitionTooLarge",cluster="demo",dc="dc1",keyspace="shop",kind="oversized_partition",measured="node",node="127.0.0.2",pushed="true",rack="r2",severity="warning",table="orders"} 7.5497472e+07
+partmon_finding_value{alert="PartmonOversizedPartition",cluster="demo",dc="dc1",keyspace="shop",kind="oversized_partition",measured="node",node="127.0.0.2",pushed="true",rack="r2",severity="warning",table="orders"} 7.5497472e+07
 `},
 	}
 	for _, tc := range tests {

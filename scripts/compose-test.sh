@@ -251,8 +251,8 @@ rules_ok='(lambda gs: {g["file"].rsplit("/",1)[1] for g in gs} >= {"partmon-aler
 wait_for "Prometheus evaluates every shipped alerting and recording rule (health ok)" 240 json "$q/rules" "$rules_ok"
 wait_for "the recording rule table:partmon_table_max_partition_size_bytes:max has pm_big.events" 240 \
   json "$q/query?query=table:partmon_table_max_partition_size_bytes:max%7Bkeyspace%3D%22pm_big%22%7D" 'len(d["data"]["result"])>0'
-wait_for "PartmonPartitionTooLarge is pending or firing for pm_big.events" 240 \
-  json "$q/alerts" 'any(a["labels"]["alertname"]=="PartmonPartitionTooLarge" and a["labels"].get("keyspace")=="pm_big" for a in d["data"]["alerts"])'
+wait_for "PartmonOversizedPartition is pending or firing for pm_big.events" 240 \
+  json "$q/alerts" 'any(a["labels"]["alertname"]=="PartmonOversizedPartition" and a["labels"].get("keyspace")=="pm_big" for a in d["data"]["alerts"])'
 pushed='[a for a in d if a["labels"].get("keyspace")=="pm_big" and a["labels"].get("table")=="events" and "finding_id" in a["labels"]]'
 wait_for "Alertmanager (container) holds partmon's pushed alert for pm_big.events" 240 \
   json "http://$AM_ADDR/api/v2/alerts" "len($pushed)>0"

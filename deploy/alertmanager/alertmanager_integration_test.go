@@ -128,17 +128,17 @@ func TestAlertmanagerConfigOnRealAlertmanager(t *testing.T) {
 		suppressed bool
 	}{
 		// Critical mutes the warning of the same alert and table.
-		{"too large critical", with(table, "alertname", "PartmonPartitionTooLarge", "pushed", "true", "severity", "critical"), true},
-		{"too large warning", with(table, "alertname", "PartmonPartitionTooLarge", "pushed", "true", "severity", "warning"), true},
+		{"too large critical", with(table, "alertname", "PartmonOversizedPartition", "pushed", "true", "severity", "critical"), true},
+		{"too large warning", with(table, "alertname", "PartmonOversizedPartition", "pushed", "true", "severity", "warning"), true},
 		// ...but not of another table.
-		{"too large warning, other table", with(table, "alertname", "PartmonPartitionTooLarge", "pushed", "true", "severity", "warning", "table", "carts"), false},
+		{"too large warning, other table", with(table, "alertname", "PartmonOversizedPartition", "pushed", "true", "severity", "warning", "table", "carts"), false},
 		// partmon's pushed alert (with the key and advice) mutes the rule's
 		// that carry pushed="true" (what the shipped rules give the alerts
 		// about problems partmon pushes).
 		{"pushed oversized", with(pushed, "alertname", "PartmonOversizedPartition", "severity", "critical"), false},
 		{"pushed hot partition", with(pushed, "alertname", "PartmonHotPartition", "severity", "warning", "table", "sessions"), false},
-		{"hot key rule", with(table, "alertname", "PartmonHotKey", "pushed", "true", "severity", "warning", "table", "sessions", "partition_key", "customer:42"), true},
-		{"hot key rule, critical", with(table, "alertname", "PartmonHotKey", "pushed", "true", "severity", "critical", "table", "sessions", "partition_key", "customer:42"), false},
+		{"hot key rule", with(table, "alertname", "PartmonHotPartition", "pushed", "true", "severity", "warning", "table", "sessions", "partition_key", "customer:42"), true},
+		{"hot key rule, critical", with(table, "alertname", "PartmonHotPartition", "pushed", "true", "severity", "critical", "table", "sessions", "partition_key", "customer:42"), false},
 		// A sidecar's pushed alert names no node or DC (every replica's
 		// sidecar pushes the same problem): it mutes the rules' alerts about
 		// the table on every node, whichever signal of the partition they
@@ -146,7 +146,7 @@ func TestAlertmanagerConfigOnRealAlertmanager(t *testing.T) {
 		{"sidecar-pushed tombstones", with(pushed, "alertname", "PartmonTombstoneHeavy", "severity", "critical", "table", "queue", "dc", "", "node", ""), false},
 		{"tombstone rule, replica 1", with(table, "alertname", "PartmonTombstoneHeavyReads", "pushed", "true", "severity", "critical", "table", "queue"), true},
 		{"tombstone rule, replica 2", with(table, "alertname", "PartmonTombstoneHeavyReads", "pushed", "true", "severity", "warning", "table", "queue", "node", "10.0.0.2", "rack", "r2"), true},
-		{"hot key rule on the queue", with(table, "alertname", "PartmonHotKey", "pushed", "true", "severity", "critical", "table", "queue", "partition_key", "jobs"), true},
+		{"hot key rule on the queue", with(table, "alertname", "PartmonHotPartition", "pushed", "true", "severity", "critical", "table", "queue", "partition_key", "jobs"), true},
 		{"wide finding on the queue", with(table, "alertname", "PartmonAnalyzerFinding", "kind", "wide_partition", "pushed", "true", "severity", "warning", "table", "queue"), true},
 		{"key-design finding on the queue", with(table, "alertname", "PartmonAnalyzerFinding", "kind", "low_cardinality_key", "pushed", "false", "severity", "warning", "table", "queue"), false},
 		// An oversized partition makes the table's forecast moot.

@@ -242,17 +242,32 @@ func kindsWithoutRunbookSection(runbook []byte) []string {
 	return out
 }
 
-func TestRuleAlertNamesDoNotCollideWithPushedAlerts(t *testing.T) {
-	// The kinds partmon pushes unless configured otherwise; keyed findings
-	// are of these kinds too. A rule alert of the same name would merge with
-	// a pushed one in Alertmanager and mislead both runbook and inhibition.
-	pushed := map[string]string{}
+// TestOneNamePerProblem: a rule alert about a problem partmon also pushes
+// has the pushed alert's name (one name per problem in Alertmanager, the
+// runbooks and the page) and pushed="true", so the shipped inhibitions tell
+// them apart by the pushed alert's finding_id and let it mute the rule's;
+// a rule alert carrying finding_id would be taken for a pushed one.
+func TestOneNamePerProblem(t *testing.T) {
+	pushed := map[string]bool{}
 	for _, k := range alertmanager.DefaultAlertKinds {
-		pushed[alertmanager.AlertName(k)] = k
+		pushed[alertmanager.AlertName(k)] = true
 	}
+	named := 0
 	for _, r := range loadAlerts(t) {
-		if k, ok := pushed[r.Alert]; ok {
-			t.Errorf("rule alert %s has the name partmon gives its pushed %s alerts", r.Alert, k)
+		if pushed[r.Alert] {
+			named++
+			if r.Labels["pushed"] != "true" {
+				t.Errorf("rule alert %s (%s) has a pushed alert's name but no pushed=\"true\" label", r.Alert, r.Labels["severity"])
+			}
 		}
+		if strings.Contains(r.Expr, "finding_id") || r.Labels["finding_id"] != "" {
+			t.Errorf("rule alert %s carries finding_id, the mark of partmon's pushed alerts", r.Alert)
+		}
+	}
+	if named == 0 {
+		t.Error("no rule alert shares its name with a pushed alert")
+	}
+	if k, _ := analyzer.KindOf(analyzer.KindOversizedPartition); k.RuleAlert != alertmanager.AlertName(k.Name) {
+		t.Errorf("the oversized-partition rule alert %s is not named as its pushed alert %s", k.RuleAlert, alertmanager.AlertName(k.Name))
 	}
 }

@@ -50,7 +50,7 @@ func TestUnrecorded(t *testing.T) {
 	if err := json.Unmarshal([]byte(`[{"name":"g","interval":120,"rules":[
 		{"name":"node_table:x:rate5m","type":"recording","lastSamples":0},
 		{"name":"table:y:max","type":"recording","lastSamples":12},
-		{"name":"PartmonHotKey","type":"alerting","lastSamples":0}]}]`), &groups); err != nil {
+		{"name":"PartmonHotPartition","type":"alerting","lastSamples":0}]}]`), &groups); err != nil {
 		t.Fatal(err)
 	}
 	if got := unrecorded(groups); len(got) != 1 || got[0] != "node_table:x:rate5m" {

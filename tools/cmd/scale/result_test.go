@@ -43,11 +43,11 @@ func TestFailures(t *testing.T) {
 		{"a query error", func(r *Result) { r.Queries[0].Error = "timeout" }, []string{"query a: timeout"}},
 		{"no alert", func(r *Result) { r.Planted[0].Alerts = nil }, []string{"0 alerts [] for the planted hot_partition"}},
 		{"two alerts", func(r *Result) {
-			r.Planted[0].Alerts = append(r.Planted[0].Alerts, Alert{Labels: map[string]string{"alertname": "PartmonHotKey", "severity": "critical"}})
-		}, []string{"2 alerts [PartmonHotPartition/critical PartmonHotKey/critical] for the planted hot_partition"}},
+			r.Planted[0].Alerts = append(r.Planted[0].Alerts, Alert{Labels: map[string]string{"alertname": "PartmonHotPartition", "severity": "critical"}})
+		}, []string{"2 alerts [PartmonHotPartition/critical PartmonHotPartition/critical] for the planted hot_partition"}},
 		{"the alert without the key", func(r *Result) { r.Planted[0].Alerts[0].Annotations = nil }, []string{`carries partition_key "", want "hot"`}},
 		{"a rule's alert with the key as a label", func(r *Result) {
-			r.Planted[0].Alerts[0] = Alert{Labels: map[string]string{"alertname": "PartmonHotKey", "partition_key": "hot"}}
+			r.Planted[0].Alerts[0] = Alert{Labels: map[string]string{"alertname": "PartmonHotPartition", "partition_key": "hot"}}
 		}, nil},
 		{"an alert about the growth that must stay silent", func(r *Result) {
 			r.Planted[1].Alerts = []Alert{{Labels: map[string]string{"alertname": "PartmonPartitionGrowthForecast", "severity": "warning"}}}
@@ -143,7 +143,7 @@ func TestEveryPlantAlerted(t *testing.T) {
 	if r.everyPlantAlerted() {
 		t.Errorf("the pushed alert alone counts: the rules' twin has not come yet")
 	}
-	r.Planted[0].Muted = []Alert{{Labels: map[string]string{"alertname": "PartmonHotKey"}}}
+	r.Planted[0].Muted = []Alert{{Labels: map[string]string{"alertname": "PartmonHotPartition"}}}
 	if !r.everyPlantAlerted() {
 		t.Errorf("the pushed alert and its muted twin do not count")
 	}
