@@ -155,10 +155,12 @@ func checkOwnershipAgainstNodetool(t *testing.T, hosts []string) *ownershipFixtu
 		ks := ownershipFixtureKeyspace{Name: name, Replication: replication}
 		ks.Status = ownNodetool(ctx, t, node, "status", name)
 		ks.Ring = ownNodetool(ctx, t, node, "ring", name)
+		ks.DescribeRing = ownNodetool(ctx, t, node, "describering", name)
 		fx.Keyspaces = append(fx.Keyspaces, ks)
 		d := compareWithNodetool(t, fx, ks)
 		worst.status, worst.ring = max(worst.status, d.status), max(worst.ring, d.ring)
-		t.Logf("%-20s %-45s difference %.4f pp (status), %.4f pp (ring)", name, ownDescribeMap(replication), 100*d.status, 100*d.ring)
+		ranges := compareReplicaSets(t, fx, ks)
+		t.Logf("%-20s %-45s difference %.4f pp (status), %.4f pp (ring); replicas of %d ranges as nodetool describering", name, ownDescribeMap(replication), 100*d.status, 100*d.ring, ranges)
 	}
 	t.Logf("%d nodes, %d keyspaces, %d replications: largest difference %.4f pp against nodetool status, %.4f pp against nodetool ring",
 		len(fx.Nodes), len(names), len(checked), 100*worst.status, 100*worst.ring)

@@ -906,6 +906,9 @@ type ownershipFixtureKeyspace struct {
 	Replication map[string]string `json:"replication"`
 	Status      string            `json:"nodetool_status"`
 	Ring        string            `json:"nodetool_ring"`
+	// DescribeRing is `nodetool describering <keyspace>`: every range with
+	// its replicas (recorded fixtures from before 2026-12-04 lack it).
+	DescribeRing string `json:"nodetool_describering,omitempty"`
 }
 
 // Tolerances against nodetool: status prints one decimal of a percentage,
