@@ -6,7 +6,7 @@ LDFLAGS   := -X github.com/prometheus/common/version.Version=$(VERSION) -X githu
 CLUSTER   := deploy/local/cluster
 FIXTURES  := deploy/local/fixtures
 
-.PHONY: all build test unit integration lint demo demo-down bench scale faults truth clean compose-test
+.PHONY: all build test unit integration lint demo demo-down bench scale faults truth truth-rings clean compose-test
 
 all: build
 
@@ -61,6 +61,11 @@ faults:
 ## judged against its truth and nodetool: a confusion table per kind (docs/detection.md).
 truth: build
 	scripts/truth.sh
+
+## truth-rings: the ring scenarios only (two-DC and heavy rings on 127.0.0.64-70), on 16
+## allocated tokens a node and then on 256 random ones, held to nodetool's ownership.
+truth-rings: build
+	scripts/truth.sh --rings
 
 clean:
 	rm -rf bin
