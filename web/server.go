@@ -50,6 +50,8 @@ type HandlerOptions struct {
 //	/metrics         Prometheus exposition of the latest report and self-metrics
 //	/api/v1/findings the latest findings as JSON, filtered by query parameters
 //	/api/v1/report   the whole latest report as JSON
+//	/api/v1/guardrails   guardrail thresholds, crossings and suggested values
+//	/api/v1/keys/KS/TABLE   each named key of a table over time
 //	/healthz         200 while the process serves (liveness)
 //	/readyz          200 while the process serves (readiness): never depends
 //	                 on the database, whose state /metrics and the page show
@@ -111,6 +113,8 @@ func NewHandler(latest *publish.Latest, e *exporter.Exporter, alerts prometheus.
 	mux.Handle("GET "+cmp.Or(opts.TelemetryPath, "/metrics"), metrics)
 	mux.Handle("GET /api/v1/findings", findingsHandler(latest, e))
 	mux.Handle("GET /api/v1/report", reportHandler(latest))
+	mux.Handle("GET /api/v1/guardrails", guardrailsHandler(latest))
+	mux.Handle("GET /api/v1/keys/{keyspace}/{table}", keysHandler(latest))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeText(w, http.StatusOK, "ok\n")
 	})
