@@ -160,13 +160,19 @@ func Save(path string, h *analyzer.History, logs *collector.LogState, k *keys.Ke
 }
 
 // savedHistory is the history as the file keeps it: h itself in plain mode;
-// else a copy without the heatmap columns' hot keys (a hashed key read back
+// else a copy without the key history and the heatmap columns' hot keys (a hashed key read back
 // would not be the key the next snapshot names, nor have its token).
 func savedHistory(k *keys.Keyer, h *analyzer.History) *analyzer.History {
-	if h == nil || !k.Hides() || h.Heat == nil {
+	if h == nil || !k.Hides() {
 		return h
 	}
 	out := *h
+	// The key history is kept by plain key: none of it is written (it lives
+	// in memory; after a restart it starts again).
+	out.Keys = nil
+	if h.Heat == nil {
+		return &out
+	}
 	heat := *h.Heat
 	heat.Columns = make([]analyzer.HeatColumn, len(h.Heat.Columns))
 	for i, c := range h.Heat.Columns {

@@ -138,7 +138,8 @@ func TestLogStateRoundTrip(t *testing.T) {
 }
 
 // A state file written while keys are hidden holds no key: no log evidence
-// (which quotes keys), no heatmap hot keys; the history itself comes back.
+// (which quotes keys), no heatmap hot keys, no key history; the history
+// itself comes back.
 func TestSaveHidesKeys(t *testing.T) {
 	const planted = "alice.secret@example.org"
 	logs := &collector.LogState{Nodes: map[string]*collector.NodeLogState{"10.0.0.1": {
@@ -148,6 +149,7 @@ func TestSaveHidesKeys(t *testing.T) {
 	for _, k := range []*keys.Keyer{keys.New(keys.Hashed, []byte("0123456789abcdef0123"), 0), keys.New(keys.Omitted, nil, 0)} {
 		h := historyWithPoint(t)
 		h.Heat = &analyzer.Heat{Nodes: []string{"h1"}, Columns: []analyzer.HeatColumn{{Start: 1, End: 2, Keys: map[string][]string{"shop.carts": {planted}}}}}
+		h.Keys = &analyzer.KeyHistory{Tables: map[string]map[string]*analyzer.KeySeries{"shop.carts": {planted: {First: 1, Last: 2, Points: []analyzer.KeyPoint{{1, 100, 0, 0}}}}}}
 		path := filepath.Join(t.TempDir(), "state.json")
 		if err := Save(path, h, logs, k); err != nil {
 			t.Fatal(err)
@@ -162,8 +164,25 @@ func TestSaveHidesKeys(t *testing.T) {
 		if got := Load(path, analyzer.HistoryLimits{}, zap.NewNop()); len(got.Sizes) == 0 || !strings.Contains(string(data), `"start":1`) {
 			t.Errorf("%s: history not restored: %+v", k.Mode(), got)
 		}
-		if len(h.Heat.Columns[0].Keys) != 1 {
+		if len(h.Heat.Columns[0].Keys) != 1 || h.Keys == nil {
 			t.Errorf("%s: Save changed the live history", k.Mode())
 		}
+	}
+}
+
+// In plain mode the key history survives a restart: a key named again
+// after it is the same series.
+func TestKeyHistoryRoundTrip(t *testing.T) {
+	h := historyWithPoint(t)
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC).Unix() // historyWithPoint's time: not pruned as old
+	h.Keys = &analyzer.KeyHistory{Tables: map[string]map[string]*analyzer.KeySeries{"shop.carts": {"k1": {First: at - 60, Last: at, Replicas: []string{"10.0.0.1"}, Points: []analyzer.KeyPoint{{at - 60, 100, 0, 0}, {at, 200, 0, 0}}}}}}
+	path := filepath.Join(t.TempDir(), "state.json")
+	if err := Save(path, h, nil, keys.New(keys.Plain, nil, 0)); err != nil {
+		t.Fatal(err)
+	}
+	got := Load(path, analyzer.HistoryLimits{}, zap.NewNop())
+	ks := got.Keys.Tables["shop.carts"]["k1"]
+	if ks == nil || ks.First != at-60 || len(ks.Points) != 2 || ks.Points[1][1] != 200 {
+		t.Fatalf("restored key history %+v", got.Keys)
 	}
 }
