@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -18,8 +19,8 @@ const (
 )
 
 // Thresholds are the limits the rules compare measurements with. Every field
-// is a config key under `thresholds:`; DefaultThresholds documents why each
-// default is what it is.
+// is a config key under `thresholds:` and has one row in thresholdSpecs,
+// which holds its unit, check, default (with why) and readers.
 type Thresholds struct {
 	// Partition size (oversized_partition, partition_growth_forecast).
 	PartitionWarningBytes  int64 `yaml:"partition_warning_bytes"`
@@ -102,77 +103,23 @@ type Thresholds struct {
 	TopK int `yaml:"top_k"`
 }
 
-// DefaultThresholds are the defaults of the design ("What the analyzer finds").
+// DefaultThresholds are the defaults of the design ("What the analyzer
+// finds"), each written once, in its row of thresholdSpecs with why.
 func DefaultThresholds() Thresholds {
-	return Thresholds{
-		// Cassandra guidance: warn at 50 MB, keep partitions under 100 MB.
-		PartitionWarningBytes:  50 * mib,
-		PartitionCriticalBytes: 100 * mib,
-		// Guidance: under 100,000 rows (also ScyllaDB's
-		// compaction_rows_count_warning_threshold); ten times that is critical.
-		PartitionRowsWarning:  100_000,
-		PartitionRowsCritical: 1_000_000,
-		// max_partition_size is a bucket bound (~1.2× steps) and the mean an
-		// estimate: only an order of magnitude says "one outlier".
-		OutlierRatio: 10,
-		// Uneven node load above 20 % is the guidance; 50 % means one node
-		// fills (and serves) half again as much as its peers.
-		OwnershipSkewWarning:  1.2,
-		OwnershipSkewCritical: 1.5,
-		LoadSkewWarning:       1.2,
-		LoadSkewCritical:      1.5,
-		// tombstone_warn_threshold is 1,000; tombstone_failure_threshold
-		// (100,000) aborts reads, so critical stays ten times below it.
-		TombstonesPerReadWarning:  1_000,
-		TombstonesPerReadCritical: 10_000,
-		// Guidance: tombstone ratio above 20 %; above half, reads scan more
-		// dead than live data.
-		TombstoneRatioWarning:    0.2,
-		TombstoneRatioCritical:   0.5,
-		TombstoneRatioMinPerRead: 100,
-		// A Zipf(1) key set of 1,000 keys gives its top key 13 %: a quarter of
-		// a table's operations on one key is beyond normal skew; half is a
-		// key that alone dominates the replica.
-		HotKeyShareWarning:  0.25,
-		HotKeyShareCritical: 0.5,
-		// Twice the fair share by ownership (the design's traffic skew
-		// default); four times is a replica set doing the work of four.
-		HotRangeRatioWarning:  2,
-		HotRangeRatioCritical: 4,
-		// One operation per second: below it shares are noise, and idle
-		// tables never alert.
-		TrafficFloorOpsPerSecond: 1,
-		// With P partitions hashed over N nodes, a node's count varies by
-		// about 1/√(P/N): 100 per node keeps that near 10 %, half the load
-		// skew warning.
-		LowCardinalityPartitionsPerNode: 100,
-		LowCardinalityMinTableBytes:     1 * mib,
-		// The classic "keep partitions under 10 MB" rule for time series.
-		TimeSeriesLargeBytes: 10 * mib,
-		// A week leaves time to change a data model; a day is an emergency.
-		ForecastWarning:  7 * 24 * time.Hour,
-		ForecastCritical: 24 * time.Hour,
-		// Size estimates refresh every 5 minutes and max_partition_size moves
-		// on flushes: an hour and six points see several refreshes.
-		ForecastMinPoints: 6,
-		ForecastMinSpan:   time.Hour,
-		// A crossing that only logs costs a log line: three days is time to
-		// split a key or raise the threshold. A refused write is an outage
-		// for that key: a week, as forecast_warning, to change the model.
-		GuardrailWarnLead: 72 * time.Hour,
-		GuardrailFailLead: 7 * 24 * time.Hour,
-		// Three missed 5-minute cycles (15 one-minute ones): past a blip.
-		StaleAfter: 15 * time.Minute,
-		// The shipped rules' criticals since their first version. An hour
-		// without a cycle is four stale_after periods of every alert of the
-		// instance blind. Two hours without a node's data is longer than a
-		// restart or an upgrade takes, and a node down that long is an hour
-		// from outliving Cassandra's default max_hint_window (3h).
-		CycleStaleCriticalAfter:    time.Hour,
-		NodeDataStaleCriticalAfter: 2 * time.Hour,
-		// Cassandra keeps 10 keys per table in system.top_partitions.
-		TopK: 10,
+	var t Thresholds
+	v := reflect.ValueOf(&t).Elem()
+	for _, s := range thresholdSpecs {
+		f := v.Field(fieldOf(s.key))
+		switch f.Interface().(type) {
+		case time.Duration:
+			f.SetInt(int64(s.def * float64(time.Second)))
+		case float64:
+			f.SetFloat(s.def)
+		default:
+			f.SetInt(int64(s.def))
+		}
 	}
+	return t
 }
 
 // Units of threshold values: they name the series' base unit (bytes,
@@ -196,68 +143,170 @@ const (
 	mustBeTopK        // 1..1000
 )
 
-// thresholdSpec is one threshold: its config key, unit, check and value.
-// thresholdSpecs is the one list of them: validation, the exported
-// partmon_threshold_* series and the docs test all read it.
+// thresholdSpec is one threshold, declared once: its config key (the yaml
+// tag of its Thresholds field), unit, check, default, what reads it, whether
+// a severity is judged against it and which key it must not exceed.
+// Validation, the defaults, the exported partmon_threshold_* series, Bounds
+// and the docs and rules tests all read thresholdSpecs.
 type thresholdSpec struct {
 	key   string
 	unit  string
 	check check
-	value func(Thresholds) float64
+	def   float64 // in the base unit: bytes, seconds, a ratio or a count
+	// readBy names the kinds whose rules read it and the shipped alerts
+	// that compare against its series (deploy/prometheus/partmon-alerts.yml).
+	readBy []string
+	// bound: a severity is judged against it (Bounds).
+	bound bool
+	// notAbove are the keys this one must not exceed (a warning below its critical).
+	notAbove []string
 }
 
-func seconds(d time.Duration) float64 { return d.Seconds() }
+// Durations of the defaults, in seconds.
+const (
+	minuteS = 60
+	hourS   = 60 * minuteS
+	dayS    = 24 * hourS
+)
 
 var thresholdSpecs = []thresholdSpec{
-	{"partition_warning_bytes", thresholdBytes, mustBePositive, func(t Thresholds) float64 { return float64(t.PartitionWarningBytes) }},
-	{"partition_critical_bytes", thresholdBytes, mustBePositive, func(t Thresholds) float64 { return float64(t.PartitionCriticalBytes) }},
-	{"partition_rows_warning", thresholdCount, mustBePositive, func(t Thresholds) float64 { return float64(t.PartitionRowsWarning) }},
-	{"partition_rows_critical", thresholdCount, mustBePositive, func(t Thresholds) float64 { return float64(t.PartitionRowsCritical) }},
-	{"outlier_ratio", thresholdRatio, mustBeAboveOne, func(t Thresholds) float64 { return t.OutlierRatio }},
-	{"ownership_skew_warning", thresholdRatio, mustBeAboveOne, func(t Thresholds) float64 { return t.OwnershipSkewWarning }},
-	{"ownership_skew_critical", thresholdRatio, mustBeAboveOne, func(t Thresholds) float64 { return t.OwnershipSkewCritical }},
-	{"load_skew_warning", thresholdRatio, mustBeAboveOne, func(t Thresholds) float64 { return t.LoadSkewWarning }},
-	{"load_skew_critical", thresholdRatio, mustBeAboveOne, func(t Thresholds) float64 { return t.LoadSkewCritical }},
-	{"tombstones_per_read_warning", thresholdCount, mustBePositive, func(t Thresholds) float64 { return t.TombstonesPerReadWarning }},
-	{"tombstones_per_read_critical", thresholdCount, mustBePositive, func(t Thresholds) float64 { return t.TombstonesPerReadCritical }},
-	{"tombstone_ratio_warning", thresholdRatio, mustBeFraction, func(t Thresholds) float64 { return t.TombstoneRatioWarning }},
-	{"tombstone_ratio_critical", thresholdRatio, mustBeFraction, func(t Thresholds) float64 { return t.TombstoneRatioCritical }},
-	{"tombstone_ratio_min_per_read", thresholdCount, mustNotBeNegative, func(t Thresholds) float64 { return t.TombstoneRatioMinPerRead }},
-	{"hot_key_share_warning", thresholdRatio, mustBeFraction, func(t Thresholds) float64 { return t.HotKeyShareWarning }},
-	{"hot_key_share_critical", thresholdRatio, mustBeFraction, func(t Thresholds) float64 { return t.HotKeyShareCritical }},
-	{"hot_range_ratio_warning", thresholdRatio, mustBeAboveOne, func(t Thresholds) float64 { return t.HotRangeRatioWarning }},
-	{"hot_range_ratio_critical", thresholdRatio, mustBeAboveOne, func(t Thresholds) float64 { return t.HotRangeRatioCritical }},
-	{"traffic_floor_ops_per_second", thresholdCount, mustBePositive, func(t Thresholds) float64 { return t.TrafficFloorOpsPerSecond }},
-	{"low_cardinality_partitions_per_node", thresholdCount, mustBePositive, func(t Thresholds) float64 { return t.LowCardinalityPartitionsPerNode }},
-	{"low_cardinality_min_table_bytes", thresholdBytes, mustBePositive, func(t Thresholds) float64 { return float64(t.LowCardinalityMinTableBytes) }},
-	{"time_series_large_bytes", thresholdBytes, mustBePositive, func(t Thresholds) float64 { return float64(t.TimeSeriesLargeBytes) }},
-	{"forecast_warning", thresholdSeconds, mustBePositive, func(t Thresholds) float64 { return seconds(t.ForecastWarning) }},
-	{"forecast_critical", thresholdSeconds, mustBePositive, func(t Thresholds) float64 { return seconds(t.ForecastCritical) }},
-	{"forecast_min_points", thresholdCount, mustBeThreeOrMore, func(t Thresholds) float64 { return float64(t.ForecastMinPoints) }},
-	{"forecast_min_span", thresholdSeconds, mustBePositive, func(t Thresholds) float64 { return seconds(t.ForecastMinSpan) }},
-	{"guardrail_warn_lead", thresholdSeconds, mustBePositive, func(t Thresholds) float64 { return seconds(t.GuardrailWarnLead) }},
-	{"guardrail_fail_lead", thresholdSeconds, mustBePositive, func(t Thresholds) float64 { return seconds(t.GuardrailFailLead) }},
-	{"stale_after", thresholdSeconds, mustBePositive, func(t Thresholds) float64 { return seconds(t.StaleAfter) }},
-	{"cycle_stale_critical_after", thresholdSeconds, mustBePositive, func(t Thresholds) float64 { return seconds(t.CycleStaleCriticalAfter) }},
-	{"node_data_stale_critical_after", thresholdSeconds, mustBePositive, func(t Thresholds) float64 { return seconds(t.NodeDataStaleCriticalAfter) }},
-	{"top_k", thresholdCount, mustBeTopK, func(t Thresholds) float64 { return float64(t.TopK) }},
+	// Cassandra guidance: warn at 50 MB, keep partitions under 100 MB.
+	{key: "partition_warning_bytes", unit: thresholdBytes, check: mustBePositive, def: 50 * mib, bound: true, notAbove: []string{"partition_critical_bytes"},
+		readBy: []string{KindOversizedPartition, KindUnbucketedTimeSeries, KindLowCardinalityKey, KindGuardrailCrossing, "PartmonOversizedPartition"}},
+	{key: "partition_critical_bytes", unit: thresholdBytes, check: mustBePositive, def: 100 * mib, bound: true,
+		readBy: []string{KindOversizedPartition, KindPartitionGrowthForecast, "PartmonOversizedPartition"}},
+	// Guidance: under 100,000 rows (also ScyllaDB's
+	// compaction_rows_count_warning_threshold); ten times that is critical.
+	{key: "partition_rows_warning", unit: thresholdCount, check: mustBePositive, def: 100_000, bound: true, notAbove: []string{"partition_rows_critical"},
+		readBy: []string{KindWidePartition, KindUnbucketedTimeSeries}},
+	{key: "partition_rows_critical", unit: thresholdCount, check: mustBePositive, def: 1_000_000, bound: true,
+		readBy: []string{KindWidePartition}},
+	// max_partition_size is a bucket bound (~1.2× steps) and the mean an
+	// estimate: only an order of magnitude says "one outlier".
+	{key: "outlier_ratio", unit: thresholdRatio, check: mustBeAboveOne, def: 10, readBy: []string{KindOversizedPartition}},
+	// Uneven node load above 20 % is the guidance; 50 % means one node
+	// fills (and serves) half again as much as its peers.
+	{key: "ownership_skew_warning", unit: thresholdRatio, check: mustBeAboveOne, def: 1.2, bound: true, notAbove: []string{"ownership_skew_critical"},
+		readBy: []string{KindOwnershipSkew, "PartmonOwnershipSkew"}},
+	{key: "ownership_skew_critical", unit: thresholdRatio, check: mustBeAboveOne, def: 1.5, bound: true,
+		readBy: []string{KindOwnershipSkew, "PartmonOwnershipSkew"}},
+	{key: "load_skew_warning", unit: thresholdRatio, check: mustBeAboveOne, def: 1.2, bound: true, notAbove: []string{"load_skew_critical"},
+		readBy: []string{KindLoadSkew, "PartmonLoadSkew"}},
+	{key: "load_skew_critical", unit: thresholdRatio, check: mustBeAboveOne, def: 1.5, bound: true,
+		readBy: []string{KindLoadSkew, "PartmonLoadSkew"}},
+	// tombstone_warn_threshold is 1,000; tombstone_failure_threshold
+	// (100,000) aborts reads, so critical stays ten times below it.
+	{key: "tombstones_per_read_warning", unit: thresholdCount, check: mustBePositive, def: 1_000, bound: true, notAbove: []string{"tombstones_per_read_critical"},
+		readBy: []string{KindTombstoneHeavy, KindGuardrailCrossing, "PartmonTombstoneHeavyReads"}},
+	{key: "tombstones_per_read_critical", unit: thresholdCount, check: mustBePositive, def: 10_000, bound: true,
+		readBy: []string{KindTombstoneHeavy, "PartmonTombstoneHeavyReads"}},
+	// Guidance: tombstone ratio above 20 %; above half, reads scan more
+	// dead than live data.
+	{key: "tombstone_ratio_warning", unit: thresholdRatio, check: mustBeFraction, def: 0.2, bound: true, notAbove: []string{"tombstone_ratio_critical"},
+		readBy: []string{KindTombstoneHeavy}},
+	{key: "tombstone_ratio_critical", unit: thresholdRatio, check: mustBeFraction, def: 0.5, bound: true,
+		readBy: []string{KindTombstoneHeavy}},
+	{key: "tombstone_ratio_min_per_read", unit: thresholdCount, check: mustNotBeNegative, def: 100, readBy: []string{KindTombstoneHeavy}},
+	// A Zipf(1) key set of 1,000 keys gives its top key 13 %: a quarter of
+	// a table's operations on one key is beyond normal skew; half is a
+	// key that alone dominates the replica.
+	{key: "hot_key_share_warning", unit: thresholdRatio, check: mustBeFraction, def: 0.25, bound: true, notAbove: []string{"hot_key_share_critical"},
+		readBy: []string{KindHotPartition, "PartmonHotPartition"}},
+	{key: "hot_key_share_critical", unit: thresholdRatio, check: mustBeFraction, def: 0.5, bound: true,
+		readBy: []string{KindHotPartition, "PartmonHotPartition"}},
+	// Twice the fair share by ownership (the design's traffic skew
+	// default); four times is a replica set doing the work of four.
+	{key: "hot_range_ratio_warning", unit: thresholdRatio, check: mustBeAboveOne, def: 2, bound: true, notAbove: []string{"hot_range_ratio_critical"},
+		readBy: []string{KindHotTokenRange, KindHotPartition, "PartmonHotTokenRange"}},
+	{key: "hot_range_ratio_critical", unit: thresholdRatio, check: mustBeAboveOne, def: 4, bound: true,
+		readBy: []string{KindHotTokenRange, "PartmonHotTokenRange"}},
+	// One operation per second: below it shares are noise, and idle
+	// tables never alert.
+	{key: "traffic_floor_ops_per_second", unit: thresholdCount, check: mustBePositive, def: 1,
+		readBy: []string{KindHotTokenRange, KindHotPartition, KindSecondaryIndexHighCard, "PartmonHotTokenRange"}},
+	// With P partitions hashed over N nodes, a node's count varies by
+	// about 1/√(P/N): 100 per node keeps that near 10 %, half the load
+	// skew warning.
+	{key: "low_cardinality_partitions_per_node", unit: thresholdCount, check: mustBePositive, def: 100, readBy: []string{KindLowCardinalityKey}},
+	{key: "low_cardinality_min_table_bytes", unit: thresholdBytes, check: mustBePositive, def: 1 * mib, readBy: []string{KindLowCardinalityKey}},
+	// The classic "keep partitions under 10 MB" rule for time series.
+	{key: "time_series_large_bytes", unit: thresholdBytes, check: mustBePositive, def: 10 * mib, readBy: []string{KindUnbucketedTimeSeries}},
+	// A week leaves time to change a data model; a day is an emergency.
+	// A critical forecast is the nearer horizon.
+	{key: "forecast_warning", unit: thresholdSeconds, check: mustBePositive, def: 7 * dayS, bound: true,
+		readBy: []string{KindPartitionGrowthForecast, KindUnbucketedTimeSeries, "PartmonPartitionGrowthForecast"}},
+	{key: "forecast_critical", unit: thresholdSeconds, check: mustBePositive, def: dayS, bound: true, notAbove: []string{"forecast_warning"},
+		readBy: []string{KindPartitionGrowthForecast, "PartmonPartitionGrowthForecast"}},
+	// Size estimates refresh every 5 minutes and max_partition_size moves
+	// on flushes: an hour and six points see several refreshes.
+	{key: "forecast_min_points", unit: thresholdCount, check: mustBeThreeOrMore, def: 6,
+		readBy: []string{KindPartitionGrowthForecast, KindUnbucketedTimeSeries, KindGuardrailCrossing}},
+	{key: "forecast_min_span", unit: thresholdSeconds, check: mustBePositive, def: hourS,
+		readBy: []string{KindPartitionGrowthForecast, KindUnbucketedTimeSeries, KindGuardrailCrossing}},
+	// A crossing that only logs costs a log line: three days is time to
+	// split a key or raise the threshold. A refused write is an outage
+	// for that key: a week, as forecast_warning, to change the model.
+	{key: "guardrail_warn_lead", unit: thresholdSeconds, check: mustBePositive, def: 3 * dayS, readBy: []string{KindGuardrailCrossing}},
+	{key: "guardrail_fail_lead", unit: thresholdSeconds, check: mustBePositive, def: 7 * dayS, readBy: []string{KindGuardrailCrossing}},
+	// Three missed 5-minute cycles (15 one-minute ones): past a blip. The
+	// stale warnings come before the criticals.
+	{key: "stale_after", unit: thresholdSeconds, check: mustBePositive, def: 15 * minuteS, bound: true, notAbove: []string{"cycle_stale_critical_after", "node_data_stale_critical_after"},
+		readBy: []string{KindStaleData, "PartmonCycleStale", "PartmonNodeDataStale"}},
+	// The shipped rules' criticals since their first version, read by them
+	// alone. An hour without a cycle is four stale_after periods of every
+	// alert of the instance blind. Two hours without a node's data is longer
+	// than a restart or an upgrade takes, and a node down that long is an
+	// hour from outliving Cassandra's default max_hint_window (3h).
+	{key: "cycle_stale_critical_after", unit: thresholdSeconds, check: mustBePositive, def: hourS, bound: true,
+		readBy: []string{"PartmonCycleStale"}},
+	{key: "node_data_stale_critical_after", unit: thresholdSeconds, check: mustBePositive, def: 2 * hourS, bound: true,
+		readBy: []string{"PartmonNodeDataStale"}},
+	// Cassandra keeps 10 keys per table in system.top_partitions.
+	{key: "top_k", unit: thresholdCount, check: mustBeTopK, def: 10},
+}
+
+// fields maps each config key to the index of its Thresholds field.
+var fields = func() map[string]int {
+	out := map[string]int{}
+	typ := reflect.TypeOf(Thresholds{})
+	for i := 0; i < typ.NumField(); i++ {
+		out[typ.Field(i).Tag.Get("yaml")] = i
+	}
+	return out
+}()
+
+func fieldOf(key string) int {
+	i, ok := fields[key]
+	if !ok {
+		panic("thresholds: no field for " + key)
+	}
+	return i
+}
+
+// value is the threshold's value in t, in its base unit.
+func (s thresholdSpec) value(t Thresholds) float64 {
+	switch v := reflect.ValueOf(t).Field(fieldOf(s.key)).Interface().(type) {
+	case time.Duration:
+		return v.Seconds()
+	case float64:
+		return v
+	case int64:
+		return float64(v)
+	case int:
+		return float64(v)
+	}
+	panic("thresholds: unexpected type of " + s.key)
 }
 
 // orderedPairs are (lower, higher) keys: the first must not exceed the second.
-var orderedPairs = [][2]string{
-	{"partition_warning_bytes", "partition_critical_bytes"},
-	{"partition_rows_warning", "partition_rows_critical"},
-	{"ownership_skew_warning", "ownership_skew_critical"},
-	{"load_skew_warning", "load_skew_critical"},
-	{"tombstones_per_read_warning", "tombstones_per_read_critical"},
-	{"tombstone_ratio_warning", "tombstone_ratio_critical"},
-	{"hot_key_share_warning", "hot_key_share_critical"},
-	{"hot_range_ratio_warning", "hot_range_ratio_critical"},
-	// A critical forecast is the nearer horizon.
-	{"forecast_critical", "forecast_warning"},
-	// The stale warnings (stale_after) come before the criticals.
-	{"stale_after", "cycle_stale_critical_after"},
-	{"stale_after", "node_data_stale_critical_after"},
+func orderedPairs() [][2]string {
+	var out [][2]string
+	for _, s := range thresholdSpecs {
+		for _, hi := range s.notAbove {
+			out = append(out, [2]string{s.key, hi})
+		}
+	}
+	return out
 }
 
 // NamedThreshold is one threshold as partmon publishes it.
@@ -265,6 +314,9 @@ type NamedThreshold struct {
 	Key   string  // config key under thresholds:
 	Name  string  // the key with its base unit appended where the key lacks it
 	Value float64 // in the base unit (durations in seconds)
+	// ReadBy names the kinds whose rules read it and the shipped alerts
+	// that compare against its series.
+	ReadBy []string
 }
 
 // Named lists every threshold in a fixed order, for the partmon_threshold_*
@@ -276,7 +328,7 @@ func (t Thresholds) Named() []NamedThreshold {
 		if s.unit != thresholdCount && !strings.HasSuffix(name, "_"+s.unit) {
 			name += "_" + s.unit
 		}
-		out[i] = NamedThreshold{Key: s.key, Name: name, Value: s.value(t)}
+		out[i] = NamedThreshold{Key: s.key, Name: name, Value: s.value(t), ReadBy: s.readBy}
 	}
 	return out
 }
@@ -293,7 +345,7 @@ func (t Thresholds) Validate() error {
 			errs = append(errs, fmt.Errorf("%s %s", s.key, msg))
 		}
 	}
-	for _, p := range orderedPairs {
+	for _, p := range orderedPairs() {
 		lo, hi := values[p[0]], values[p[1]]
 		if lo <= hi {
 			continue
@@ -367,13 +419,14 @@ func (c check) problem(v float64, got string) string {
 }
 
 // Bounds lists the thresholds a severity is judged against (each kind's
-// warning and critical, stale_after and the staleness criticals), as Named
-// writes them: what dashboards, pages and rules must read from the
-// configuration or its series rather than write as numbers of their own.
+// warning and critical, stale_after and the staleness criticals: the rows
+// marked bound), as Named writes them: what dashboards, pages and rules must
+// read from the configuration or its series rather than write as numbers
+// of their own.
 func (t Thresholds) Bounds() []NamedThreshold {
 	var out []NamedThreshold
-	for _, n := range t.Named() {
-		if strings.Contains(n.Key, "_warning") || strings.Contains(n.Key, "_critical") || n.Key == "stale_after" {
+	for i, n := range t.Named() {
+		if thresholdSpecs[i].bound {
 			out = append(out, n)
 		}
 	}
