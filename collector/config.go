@@ -264,9 +264,9 @@ func (c Config) validateSources() []error {
 			errs = append(errs, fmt.Errorf("collector.sources.%s.timeout: must not be negative, got %s", name, sc.Timeout))
 		}
 		eff := c.sourceSettings(reg)
-		if name == "scylla_top_partitions" && eff.enabled && eff.timeout <= c.ScyllaREST.SampleDuration {
-			errs = append(errs, fmt.Errorf("collector.sources.%s.timeout: must be longer than collector.scylla_rest.sample_duration (%s), got %s",
-				name, c.ScyllaREST.SampleDuration, eff.timeout))
+		if reg.window > 0 && eff.enabled && eff.timeout <= reg.window {
+			errs = append(errs, fmt.Errorf("collector.sources.%s.timeout: must be longer than %s (%s), got %s",
+				name, reg.windowKey, reg.window, eff.timeout))
 		}
 	}
 	return errs

@@ -24,6 +24,10 @@ type registration struct {
 	// sampler: the source samples each node's hottest keys over a window,
 	// run twice by a one-shot collection (Collector.SampleAgain).
 	sampler bool
+	// window, when set, is how long one run samples (the config key
+	// windowKey sets it): a timeout must be longer (Config.Validate).
+	window    time.Duration
+	windowKey string
 }
 
 // defaultTimeout bounds one run of a source on one node unless its line
@@ -64,6 +68,13 @@ func (r registration) givesRates() registration {
 // samplesKeys marks a source that samples the hottest keys over a window.
 func (r registration) samplesKeys() registration {
 	r.sampler = true
+	return r
+}
+
+// samplesKeysOver marks a sampler whose runs each last window, set by the
+// config key windowKey.
+func (r registration) samplesKeysOver(window time.Duration, windowKey string) registration {
+	r.sampler, r.window, r.windowKey = true, window, windowKey
 	return r
 }
 
@@ -132,7 +143,8 @@ func registry(cfg Config, d *sourceDeps) []registration {
 		source(newLargeCellsSource(), rarely).within(time.Minute),
 		source(scyllaSizeHistogramSource{rest: d.rest}, medium).within(time.Minute),
 		source(scyllaTopPartitionsSource{rest: d.rest, window: cfg.ScyllaREST.SampleDuration, listSize: cfg.ScyllaREST.ListSize}, medium).
-			within(cfg.ScyllaREST.SampleDuration + 30*time.Second).samplesKeys(),
+			within(cfg.ScyllaREST.SampleDuration+30*time.Second).
+			samplesKeysOver(cfg.ScyllaREST.SampleDuration, "collector.scylla_rest.sample_duration"),
 
 		source(nodetoolSource{cfg: cfg.NodetoolSampler}, rarely).
 			within(nodetoolSamplerTimeout).onlyIf(cfg.NodetoolSampler.Configured()).viaNodetool().samplesKeys(),
