@@ -20,15 +20,9 @@ import (
 // Why not promhttp.HandlerFor alone: it could keep serving the previous
 // page during a rebuild (it does, as the fallback below, over the families
 // gathered once per report), but it encodes, and for gzip compresses, those
-// families on every scrape. BenchmarkExpositionPromhttp1000Tables3Nodes
-// against BenchmarkExposition1000Tables3Nodes (1,000 tables x 3 nodes,
-// 29,468 series; go test -run XXX -bench 'Exposition1000Tables3Nodes|
-// ExpositionPromhttp1000' -benchmem -count 3 ./web/ under nice 15, the
-// shared 2-core box at load average 42-53, medians of 3, 2026-12-03):
-// plain 24.9 s and 16.8 MB, 30,476 allocations per scrape through promhttp,
-// 0.44 s and 3.8 MB, 62 allocations served cached; gzip 13.6 s and 4.8 MB,
-// 30,474 allocations against 31.9 ms and 0.23 MB, 67 allocations. The
-// times are the loaded box's; the allocations are the same on any box.
+// families on every scrape: BenchmarkExpositionPromhttp1000Tables3Nodes
+// against BenchmarkExposition1000Tables3Nodes, measured in docs/benchmarks.md
+// ("/metrics encoded once per report").
 //
 // metricsHandler serves /metrics. The exporter's families change only when
 // a report is published, so they are gathered and encoded once per
