@@ -197,9 +197,9 @@ var thresholdSpecs = []thresholdSpec{
 	// tombstone_warn_threshold is 1,000; tombstone_failure_threshold
 	// (100,000) aborts reads, so critical stays ten times below it.
 	{key: "tombstones_per_read_warning", unit: thresholdCount, check: mustBePositive, def: 1_000, bound: true, notAbove: []string{"tombstones_per_read_critical"},
-		readBy: []string{KindTombstoneHeavy, KindGuardrailCrossing, "PartmonTombstoneHeavyReads"}},
+		readBy: []string{KindTombstoneHeavy, KindGuardrailCrossing, "PartmonTombstoneHeavy"}},
 	{key: "tombstones_per_read_critical", unit: thresholdCount, check: mustBePositive, def: 10_000, bound: true,
-		readBy: []string{KindTombstoneHeavy, "PartmonTombstoneHeavyReads"}},
+		readBy: []string{KindTombstoneHeavy, "PartmonTombstoneHeavy"}},
 	// Guidance: tombstone ratio above 20 %; above half, reads scan more
 	// dead than live data.
 	{key: "tombstone_ratio_warning", unit: thresholdRatio, check: mustBeFraction, def: 0.2, bound: true, notAbove: []string{"tombstone_ratio_critical"},

@@ -144,8 +144,8 @@ func TestAlertmanagerConfigOnRealAlertmanager(t *testing.T) {
 		// the table on every node, whichever signal of the partition they
 		// saw (a tombstone-heavy queue read by one key is also a hot key).
 		{"sidecar-pushed tombstones", with(pushed, "alertname", "PartmonTombstoneHeavy", "severity", "critical", "table", "queue", "dc", "", "node", ""), false},
-		{"tombstone rule, replica 1", with(table, "alertname", "PartmonTombstoneHeavyReads", "pushed", "true", "severity", "critical", "table", "queue"), true},
-		{"tombstone rule, replica 2", with(table, "alertname", "PartmonTombstoneHeavyReads", "pushed", "true", "severity", "warning", "table", "queue", "node", "10.0.0.2", "rack", "r2"), true},
+		{"tombstone rule, replica 1", with(table, "alertname", "PartmonTombstoneHeavy", "pushed", "true", "severity", "critical", "table", "queue"), true},
+		{"tombstone rule, replica 2", with(table, "alertname", "PartmonTombstoneHeavy", "pushed", "true", "severity", "warning", "table", "queue", "node", "10.0.0.2", "rack", "r2"), true},
 		{"hot key rule on the queue", with(table, "alertname", "PartmonHotPartition", "pushed", "true", "severity", "critical", "table", "queue", "partition_key", "jobs"), true},
 		{"wide finding on the queue", with(table, "alertname", "PartmonAnalyzerFinding", "kind", "wide_partition", "pushed", "true", "severity", "warning", "table", "queue"), true},
 		{"key-design finding on the queue", with(table, "alertname", "PartmonAnalyzerFinding", "kind", "low_cardinality_key", "pushed", "false", "severity", "warning", "table", "queue"), false},
