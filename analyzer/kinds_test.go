@@ -1,24 +1,46 @@
 package analyzer
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
 
-// Every Kind* constant must be in the one list, once; the exporter, the
-// alert pusher and the rule tests read Kinds() instead of parsing this source.
+// Every Kind* constant of kinds.go is in the one table, once, in the order
+// declared; the exporter, the alert pusher and the rule tests read Kinds()
+// instead of parsing this source. A new kind is its constant and its row.
 func TestKindsListEveryKindOnce(t *testing.T) {
-	want := []string{
-		KindOversizedPartition, KindWidePartition, KindHotPartition, KindHotTokenRange,
-		KindTombstoneHeavy, KindOwnershipSkew, KindLoadSkew, KindLowCardinalityKey,
-		KindUnbucketedTimeSeries, KindSecondaryIndexHighCard, KindPartitionGrowthForecast,
-		KindStaleData, KindAscendingTimeOrder, KindGuardrailCrossing,
+	f, err := parser.ParseFile(token.NewFileSet(), "kinds.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range g.Specs {
+			vs := spec.(*ast.ValueSpec)
+			for i, name := range vs.Names {
+				if lit, ok := vs.Values[i].(*ast.BasicLit); ok && strings.HasPrefix(name.Name, "Kind") {
+					v, _ := strconv.Unquote(lit.Value)
+					want = append(want, v)
+				}
+			}
+		}
+	}
+	if len(want) < 13 {
+		t.Fatalf("read %d Kind constants from kinds.go: %q", len(want), want)
 	}
 	got := Kinds()
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("Kinds() = %q, want %q", got, want)
+		t.Fatalf("Kinds() = %q, want the constants of kinds.go in order %q", got, want)
 	}
 	seen := map[string]bool{}
 	for _, k := range got {
@@ -27,9 +49,8 @@ func TestKindsListEveryKindOnce(t *testing.T) {
 		}
 		seen[k] = true
 	}
-	pushed := KindsPushedWithoutKey()
-	if want := []string{KindOversizedPartition, KindWidePartition, KindHotPartition, KindTombstoneHeavy, KindGuardrailCrossing}; !reflect.DeepEqual(pushed, want) {
-		t.Fatalf("KindsPushedWithoutKey() = %q, want %q", pushed, want)
+	if pushed := KindsPushedWithoutKey(); !slices.Contains(pushed, KindOversizedPartition) || slices.Contains(pushed, KindStaleData) {
+		t.Fatalf("KindsPushedWithoutKey() = %q: want oversized partitions pushed and stale data not", pushed)
 	}
 }
 
