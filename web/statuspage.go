@@ -24,11 +24,11 @@ var statusHTML string
 
 // pageParts are the templates status.html calls by name, one per picture.
 //
-//go:embed growth_chart.html replica_ring.html heatmap.html ring.html
+//go:embed growth_chart.html replica_ring.html heatmap.html ring.html guardrails.html
 var pageParts embed.FS
 
 // pagePartFiles lists pageParts' files; add a part's file here.
-var pagePartFiles = []string{"growth_chart.html", "replica_ring.html", "heatmap.html", "ring.html"}
+var pagePartFiles = []string{"growth_chart.html", "replica_ring.html", "heatmap.html", "ring.html", "guardrails.html"}
 
 // statusPage renders / from the latest report: no external assets, no script.
 type statusPage struct {
@@ -73,6 +73,7 @@ type pageData struct {
 	Growth                growthCharts    // largest partition over time, per table
 	Replicas              replicaPictures // replica sets per replication
 	Heatmaps              pageHeatmaps    // the ring's traffic over time
+	Guardrails            pageGuardrails  // thresholds, distances, suggestions and the key history
 	Sources               []pageSource
 	Down                  *pageDown // every source failed: one banner instead of a row each
 	MetricsPath           string    // the nav's link to the exposition
@@ -157,6 +158,7 @@ func (p *statusPage) data() pageData {
 	d.Growth, d.Replicas = newGrowthCharts(r), newReplicaPictures(r, d.Ring.Hot)
 	linkHotSets(d.Ring.Hot, d.Replicas)
 	d.Heatmaps = newHeatmaps(r)
+	d.Guardrails = newPageGuardrails(r)
 	d.Keyspaces, d.Owners = pageOwnership(r)
 	return d
 }
