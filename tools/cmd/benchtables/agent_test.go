@@ -140,3 +140,23 @@ func TestAgentConfigs(t *testing.T) {
 		t.Errorf("configs %v: want distinct keys and one marker, got %d markers", keys, markers)
 	}
 }
+
+// The signal table has a column per javaagent configuration, after the
+// standalone exporter's and before the note.
+func TestSignalRowsHaveAgentColumns(t *testing.T) {
+	r := &stageResult{Signals: map[string]bool{}, Agent: &agentResult{Configs: map[string]*agentConfigResult{
+		"agent_pertable": {Signals: map[string]bool{"tombstones per read": true}},
+	}}}
+	for _, row := range signalRows(r) {
+		if len(row) != 4+len(agentConfigs) {
+			t.Fatalf("row %q: %d columns, want %d", row, len(row), 4+len(agentConfigs))
+		}
+		want := []string{"not measured", "no"} // example not measured, per-table measured
+		if row[0] == "tombstones per read" {
+			want[1] = "yes"
+		}
+		if got := row[3:5]; got[0] != want[0] || got[1] != want[1] {
+			t.Errorf("%s: javaagent columns %q, want %q", row[0], got, want)
+		}
+	}
+}

@@ -238,7 +238,15 @@ func signalRows(r *stageResult) [][]string {
 		if r.Peer != nil && r.Peer.Skipped == "" {
 			jmx = yes(r.Peer.Signals[s.Name])
 		}
-		out = append(out, []string{s.Name, yes(r.Signals[s.Name]), jmx, s.note})
+		row := []string{s.Name, yes(r.Signals[s.Name]), jmx}
+		for _, cfg := range agentConfigs {
+			agent := "not measured"
+			if r.Agent != nil && r.Agent.Configs[cfg.key] != nil {
+				agent = yes(r.Agent.Configs[cfg.key].Signals[s.Name])
+			}
+			row = append(row, agent)
+		}
+		out = append(out, append(row, s.note))
 	}
 	return out
 }
@@ -371,8 +379,11 @@ func writeTable(w io.Writer, results []*stageResult) {
 		}
 	}
 	last := results[len(results)-1]
-	fmt.Fprintf(w, "\n| partition signal (scrapes at %d tables) | partmon | jmx_exporter %s, upstream example | note |\n|---|---|---|---|\n",
-		last.UserTables, jmxExporterVersion)
+	fmt.Fprintf(w, "\n| partition signal (scrapes at %d tables) | partmon | jmx_exporter %s, upstream example |", last.UserTables, jmxExporterVersion)
+	for _, cfg := range agentConfigs {
+		fmt.Fprintf(w, " javaagent, %s |", cfg.name)
+	}
+	fmt.Fprintf(w, " note |\n|---|---|---|%s---|\n", strings.Repeat("---|", len(agentConfigs)))
 	for _, row := range signalRows(last) {
 		fmt.Fprintln(w, "| "+strings.Join(row, " | ")+" |")
 	}
