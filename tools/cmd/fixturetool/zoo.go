@@ -39,7 +39,9 @@ const (
 	needsCDC
 )
 
-const zooOrders = 20000
+// zooOrders: each insert also writes both views (a read before write and a
+// batchlog entry on the base replica), so the rows are few and wide.
+const zooOrders = 8000
 
 // zooObjects lists the zoo in creation order (types before the tables
 // using them, bases before their views and indexes).
@@ -164,11 +166,12 @@ func writeZoo(ctx context.Context, s *gocql.Session, truth *testcluster.ZooTruth
 		write(100, "INSERT INTO pm_zoo.audit (id, what) VALUES (?, 'audited')", func(i int) []any { return []any{zooUUID(i)} })
 	}
 	if has("orders") {
-		// A random note (~160 bytes that compress little) puts a few MiB
-		// on every replica of orders_by_paid, past the rule's 1 MiB floor.
+		// A random note (400 hex digits, which compress about 2:1) puts
+		// ~3.5 MB (~1.8 MB on disk) on every replica of orders_by_paid,
+		// past the rule's 1 MiB floor whatever disk_usage's MiB rounding.
 		write(zooOrders, "INSERT INTO pm_zoo.orders (id, paid, customer, amount, note) VALUES (?, ?, ?, ?, ?)",
 			func(i int) []any {
-				return []any{zooUUID(1000 + i), i%2 == 0, fmt.Sprintf("customer-%05d", i%5000), i % 500, randomHex(80)}
+				return []any{zooUUID(1000 + i), i%2 == 0, fmt.Sprintf("customer-%05d", i%5000), i % 500, randomHex(200)}
 			})
 	}
 	if has("embedding") {
