@@ -38,7 +38,8 @@
 # Settings (environment):
 #   PARTMON_SCALE_SIDECARS  fleet sizes                 (default 10,100,300)
 #   PARTMON_SCALE_TABLES    user tables per sidecar     (default 1000)
-#   PARTMON_SCALE_MEM_MIB   stop a size when everything it runs holds more (default 6144)
+#   PARTMON_SCALE_MEM_MIB   stop a size when everything it runs holds more (default 16384);
+#                           a size stopped so fails the run, after the table of those that completed
 #   PARTMON_SCALE_DIR       work directory              (default ${TMPDIR:-/tmp}/partmon-scale)
 #   PARTMON_SCALE_FLOOR=false  leave out the floor's measurement
 #   PARTMON_SCALE_FOR       the alerting rules' `for:` during the run (default 1m: a
@@ -49,7 +50,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO"
 SIZES=${PARTMON_SCALE_SIDECARS:-10,100,300}
 TABLES=${PARTMON_SCALE_TABLES:-1000}
-MEM_MIB=${PARTMON_SCALE_MEM_MIB:-6144}
+MEM_MIB=${PARTMON_SCALE_MEM_MIB:-16384}
 DIR=$(realpath -m "${PARTMON_SCALE_DIR:-${TMPDIR:-/tmp}/partmon-scale}")
 FOR=${PARTMON_SCALE_FOR:-1m}
 CACHE=${PARTMON_CACHE:-$HOME/.cache/partmon}
@@ -302,5 +303,12 @@ if ! compgen -G "$DIR/results/*.json" >/dev/null; then
   say "no fleet size completed (sizes $SIZES): nothing to report; check PARTMON_SCALE_MEM_MIB and the logs in $DIR/run-*"
   exit 1
 fi
-"$DIR/bin/scale" report "$DIR"/results/*.json
+report_rc=0
+"$DIR/bin/scale" report "$DIR"/results/*.json || report_rc=$?
+# README promises every size named: one that did not complete fails the run.
+if [[ -f $DIR/broke.txt ]]; then
+  say "not every size completed (sizes $SIZES, budget ${MEM_MIB} MiB): $(cat "$DIR/broke.txt")"
+  exit 1
+fi
+[[ $report_rc == 0 ]] || exit "$report_rc"
 [[ $real_rc == 0 ]] || { say "the real-cluster measurements failed (scripts/scale-cluster.sh $real: exit $real_rc)"; exit 1; }
