@@ -40,7 +40,10 @@ type keyChart struct {
 
 type keyLine struct {
 	Key, Colour, Points, Title string
+	Dots                       []keyDot // each recorded point, so a key seen once shows
 }
+
+type keyDot struct{ X, Y string }
 
 // keyColours: Okabe–Ito, readable by colour-blind readers.
 var keyColours = []string{"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"}
@@ -189,6 +192,7 @@ func keyChartOf(i int, table string, keys []analyzer.NamedKeySeries) (keyChart, 
 			break
 		}
 		var pts []string
+		var dots []keyDot
 		for _, p := range k.Points {
 			if p[1] == 0 {
 				continue
@@ -196,12 +200,10 @@ func keyChartOf(i int, table string, keys []analyzer.NamedKeySeries) (keyChart, 
 			x := left + float64(p[0]-t0)/float64(span)*plotW
 			y := top + plotH - float64(p[1])/float64(ymax)*plotH
 			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x, y))
-		}
-		if len(pts) == 1 { // one point: a short tick so it shows
-			pts = append(pts, pts[0])
+			dots = append(dots, keyDot{fmt.Sprintf("%.1f", x), fmt.Sprintf("%.1f", y)})
 		}
 		lastSize := k.Points[len(k.Points)-1][1]
-		c.Lines = append(c.Lines, keyLine{Key: k.Key, Colour: keyColours[j], Points: strings.Join(pts, " "),
+		c.Lines = append(c.Lines, keyLine{Key: k.Key, Colour: keyColours[j], Points: strings.Join(pts, " "), Dots: dots,
 			Title: fmt.Sprintf("%s: %s now; first seen %s, last %s; replicas %s", k.Key, format.Bytes(float64(lastSize)),
 				time.Unix(k.First, 0).UTC().Format("2006-01-02 15:04"), time.Unix(k.Last, 0).UTC().Format("2006-01-02 15:04"), strings.Join(k.Replicas, ", "))})
 	}
