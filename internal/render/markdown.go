@@ -69,6 +69,7 @@ func renderMarkdown(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severi
 			p.f("- %s\n", mdEscape(s))
 		}
 	}
+	renderMarkdownGuardrails(p, r)
 	return p.err
 }
 

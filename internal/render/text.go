@@ -84,6 +84,7 @@ func renderText(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severity) 
 			p.f("  %s\n", s)
 		}
 	}
+	renderTextGuardrails(p, r)
 	renderTextNotes(p, r, minSeverity)
 	return p.err
 }
