@@ -6,15 +6,14 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/internal/format"
-	"github.com/partmon/partmon/model"
 )
 
-// guardrailFigure writes a guardrail value in its unit.
-func guardrailFigure(v float64, unit model.GuardrailUnit) string {
+// guardrailFigure writes a guardrail value in its unit (model.GuardrailUnit).
+func guardrailFigure[U ~string](v float64, unit U) string {
 	switch unit {
-	case model.UnitBytes:
+	case "bytes":
 		return format.Bytes(v)
-	case model.UnitPercent:
+	case "percent":
 		return fmt.Sprintf("%.0f %%", v)
 	}
 	return fmt.Sprintf("%.0f", v)
