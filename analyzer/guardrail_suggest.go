@@ -33,7 +33,7 @@ const (
 
 // suggestGuardrails derives partition_size and partition_tombstones values
 // from every table's largest partition and every recorded key.
-func (a *analysis) suggestGuardrails() []SuggestedGuardrail {
+func (a *analysis) suggestGuardrails(gr *GuardrailReport) []SuggestedGuardrail {
 	var sizes, tombs []float64
 	for _, t := range a.tables {
 		if t.maxBytes > 0 {
@@ -52,10 +52,18 @@ func (a *analysis) suggestGuardrails() []SuggestedGuardrail {
 			}
 		}
 	}
+	// 4.x has no partition guardrails: suggest its compaction warnings.
+	sizeName, tombName := "partition_size", "partition_tombstones"
+	if !gr.has("partition_size") && gr.has("compaction_large_partition") {
+		sizeName = "compaction_large_partition"
+	}
+	if !gr.has("partition_tombstones") && gr.has("compaction_tombstone") {
+		tombName = "compaction_tombstone"
+	}
 	out := []SuggestedGuardrail{
-		suggest("partition_size", model.UnitBytes, sizes, float64(a.th.PartitionWarningBytes),
+		suggest(sizeName, model.UnitBytes, sizes, float64(a.th.PartitionWarningBytes),
 			"the largest partition of each table (max_partition_size) and of each named key"),
-		suggest("partition_tombstones", model.UnitCount, tombs, a.th.TombstonesPerReadWarning*10,
+		suggest(tombName, model.UnitCount, tombs, a.th.TombstonesPerReadWarning*10,
 			"the tombstones of each named key (top_partitions, the guardrail's own log lines)"),
 	}
 	for _, name := range []string{"collection_size", "items_per_collection", "column_value_size"} {
@@ -95,7 +103,12 @@ func suggest(name string, unit model.GuardrailUnit, figures []float64, healthy f
 		"warn = %.1f × the largest healthy, fail = %.0f × the largest, each rounded up",
 		len(figures), from, show(largest), show(healthy), show(largestHealthy), over, suggestWarnMargin, suggestFailMargin)
 	g, _ := model.GuardrailFactsOf(name)
-	s.YAML = fmt.Sprintf("%s: %s\n%s: %s\n", g.Warn, yamlValue(s.Warn, unit), g.Fail, yamlValue(s.Fail, unit))
+	s.YAML = fmt.Sprintf("%s: %s\n", g.Warn, yamlValue(s.Warn, unit))
+	if g.Fail == "" { // a 4.x compaction warning: no fail level
+		s.Fail = 0
+		return s
+	}
+	s.YAML += fmt.Sprintf("%s: %s\n", g.Fail, yamlValue(s.Fail, unit))
 	return s
 }
 
@@ -131,6 +144,16 @@ func yamlValue(v float64, unit model.GuardrailUnit) string {
 		return fmt.Sprintf("%.0fKiB", v/kib)
 	}
 	return fmt.Sprintf("%.0fB", v)
+}
+
+// has: some node has the guardrail's settings (set or off).
+func (gr *GuardrailReport) has(guardrail string) bool {
+	for _, s := range gr.Settings {
+		if s.Guardrail == guardrail {
+			return true
+		}
+	}
+	return false
 }
 
 // GuardrailYAML is every suggestion's cassandra.yaml lines, one block.

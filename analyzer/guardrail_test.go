@@ -197,6 +197,18 @@ func TestSuggestedGuardrails(t *testing.T) {
 	}
 }
 
+// On 4.x the size suggestion names the compaction warning (no fail level).
+func TestSuggestedGuardrails4x(t *testing.T) {
+	h := NewHistory(HistoryLimits{})
+	s := guardrailSnap(t0, map[string]string{"compaction_large_partition_warning_threshold": "100MiB"}, 3<<20, nil)
+	h.Record(s)
+	r := Analyze(s, h, DefaultThresholds())
+	g := r.Guardrails.Suggested[0]
+	if g.Guardrail != "compaction_large_partition" || g.Fail != 0 || g.YAML != "compaction_large_partition_warning_threshold: 5MiB\n" {
+		t.Errorf("4.x suggestion %+v", g)
+	}
+}
+
 func TestNiceCeil(t *testing.T) {
 	for in, want := range map[float64]float64{1: 1, 3: 5, 7: 10, 11: 20, 4.5 * mib: 5 * mib, 150: 200, 0.5 * mib: 1000 * 1024} {
 		if got := niceCeil(in); got != want {

@@ -103,7 +103,7 @@ func (a *analysis) guardrailView() *GuardrailReport {
 	if a.gr == nil {
 		a.gr = a.guardrailReport()
 		a.gr.Crossings = a.guardrailCrossings(a.gr)
-		a.gr.Suggested = a.suggestGuardrails()
+		a.gr.Suggested = a.suggestGuardrails(a.gr)
 	}
 	return a.gr
 }

@@ -135,7 +135,11 @@ func pageSuggestedOf(s analyzer.SuggestedGuardrail) pageSuggested {
 	if s.Warn == 0 {
 		return pageSuggested{Guardrail: s.Guardrail, Warn: "—", Fail: "—", Evidence: s.Why}
 	}
-	return pageSuggested{s.Guardrail, guardrailValue(s.Warn, s.Unit), guardrailValue(s.Fail, s.Unit), s.Evidence}
+	fail := "— (no fail level)"
+	if s.Fail > 0 {
+		fail = guardrailValue(s.Fail, s.Unit)
+	}
+	return pageSuggested{s.Guardrail, guardrailValue(s.Warn, s.Unit), fail, s.Evidence}
 }
 
 // keyCharts draws the tables whose keys were seen most recently, at most

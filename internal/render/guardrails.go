@@ -47,8 +47,12 @@ func guardrailLines(gr *analyzer.GuardrailReport) (set []string, off int, sugges
 			suggested = append(suggested, s.Guardrail+": "+s.Why)
 			continue
 		}
+		fail := "none (no fail level)"
+		if s.Fail > 0 {
+			fail = guardrailFigure(s.Fail, s.Unit)
+		}
 		suggested = append(suggested, fmt.Sprintf("%s: warn %s, fail %s — %s", s.Guardrail,
-			guardrailFigure(s.Warn, s.Unit), guardrailFigure(s.Fail, s.Unit), s.Evidence))
+			guardrailFigure(s.Warn, s.Unit), fail, s.Evidence))
 	}
 	return set, off, suggested
 }
