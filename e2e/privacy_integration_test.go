@@ -184,7 +184,8 @@ func everyOutput(ctx context.Context, t *testing.T, bin, cfg, shown string) (map
 		return err == nil && len(matching(alerts, map[string]string{"keyspace": privacyKeyspace})) > 0
 	})
 	out := map[string][]byte{}
-	for _, path := range []string{"/metrics", "/api/v1/findings", "/api/v1/report", "/", "/healthz", "/readyz", "/readyz/cycle"} {
+	for _, path := range []string{"/metrics", "/api/v1/findings", "/api/v1/report", "/api/v1/guardrails", "/api/v1/keys/" + privacyKeyspace + "/carts",
+		"/", "/healthz", "/readyz", "/readyz/cycle"} {
 		out["GET "+path] = get(t, base+path)
 	}
 	out["alertmanager /api/v2/alerts"] = get(t, am.URL+"/api/v2/alerts")
@@ -331,7 +332,7 @@ func keyEncodings() map[string]string {
 // finds it there, so it can fail.
 var mustName = []string{"GET /api/v1/findings", "GET /api/v1/report", "GET /", "chromium --dump-dom /",
 	"alertmanager /api/v2/alerts", "state file", "partmon report --format text", "partmon report --format markdown",
-	"partmon report --format json"}
+	"partmon report --format json", "GET /api/v1/keys/" + privacyKeyspace + "/carts"}
 
 func checkKeyOccurrences(t *testing.T, mode string, outputs map[string][]byte) {
 	names := make([]string, 0, len(outputs))
