@@ -216,3 +216,20 @@ func TestNiceCeil(t *testing.T) {
 		}
 	}
 }
+
+// Only a level that refuses is said to refuse; one that logs says the
+// writes are not refused.
+func TestCrossingSummaryWords(t *testing.T) {
+	now := t0.Unix()
+	logs := GuardrailCrossing{Keyspace: "ks", Table: "t", Key: "k", Guardrail: "partition_size", Level: "fail",
+		Threshold: 4 << 20, Current: 3 << 20, Fraction: 0.75, At: now + 3600, Earliest: now + 3000, Latest: now + 4000}
+	s := crossingSummary(&logs, now)
+	if strings.Contains(s, "will refuse") || !strings.Contains(s, "the writes are not refused") || !strings.Contains(s, "key k of ks.t") {
+		t.Errorf("summary of a logging fail level: %q", s)
+	}
+	refusing := logs
+	refusing.Refuses = "the write"
+	if s := crossingSummary(&refusing, now); !strings.Contains(s, "it will refuse the write") {
+		t.Errorf("summary of a refusing level: %q", s)
+	}
+}
