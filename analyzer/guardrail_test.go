@@ -55,11 +55,11 @@ func TestGuardrailCrossingForecast(t *testing.T) {
 	if f.Severity != SeverityWarning {
 		t.Errorf("severity = %v, want warning: partition_size only logs", f.Severity)
 	}
-	// 2 MiB is crossed 8 steps after 1 MiB: at t0+8h the key is at 2 MiB.
-	// The table's max_partition_size (4 MiB) has crossed warn and fail: the
-	// finding names the most urgent, the crossed one.
-	if f.Value != 0 || !strings.Contains(f.Summary, "crossed") {
-		t.Errorf("finding = %v %q, want the crossed largest partition first", f.Value, f.Summary)
+	// At t0+8h the key is at 2 MiB (warn crossed: info) and forecast to
+	// cross fail (4 MiB) in 16 h: the finding names it. The table's
+	// max_partition_size (4 MiB) has crossed both: info only.
+	if f.PartitionKey != "grow" || f.Value < 15.9*3600 || f.Value > 16.1*3600 || !strings.Contains(f.Summary, "the writes are not refused") {
+		t.Errorf("finding = key %q, %v s: %q; want key grow's fail crossing in 16 h", f.PartitionKey, f.Value, f.Summary)
 	}
 	var grow *GuardrailCrossing
 	for i, c := range r.Guardrails.Crossings {
@@ -126,7 +126,8 @@ func TestCrossingSeverity(t *testing.T) {
 		{"refusing fail in 6 days", GuardrailCrossing{Level: "fail", At: now + 6*day, Refuses: "the write"}, SeverityCritical},
 		{"refusing fail in 9 days", GuardrailCrossing{Level: "fail", At: now + 9*day, Refuses: "the write"}, SeverityNone},
 		{"fail that logs, in 5 days", GuardrailCrossing{Level: "fail", At: now + 5*day}, SeverityNone},
-		{"crossed warn", GuardrailCrossing{Level: "warn", Crossed: true}, SeverityWarning},
+		{"crossed warn", GuardrailCrossing{Level: "warn", Crossed: true}, SeverityInfo},
+		{"crossed refusing fail", GuardrailCrossing{Level: "fail", Crossed: true, Refuses: "the write"}, SeverityCritical},
 		{"no forecast", GuardrailCrossing{Level: "warn"}, SeverityNone},
 	} {
 		if got, _ := a.crossingSeverity(&tc.c); got != tc.want {

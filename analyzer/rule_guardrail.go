@@ -10,8 +10,9 @@ import (
 // ruleGuardrailCrossing: per table, the most urgent crossing of a
 // per-partition guardrail by a known key or the table's largest partition
 // (guardrailCrossings): a warning when a warn level, or a fail level that
-// only logs, is crossed or forecast within GuardrailWarnLead; critical when
-// a fail level that refuses writes is forecast within GuardrailFailLead.
+// only logs, is forecast to be crossed within GuardrailWarnLead (info once
+// crossed: Cassandra logs it itself); critical when a fail level that
+// refuses writes is forecast within GuardrailFailLead, or crossed.
 // Cassandra's partition guardrails only log (docs/sources.md#guardrails),
 // so on today's versions this rule never says "will refuse".
 func ruleGuardrailCrossing(a *analysis) []Finding {
@@ -62,10 +63,16 @@ func (a *analysis) crossingSeverity(c *GuardrailCrossing) (Severity, float64) {
 		}
 		left = float64(c.At - a.now)
 	}
-	if c.Refuses != "" && c.Level == "fail" && left <= a.th.GuardrailFailLead.Seconds() {
+	refusing := c.Refuses != "" && c.Level == "fail"
+	switch {
+	case refusing && left <= a.th.GuardrailFailLead.Seconds():
 		return SeverityCritical, left
-	}
-	if left <= a.th.GuardrailWarnLead.Seconds() {
+	case c.Crossed:
+		// Crossed and only logged: Cassandra says so itself at every
+		// flush or compaction, and oversized_partition or tombstone_heavy
+		// judge the partition; partmon adds nothing to act on before it.
+		return SeverityInfo, 0
+	case left <= a.th.GuardrailWarnLead.Seconds():
 		return SeverityWarning, left
 	}
 	return SeverityNone, 0
