@@ -46,6 +46,7 @@ var expectedEmpty = map[string]string{
 		"this run puts no live load on pm_hot, the only keyspace the nodes do not fully replicate",
 	`partmon-overview.json panel "Hot keys" (id 24) query A`: "no hot keys: the run enables no nodetool profileload sampler",
 	`partmon-overview.json panel "Hot keys" (id 24) query B`: "no hot keys to grade: the run enables no nodetool profileload sampler",
+	`partmon-overview.json panel "Guardrail thresholds" (id 40) query C`: "no disk-share guardrail: the fixture cluster leaves data_disk_usage_percentage unset (partmon_guardrail_set says 0)",
 	`partmon-table.json panel "Traffic skew per node" (id 16) query A`: "the table dashboard shows pm_big.events, " +
 		"RF 3 on 3 nodes: every node holds every range, so no node can take more than its share",
 	`partmon-table.json panel "Top-K partition keys" (id 19) query B`: "pm_big.events has no deletes: " +
