@@ -44,8 +44,8 @@ var expectedAbsent = map[string]string{
 var expectedEmpty = map[string]string{
 	`partmon-overview.json panel "Traffic skew, top 10 (hot token ranges)" (id 23) query A`: "no traffic skew ratio: " +
 		"this run puts no live load on pm_hot, the only keyspace the nodes do not fully replicate",
-	`partmon-overview.json panel "Hot keys" (id 24) query A`: "no hot keys: the run enables no nodetool profileload sampler",
-	`partmon-overview.json panel "Hot keys" (id 24) query B`: "no hot keys to grade: the run enables no nodetool profileload sampler",
+	`partmon-overview.json panel "Hot keys" (id 24) query A`:             "no hot keys: the run enables no nodetool profileload sampler",
+	`partmon-overview.json panel "Hot keys" (id 24) query B`:             "no hot keys to grade: the run enables no nodetool profileload sampler",
 	`partmon-overview.json panel "Guardrail thresholds" (id 40) query C`: "no disk-share guardrail: the fixture cluster leaves data_disk_usage_percentage unset (partmon_guardrail_set says 0)",
 	`partmon-table.json panel "Traffic skew per node" (id 16) query A`: "the table dashboard shows pm_big.events, " +
 		"RF 3 on 3 nodes: every node holds every range, so no node can take more than its share",
