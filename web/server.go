@@ -206,7 +206,18 @@ func Serve(ctx context.Context, listenAddresses []string, access Access, handler
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
+	err = srv.Shutdown(shutdownCtx)
+	// Shutdown closes only the listeners Serve has registered: one whose
+	// goroutine had not reached Serve yet would stay bound, and a reload
+	// that listens again on the same address failed with "address already
+	// in use". Close them all and wait until every Serve has returned.
+	for _, l := range listeners {
+		_ = l.Close()
+	}
+	for range listeners {
+		<-done
+	}
+	if err != nil {
 		return fmt.Errorf("shutting down HTTP server: %w", err)
 	}
 	return nil
