@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -135,30 +136,14 @@ func DecodeHistory(data []byte, l HistoryLimits) (*History, error) {
 
 func withDefaults(l HistoryLimits) HistoryLimits {
 	d := DefaultHistoryLimits()
-	if l.MaxPoints == 0 {
-		l.MaxPoints = d.MaxPoints
-	}
-	if l.MaxAge == 0 {
-		l.MaxAge = d.MaxAge
-	}
-	if l.TrafficWindow == 0 {
-		l.TrafficWindow = d.TrafficWindow
-	}
-	if l.HeatColumns == 0 {
-		l.HeatColumns = d.HeatColumns
-	}
-	if l.HeatTables == 0 {
-		l.HeatTables = d.HeatTables
-	}
-	if l.KeysPerTable == 0 {
-		l.KeysPerTable = d.KeysPerTable
-	}
-	if l.KeyPoints == 0 {
-		l.KeyPoints = d.KeyPoints
-	}
-	if l.MaxKeys == 0 {
-		l.MaxKeys = d.MaxKeys
-	}
+	l.MaxPoints = cmp.Or(l.MaxPoints, d.MaxPoints)
+	l.MaxAge = cmp.Or(l.MaxAge, d.MaxAge)
+	l.TrafficWindow = cmp.Or(l.TrafficWindow, d.TrafficWindow)
+	l.HeatColumns = cmp.Or(l.HeatColumns, d.HeatColumns)
+	l.HeatTables = cmp.Or(l.HeatTables, d.HeatTables)
+	l.KeysPerTable = cmp.Or(l.KeysPerTable, d.KeysPerTable)
+	l.KeyPoints = cmp.Or(l.KeyPoints, d.KeyPoints)
+	l.MaxKeys = cmp.Or(l.MaxKeys, d.MaxKeys)
 	return l
 }
 
