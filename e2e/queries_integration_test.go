@@ -35,6 +35,8 @@ var expectedAbsent = map[string]string{
 	"partmon_finding_value": "published only for findings without a partition key (metric contract): a table " +
 		"whose findings all name a key (pm_big.events once system.top_partitions lists it) has none",
 	"partmon_finding_threshold": "as partmon_finding_value",
+	"partmon_guardrail_threshold_ratio": "published only for a set level: the fixture cluster leaves " +
+		"data_disk_usage_percentage unset (partmon_guardrail_set says 0)",
 }
 
 // expectedEmpty are the queries that may return nothing in this run, each
