@@ -58,7 +58,7 @@ func TestSidecarsPushOneAlertPerProblem(t *testing.T) {
 		}
 	}
 	stale := analyzer.Finding{ID: "stale-2", Kind: analyzer.KindStaleData, Severity: analyzer.SeverityWarning, Cluster: "demo", DC: "dc1",
-		Summary: "no data from 127.0.0.2"}
+		Summary: "no data from 127.0.0.2", IDNamesNode: true, IDNamesDC: true}
 	if got := sidecarLabels(stale, replicas[1]); got["node"] != replicas[1] {
 		t.Errorf("stale data is the node's own problem: labels %v, want node %s", got, replicas[1])
 	}
@@ -119,7 +119,7 @@ func TestDCShardsPushOneAlertPerProblem(t *testing.T) {
 	n1 := analyzer.NodeValue{Node: "127.0.0.1", DC: "dc1", Severity: analyzer.SeverityCritical}
 	n3 := analyzer.NodeValue{Node: "127.0.0.3", DC: "dc2", Severity: analyzer.SeverityCritical}
 	stale := analyzer.Finding{ID: "stale-3", Kind: analyzer.KindStaleData, Severity: analyzer.SeverityWarning, Cluster: "demo",
-		DC: "dc2", Node: "127.0.0.3", Summary: "no data from 127.0.0.3"}
+		DC: "dc2", Node: "127.0.0.3", Summary: "no data from 127.0.0.3", IDNamesNode: true, IDNamesDC: true}
 	// pushed: the alerts of a partmon for dcs, by alertname.
 	pushed := func(dcs []string, f ...analyzer.Finding) map[string]postableAlert {
 		rc := newAMReceiver(t)

@@ -201,10 +201,10 @@ func (p *Pusher) sharedAlert(f analyzer.Finding, a postableAlert) postableAlert 
 	if !p.audience.Shared() {
 		return a
 	}
-	if !analyzer.OfOneNode(f.Kind) {
+	if !f.IDNamesNode {
 		delete(a.Labels, "node")
 	}
-	if !analyzer.OfOneDC(f.Kind) {
+	if !f.IDNamesDC {
 		delete(a.Labels, "dc")
 	}
 	return a

@@ -122,7 +122,7 @@ var (
 		Keyspace: "shop", Table: "queue", Value: 0.5, Threshold: 0.2, Unit: "ratio", Summary: "half of what shop.queue reads is tombstones",
 		Advice: "stop using the table as a queue"}
 	findingSkew = analyzer.Finding{ID: "skew", Kind: analyzer.KindOwnershipSkew, Severity: analyzer.SeverityWarning, Cluster: "demo",
-		DC: "dc1", Node: "127.0.0.3", Keyspace: "shop", Value: 1.25, Threshold: 1.2, Unit: "ratio", Summary: "skewed"}
+		DC: "dc1", Node: "127.0.0.3", Keyspace: "shop", Value: 1.25, Threshold: 1.2, Unit: "ratio", Summary: "skewed", IDNamesDC: true}
 	findingInfoKey = analyzer.Finding{ID: "small", Kind: analyzer.KindOversizedPartition, Severity: analyzer.SeverityInfo, Cluster: "demo",
 		Node: "127.0.0.1", Keyspace: "shop", Table: "orders", PartitionKey: "customer|1", Value: 1, Threshold: 2, Unit: "bytes", Summary: "info only"}
 )

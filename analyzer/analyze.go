@@ -66,7 +66,7 @@ func (a *analysis) fold(r *Report, all []Finding) {
 	a.nameViewBases(all)
 	var findings, remarks []Finding
 	for _, f := range fold(all) {
-		f.ID = findingID(&f)
+		f.nameID()
 		if f.remark {
 			remarks = append(remarks, f)
 		} else {

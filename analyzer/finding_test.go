@@ -60,3 +60,32 @@ func TestFindingIDNamesTheProblemOnly(t *testing.T) {
 		})
 	}
 }
+
+// What a finding says its ID names is what the ID is made of: moving the
+// finding to another node (or DC) changes its ID exactly when the finding
+// says the ID names the node (or DC). The pusher drops the labels it does not.
+func TestFindingSaysWhatItsIDNames(t *testing.T) {
+	want := map[string][2]bool{ // kind: names the node, names the DC
+		KindStaleData:          {true, true},
+		KindHotTokenRange:      {false, true},
+		KindOwnershipSkew:      {false, true},
+		KindOversizedPartition: {false, false},
+		KindHotPartition:       {false, false},
+	}
+	for _, kind := range Kinds() {
+		f := Finding{Kind: kind, Cluster: "c", DC: "dc1", Rack: "r1", Node: "10.0.0.1", Keyspace: "ks", Table: "t", PartitionKey: "k"}
+		f.nameID()
+		if w, ok := want[kind]; ok && (f.IDNamesNode != w[0] || f.IDNamesDC != w[1]) {
+			t.Errorf("%s: names node %v, DC %v; want %v, %v", kind, f.IDNamesNode, f.IDNamesDC, w[0], w[1])
+		}
+		elsewhere, otherDC := f, f
+		elsewhere.Node = "10.0.0.2"
+		otherDC.DC = "dc2"
+		if moved := findingID(&elsewhere) != f.ID; moved != f.IDNamesNode {
+			t.Errorf("%s: says its ID names the node: %v; another node changes the ID: %v", kind, f.IDNamesNode, moved)
+		}
+		if moved := findingID(&otherDC) != f.ID; moved != f.IDNamesDC {
+			t.Errorf("%s: says its ID names the DC: %v; another DC changes the ID: %v", kind, f.IDNamesDC, moved)
+		}
+	}
+}

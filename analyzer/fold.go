@@ -32,15 +32,12 @@ const (
 	scopeKey
 )
 
-// OfOneNode tells whether a kind's problem is a node's own (its ID names
-// the node). Any other kind's problem may be seen by several nodes, each
-// judging it alone (a sidecar) with a finding of the same ID.
-func OfOneNode(kind string) bool { return idScopeOf(kind) == scopeNode }
-
-// OfOneDC tells whether a kind's problem is judged within one DC (its ID
-// names the DC): a node's own, or a placement group's.
-func OfOneDC(kind string) bool {
-	return idScopeOf(kind) == scopeNode || idScopeOf(kind) == scopeGroup
+// nameID gives the finding its ID and says which of its places the ID names.
+func (f *Finding) nameID() {
+	f.ID = findingID(f)
+	scope := idScopeOf(f.Kind)
+	f.IDNamesNode = scope == scopeNode
+	f.IDNamesDC = scope == scopeNode || scope == scopeGroup
 }
 
 // identity is what a finding's ID is made of.

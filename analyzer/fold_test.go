@@ -3,6 +3,7 @@ package analyzer
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/partmon/partmon/model"
 )
@@ -90,6 +91,41 @@ func TestFoldedFindingOfOneNode(t *testing.T) {
 	all := findingsOf(Analyze(bigKeySnapshot(false), nil, DefaultThresholds()), KindOversizedPartition)
 	if fs[0].ID != all[0].ID {
 		t.Fatalf("a sidecar's finding and the cluster's name different problems: %s, %s", fs[0].ID, all[0].ID)
+	}
+}
+
+// The report's findings and problems say which places their IDs name, so
+// the pusher need not ask: a stale node's problem names its node and DC, a
+// large partition seen by a sidecar neither.
+func TestReportedFindingsSayWhatTheirIDsName(t *testing.T) {
+	stale := newSnap().ring("dc1", 2).sources(model.SourceStatus{Source: "a", Node: "10.0.0.1", State: model.StateError,
+		Taken: t0, FirstAttempt: t0.Add(-time.Hour)})
+	sidecar := bigKeySnapshot(false)
+	delete(sidecar.PerNode, "h02")
+	delete(sidecar.PerNode, "h03")
+	cases := []struct {
+		name             string
+		s                *model.Snapshot
+		kind             string
+		wantNode, wantDC bool
+	}{
+		{name: "stale node", s: stale.s, kind: KindStaleData, wantNode: true, wantDC: true},
+		{name: "large partition seen by one node", s: sidecar, kind: KindOversizedPartition},
+	}
+	for _, c := range cases {
+		r := Analyze(c.s, nil, DefaultThresholds())
+		fs := findingsOf(r, c.kind)
+		if len(fs) != 1 || fs[0].Node == "" {
+			t.Fatalf("%s: want one finding on one node, got %+v", c.name, fs)
+		}
+		if fs[0].IDNamesNode != c.wantNode || fs[0].IDNamesDC != c.wantDC {
+			t.Errorf("%s: finding names node %v, DC %v; want %v, %v", c.name, fs[0].IDNamesNode, fs[0].IDNamesDC, c.wantNode, c.wantDC)
+		}
+		for _, p := range ProblemsIn(r) {
+			if p.Kind == c.kind && (p.IDNamesNode != c.wantNode || p.IDNamesDC != c.wantDC) {
+				t.Errorf("%s: problem names node %v, DC %v; want %v, %v", c.name, p.IDNamesNode, p.IDNamesDC, c.wantNode, c.wantDC)
+			}
+		}
 	}
 }
 

@@ -111,7 +111,8 @@ func newProblem(members []Finding) Problem {
 	if len(members) == 1 {
 		return p
 	}
-	p.ID = stableID(members)
+	named := idLender(members)
+	p.ID, p.IDNamesNode, p.IDNamesDC = named.ID, named.IDNamesNode, named.IDNamesDC
 	p.Advice = mergedAdvice(members)
 	if p.PartitionKey == "" {
 		for _, m := range members {
@@ -124,15 +125,15 @@ func newProblem(members []Finding) Problem {
 	return p
 }
 
-// stableID is the ID of the member first in problemOrder.
-func stableID(members []Finding) string {
+// idLender is the member first in problemOrder, whose ID the problem keeps.
+func idLender(members []Finding) Finding {
 	best := members[0]
 	for _, m := range members[1:] {
 		if problemOrder(m.Kind) < problemOrder(best.Kind) {
 			best = m
 		}
 	}
-	return best.ID
+	return best
 }
 
 // mergedAdvice: one split advice (the most severe split advisor's, ties

@@ -51,6 +51,13 @@ type Finding struct {
 	// Figures are the measurements behind Value, so readers can check them
 	// against each other; nil when the finding has none beyond Value.
 	Figures *Figures `json:"figures,omitempty"`
+	// IDNamesNode and IDNamesDC say whether the ID names Node and DC (a
+	// node's own problem names both, one judged within a placement group its
+	// DC; fold.go), set when the analyzer folds the finding: partmons that
+	// each see part of one problem (sidecars, DC shards) agree on it through
+	// the places the ID names and no others.
+	IDNamesNode bool `json:"-"`
+	IDNamesDC   bool `json:"-"`
 	// remark: the schema alone says it (Report.Remarks), not a measurement.
 	remark bool
 }
