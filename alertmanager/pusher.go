@@ -15,7 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/internal/publish"
+	"github.com/partmon/partmon/publish"
 )
 
 const (

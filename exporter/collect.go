@@ -12,8 +12,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/publish"
 )
 
 // emitter turns values into const metrics. A value that cannot become a

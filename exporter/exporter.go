@@ -13,7 +13,7 @@ import (
 	"github.com/prometheus/common/version"
 
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/internal/publish"
+	"github.com/partmon/partmon/publish"
 )
 
 // DefaultTopK bounds the partition keys published per table and metric.

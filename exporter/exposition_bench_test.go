@@ -11,7 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/partmon/partmon/internal/publish"
+	"github.com/partmon/partmon/publish"
 	"github.com/partmon/partmon/tools/reporttest"
 )
 

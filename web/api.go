@@ -11,7 +11,7 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/exporter"
-	"github.com/partmon/partmon/internal/publish"
+	"github.com/partmon/partmon/publish"
 )
 
 const notReadyMessage = "no report yet: the first collection cycle has not finished"

@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/partmon/partmon/exporter"
-	"github.com/partmon/partmon/internal/publish"
+	"github.com/partmon/partmon/publish"
 	"github.com/partmon/partmon/tools/reporttest"
 )
 

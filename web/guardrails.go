@@ -4,8 +4,8 @@ import (
 	"net/http"
 
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/publish"
 )
 
 // guardrailsResponse is the body of GET /api/v1/guardrails: the thresholds

@@ -6,7 +6,7 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/exporter"
-	"github.com/partmon/partmon/internal/publish"
+	"github.com/partmon/partmon/publish"
 	"github.com/partmon/partmon/tools/reporttest"
 )
 

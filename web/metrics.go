@@ -14,7 +14,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/partmon/partmon/exporter"
-	"github.com/partmon/partmon/internal/publish"
+	"github.com/partmon/partmon/publish"
 )
 
 // Why not promhttp.HandlerFor alone: it could keep serving the previous

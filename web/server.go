@@ -21,7 +21,7 @@ import (
 	"go.uber.org/zap/exp/zapslog"
 
 	"github.com/partmon/partmon/exporter"
-	"github.com/partmon/partmon/internal/publish"
+	"github.com/partmon/partmon/publish"
 )
 
 // DefaultMaxRequestsInFlight bounds concurrent /metrics scrapes.

@@ -13,10 +13,10 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/exporter"
+	"github.com/partmon/partmon/headline"
 	"github.com/partmon/partmon/internal/format"
-	"github.com/partmon/partmon/internal/headline"
-	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/publish"
 )
 
 //go:embed status.html

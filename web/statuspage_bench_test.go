@@ -6,7 +6,7 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/exporter"
-	"github.com/partmon/partmon/internal/publish"
+	"github.com/partmon/partmon/publish"
 )
 
 // vnodePage is the status page of 6 nodes × 256 random tokens over two

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/partmon/partmon/analyzer"
-	"github.com/partmon/partmon/internal/headline"
+	"github.com/partmon/partmon/headline"
 )
 
 // pageProblem is one card: one problem, its replicas folded in by the

@@ -4,8 +4,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/publish"
 )
 
 // pageDown is the "cannot reach the database" banner: every source of the

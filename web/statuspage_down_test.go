@@ -7,8 +7,8 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/exporter"
-	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/publish"
 )
 
 // unreachableReport is a cycle that reached nothing: the first source with

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/exporter"
-	"github.com/partmon/partmon/internal/publish"
+	"github.com/partmon/partmon/publish"
 	"github.com/partmon/partmon/tools/reporttest"
 	"github.com/partmon/partmon/tools/testcluster"
 	"github.com/partmon/partmon/tools/testkit"

@@ -18,9 +18,9 @@ import (
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/keys"
-	"github.com/partmon/partmon/internal/publish"
-	"github.com/partmon/partmon/internal/statefile"
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/publish"
+	"github.com/partmon/partmon/statefile"
 	"github.com/partmon/partmon/web"
 )
 

@@ -18,10 +18,10 @@ import (
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/internal/keys"
-	"github.com/partmon/partmon/internal/publish"
-	"github.com/partmon/partmon/internal/render"
-	"github.com/partmon/partmon/internal/statefile"
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/publish"
+	"github.com/partmon/partmon/render"
+	"github.com/partmon/partmon/statefile"
 )
 
 type reportFlags struct {

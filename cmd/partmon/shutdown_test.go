@@ -13,7 +13,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/partmon/partmon/collector"
-	"github.com/partmon/partmon/internal/statefile"
+	"github.com/partmon/partmon/statefile"
 	"github.com/partmon/partmon/tools/testkit"
 )
 

@@ -18,7 +18,7 @@ import (
 	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/exporter"
-	"github.com/partmon/partmon/internal/publish"
+	"github.com/partmon/partmon/publish"
 	"github.com/partmon/partmon/tools/promexpr"
 	"github.com/partmon/partmon/tools/reporttest"
 	"github.com/partmon/partmon/tools/testkit"

@@ -20,9 +20,9 @@ import (
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/keys"
-	"github.com/partmon/partmon/internal/publish"
-	"github.com/partmon/partmon/internal/render"
-	"github.com/partmon/partmon/internal/statefile"
+	"github.com/partmon/partmon/publish"
+	"github.com/partmon/partmon/render"
+	"github.com/partmon/partmon/statefile"
 	"github.com/partmon/partmon/tools/snapfuzz"
 	"github.com/partmon/partmon/web"
 )

@@ -34,8 +34,8 @@ import (
 	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/exporter"
-	"github.com/partmon/partmon/internal/publish"
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/publish"
 	"github.com/partmon/partmon/web"
 )
 

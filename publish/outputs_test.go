@@ -10,8 +10,8 @@ import (
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/keys"
-	"github.com/partmon/partmon/internal/publish"
-	"github.com/partmon/partmon/internal/render"
+	"github.com/partmon/partmon/publish"
+	"github.com/partmon/partmon/render"
 	"github.com/partmon/partmon/tools/reporttest"
 )
 

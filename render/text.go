@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/headline"
 	"github.com/partmon/partmon/internal/format"
-	"github.com/partmon/partmon/internal/headline"
 )
 
 // Format is an output format of the one-shot report.
