@@ -160,7 +160,18 @@ type thresholdSpec struct {
 	bound bool
 	// notAbove are the keys this one must not exceed (a warning below its critical).
 	notAbove []string
+	// tableNodeFigure is the figure of a table node's series that a shipped
+	// rule compares against it (nil: none does); the exporter's table floor
+	// never hides a table node that reaches one (TableNodeReachesAlert).
+	tableNodeFigure func(*TableNode) float64
 }
+
+// The figures of a table node's series that shipped rules compare against
+// thresholds (partmon_table_max_partition_size_bytes,
+// partmon_table_tombstones_per_read_p99, partmon_table_traffic_skew_ratio).
+func maxPartitionFigure(tn *TableNode) float64  { return float64(tn.MaxPartitionBytes) }
+func tombstonesP99Figure(tn *TableNode) float64 { return tn.TombstonesPerRead.P99 }
+func trafficSkewFigure(tn *TableNode) float64   { return math.Max(tn.ReadSkew, tn.WriteSkew) }
 
 // Durations of the defaults, in seconds.
 const (
@@ -172,9 +183,9 @@ const (
 var thresholdSpecs = []thresholdSpec{
 	// Cassandra guidance: warn at 50 MB, keep partitions under 100 MB.
 	{key: "partition_warning_bytes", unit: thresholdBytes, check: mustBePositive, def: 50 * mib, bound: true, notAbove: []string{"partition_critical_bytes"},
-		readBy: []string{KindOversizedPartition, KindUnbucketedTimeSeries, KindLowCardinalityKey, KindGuardrailCrossing, "PartmonOversizedPartition"}},
+		tableNodeFigure: maxPartitionFigure, readBy: []string{KindOversizedPartition, KindUnbucketedTimeSeries, KindLowCardinalityKey, KindGuardrailCrossing, "PartmonOversizedPartition"}},
 	{key: "partition_critical_bytes", unit: thresholdBytes, check: mustBePositive, def: 100 * mib, bound: true,
-		readBy: []string{KindOversizedPartition, KindPartitionGrowthForecast, "PartmonOversizedPartition"}},
+		tableNodeFigure: maxPartitionFigure, readBy: []string{KindOversizedPartition, KindPartitionGrowthForecast, "PartmonOversizedPartition"}},
 	// Guidance: under 100,000 rows (also ScyllaDB's
 	// compaction_rows_count_warning_threshold); ten times that is critical.
 	{key: "partition_rows_warning", unit: thresholdCount, check: mustBePositive, def: 100_000, bound: true, notAbove: []string{"partition_rows_critical"},
@@ -197,9 +208,9 @@ var thresholdSpecs = []thresholdSpec{
 	// tombstone_warn_threshold is 1,000; tombstone_failure_threshold
 	// (100,000) aborts reads, so critical stays ten times below it.
 	{key: "tombstones_per_read_warning", unit: thresholdCount, check: mustBePositive, def: 1_000, bound: true, notAbove: []string{"tombstones_per_read_critical"},
-		readBy: []string{KindTombstoneHeavy, KindGuardrailCrossing, "PartmonTombstoneHeavy"}},
+		tableNodeFigure: tombstonesP99Figure, readBy: []string{KindTombstoneHeavy, KindGuardrailCrossing, "PartmonTombstoneHeavy"}},
 	{key: "tombstones_per_read_critical", unit: thresholdCount, check: mustBePositive, def: 10_000, bound: true,
-		readBy: []string{KindTombstoneHeavy, "PartmonTombstoneHeavy"}},
+		tableNodeFigure: tombstonesP99Figure, readBy: []string{KindTombstoneHeavy, "PartmonTombstoneHeavy"}},
 	// Guidance: tombstone ratio above 20 %; above half, reads scan more
 	// dead than live data.
 	{key: "tombstone_ratio_warning", unit: thresholdRatio, check: mustBeFraction, def: 0.2, bound: true, notAbove: []string{"tombstone_ratio_critical"},
@@ -217,9 +228,9 @@ var thresholdSpecs = []thresholdSpec{
 	// Twice the fair share by ownership (the design's traffic skew
 	// default); four times is a replica set doing the work of four.
 	{key: "hot_range_ratio_warning", unit: thresholdRatio, check: mustBeAboveOne, def: 2, bound: true, notAbove: []string{"hot_range_ratio_critical"},
-		readBy: []string{KindHotTokenRange, KindHotPartition, "PartmonHotTokenRange"}},
+		tableNodeFigure: trafficSkewFigure, readBy: []string{KindHotTokenRange, KindHotPartition, "PartmonHotTokenRange"}},
 	{key: "hot_range_ratio_critical", unit: thresholdRatio, check: mustBeAboveOne, def: 4, bound: true,
-		readBy: []string{KindHotTokenRange, "PartmonHotTokenRange"}},
+		tableNodeFigure: trafficSkewFigure, readBy: []string{KindHotTokenRange, "PartmonHotTokenRange"}},
 	// One operation per second: below it shares are noise, and idle
 	// tables never alert.
 	{key: "traffic_floor_ops_per_second", unit: thresholdCount, check: mustBePositive, def: 1,
@@ -331,6 +342,21 @@ func (t Thresholds) Named() []NamedThreshold {
 		out[i] = NamedThreshold{Key: s.key, Name: name, Value: s.value(t), ReadBy: s.readBy}
 	}
 	return out
+}
+
+// TableNodeReachesAlert says whether one of tn's series reaches a threshold
+// a shipped alert rule compares it against; a threshold of 0 (a report
+// built without thresholds) is reached by nothing.
+func (t Thresholds) TableNodeReachesAlert(tn *TableNode) bool {
+	for _, s := range thresholdSpecs {
+		if s.tableNodeFigure == nil {
+			continue
+		}
+		if v := s.value(t); v > 0 && s.tableNodeFigure(tn) >= v {
+			return true
+		}
+	}
+	return false
 }
 
 // Validate checks each threshold and returns every problem, joined; each

@@ -2,9 +2,12 @@ package analyzer
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/partmon/partmon/model"
 )
 
 func TestDefaultThresholdsAreValid(t *testing.T) {
@@ -175,6 +178,42 @@ func TestBoundsAreTheSeverityLimits(t *testing.T) {
 	} {
 		if in[key] != want {
 			t.Errorf("Bounds holds %s: %v, want %v", key, in[key], want)
+		}
+	}
+}
+
+// A table node keeps its series under the exporter's floor when one of them
+// reaches a threshold a shipped rule compares it against, at warning level
+// already; the thresholds table says which figure each threshold bounds.
+func TestTableNodeReachesAlert(t *testing.T) {
+	th := DefaultThresholds()
+	quiet := TableNode{TableStats: model.TableStats{MaxPartitionBytes: mib, TombstonesPerRead: model.Distribution{P99: 10}}, ReadSkew: 1, WriteSkew: 1}
+	cases := []struct {
+		name   string
+		th     Thresholds
+		change func(*TableNode)
+		want   bool
+	}{
+		{name: "quiet", th: th, change: func(*TableNode) {}},
+		{name: "largest partition at the warning", th: th, change: func(tn *TableNode) { tn.MaxPartitionBytes = th.PartitionWarningBytes }, want: true},
+		{name: "largest partition just below", th: th, change: func(tn *TableNode) { tn.MaxPartitionBytes = th.PartitionWarningBytes - 1 }},
+		{name: "tombstones p99 at the warning", th: th, change: func(tn *TableNode) { tn.TombstonesPerRead.P99 = th.TombstonesPerReadWarning }, want: true},
+		{name: "write skew at the warning", th: th, change: func(tn *TableNode) { tn.WriteSkew = th.HotRangeRatioWarning }, want: true},
+		{name: "read skew past the critical", th: th, change: func(tn *TableNode) { tn.ReadSkew = th.HotRangeRatioCritical + 1 }, want: true},
+		// Thresholds no rule compares a table node's series with.
+		{name: "mean partition huge", th: th, change: func(tn *TableNode) { tn.MeanPartitionBytes = 1 << 40 }},
+		{name: "a report without thresholds", change: func(tn *TableNode) { tn.MaxPartitionBytes = 1 << 40 }},
+	}
+	for _, c := range cases {
+		tn := quiet
+		c.change(&tn)
+		if got := c.th.TableNodeReachesAlert(&tn); got != c.want {
+			t.Errorf("%s: TableNodeReachesAlert = %v, want %v", c.name, got, c.want)
+		}
+	}
+	for _, s := range thresholdSpecs {
+		if s.tableNodeFigure != nil && !slices.ContainsFunc(s.readBy, func(r string) bool { return strings.HasPrefix(r, "Partmon") }) {
+			t.Errorf("%s bounds a table node's series, but no shipped rule reads it", s.key)
 		}
 	}
 }

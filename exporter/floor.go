@@ -59,9 +59,9 @@ func newFloorFilter(f TableFloor, r *analyzer.Report) floorFilter {
 }
 
 // hides reports whether tn is small, idle and has nothing an alert rule or
-// a finding could be about: a table with a finding, or whose largest
-// partition, tombstones per read or traffic skew reach their warning
-// thresholds, always keeps its series, so no shipped rule goes blind.
+// a finding could be about: a table with a finding, or with a series that
+// reaches a threshold a shipped rule compares it against (the thresholds
+// table says which), always keeps its series, so no shipped rule goes blind.
 func (ff floorFilter) hides(tn *analyzer.TableNode) bool {
 	if !ff.floor.Enabled() || ff.flagged[model.TableKey(tn.Keyspace, tn.Table)] {
 		return false
@@ -69,11 +69,7 @@ func (ff floorFilter) hides(tn *analyzer.TableNode) bool {
 	if tn.DiskUsageBytes >= ff.floor.DiskBytes || opsPerSecond(tn.LocalReads)+opsPerSecond(tn.LocalWrites) >= ff.floor.OpsPerSecond {
 		return false
 	}
-	th := ff.th
-	alerting := (th.PartitionWarningBytes > 0 && tn.MaxPartitionBytes >= th.PartitionWarningBytes) ||
-		(th.TombstonesPerReadWarning > 0 && tn.TombstonesPerRead.P99 >= th.TombstonesPerReadWarning) ||
-		(th.HotRangeRatioWarning > 0 && math.Max(tn.ReadSkew, tn.WriteSkew) >= th.HotRangeRatioWarning)
-	return !alerting
+	return !ff.th.TableNodeReachesAlert(tn)
 }
 
 // opsPerSecond is the larger of the measured rate between two cycles (-1
