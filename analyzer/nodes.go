@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/ring"
 )
 
 // nodeFreshness is what the source statuses say about one node's data.
@@ -189,7 +190,7 @@ func (a *analysis) ownershipFigures() []Ownership {
 		}
 	}
 	if a.raw != nil {
-		add("", a.raw, OwnershipSkew(a.s.Nodes, a.raw, Replication{}))
+		add("", a.raw, ring.OwnershipSkew(a.s.Nodes, a.raw, ring.Replication{}))
 	}
 	for _, ks := range a.keyspaces {
 		if ks.owns != nil {

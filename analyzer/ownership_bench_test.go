@@ -3,77 +3,46 @@ package analyzer
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
 
 	"github.com/partmon/partmon/model"
 )
 
-// 1,000 nodes × 256 vnodes = 256,000 tokens, 3 DCs of 3 racks each.
+// The ring arithmetic's own benchmarks are in ring/ownership_bench_test.go;
+// this is what an analysis cycle spends on it.
+
+// benchmarkRing is 1,000 nodes × 256 vnodes = 256,000 tokens at random, 3
+// DCs of 3 racks each, nodes round robin over the racks: the ring of the
+// ring package's benchmarks (the same seed and order of draws).
 func benchmarkRing() []model.Node {
-	return ownRandomRing(ownUniformRing("bench", 1000, 256, 3, 3), rand.New(rand.NewPCG(1, 2)))
-}
-
-func BenchmarkEffectiveOwnership1000x256(b *testing.B) {
-	nodes := benchmarkRing()
-	r := ownNTS("dc1", "3", "dc2", "3", "dc3", "3")
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := EffectiveOwnership(nodes, r); err != nil {
-			b.Fatal(err)
+	const nodes, vnodes, dcs, racks = 1000, 256, 3, 3
+	rng := rand.New(rand.NewPCG(1, 2))
+	used := map[int64]bool{}
+	var out []model.Node
+	for d := range dcs {
+		for r := range racks {
+			inRack := nodes / (dcs * racks)
+			if d*racks+r < nodes%(dcs*racks) {
+				inRack++
+			}
+			for range inRack {
+				i := len(out)
+				n := model.Node{HostID: fmt.Sprintf("host-%04d", i), Address: fmt.Sprintf("10.%d.%d.%d", i>>16, i>>8&255, i&255),
+					DC: fmt.Sprintf("dc%d", d+1), Rack: fmt.Sprintf("rack%d", r+1)}
+				for len(n.Tokens) < vnodes {
+					if tk := int64(rng.Uint64()); !used[tk] {
+						used[tk] = true
+						n.Tokens = append(n.Tokens, tk)
+					}
+				}
+				slices.Sort(n.Tokens)
+				out = append(out, n)
+			}
 		}
 	}
-}
-
-// Rack repeats used up and one rack with a single token: the walks that
-// must find that rack take the binary-search path.
-func BenchmarkEffectiveOwnershipRareRack1000x256(b *testing.B) {
-	spec := ownUniformRing("bench", 999, 256, 3, 1)
-	spec.dcs[0].racks = append(spec.dcs[0].racks, ownRackSpec{nodes: 1, tokens: 1})
-	nodes := ownRandomRing(spec, rand.New(rand.NewPCG(1, 2)))
-	r := ownNTS("dc1", "3", "dc2", "3", "dc3", "3")
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := EffectiveOwnership(nodes, r); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkEffectiveOwnershipSimple1000x256(b *testing.B) {
-	nodes := benchmarkRing()
-	r := ownSimple("3")
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := EffectiveOwnership(nodes, r); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkRawOwnership1000x256(b *testing.B) {
-	nodes := benchmarkRing()
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := RawOwnership(nodes); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// The ring built once per snapshot and reused for each keyspace.
-func BenchmarkTokenRingEffective1000x256(b *testing.B) {
-	ring, err := NewTokenRing(benchmarkRing())
-	if err != nil {
-		b.Fatal(err)
-	}
-	r := ownNTS("dc1", "3", "dc2", "3", "dc3", "3")
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := ring.Effective(r); err != nil {
-			b.Fatal(err)
-		}
-	}
+	return out
 }
 
 // benchmarkSnapshot is benchmarkRing's 1,000 × 256 nodes with keyspaces
@@ -124,33 +93,5 @@ func BenchmarkOwnershipKeyspaces1000x256(b *testing.B) {
 				a.placements()
 			}
 		})
-	}
-}
-
-// BenchmarkReplicaSetsKeyspaces1000x256 is every range's replica set for
-// each of 50 distinct replications on the same ring, the ring built once:
-// the report carries none beyond 4,096 ranges (maxPlacementRanges), but
-// this is their cost if it did.
-func BenchmarkReplicaSetsKeyspaces1000x256(b *testing.B) {
-	ring, err := NewTokenRing(benchmarkRing())
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := benchmarkSnapshot(nil, 50, 50)
-	var repls []Replication
-	for _, ks := range s.Schema.Keyspaces {
-		r, err := ParseReplication(ks.Replication)
-		if err != nil {
-			b.Fatal(err)
-		}
-		repls = append(repls, r)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		for _, r := range repls {
-			if _, _, err := ring.ReplicaSets(r); err != nil {
-				b.Fatal(err)
-			}
-		}
 	}
 }

@@ -123,7 +123,7 @@ func (a *analysis) tableCardinality(t *tableView) cardinality {
 		o := 1.0
 		if t.ks != nil && t.ks.owns != nil {
 			// A node holds at most all of the data. nodetool's rounded
-			// shares (ownership.go) sum to a hair over 1 on a vnode ring
+			// shares (ring/ownership.go) sum to a hair over 1 on a vnode ring
 			// (1.000001 with 16 tokens a node): uncapped, a table at the
 			// floor read as 1 byte under it.
 			o = min(1, t.ks.owns[tn.node.HostID])

@@ -5,6 +5,7 @@ import (
 
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/ring"
 )
 
 const topologySource = "system.local,system.peers,system_schema.keyspaces"
@@ -34,7 +35,7 @@ func ruleOwnershipSkew(a *analysis) []Finding {
 			f.Source = topologySource
 			where, nodes := a.groupOf(ks, n)
 			rf := ks.repl.FactorIn(n.DC)
-			if ks.repl.Class == StrategyEverywhere {
+			if ks.repl.Class == ring.StrategyEverywhere {
 				rf = nodes
 			}
 			f.Summary = fmt.Sprintf("%s owns %s of %s (effective) in %s for a fair %s (RF %d over %d nodes): %.2f×",

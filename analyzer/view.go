@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/ring"
 )
 
 // analysis is a snapshot indexed for the rules: nodes by ID and address,
@@ -25,7 +26,7 @@ type analysis struct {
 	// staleTraffic: host IDs whose traffic counters were not read this cycle.
 	staleTraffic map[string]bool
 
-	ring      *TokenRing         // the nodes' ring, nil when it cannot be built
+	ring      *ring.TokenRing    // the nodes' ring, nil when it cannot be built
 	raw       map[string]float64 // raw token ownership by host ID
 	keyspaces []*keyspaceView    // non-system, by name
 	ksByName  map[string]*keyspaceView
@@ -40,6 +41,9 @@ type analysis struct {
 
 	notes []string
 }
+
+// Replication is a keyspace's parsed replication map, as the views keep it.
+type Replication = ring.Replication
 
 // keyspaceView is a keyspace with its parsed replication and ownership.
 type keyspaceView struct {
@@ -117,13 +121,16 @@ func (a *analysis) note(format string, args ...any) {
 }
 
 func (a *analysis) buildOwnership() {
-	var rings *ownershipCache
+	var rings *ring.OwnershipCache
 	if a.ringLen == 0 {
 		a.note("no node has tokens: ownership not computed")
-	} else if rings = newOwnershipCache(a.s.Nodes); rings.err != nil {
-		a.note("raw ownership not computed: %v", rings.err)
 	} else {
-		a.ring, a.raw = rings.ring, rings.ring.Raw()
+		rings = ring.NewOwnershipCache(a.s.Nodes)
+		if tokens, err := rings.Ring(); err != nil {
+			a.note("raw ownership not computed: %v", err)
+		} else {
+			a.ring, a.raw = tokens, tokens.Raw()
+		}
 	}
 	// Keyspaces with the same replication share their ownership: compute it once.
 	type owned struct {
@@ -139,7 +146,7 @@ func (a *analysis) buildOwnership() {
 		v := &keyspaceView{ks: ks}
 		a.keyspaces = append(a.keyspaces, v)
 		a.ksByName[ks.Name] = v
-		r, err := ParseReplication(ks.Replication)
+		r, err := ring.ParseReplication(ks.Replication)
 		if err != nil {
 			a.note("keyspace %s: replication not understood, ownership skipped: %v", ks.Name, err)
 			continue
@@ -151,9 +158,9 @@ func (a *analysis) buildOwnership() {
 		sig := replicationSignature(ks.Replication)
 		o, ok := cache[sig]
 		if !ok {
-			o.owns, o.err = rings.effective(r, sig)
+			o.owns, o.err = rings.Effective(r)
 			if o.err == nil {
-				o.skew = OwnershipSkew(a.s.Nodes, o.owns, r)
+				o.skew = ring.OwnershipSkew(a.s.Nodes, o.owns, r)
 			}
 			cache[sig] = o
 		}
@@ -268,7 +275,7 @@ func replicationSignature(m map[string]string) string {
 // placementGroup is the set of nodes that share a keyspace's replicas: the
 // DC for NetworkTopologyStrategy, the whole ring otherwise.
 func placementGroup(r Replication, n *model.Node) string {
-	if r.Class == StrategyNetworkTopology {
+	if r.Class == ring.StrategyNetworkTopology {
 		return n.DC
 	}
 	return ""

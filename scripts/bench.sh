@@ -129,13 +129,13 @@ if [[ $KEEP != true ]]; then
   cluster_up=false
 fi
 
-say "Go benchmarks (exposition fresh and as served, analysis, ownership)"
+say "Go benchmarks (exposition fresh and as served, analysis, ownership in ring/)"
 # web/: /metrics as the daemon serves it (the report's part encoded once per
 # report) and what that costs each Publish; exporter/: the same page gathered
 # and encoded afresh, as every scrape was before.
 go test -run '^$' -count "$RUNS" -benchtime 10x \
   -bench 'BenchmarkExposition1000Tables3Nodes|BenchmarkExpositionPublish1000Tables3Nodes|BenchmarkAnalyze1000Tables30Nodes|BenchmarkEffectiveOwnership1000x256$' \
-  ./web ./exporter ./analyzer | tee "$OUT/gobench.txt"
+  ./web ./exporter ./analyzer ./ring | tee "$OUT/gobench.txt"
 
 # target NAME LIMIT_NS DIVISOR UNIT: the median of the ns/op values on stdin against
 # LIMIT_NS, printed in UNIT (DIVISOR ns each); plain awk, no gawk needed.

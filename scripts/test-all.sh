@@ -183,7 +183,7 @@ step "integration and end-to-end tests (real cluster, real Prometheus and Alertm
 # missing here): ./... built and ran every other package's unit tests again.
 # ./reliability is make faults' (scripts/faults.sh).
 go test -count=1 -json -tags integration -timeout 40m -p 1 ./analyzer/ ./collector/ ./dashboards/ ./deploy/ \
-	./deploy/alertmanager/ ./e2e/ ./internal/murmur3/ ./tools/testcluster/ ./web/ 2>&1 |
+	./deploy/alertmanager/ ./e2e/ ./internal/murmur3/ ./ring/ ./tools/testcluster/ ./web/ 2>&1 |
 	"$TESTSUMMARY" -times "$TEST_TIMES" -label integration | tee -a "$GOLOG"
 
 # The truth corpus's CI subset (docs/detection.md "Truth corpus"): six scenarios

@@ -76,7 +76,7 @@ step "ownership on an unbalanced ring"
 if "$CLUSTER" up --first-ip 127.0.0.10 --dir "$UNBAL_DIR" --nodes 3 --heap 512M \
 	--tokens=-9000000000000000000,-7000000000000000000,2000000000000000000 --topology dc1:r1,dc1:r1,dc1:r2; then
 	PARTMON_TEST_UNBALANCED_HOSTS=127.0.0.10,127.0.0.11,127.0.0.12 PARTMON_TEST_UNBALANCED_DIR=$UNBAL_DIR \
-		go test -count=1 -json -tags integration -run TestOwnershipMatchesNodetoolUnbalanced ./analyzer/ 2>&1 |
+		go test -count=1 -json -tags integration -run TestOwnershipMatchesNodetoolUnbalanced ./ring/ 2>&1 |
 		"$TESTSUMMARY" -v -times "$TEST_TIMES" -label "unbalanced ring" | tee -a "$GOLOG" | tail -20 ||
 		failed+=("ownership on an unbalanced ring")
 else

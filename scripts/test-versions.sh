@@ -30,7 +30,8 @@ LARGE_MIB=${PARTMON_VERSIONS_LARGE_MIB:-60}
 # The acceptance tests, by package; the same on every version (they read the version from
 # cluster.env and check that version's matrix, docs/versions.md).
 COLLECTOR_TESTS='^(TestIntegrationEverySourceOnEveryNode|TestIntegrationAgreesWithNodetool|TestIntegrationLatencyUnit|TestIntegrationNodetoolSampler|TestNodetoolSamplerFindsHotKey)$'
-ANALYZER_TESTS='^(TestOwnershipMatchesNodetool|TestFixturesFoundOnRealCluster|TestLowCardinalityFromKeyCountsOnRealCluster)$'
+RING_TESTS='^TestOwnershipMatchesNodetool$'
+ANALYZER_TESTS='^(TestFixturesFoundOnRealCluster|TestLowCardinalityFromKeyCountsOnRealCluster)$'
 TESTCLUSTER_TESTS='^TestClusterTopologyMatchesNodetool$'
 E2E_TESTS='^TestSchemaZoo$'
 
@@ -87,6 +88,8 @@ run_version() {
 	local failed=0
 	PARTMON_CLUSTER_DIR=$dir PARTMON_TEST_HOSTS=$hosts go test -count=1 -json -tags integration -timeout 30m -p 1 \
 		-run "$COLLECTOR_TESTS" ./collector/ 2>&1 | "$TESTSUMMARY" -times "$TEST_TIMES" -label "$version" | tag "$version" | tee -a "$GOLOG" || failed=1
+	PARTMON_CLUSTER_DIR=$dir PARTMON_TEST_HOSTS=$hosts go test -count=1 -json -tags integration -timeout 10m -p 1 \
+		-run "$RING_TESTS" ./ring/ 2>&1 | "$TESTSUMMARY" -times "$TEST_TIMES" -label "$version" | tag "$version" | tee -a "$GOLOG" || failed=1
 	PARTMON_CLUSTER_DIR=$dir PARTMON_TEST_HOSTS=$hosts go test -count=1 -json -tags integration -timeout 20m -p 1 \
 		-run "$ANALYZER_TESTS" ./analyzer/ 2>&1 | "$TESTSUMMARY" -times "$TEST_TIMES" -label "$version" | tag "$version" | tee -a "$GOLOG" || failed=1
 	PARTMON_CLUSTER_DIR=$dir PARTMON_TEST_HOSTS=$hosts go test -count=1 -json -tags integration -timeout 10m -p 1 \

@@ -10,6 +10,7 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/ring"
 )
 
 // vnodeReport is nodes × perNode random tokens (Cassandra's choice without
@@ -31,8 +32,8 @@ func vnodeReport(t *testing.T, nodes, perNode int, hot map[string]int64) *analyz
 		sort.Slice(n.Tokens, func(a, b int) bool { return n.Tokens[a] < n.Tokens[b] })
 		ms = append(ms, n)
 	}
-	repl := analyzer.Replication{Class: analyzer.StrategySimple, Factor: analyzer.ReplicationFactor{All: 3}}
-	ranges, dcs, err := analyzer.ReplicaSets(ms, repl)
+	repl := ring.Replication{Class: ring.StrategySimple, Factor: ring.ReplicationFactor{All: 3}}
+	ranges, dcs, err := ring.ReplicaSets(ms, repl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func vnodeReport(t *testing.T, nodes, perNode int, hot map[string]int64) *analyz
 // walkReplicas is SimpleStrategy rf 3 by walkPlacement: the range holding
 // token and its three replicas.
 func walkReplicas(r *analyzer.Report, token int64) (start, end int64, owners []string) {
-	start, end, per := walkPlacement(r, token, analyzer.Replication{Class: analyzer.StrategySimple, Factor: analyzer.ReplicationFactor{All: 3}})
+	start, end, per := walkPlacement(r, token, ring.Replication{Class: ring.StrategySimple, Factor: ring.ReplicationFactor{All: 3}})
 	return start, end, per[""]
 }
 
@@ -71,7 +72,7 @@ func walkReplicas(r *analyzer.Report, token int64) (start, end int64, owners []s
 // (at most its nodes) with nodes of racks not yet seen in that DC, and
 // takes a node of a seen rack only while rf minus the DC's racks allows
 // repeats (NetworkTopologyStrategy.calculateNaturalReplicas, 4.0+).
-func walkPlacement(r *analyzer.Report, token int64, repl analyzer.Replication) (start, end int64, owners map[string][]string) {
+func walkPlacement(r *analyzer.Report, token int64, repl ring.Replication) (start, end int64, owners map[string][]string) {
 	return newRingWalk(r).walk(token, repl)
 }
 
@@ -103,18 +104,18 @@ func newRingWalk(r *analyzer.Report) *ringWalk {
 	return w
 }
 
-func (w *ringWalk) walk(token int64, repl analyzer.Replication) (start, end int64, owners map[string][]string) {
-	ring := w.ring
+func (w *ringWalk) walk(token int64, repl ring.Replication) (start, end int64, owners map[string][]string) {
+	tokens := w.ring
 	i := 0
-	for i < len(ring) && ring[i].t < token {
+	for i < len(tokens) && tokens[i].t < token {
 		i++
 	}
-	i %= len(ring)
-	start, end = ring[(i+len(ring)-1)%len(ring)].t, ring[i].t
+	i %= len(tokens)
+	start, end = tokens[(i+len(tokens)-1)%len(tokens)].t, tokens[i].t
 	owners = map[string][]string{}
-	if repl.Class == analyzer.StrategySimple {
-		for k := 0; k < len(ring) && len(owners[""]) < repl.Factor.All; k++ {
-			if a := ring[(i+k)%len(ring)].n.Address; !containsString(owners[""], a) {
+	if repl.Class == ring.StrategySimple {
+		for k := 0; k < len(tokens) && len(owners[""]) < repl.Factor.All; k++ {
+			if a := tokens[(i+k)%len(tokens)].n.Address; !containsString(owners[""], a) {
 				owners[""] = append(owners[""], a)
 			}
 		}
@@ -125,8 +126,8 @@ func (w *ringWalk) walk(token int64, repl analyzer.Replication) (start, end int6
 		left[dc], repeats[dc] = min(rf.All, w.nodesIn[dc]), rf.All-w.racksIn[dc]
 		wanted += left[dc]
 	}
-	for k := 0; k < len(ring) && wanted > 0; k++ {
-		n := ring[(i+k)%len(ring)].n
+	for k := 0; k < len(tokens) && wanted > 0; k++ {
+		n := tokens[(i+k)%len(tokens)].n
 		if left[n.DC] == 0 || containsString(owners[n.DC], n.Address) {
 			continue
 		}

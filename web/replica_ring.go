@@ -7,6 +7,7 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/internal/format"
+	"github.com/partmon/partmon/ring"
 )
 
 // nodeColours is the Okabe–Ito palette, safe for the common colour-vision
@@ -158,7 +159,7 @@ func replicaLabel(dc string, k int) string {
 // (a 256-token range is a fraction of a degree, too thin to point at: the
 // replica-set table and the text table name them), which keeps a 6 × 256
 // ring's page in hundreds of kilobytes instead of megabytes.
-func replicaArcs(r *analyzer.Report, p analyzer.Placement, dc analyzer.DCReplicas, k int, radius float64,
+func replicaArcs(r *analyzer.Report, p analyzer.Placement, dc ring.DCReplicas, k int, radius float64,
 	index map[string]int, used map[int]bool, merge bool) []ringArc {
 	var arcs []ringArc
 	fold := len(p.Ranges) > replicaMaxTitledArcs

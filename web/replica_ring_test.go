@@ -11,12 +11,13 @@ import (
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/publish"
+	"github.com/partmon/partmon/ring"
 	"github.com/partmon/partmon/tools/reporttest"
 )
 
 // placementReport is a report of nodes (one DC per dcs entry, racks round
 // robin) with tokens spread evenly, and one keyspace placed by r.
-func placementReport(t *testing.T, dcs []string, perNode int, r analyzer.Replication, skew map[int]float64) *analyzer.Report {
+func placementReport(t *testing.T, dcs []string, perNode int, r ring.Replication, skew map[int]float64) *analyzer.Report {
 	t.Helper()
 	var nodes []model.Node
 	for i, dc := range dcs {
@@ -28,7 +29,7 @@ func placementReport(t *testing.T, dcs []string, perNode int, r analyzer.Replica
 		// Token k of the ring goes to node k mod N: every node's ranges interleave.
 		nodes[k%len(dcs)].Tokens = append(nodes[k%len(dcs)].Tokens, int64(uint64(1)<<63+uint64(k)*(^uint64(0)/uint64(total))))
 	}
-	ranges, reps, err := analyzer.ReplicaSets(nodes, r)
+	ranges, reps, err := ring.ReplicaSets(nodes, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,20 +49,20 @@ func placementReport(t *testing.T, dcs []string, perNode int, r analyzer.Replica
 var addressRE = regexp.MustCompile(`on (10\.0\.0\.\d+) `)
 
 func TestReplicaRings(t *testing.T) {
-	simple := analyzer.Replication{Class: analyzer.StrategySimple, Factor: analyzer.ReplicationFactor{All: 3}}
+	simple := ring.Replication{Class: ring.StrategySimple, Factor: ring.ReplicationFactor{All: 3}}
 	tests := []struct {
 		name         string
 		dcs          []string
 		perNode      int
-		r            analyzer.Replication
+		r            ring.Replication
 		wantRings    []string // ring labels, outermost first
 		wantPatterns int
 	}{
 		{"3 nodes, 1 token, RF 3", []string{"dc1", "dc1", "dc1"}, 1, simple, []string{"replica 1", "replica 2", "replica 3"}, 0},
 		{"4 nodes, 4 vnodes, RF 2", []string{"dc1", "dc1", "dc1", "dc1"}, 4,
-			analyzer.Replication{Class: analyzer.StrategySimple, Factor: analyzer.ReplicationFactor{All: 2}}, []string{"replica 1", "replica 2"}, 0},
+			ring.Replication{Class: ring.StrategySimple, Factor: ring.ReplicationFactor{All: 2}}, []string{"replica 1", "replica 2"}, 0},
 		{"two DCs, NTS dc1:2 dc2:1", []string{"dc1", "dc2", "dc1", "dc2", "dc1"}, 2,
-			analyzer.Replication{Class: analyzer.StrategyNetworkTopology, DCs: map[string]analyzer.ReplicationFactor{"dc1": {All: 2}, "dc2": {All: 1}}},
+			ring.Replication{Class: ring.StrategyNetworkTopology, DCs: map[string]ring.ReplicationFactor{"dc1": {All: 2}, "dc2": {All: 1}}},
 			[]string{"dc1 replica 1", "dc1 replica 2", "dc2 replica 1"}, 0},
 		{"10 nodes: the ninth and tenth are patterned", []string{"dc1", "dc1", "dc1", "dc1", "dc1", "dc1", "dc1", "dc1", "dc1", "dc1"}, 1, simple,
 			[]string{"replica 1", "replica 2", "replica 3"}, 2},
@@ -143,7 +144,7 @@ func paintOf(r *analyzer.Report, address string) string {
 // the rest named with their keyspaces.
 func TestReplicaPicturesCap(t *testing.T) {
 	base := placementReport(t, []string{"dc1", "dc1", "dc1"}, 1,
-		analyzer.Replication{Class: analyzer.StrategySimple, Factor: analyzer.ReplicationFactor{All: 1}}, nil)
+		ring.Replication{Class: ring.StrategySimple, Factor: ring.ReplicationFactor{All: 1}}, nil)
 	p := base.Placements[0]
 	base.Placements = nil
 	for i := range replicaMaxPictures + 2 {

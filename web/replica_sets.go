@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/ring"
 )
 
 const (
@@ -171,7 +172,7 @@ func sortSets(sets map[string]*replicaSet, id string) ([]replicaSet, string) {
 	return list, more
 }
 
-func setsNote(dc analyzer.DCReplicas, none, fewer int) string {
+func setsNote(dc ring.DCReplicas, none, fewer int) string {
 	var notes []string
 	if none > 0 {
 		notes = append(notes, fmt.Sprintf("%s with no replica here", rangesText(none)))
@@ -185,7 +186,7 @@ func setsNote(dc analyzer.DCReplicas, none, fewer int) string {
 // rangeWidth is range i's exact share of the ring from its token bounds
 // (the placement's Share is nodetool's, rounded to six digits: 1,536 of
 // them can be off by 0.08 pp in sum).
-func rangeWidth(ranges []analyzer.TokenRange, i int) float64 {
+func rangeWidth(ranges []ring.TokenRange, i int) float64 {
 	if len(ranges) == 1 {
 		return 1
 	}

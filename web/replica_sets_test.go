@@ -13,6 +13,7 @@ import (
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/ring"
 )
 
 // shapedRing is nodes × perNode tokens over dcs DCs (node i in DC i mod
@@ -49,9 +50,9 @@ func shapedRing(nodes, perNode, dcs int) []model.Node {
 // placedReport is the ring of ms with keyspace ks placed by repl and the
 // hot keys sampled in ks.t (hottest first as listed), plus a hot key of
 // another keyspace, which no set of ks may be marked with.
-func placedReport(t *testing.T, ms []model.Node, repl analyzer.Replication, hot []analyzer.HeatKey) *analyzer.Report {
+func placedReport(t *testing.T, ms []model.Node, repl ring.Replication, hot []analyzer.HeatKey) *analyzer.Report {
 	t.Helper()
-	ranges, dcs, err := analyzer.ReplicaSets(ms, repl)
+	ranges, dcs, err := ring.ReplicaSets(ms, repl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ type wantSet struct {
 
 // wantSets walks every range of the ring apart from the analyzer and
 // groups them per DC by the addresses holding their replicas.
-func wantSets(r *analyzer.Report, repl analyzer.Replication, hot []analyzer.HeatKey) map[string]map[string]*wantSet {
+func wantSets(r *analyzer.Report, repl ring.Replication, hot []analyzer.HeatKey) map[string]map[string]*wantSet {
 	order := map[string]int{}
 	for i, n := range r.Nodes {
 		order[n.Address] = i
@@ -124,9 +125,9 @@ var setRowRE = regexp.MustCompile(`<tr class="replica-set( hot)?" id="([^"]+)" d
 // numbers and first, hottest first, then largest first; the hot ranges
 // list links to the set.
 func TestReplicaSetGroups(t *testing.T) {
-	simple := analyzer.Replication{Class: analyzer.StrategySimple, Factor: analyzer.ReplicationFactor{All: 3}}
-	nts1 := analyzer.Replication{Class: analyzer.StrategyNetworkTopology, DCs: map[string]analyzer.ReplicationFactor{"dc1": {All: 3}}}
-	nts2 := analyzer.Replication{Class: analyzer.StrategyNetworkTopology, DCs: map[string]analyzer.ReplicationFactor{"dc1": {All: 3}, "dc2": {All: 2}}}
+	simple := ring.Replication{Class: ring.StrategySimple, Factor: ring.ReplicationFactor{All: 3}}
+	nts1 := ring.Replication{Class: ring.StrategyNetworkTopology, DCs: map[string]ring.ReplicationFactor{"dc1": {All: 3}}}
+	nts2 := ring.Replication{Class: ring.StrategyNetworkTopology, DCs: map[string]ring.ReplicationFactor{"dc1": {All: 3}, "dc2": {All: 2}}}
 	hot := []analyzer.HeatKey{
 		{Keyspace: "ks", Table: "t", Key: "hot", Token: 1234567890123456789, OK: true, Share: 0.9},
 		{Keyspace: "ks", Table: "t", Key: "warm", Token: -8000000000000000000, OK: true, Share: 0.45},
@@ -136,7 +137,7 @@ func TestReplicaSetGroups(t *testing.T) {
 		for _, c := range []struct {
 			name string
 			dcs  int
-			repl analyzer.Replication
+			repl ring.Replication
 		}{{"SimpleStrategy rf 3", 1, simple}, {"NTS dc1:3, two racks", 1, nts1}, {"NTS dc1:3 dc2:2, two DCs", 2, nts2}} {
 			t.Run(fmt.Sprintf("%d nodes × %d tokens, %s", shape.nodes, shape.tokens, c.name), func(t *testing.T) {
 				r := placedReport(t, shapedRing(shape.nodes, shape.tokens, c.dcs), c.repl, hot)
@@ -241,7 +242,7 @@ func keysOf(m map[string]*wantSet) []string {
 // Past replicaMaxSets sets the rest are summed in one line: 12 nodes at RF
 // 3 make far more than 24 sets on 256 random tokens.
 func TestReplicaSetsCap(t *testing.T) {
-	simple := analyzer.Replication{Class: analyzer.StrategySimple, Factor: analyzer.ReplicationFactor{All: 3}}
+	simple := ring.Replication{Class: ring.StrategySimple, Factor: ring.ReplicationFactor{All: 3}}
 	r := placedReport(t, shapedRing(12, 256, 1), simple, nil)
 	want := wantSets(r, simple, nil)[""]
 	g := newReplicaPictures(r, nil).Pictures[0].Sets[0]
@@ -271,7 +272,7 @@ func TestReplicaSetsCap(t *testing.T) {
 // colour, and each path's title counts the node's ranges and share as the
 // independent walk finds them.
 func TestReplicaRingsFoldedPerNode(t *testing.T) {
-	repl := analyzer.Replication{Class: analyzer.StrategyNetworkTopology, DCs: map[string]analyzer.ReplicationFactor{"dc1": {All: 3}, "dc2": {All: 2}}}
+	repl := ring.Replication{Class: ring.StrategyNetworkTopology, DCs: map[string]ring.ReplicationFactor{"dc1": {All: 3}, "dc2": {All: 2}}}
 	r := placedReport(t, shapedRing(6, 256, 2), repl, nil)
 	w := newRingWalk(r)
 	// per ring label, per address: ranges held as that replica

@@ -1,4 +1,4 @@
-package analyzer
+package ring
 
 import (
 	"cmp"
@@ -50,6 +50,9 @@ type TokenRing struct {
 func NewTokenRing(nodes []model.Node) (*TokenRing, error) {
 	return buildTokenRing(nodes)
 }
+
+// Len is the number of tokens of the ring, which is also its number of ranges.
+func (ring *TokenRing) Len() int { return len(ring.tokens) }
 
 // RawOwnership is nodetool status without a keyspace when effective
 // ownership is unavailable (StorageService.getOwnershipWithPort): each node's

@@ -1,4 +1,4 @@
-package analyzer
+package ring
 
 import (
 	"fmt"
@@ -125,6 +125,23 @@ func (r Replication) FactorIn(dc string) int {
 		return r.DCs[dc].All
 	}
 	return 0
+}
+
+// String writes a replication for people: "SimpleStrategy rf 3",
+// "NetworkTopologyStrategy dc1:3 dc2:2" (datacenters sorted).
+func (r Replication) String() string {
+	switch r.Class {
+	case StrategySimple:
+		return r.Class + " rf " + r.Factor.String()
+	case StrategyNetworkTopology:
+		dcs := make([]string, 0, len(r.DCs))
+		for dc, f := range r.DCs {
+			dcs = append(dcs, dc+":"+f.String())
+		}
+		sort.Strings(dcs)
+		return r.Class + " " + strings.Join(dcs, " ")
+	}
+	return r.Class
 }
 
 // shortStrategyName maps "org.apache.cassandra.locator.SimpleStrategy" and

@@ -1,17 +1,11 @@
-package analyzer
+package ring
 
 import (
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/partmon/partmon/model"
 )
-
-// maxPlacementRanges bounds the rings whose replica sets a report carries:
-// beyond it a picture of every range is unreadable and costly to build.
-const maxPlacementRanges = 4096
 
 // TokenRange is the range (Start, End] of the ring; the first range wraps
 // (Start is the ring's last token). Share is its nodetool share.
@@ -28,15 +22,6 @@ type DCReplicas struct {
 	// Holders[i] are the host IDs holding range i's replicas in placement
 	// order: Holders[i][0] is the first replica met walking from its end.
 	Holders [][]string
-}
-
-// Placement is where one replication puts its replicas; keyspaces with the
-// same replication map share it.
-type Placement struct {
-	Keyspaces   []string
-	Replication string // "NetworkTopologyStrategy dc1:3"
-	Ranges      []TokenRange
-	DCs         []DCReplicas
 }
 
 // ReplicaSets are the replica holders of every range of the ring under r,
@@ -99,55 +84,6 @@ func (ring *TokenRing) dcReplicaSets(dcs map[string]ReplicationFactor, ids func(
 		out = append(out, dc)
 	}
 	return out
-}
-
-// placements are the replica sets of the keyspaces' distinct replications,
-// by keyspace name; none for rings over maxPlacementRanges.
-func (a *analysis) placements() []Placement {
-	if a.ringLen == 0 || len(a.keyspaces) == 0 {
-		return nil
-	}
-	ring := a.ring // built once, for ownership
-	if ring == nil || len(ring.tokens) > maxPlacementRanges {
-		return nil
-	}
-	bySig := map[string]int{}
-	var out []Placement
-	for _, ks := range a.keyspaces {
-		if ks.owns == nil {
-			continue // replication not understood or not placeable
-		}
-		sig := replicationSignature(ks.ks.Replication)
-		if i, ok := bySig[sig]; ok {
-			out[i].Keyspaces = append(out[i].Keyspaces, ks.ks.Name)
-			continue
-		}
-		ranges, dcs, err := ring.ReplicaSets(ks.repl)
-		if err != nil {
-			continue
-		}
-		bySig[sig] = len(out)
-		out = append(out, Placement{Keyspaces: []string{ks.ks.Name}, Replication: replicationText(ks.repl),
-			Ranges: ranges, DCs: dcs})
-	}
-	return out
-}
-
-// replicationText writes a replication for people: "SimpleStrategy rf 3",
-// "NetworkTopologyStrategy dc1:3 dc2:2".
-func replicationText(r Replication) string {
-	switch r.Class {
-	case StrategySimple:
-		return r.Class + " rf " + r.Factor.String()
-	case StrategyNetworkTopology:
-		dcs := make([]string, 0, len(r.DCs))
-		for dc, f := range r.DCs {
-			dcs = append(dcs, dc+":"+f.String())
-		}
-		sort.Strings(dcs)
-		return r.Class + " " + strings.Join(dcs, " ")
-	}
-	return r.Class
 }
 
 // ReplicaSets is TokenRing.ReplicaSets of nodes' ring.

@@ -1,4 +1,4 @@
-package analyzer
+package ring
 
 import (
 	"math/rand/v2"
@@ -13,18 +13,13 @@ func TestOwnershipCacheMatchesEffective(t *testing.T) {
 	spec := ownUniformRing("cache", 30, 16, 3, 3)
 	spec.dcs[2].racks = append(spec.dcs[2].racks, ownRackSpec{nodes: 1, tokens: 1})
 	nodes := ownRandomRing(spec, rand.New(rand.NewPCG(3, 4)))
-	s := benchmarkSnapshot(nodes, 50, 50)
-	var repls []map[string]string
-	for _, ks := range s.Schema.Keyspaces {
-		repls = append(repls, ks.Replication)
-	}
-	repls = append(repls,
+	repls := append(benchmarkReplications(50),
 		map[string]string{"class": "SimpleStrategy", "replication_factor": "3"},
 		map[string]string{"class": "SimpleStrategy", "replication_factor": "2"},
 		map[string]string{"class": "EverywhereStrategy"},
 		map[string]string{"class": "NetworkTopologyStrategy", "dc1": "2", "dc9": "3"},
 		map[string]string{"class": "NetworkTopologyStrategy", "dc1": "3/1"})
-	cache := newOwnershipCache(nodes)
+	cache := NewOwnershipCache(nodes)
 	for _, order := range [][]int{rand.Perm(len(repls)), rand.Perm(len(repls))} {
 		for _, i := range order {
 			r, err := ParseReplication(repls[i])
@@ -35,7 +30,7 @@ func TestOwnershipCacheMatchesEffective(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := cache.effective(r, replicationSignature(repls[i]))
+			got, err := cache.Effective(r)
 			if err != nil {
 				t.Fatalf("%v: %v", repls[i], err)
 			}
@@ -58,8 +53,8 @@ func TestOwnershipCacheMatchesEffective(t *testing.T) {
 func TestOwnershipCacheBadRing(t *testing.T) {
 	nodes := ownRandomRing(ownUniformRing("bad", 3, 2, 1, 1), rand.New(rand.NewPCG(5, 6)))
 	nodes[1].Tokens[0] = nodes[0].Tokens[0]
-	cache := newOwnershipCache(nodes)
-	if _, err := cache.effective(ownNTS("dc1", "3"), "x"); err == nil {
+	cache := NewOwnershipCache(nodes)
+	if _, err := cache.Effective(ownNTS("dc1", "3")); err == nil {
 		t.Fatal("duplicate token: no error")
 	}
 }

@@ -1,6 +1,6 @@
 //go:build integration
 
-package analyzer
+package ring
 
 import (
 	"context"
