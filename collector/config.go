@@ -59,6 +59,8 @@ type Config struct {
 	ScyllaREST      ScyllaRESTConfig        `yaml:"scylla_rest"`
 	// Logs is where the logs source reads Cassandra's own warnings.
 	Logs LogsConfig `yaml:"logs"`
+	// DataDisk names the node's data directories for the data_disk source.
+	DataDisk DataDiskConfig `yaml:"data_disk"`
 
 	password string // resolved from Password or PasswordFile by New
 }
@@ -232,6 +234,7 @@ func (c Config) Validate() error {
 		bad("collector.scylla_rest.list_size: must be positive, got %d", c.ScyllaREST.ListSize)
 	}
 	errs = append(errs, c.Logs.validate(c.Mode)...)
+	errs = append(errs, c.DataDisk.validate(c.Mode)...)
 	errs = append(errs, c.validateSources()...)
 	errs = append(errs, c.validateNodetool()...)
 	return errors.Join(errs...)

@@ -12,21 +12,36 @@ import (
 // gossipInfoSource reads system_views.gossip_info (Cassandra 4.1+): the load
 // of every node as this node's gossip knows it, the one CQL path to every
 // node's load from a single node. The node's own entry becomes its load.
+// Where the version gossips it (5.0), each node's disk-usage guardrail state
+// (DISK_USAGE: SPACIOUS, STUFFED, FULL) comes with it.
 type gossipInfoSource struct{}
 
 func (gossipInfoSource) Name() string { return "gossip_info" }
 func (gossipInfoSource) Scope() Scope { return NodeScope }
 
-const gossipInfoQuery = "SELECT address, host_id, load FROM system_views.gossip_info"
+const (
+	gossipInfoQuery         = "SELECT address, host_id, load FROM system_views.gossip_info"
+	gossipInfoWithDiskUsage = "SELECT address, host_id, load, disk_usage FROM system_views.gossip_info"
+	gossipDiskUsageColumn   = "disk_usage"
+)
 
 func (gossipInfoSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
 	if err := in.Caps.needVirtual("gossip_info", "4.1"); err != nil {
 		return 0, err
 	}
-	loads := map[string]float64{}
+	query, diskUsage := gossipInfoQuery, in.Caps.VirtualColumns["gossip_info"][gossipDiskUsageColumn]
+	if diskUsage {
+		query = gossipInfoWithDiskUsage
+	}
+	loads, states := map[string]float64{}, map[string]string{}
 	own := -1.0
-	n, err := cql.SelectAllInOnePage(ctx, in.Q, gossipInfoQuery, nil, func(row *cql.Decoder) error {
+	n, err := cql.SelectAllInOnePage(ctx, in.Q, query, nil, func(row *cql.Decoder) error {
 		addr, raw := row.String("address"), row.OptString("load")
+		if diskUsage {
+			if st := row.OptString(gossipDiskUsageColumn); st != "" {
+				states[addr] = st
+			}
+		}
 		if raw == "" {
 			return nil // a node that has not gossiped its load yet (or a failed read, which SelectAll reports)
 		}
@@ -45,6 +60,9 @@ func (gossipInfoSource) Collect(ctx context.Context, in Input, out *Output) (int
 		return n, fmt.Errorf("reading system_views.gossip_info on %s: %w", in.Address, err)
 	}
 	out.Node.GossipLoad = loads
+	if len(states) > 0 {
+		out.Node.DiskUsageStates = states
+	}
 	if own < 0 {
 		if l, ok := loads[in.Address]; ok {
 			own = l

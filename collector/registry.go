@@ -137,6 +137,9 @@ func registry(cfg Config, d *sourceDeps) []registration {
 		source(settingsSource{}, hourly),
 		source(topPartitionsSource{}, rarely),
 		source(d.logs, often),
+		// Cassandra's own disk check runs every 30 s; a walk of a large data
+		// directory may take seconds.
+		source(newDataDiskSource(cfg.DataDisk), often).within(time.Minute).onlyIf(cfg.DataDisk.Configured()),
 
 		source(newLargePartitionsSource(), rarely).within(time.Minute),
 		source(newLargeRowsSource(), rarely).within(time.Minute),

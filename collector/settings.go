@@ -36,6 +36,7 @@ var relevantSettings = appendNew([]string{
 	"min_tracked_partition_tombstone_count",
 	"num_tokens",
 	"authenticator", // without authentication no client is guarded (model.GuardrailsGuardClients)
+	model.DataDiskMaxSizeSetting,
 }, model.GuardrailSettings())
 
 func appendNew(names, more []string) []string {

@@ -128,6 +128,13 @@ type NodeData struct {
 	GossipLoad map[string]float64 `json:"gossip_load,omitempty"`
 	// Settings are the server settings that bear on partition health (thresholds, top_partitions_*).
 	Settings map[string]string `json:"settings,omitempty"`
+	// DataDisk is the node's data directories as the disk-usage guardrail
+	// measures them (the data_disk source, sidecar mode); nil when not read.
+	DataDisk *DataDisk `json:"data_disk,omitempty"`
+	// DiskUsageStates is every node's gossiped disk-usage state (5.0
+	// gossip_info.disk_usage: SPACIOUS, STUFFED, FULL, NOT_AVAILABLE) as
+	// this node's gossip knows it, keyed by address.
+	DiskUsageStates map[string]string `json:"disk_usage_states,omitempty"`
 }
 
 // TableKey is the map key for a table: "keyspace.table".
