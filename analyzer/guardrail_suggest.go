@@ -74,8 +74,8 @@ func (a *analysis) suggestGuardrails(gr *GuardrailReport) []SuggestedGuardrail {
 	return out
 }
 
-// suggest: warn above the largest healthy figure (at most healthy), fail
-// above the largest figure of all.
+// suggest: warn above the largest healthy figure (at most healthy), or at
+// healthy when every figure is past it; fail above the largest figure of all.
 func suggest(name string, unit model.GuardrailUnit, figures []float64, healthy float64, from string) SuggestedGuardrail {
 	s := SuggestedGuardrail{Guardrail: name, Unit: unit}
 	if len(figures) == 0 {
@@ -91,17 +91,27 @@ func suggest(name string, unit model.GuardrailUnit, figures []float64, healthy f
 			over++
 		}
 	}
-	s.Warn = niceCeil(math.Max(largestHealthy, 1) * suggestWarnMargin)
-	s.Fail = niceCeil(math.Max(largest, s.Warn) * suggestFailMargin)
 	show := func(v float64) string {
 		if unit == model.UnitBytes {
 			return format.Bytes(v)
 		}
 		return fmt.Sprintf("%.0f", v)
 	}
-	s.Evidence = fmt.Sprintf("%d figures from %s: largest %s, largest healthy (at most %s) %s, %d above it; "+
-		"warn = %.1f × the largest healthy, fail = %.0f × the largest, each rounded up",
-		len(figures), from, show(largest), show(healthy), show(largestHealthy), over, suggestWarnMargin, suggestFailMargin)
+	if largestHealthy > 0 {
+		s.Warn = niceCeil(largestHealthy*suggestWarnMargin, unit)
+		s.Evidence = fmt.Sprintf("%d figures from %s: largest %s, largest healthy (at most %s) %s, %d above it; "+
+			"warn = %.1f × the largest healthy, fail = %.0f × the largest, each rounded up",
+			len(figures), from, show(largest), show(healthy), show(largestHealthy), over, suggestWarnMargin, suggestFailMargin)
+	} else {
+		// Every figure is a problem (named keys are the worst ones): there
+		// is no healthy figure to put a margin on, so warn where partmon
+		// itself warns.
+		s.Warn = niceCeil(healthy, unit)
+		s.Evidence = fmt.Sprintf("%d figures from %s, all above partmon's own warning level %s (largest %s): "+
+			"no healthy figure to put a margin on, so warn = that level, fail = %.0f × the largest, each rounded up",
+			len(figures), from, show(healthy), show(largest), suggestFailMargin)
+	}
+	s.Fail = niceCeil(math.Max(largest, s.Warn)*suggestFailMargin, unit)
 	g, _ := model.GuardrailFactsOf(name)
 	s.YAML = fmt.Sprintf("%s: %s\n", g.Warn, yamlValue(s.Warn, unit))
 	if g.Fail == "" { // a 4.x compaction warning: no fail level
@@ -112,12 +122,13 @@ func suggest(name string, unit model.GuardrailUnit, figures []float64, healthy f
 	return s
 }
 
-// niceCeil rounds up to 1, 2 or 5 times a power of ten (of MiB for sizes
-// of a MiB from 1 MiB, of a KiB from 64 KiB): values a person writes in a
-// yaml file.
-func niceCeil(v float64) float64 {
+// niceCeil rounds up to 1, 2 or 5 times a power of ten (for sizes of a
+// MiB from 1 MiB, of a KiB from 64 KiB; counts stay counts): values a
+// person writes in a yaml file.
+func niceCeil(v float64, u model.GuardrailUnit) float64 {
 	unit := 1.0
 	switch {
+	case u != model.UnitBytes:
 	case v >= mib:
 		unit = mib
 	case v >= 64*kib:

@@ -198,6 +198,27 @@ func TestSuggestedGuardrails(t *testing.T) {
 	}
 }
 
+// Named keys are the worst ones: when every measured figure is past
+// partmon's own warning level, warn sits at that level, never at a margin
+// over nothing (which once suggested a tombstone warn level of 2).
+func TestSuggestNoHealthyFigure(t *testing.T) {
+	for _, c := range []struct {
+		name            string
+		figures         []float64
+		warn, fail      float64
+		evidenceMention string
+	}{
+		{"healthy and not", []float64{3000, 19995}, 5000, 50000, "largest healthy"},
+		{"none healthy", []float64{19995}, 10000, 50000, "no healthy figure"},
+		{"none healthy, far past", []float64{60000, 12000}, 10000, 200000, "no healthy figure"},
+	} {
+		s := suggest("partition_tombstones", model.UnitCount, c.figures, 10000, "test")
+		if s.Warn != c.warn || s.Fail != c.fail || !strings.Contains(s.Evidence, c.evidenceMention) {
+			t.Errorf("%s: warn %v fail %v (%s), want %v / %v mentioning %q", c.name, s.Warn, s.Fail, s.Evidence, c.warn, c.fail, c.evidenceMention)
+		}
+	}
+}
+
 // On 4.x the size suggestion names the compaction warning (no fail level).
 func TestSuggestedGuardrails4x(t *testing.T) {
 	h := NewHistory(HistoryLimits{})
@@ -211,9 +232,17 @@ func TestSuggestedGuardrails4x(t *testing.T) {
 }
 
 func TestNiceCeil(t *testing.T) {
-	for in, want := range map[float64]float64{1: 1, 3: 5, 7: 10, 11: 20, 4.5 * mib: 5 * mib, 150: 200, 0.5 * mib: 1000 * 1024} {
-		if got := niceCeil(in); got != want {
-			t.Errorf("niceCeil(%v) = %v, want %v", in, got, want)
+	for _, c := range []struct {
+		in, want float64
+		unit     model.GuardrailUnit
+	}{
+		{1, 1, model.UnitBytes}, {3, 5, model.UnitBytes}, {7, 10, model.UnitBytes}, {11, 20, model.UnitBytes},
+		{4.5 * mib, 5 * mib, model.UnitBytes}, {150, 200, model.UnitBytes}, {0.5 * mib, 1000 * 1024, model.UnitBytes},
+		// A count past 64 Ki is still a count (it once became 200 KiB = 204,800).
+		{120000, 200000, model.UnitCount}, {3, 5, model.UnitCount},
+	} {
+		if got := niceCeil(c.in, c.unit); got != c.want {
+			t.Errorf("niceCeil(%v, %s) = %v, want %v", c.in, c.unit, got, c.want)
 		}
 	}
 }
