@@ -117,6 +117,8 @@ func TestEndToEnd(t *testing.T) {
 	step("rule and dashboard queries")
 	t.Run("status page", func(t *testing.T) { checkStatusPage(ctx, t, e) })
 	step("status page and screenshot")
+	t.Run("guardrail suggestions", func(t *testing.T) { checkGuardrailPanel(t, e) })
+	step("guardrail suggestions")
 	t.Run("pushed alert resolves", func(t *testing.T) { checkResolution(ctx, t, e, session) })
 	step("resolution after DROP KEYSPACE")
 	t.Run("Alertmanager restart", func(t *testing.T) { checkAlertmanagerRestart(t, e) })
