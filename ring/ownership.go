@@ -1,3 +1,9 @@
+// Package ring is the token ring's arithmetic as Cassandra computes it for
+// nodetool: every token's share, each node's raw and effective ownership
+// under SimpleStrategy, NetworkTopologyStrategy (racks, vnodes, transient
+// replicas) and EverywhereStrategy, replication maps as system_schema stores
+// them, and every range's replica set. It knows nothing of an analysis: it
+// takes a snapshot's nodes and gives figures by host ID.
 package ring
 
 import (

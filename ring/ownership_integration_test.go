@@ -39,12 +39,12 @@ func TestOwnershipMatchesNodetool(t *testing.T) {
 // uneven tokens; racks r1, r1, r2 make NetworkTopologyStrategy differ from
 // SimpleStrategy, and --topology dc1:r1,dc2:r1,dc1:r2 tests two DCs instead:
 //
-//	deploy/local/cluster up --first-ip 127.0.0.7 --dir /tmp/pm-unbal --nodes 3 --heap 512M \
+//	deploy/local/cluster up --first-ip 127.0.0.7 --dir "$PWD/.cluster-unbalanced" --nodes 3 --heap 512M \
 //	  --tokens -9000000000000000000,-7000000000000000000,2000000000000000000 \
 //	  --topology dc1:r1,dc1:r1,dc1:r2
-//	PARTMON_TEST_UNBALANCED_HOSTS=127.0.0.7,127.0.0.8,127.0.0.9 PARTMON_TEST_UNBALANCED_DIR=/tmp/pm-unbal \
-//	  go test -tags integration -run TestOwnershipMatchesNodetoolUnbalanced ./analyzer
-//	deploy/local/cluster down --dir /tmp/pm-unbal
+//	PARTMON_TEST_UNBALANCED_HOSTS=127.0.0.7,127.0.0.8,127.0.0.9 PARTMON_TEST_UNBALANCED_DIR="$PWD/.cluster-unbalanced" \
+//	  go test -tags integration -run TestOwnershipMatchesNodetoolUnbalanced ./ring/
+//	deploy/local/cluster down --dir "$PWD/.cluster-unbalanced"
 func TestOwnershipMatchesNodetoolUnbalanced(t *testing.T) {
 	hosts := os.Getenv("PARTMON_TEST_UNBALANCED_HOSTS")
 	if hosts == "" {
