@@ -340,4 +340,16 @@ func screenshots(ctx context.Context, t *testing.T, url, dir string) {
 		chromedp.WaitVisible("section.card details[open] > div", chromedp.ByQuery))
 	shot("phone.png", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(url+"/"),
 		chromedp.WaitVisible("#state", chromedp.ByQuery))
+	// The guardrail panel (suggested values from the fixtures' own
+	// partitions) and the key history, each as the fixture cluster gives it.
+	for _, panel := range []struct{ sel, name string }{{"#guardrails-panel", "guardrails.png"}, {"#keys-panel", "keys.png"}} {
+		var png []byte
+		if err := chromedp.Run(ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/"),
+			chromedp.ScrollIntoView(panel.sel, chromedp.ByQuery), chromedp.Screenshot(panel.sel, &png, chromedp.ByQuery)); err != nil {
+			t.Fatalf("screenshot of %s: %v", panel.sel, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, panel.name), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
