@@ -8,9 +8,11 @@ import (
 )
 
 // GuardrailCrossing is how close one key (or, Key empty, a table's largest
-// partition) is to one level of a per-partition guardrail, and when it is
-// forecast to cross it.
+// partition) is to one level of a per-partition guardrail, or one node's
+// data disk (Node set, no table) to data_disk_usage_percentage, and when
+// it is forecast to cross it.
 type GuardrailCrossing struct {
+	Node      string  `json:"node,omitempty"` // the node whose data disk; empty for a partition
 	Keyspace  string  `json:"keyspace"`
 	Table     string  `json:"table"`
 	Key       string  `json:"key,omitempty"` // empty: the table's largest partition (a histogram bucket bound)
@@ -123,14 +125,16 @@ func (a *analysis) crossing(c GuardrailCrossing, ts []int64, vs []float64, minSp
 	if c.Crossed {
 		return c
 	}
-	c.At, c.Earliest, c.Latest, c.Why = forecastCrossing(ts, vs, c.Threshold, a.now, a.th.ForecastMinPoints, minSpan)
+	c.At, c.Earliest, c.Latest, c.Why = forecastCrossing(ts, vs, c.Threshold, a.now, a.th.ForecastMinPoints, minSpan,
+		minGrowthFraction*vs[0], "no significant growth in its history (a fitted rise must exceed 20 %)")
 	return c
 }
 
 // forecastCrossing fits vs over ts (Theil–Sen) and returns when the fit
 // reaches limit, with the range the 25th and 75th percentile pairwise
-// slopes give; why says why there is none.
-func forecastCrossing(ts []int64, vs []float64, limit float64, now int64, minPoints int, minSpan int64) (at, earliest, latest int64, why string) {
+// slopes give; why says why there is none. A fitted rise over the history
+// below minRise is no growth (noWhy says so).
+func forecastCrossing(ts []int64, vs []float64, limit float64, now int64, minPoints int, minSpan int64, minRise float64, noWhy string) (at, earliest, latest int64, why string) {
 	if len(ts) < minPoints || ts[len(ts)-1]-ts[0] < minSpan {
 		return 0, 0, 0, "not enough history for a forecast"
 	}
@@ -139,8 +143,8 @@ func forecastCrossing(ts []int64, vs []float64, limit float64, now int64, minPoi
 		xs[i] = float64(t - now)
 	}
 	slope, intercept, ok := theilSen(xs, vs, nil)
-	if !ok || slope <= 0 || slope*(xs[len(xs)-1]-xs[0]) < minGrowthFraction*vs[0] {
-		return 0, 0, 0, "no significant growth in its history (a fitted rise must exceed 20 %)"
+	if !ok || slope <= 0 || slope*(xs[len(xs)-1]-xs[0]) < minRise {
+		return 0, 0, 0, noWhy
 	}
 	var slopes []float64
 	for i := range xs {

@@ -109,6 +109,9 @@ type History struct {
 	// Keys is every named key's figures over time; absent from state files
 	// written before it, and from those of a partmon that hides keys.
 	Keys *KeyHistory `json:"keys,omitempty"`
+	// Disks is each node's data-directory bytes over time (the data_disk
+	// source), keyed by host ID, bounded as Sizes.
+	Disks map[string][]SizePoint `json:"disks,omitempty"`
 }
 
 // NewHistory returns an empty history with the given limits (defaults for
@@ -177,6 +180,7 @@ func (h *History) Record(s *model.Snapshot) {
 	}
 	stale := staleTraffic(s)
 	h.recordKeys(s, now, system)
+	h.recordDisks(s)
 	h.recordHeat(s, now, system, stale) // before the traffic points move on to s's counters
 	for hostID, nd := range s.PerNode {
 		if nd == nil || stale[hostID] {
@@ -292,6 +296,7 @@ func (h *History) prune(now int64) {
 	}
 	h.pruneHeat(now)
 	h.pruneKeys(oldest)
+	h.pruneDisks(oldest)
 }
 
 func newestPoint(h *History) int64 {

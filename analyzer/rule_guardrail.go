@@ -14,7 +14,8 @@ import (
 // crossed: Cassandra logs it itself); critical when a fail level that
 // refuses writes is forecast within GuardrailFailLead, or crossed.
 // Cassandra's partition guardrails only log (docs/sources.md#guardrails),
-// so on today's versions this rule never says "will refuse".
+// so on today's versions only a node's data disk (diskCrossingFindings,
+// data_disk_usage_percentage) can be "will refuse".
 func ruleGuardrailCrossing(a *analysis) []Finding {
 	gr := a.guardrailView()
 	best := map[string]*GuardrailCrossing{}
@@ -23,6 +24,9 @@ func ruleGuardrailCrossing(a *analysis) []Finding {
 	var order []string
 	for i := range gr.Crossings {
 		c := &gr.Crossings[i]
+		if c.Node != "" {
+			continue // a node's data disk: diskCrossingFindings
+		}
 		s, left := a.crossingSeverity(c)
 		if s == SeverityNone {
 			continue
@@ -50,7 +54,7 @@ func ruleGuardrailCrossing(a *analysis) []Finding {
 		f.Advice = crossingAdvice(c)
 		out = append(out, f)
 	}
-	return out
+	return append(out, a.diskCrossingFindings(gr)...)
 }
 
 // crossingSeverity grades one crossing and says how long until it (0 once

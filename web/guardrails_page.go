@@ -117,7 +117,10 @@ func pageCrossingOf(c analyzer.GuardrailCrossing, taken time.Time) pageCrossing 
 	u := crossingUnit(c.Guardrail)
 	p := pageCrossing{Where: c.Keyspace + "." + c.Table, Key: c.Key, Guardrail: c.Guardrail, Level: c.Level,
 		Current: guardrailValue(c.Current, u), Threshold: guardrailValue(c.Threshold, u), Percent: fmt.Sprintf("%.0f %%", c.Fraction*100)}
-	if p.Key == "" {
+	switch {
+	case c.Node != "":
+		p.Where, p.Key = "node "+c.Node, "(data disk)"
+	case p.Key == "":
 		p.Key = "(largest partition)"
 	}
 	switch {
