@@ -6,7 +6,7 @@ LDFLAGS   := -X github.com/prometheus/common/version.Version=$(VERSION) -X githu
 CLUSTER   := deploy/local/cluster
 FIXTURES  := deploy/local/fixtures
 
-.PHONY: all build test unit integration lint demo demo-down bench scale faults truth truth-rings clean compose-test
+.PHONY: all build test unit integration lint demo demo-down bench scale faults truth truth-rings truth-guardrails clean compose-test
 
 all: build
 
@@ -57,7 +57,7 @@ scale:
 faults:
 	scripts/faults.sh
 
-## truth: the truth corpus (tools/truth/scenarios) on real clusters of its own (127.0.0.61-67),
+## truth: the truth corpus (tools/truth/scenarios) on real clusters of its own (127.0.0.61-73),
 ## judged against its truth and nodetool: a confusion table per kind (docs/detection.md).
 truth: build
 	scripts/truth.sh
@@ -66,6 +66,11 @@ truth: build
 ## allocated tokens a node and then on 256 random ones, held to nodetool's ownership.
 truth-rings: build
 	scripts/truth.sh --rings
+
+## truth-guardrails: the guardrail scenarios only, on a 3-node 5.0 cluster started with the
+## guardrail levels they set (127.0.0.71-73): each planted crossing held to Cassandra's log line.
+truth-guardrails: build
+	scripts/truth.sh --guardrails
 
 clean:
 	rm -rf bin

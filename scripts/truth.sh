@@ -4,11 +4,16 @@
 #
 #   scripts/truth.sh          every scenario: a 3-node cluster on 127.0.0.61-63, then a
 #                             two-DC cluster on 127.0.0.64-67 (dc1 racks r1,r1,r2; dc2 r1),
-#                             then the heavy ring on 127.0.0.68-70 (num_tokens 16,16,32), all
-#                             on 16 allocated tokens a node as 4.0+ ships them, each started
-#                             here and stopped at the end; one-shot and daemon
+#                             then the heavy ring on 127.0.0.68-70 (num_tokens 16,16,32), then
+#                             the guardrail cluster on 127.0.0.71-73, all on 16 allocated tokens
+#                             a node as 4.0+ ships them, each started here and stopped at the
+#                             end; one-shot and daemon
 #   scripts/truth.sh --rings  the ring scenarios only (two-DC and heavy clusters), on 16
 #                             allocated tokens and then on 256 random tokens (3.x-born rings)
+#   scripts/truth.sh --guardrails  the guardrail scenarios only: a 3-node 5.0 cluster on
+#                             127.0.0.71-73 started with the guardrail levels its scenarios set
+#                             (truthcorpus jvm-opts), planted keys grown through them in an
+#                             8-minute daemon, each crossing held to the line Cassandra logs
 #   scripts/truth.sh --ci     the CI subset, one-shot only, on the cluster that is already
 #                             running in $PARTMON_CLUSTER_DIR (make test's fixture cluster,
 #                             or 5.0 nodes of its own in scripts/test-side.sh); nothing started
@@ -23,9 +28,10 @@ cd "$(dirname "$0")/.."
 
 CLUSTER=deploy/local/cluster
 OUT=${TRUTH_OUT:-$PWD/test-artifacts/truth}
-CI=false RINGS=false
+CI=false RINGS=false GUARDRAILS=false
 [[ ${1:-} == --ci ]] && CI=true
 [[ ${1:-} == --rings ]] && RINGS=true
+[[ ${1:-} == --guardrails ]] && GUARDRAILS=true
 
 mkdir -p "$OUT/bin"
 go build -o "$OUT/bin/partmon" ./cmd/partmon
@@ -56,11 +62,12 @@ wait_for_memory() {
 SINGLE=$PWD/.cluster-truth
 TWODC=$PWD/.cluster-truth-2dc
 HEAVY=$PWD/.cluster-truth-heavy
+GUARD=$PWD/.cluster-truth-guardrail
 down() {
 	[[ ${TRUTH_KEEP_CLUSTERS:-} == 1 ]] && return 0
 	"$CLUSTER" down --dir "$1" || true
 }
-trap 'down "$SINGLE"; down "$TWODC"; down "$HEAVY"' EXIT
+trap 'down "$SINGLE"; down "$TWODC"; down "$HEAVY"; down "$GUARD"' EXIT
 start=$(date +%s)
 
 # ring TOKENS: the two-DC cluster (dc1 racks r1, r1, r2, so two replicas in dc1 always
@@ -81,6 +88,26 @@ ring() {
 	down "$HEAVY"
 }
 
+# guardrails: the guardrail scenarios on a cluster started with the levels they
+# set (Cassandra 5.0 reads -Dcassandra.settings.NAME as cassandra.yaml's NAME);
+# their planted keys cross them in the daemon, so it runs 8 minutes.
+guardrails() {
+	local opts
+	opts=$("$TC" jvm-opts --cluster guardrail)
+	wait_for_memory 6
+	PARTMON_NODE_JVM_OPTS=$opts "$CLUSTER" up --first-ip 127.0.0.71 --dir "$GUARD" --nodes 3 --heap 512M
+	rm -rf "$OUT/guardrail"
+	"$TC" run --seed "${TRUTH_SEED:-0}" --cluster guardrail --dir "$GUARD" --bin "$OUT/bin/partmon" --out "$OUT/guardrail" --warmup 60s --daemon 8m
+	down "$GUARD"
+}
+
+if $GUARDRAILS; then
+	guardrails
+	echo "truth: the guardrail scenarios took $(($(date +%s) - start)) s on $(nproc) cores"
+	"$TC" table --markdown "$OUT/guardrail/result-guardrail.json" >"$OUT/guardrails.md" || true
+	exec "$TC" table --defects "$OUT/defects-guardrails.md" "$OUT/guardrail/result-guardrail.json"
+fi
+
 if $RINGS; then
 	ring 16 0
 	ring 256 0
@@ -97,8 +124,9 @@ rm -rf "$OUT/single"
 down "$SINGLE"
 
 ring 16 4m
+guardrails
 
 echo "truth: the whole corpus took $(($(date +%s) - start)) s on $(nproc) cores"
-results=("$OUT/single/result-single.json" "$OUT/twodc-16/result-twodc.json" "$OUT/heavy-16/result-heavy.json")
+results=("$OUT/single/result-single.json" "$OUT/twodc-16/result-twodc.json" "$OUT/heavy-16/result-heavy.json" "$OUT/guardrail/result-guardrail.json")
 "$TC" table --markdown "${results[@]}" >"$OUT/table.md" || true
 exec "$TC" table --defects "$OUT/defects.md" "${results[@]}"

@@ -162,3 +162,13 @@ func (c *Cluster) Session(dc string) (*gocql.Session, error) {
 	}
 	return s, nil
 }
+
+// sleep waits d, or less when ctx ends (its error then).
+func sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-time.After(d):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

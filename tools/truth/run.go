@@ -52,6 +52,9 @@ type PhaseResult struct {
 	Unknowns []UnknownNote `json:"unknown_notes,omitempty"`
 	// SourceErrors are partmon's own failed source reads, as it reported them.
 	SourceErrors []string `json:"source_errors,omitempty"`
+	// Crossings are the planted guardrail crossings against the node logs (crossings.go).
+	Crossings      []CrossingResult `json:"crossings,omitempty"`
+	FalseForecasts []FalseForecast  `json:"false_forecasts,omitempty"`
 }
 
 // ClusterResult is everything one cluster's run produced.
@@ -89,6 +92,8 @@ type runner struct {
 	truth    *Truth
 	res      *ClusterResult
 	step     time.Time
+	// daemonStart: guardrail lines logged before it are an earlier run's.
+	daemonStart time.Time
 }
 
 func (r *runner) logf(format string, args ...any) { r.opt.Logf(r.c.Name+": "+format, args...) }
@@ -309,15 +314,6 @@ func (r *runner) phases(ctx context.Context) error {
 	return err
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
-	select {
-	case <-time.After(d):
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // writeConfig writes the phase's partmon config; its sampler runs the real
 // nodetool through the recorder, which keeps what nodetool printed for
 // partmon's windows in OutDir/PHASE-profileload.
@@ -381,6 +377,8 @@ func (r *runner) daemon(ctx context.Context, wl *Workload) error {
 		}
 	}
 	defer stopDaemon()
+	stopWatch := r.watchGuardrails(ctx, d)
+	defer stopWatch()
 	// Sizes before the corpus grows its partition: partmon reads a growing
 	// size at some moment between this and the figures after its report.
 	begin := r.stats(ctx, "at the daemon's start")
@@ -404,6 +402,7 @@ func (r *runner) daemon(ctx context.Context, wl *Workload) error {
 	if err != nil {
 		return err
 	}
+	forecasts := stopWatch()
 	// Cassandra runs one sampling at a time: the daemon's sampler must not
 	// meet the reference profileload.
 	stopDaemon()
@@ -414,7 +413,9 @@ func (r *runner) daemon(ctx context.Context, wl *Workload) error {
 	}
 	obs.StatsBegin = begin
 	r.timed("nodetool figures after the daemon")
-	r.res.Phases = append(r.res.Phases, r.judge(PhaseDaemon, rep, obs))
+	res := r.judge(PhaseDaemon, rep, obs)
+	r.judgeCrossingsOf(&res, forecasts)
+	r.res.Phases = append(r.res.Phases, res)
 	return nil
 }
 

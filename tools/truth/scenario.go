@@ -36,6 +36,8 @@ const (
 	ClusterSingle = "single" // 3 nodes, one DC, racks r1-r3
 	ClusterTwoDC  = "twodc"  // dc1 racks r1,r1,r2 and dc2 rack r1 (scripts/truth.sh: 16 tokens a node, or 256)
 	ClusterHeavy  = "heavy"  // 3 nodes, dc1 racks r1-r3, --num-tokens 16,16,32: the r3 node owns more
+	// ClusterGuardrail: 3 nodes, dc1 racks r1-r3, started with its scenarios' guardrails (guardrail.go)
+	ClusterGuardrail = "guardrail"
 )
 
 // Phases in which an expectation holds.
@@ -68,6 +70,10 @@ type Scenario struct {
 	// (the schema, or a bound the sources give): a "<kind> of <table>
 	// unknown" note on one is a defect, as a false finding is.
 	Decided []Expectation `yaml:"decided"`
+	// Guardrails are cassandra.yaml settings its cluster runs with, and
+	// Crossings the planted keys' guardrail crossings (guardrail.go).
+	Guardrails map[string]string `yaml:"guardrails"`
+	Crossings  []CrossingTruth   `yaml:"crossings"`
 }
 
 // Table is one table of a scenario and the data loaded into it.
@@ -278,8 +284,8 @@ func (s *Scenario) Validate() error {
 	if s.Design != DesignGood && s.Design != DesignBad {
 		bad("design %q: want good or bad", s.Design)
 	}
-	if s.Cluster != ClusterSingle && s.Cluster != ClusterTwoDC && s.Cluster != ClusterHeavy {
-		bad("cluster %q: want single, twodc or heavy", s.Cluster)
+	if !slices.Contains([]string{ClusterSingle, ClusterTwoDC, ClusterHeavy, ClusterGuardrail}, s.Cluster) {
+		bad("cluster %q: want single, twodc, heavy or guardrail", s.Cluster)
 	}
 	if s.Design == DesignGood && len(s.Expect) > 0 {
 		bad("a good design expects nothing (it must stay silent); list true info findings under allow")
@@ -309,6 +315,7 @@ func (s *Scenario) Validate() error {
 			bad("grow: table %q partition %d rows_per_second %g: want a table of the scenario, a partition index in range and a positive rate", g.Table, g.Partition, g.RowsPerSecond)
 		}
 	}
+	errs = append(errs, s.validateGuardrails()...)
 	for _, e := range slices.Concat(s.Expect, s.Allow, s.Decided) {
 		if err := e.validate(tables); err != nil {
 			bad("expectation %s on %q: %v", e.Kind, e.Table, err)

@@ -146,7 +146,7 @@ func TestValidateRejects(t *testing.T) {
 		{"keyspace prefix", "keyspace: truth_demo", "keyspace: demo", "starting with truth_"},
 		{"design", "design: bad", "design: fine", `design "fine"`},
 		{"good expects", "design: bad", "design: good", "a good design expects nothing"},
-		{"cluster", "cluster: single", "cluster: three", `cluster "three": want single, twodc or heavy`},
+		{"cluster", "cluster: single", "cluster: three", `cluster "three": want single, twodc, heavy or guardrail`},
 		{"replication", `replication_factor: "1"`, `replication_factor: "one"`, "SimpleStrategy takes exactly"},
 		{"table cql", "CREATE TABLE {ks}.t", "CREATE TABLE other.t", "cql must be a CREATE TABLE of {ks}.t"},
 		{"rows", "rows: 5", "rows: 0", "must be positive"},

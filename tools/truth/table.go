@@ -74,6 +74,10 @@ type Summary struct {
 	// SkewErrors are nodes whose ownership_skew finding (or its absence)
 	// disagrees with nodetool's ownership against the warning level.
 	SkewErrors []OwnershipCheck `json:"skew_errors"`
+	// Crossings and FalseForecasts: the planted guardrail crossings held
+	// to the node logs, and forecasts where none was planted (crossings.go).
+	Crossings      []CrossingResult `json:"crossings,omitempty"`
+	FalseForecasts []FalseForecast  `json:"false_forecasts,omitempty"`
 }
 
 // Summarize folds the results of one phase into the confusion table.
@@ -169,6 +173,8 @@ func (s *Summary) addPhase(cr *ClusterResult, p PhaseResult, row func(string) *K
 		s.SourceErrors = append(s.SourceErrors, cr.Cluster+": "+e)
 	}
 	s.addOwnership(p.Ownership)
+	s.Crossings = append(s.Crossings, p.Crossings...)
+	s.FalseForecasts = append(s.FalseForecasts, p.FalseForecasts...)
 	s.UnknownNotes += len(p.Unknowns)
 	for _, u := range p.Unknowns {
 		if u.Decided {
@@ -183,7 +189,8 @@ func (s *Summary) addPhase(cr *ClusterResult, p PhaseResult, row func(string) *K
 // truth` and the CI subset. A stated unknown on a planted problem is
 // counted apart and listed with partmon's reason; it is not a finding.
 func (s Summary) Failed() bool {
-	return len(s.Missed) > 0 || s.FalseAboveInfo > 0 || len(s.Undecided) > 0 || len(s.OwnershipErrors) > 0 || len(s.SkewErrors) > 0
+	return len(s.Missed) > 0 || s.FalseAboveInfo > 0 || len(s.Undecided) > 0 || len(s.OwnershipErrors) > 0 || len(s.SkewErrors) > 0 ||
+		s.crossingsFailed()
 }
 
 // WriteText prints the confusion table and the lists behind it.
@@ -214,6 +221,7 @@ func (s Summary) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "  SKEW %s on %s: nodetool status %s gives %.3f× the fair share (warning at %.1f×); partmon's ownership_skew: %v\n",
 			o.Keyspace, o.Node, o.From, o.Skew, skewWarning, o.Flagged)
 	}
+	s.writeCrossingsText(w)
 	for _, u := range s.Undecided {
 		fmt.Fprintf(w, "  UNDECIDED %s %s%s (%s): partmon says %q\n", u.Kind, u.Keyspace, tableSuffix(u.Table), u.Why, u.Note)
 	}
@@ -265,6 +273,7 @@ func (s Summary) WriteMarkdown(w io.Writer) {
 		fmt.Fprintf(w, " %s%s.", strings.ToUpper(line[:1]), line[1:])
 	}
 	fmt.Fprint(w, "\n\n")
+	s.writeCrossingsMarkdown(w)
 }
 
 // WriteDefects lists every missed, false and contradicting finding and
@@ -305,6 +314,7 @@ func WriteDefects(w io.Writer, sums []Summary) {
 		for _, e := range s.SourceErrors {
 			fmt.Fprintf(w, "- **source error** %s\n", e)
 		}
+		s.writeCrossingDefects(w)
 		fmt.Fprintln(w)
 	}
 }

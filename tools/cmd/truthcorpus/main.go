@@ -3,6 +3,7 @@
 // starts the clusters and calls it:
 //
 //	truthcorpus list [--ci]
+//	truthcorpus jvm-opts --cluster guardrail   (the node JVM options that start a cluster with its scenarios' guardrails)
 //	truthcorpus run --cluster single|twodc --dir CLUSTER_DIR --bin PARTMON --out DIR [--ci] [--warmup 60s] [--daemon 5m] [--keep]
 //	truthcorpus table [--markdown] [--defects FILE] RESULT.json...
 package main
@@ -31,7 +32,7 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: truthcorpus list|run|table [flags] (see the package comment)")
+		fmt.Fprintln(stderr, "usage: truthcorpus list|jvm-opts|run|table [flags] (see the package comment)")
 		return 2
 	}
 	var err error
@@ -39,12 +40,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "list":
 		err = list(args[1:], stdout)
+	case "jvm-opts":
+		err = jvmOpts(args[1:], stdout)
 	case "run":
 		code, err = runCluster(args[1:], stdout, stderr)
 	case "table":
 		code, err = table(args[1:], stdout)
 	default:
-		err = fmt.Errorf("unknown command %q (want list, run or table)", args[0])
+		err = fmt.Errorf("unknown command %q (want list, jvm-opts, run or table)", args[0])
 		code = 2
 	}
 	if err != nil {
@@ -91,9 +94,30 @@ func list(args []string, stdout io.Writer) error {
 	return nil
 }
 
+// jvmOpts prints the PARTMON_NODE_JVM_OPTS that start a cluster with the
+// guardrail settings its scenarios ask for (empty when none does).
+func jvmOpts(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("jvm-opts", flag.ContinueOnError)
+	cluster := fs.String("cluster", truth.ClusterGuardrail, "whose scenarios")
+	dir := fs.String("scenarios", scenarioDir(), "scenario directory")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	all, err := truth.LoadDir(*dir)
+	if err != nil {
+		return err
+	}
+	opts, err := truth.JVMOpts(truth.For(all, *cluster, false))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, opts)
+	return nil
+}
+
 func runCluster(args []string, stdout, stderr io.Writer) (int, error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	cluster := fs.String("cluster", truth.ClusterSingle, "which scenarios: single, twodc or heavy")
+	cluster := fs.String("cluster", truth.ClusterSingle, "which scenarios: single, twodc, heavy or guardrail")
 	dir := fs.String("dir", "", "the cluster's state directory (deploy/local/cluster up --dir)")
 	bin := fs.String("bin", "", "the partmon binary")
 	out := fs.String("out", "", "output directory")
@@ -128,6 +152,9 @@ func runCluster(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if err := c.CheckGuardrails(ctx, scs); err != nil {
+		return 3, err
+	}
 	logf := func(format string, a ...any) {
 		fmt.Fprintf(stderr, "%s truth: %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, a...))
 	}
