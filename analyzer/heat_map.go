@@ -2,7 +2,6 @@ package analyzer
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/partmon/partmon/internal/format"
@@ -10,17 +9,13 @@ import (
 	"github.com/partmon/partmon/model"
 )
 
-// HeatMapTables is how many tables get a heatmap of their own: those with
-// findings first, then the busiest; the all-tables map comes on top.
-const HeatMapTables = 6
-
-// HeatMaps are the ring heatmaps of one report.
+// HeatMaps are the ring heatmaps of one report: the figures only; which
+// of them a page draws, and in what order, is the page's (web/heatmap_layout.go).
 type HeatMaps struct {
 	// Maps are all user tables together first (Keyspace and Table ""), then
-	// one per table picked.
+	// one per table with traffic in the heat history, in the report's table
+	// order (keyspace, then table).
 	Maps []HeatMap
-	// LeftOut counts the tables with heat history that got no map of their own.
-	LeftOut int
 }
 
 // HeatMap is a table's (or all tables') traffic on each node over time,
@@ -30,9 +25,13 @@ type HeatMap struct {
 	Columns         []HeatSpan
 	Nodes           []HeatNode // the ring's nodes with tokens, as in the report
 	Keys            []HeatKey
-	// ReadRate and WriteRate are the table's mean ops/s over the columns.
+	// ReadRate and WriteRate are the table's mean ops/s over the columns
+	// on the ring's nodes.
 	ReadRate, WriteRate float64
-	Findings            int // active findings on the table
+	// Traffic is the table's mean reads plus writes per second over the
+	// columns on every node the history has rates of (0 on the all-tables map).
+	Traffic  float64
+	Findings int // active findings on the table
 }
 
 // HeatSpan is one column: unix seconds.
@@ -67,7 +66,8 @@ type HeatKey struct {
 }
 
 // heatMaps builds the report's heatmaps from the history's columns with
-// the current ownership; nil without columns.
+// the current ownership, one per table with traffic and the all-tables map;
+// nil without columns.
 func (a *analysis) heatMaps(findings []Finding) *HeatMaps {
 	heat := a.h.Heat
 	if heat == nil || len(heat.Columns) == 0 {
@@ -85,40 +85,21 @@ func (a *analysis) heatMaps(findings []Finding) *HeatMaps {
 	for i, id := range heat.Nodes {
 		idx[id] = i
 	}
-	// Pick the tables first: only they get cells of their own; every
-	// table's traffic goes into the all-tables map.
-	var picks []*tableView
-	traffic := map[string]float64{}
-	for _, t := range a.tables {
-		if inHeat(heat, t.key) {
-			picks = append(picks, t)
-			traffic[t.key] = heatTraffic(heat, t.key)
-		}
-	}
-	sort.SliceStable(picks, func(i, j int) bool {
-		fi, fj := count[picks[i].key] > 0, count[picks[j].key] > 0
-		if fi != fj {
-			return fi
-		}
-		return traffic[picks[i].key] > traffic[picks[j].key]
-	})
-	out := &HeatMaps{LeftOut: max(0, len(picks)-HeatMapTables)}
-	total := a.newHeatMap(cols, nil, true)
+	total := a.newHeatMap(cols, nil)
 	var tables []HeatMap
-	for i, t := range picks {
-		drawn := i < HeatMapTables
-		m := a.newHeatMap(cols, t, drawn)
-		m.Findings = count[t.key]
+	for _, t := range a.tables {
+		if !inHeat(heat, t.key) {
+			continue
+		}
+		m := a.newHeatMap(cols, t)
+		m.Findings, m.Traffic = count[t.key], heatTraffic(heat, t.key)
 		a.fillTableHeat(&m, t, &total, idx)
 		m.Keys = a.heatKeys(t, len(cols)-1, findings)
 		total.Keys = append(total.Keys, m.Keys...)
-		if drawn {
-			tables = append(tables, m)
-		}
+		tables = append(tables, m)
 	}
 	finishTotal(&total, a.th.TrafficFloorOpsPerSecond)
-	out.Maps = append([]HeatMap{total}, tables...)
-	return out
+	return &HeatMaps{Maps: append([]HeatMap{total}, tables...)}
 }
 
 // heatTraffic is a table's mean reads plus writes per second over the columns.
@@ -144,9 +125,8 @@ func inHeat(h *Heat, key string) bool {
 	return false
 }
 
-// newHeatMap is an empty map of t (nil: all tables); without cells when
-// it is not drawn.
-func (a *analysis) newHeatMap(cols []HeatSpan, t *tableView, cells bool) HeatMap {
+// newHeatMap is an empty map of t (nil: all tables).
+func (a *analysis) newHeatMap(cols []HeatSpan, t *tableView) HeatMap {
 	m := HeatMap{Columns: cols}
 	if t != nil {
 		m.Keyspace, m.Table = t.keyspace, t.name
@@ -156,11 +136,8 @@ func (a *analysis) newHeatMap(cols []HeatSpan, t *tableView, cells bool) HeatMap
 		if len(n.Tokens) == 0 {
 			continue
 		}
-		hn := HeatNode{HostID: n.HostID, Address: n.Address, DC: n.DC}
-		if cells {
-			hn.Reads, hn.Writes = make([]HeatCell, len(cols)), make([]HeatCell, len(cols))
-		}
-		m.Nodes = append(m.Nodes, hn)
+		m.Nodes = append(m.Nodes, HeatNode{HostID: n.HostID, Address: n.Address, DC: n.DC,
+			Reads: make([]HeatCell, len(cols)), Writes: make([]HeatCell, len(cols))})
 	}
 	return m
 }
@@ -235,9 +212,7 @@ func (a *analysis) fillTableHeat(m *HeatMap, t *tableView, total *HeatMap, idx m
 				} else {
 					readSum += max(0, perNode[i]) * span
 				}
-				if len(*cells) > c { // a map not drawn has no cells
-					(*cells)[c] = cell
-				}
+				(*cells)[c] = cell
 				addToTotal(&(*totals)[c], cell, perNode[i], g, in.owns)
 			}
 		}

@@ -348,7 +348,10 @@ func TestHeatMapCellsWithoutRatio(t *testing.T) {
 	}
 }
 
-func TestHeatMapsPickTablesWithFindingsThenTraffic(t *testing.T) {
+// TestHeatMapsOnePerTable: every table with traffic gets a map of its own,
+// in table order, with its findings and traffic for the page to arrange by
+// (web/heatmap_layout.go).
+func TestHeatMapsOnePerTable(t *testing.T) {
 	h := NewHistory(HistoryLimits{})
 	names := []string{"skewed", "t1", "t2", "t3", "t4", "t5", "t6", "t7"}
 	var s *model.Snapshot
@@ -373,15 +376,22 @@ func TestHeatMapsPickTablesWithFindingsThenTraffic(t *testing.T) {
 		h.Record(s)
 	}
 	r := Analyze(s, h, DefaultThresholds())
-	if r.Heat == nil || len(r.Heat.Maps) != 1+HeatMapTables || r.Heat.LeftOut != len(names)-HeatMapTables {
+	if r.Heat == nil || len(r.Heat.Maps) != 1+len(names) || r.Heat.Maps[0].Table != "" {
 		t.Fatalf("heat %+v", r.Heat)
 	}
-	var got []string
-	for _, m := range r.Heat.Maps[1:] {
-		got = append(got, m.Table)
-	}
-	if want := "skewed t7 t6 t5 t4 t3"; strings.Join(got, " ") != want {
-		t.Fatalf("maps %q, want %q (findings first, then traffic)", got, want)
+	for i, m := range r.Heat.Maps[1:] {
+		// t1..t7 at 10·i ops/s on each of 3 nodes; "skewed" 1+8+1.
+		wantTraffic, wantFindings := float64(30*i), false
+		if m.Table == "skewed" {
+			wantTraffic, wantFindings = 10, true
+		}
+		if m.Table != names[i] || math.Abs(m.Traffic-wantTraffic) > 1e-9 || (m.Findings > 0) != wantFindings {
+			t.Errorf("map %d: %s, traffic %v, %d findings; want %s, traffic %v, findings %v",
+				i, m.Table, m.Traffic, m.Findings, names[i], wantTraffic, wantFindings)
+		}
+		if len(m.Nodes) != 3 || len(m.Nodes[0].Reads) != len(m.Columns) {
+			t.Errorf("map %s has no cells of its own: %+v", m.Table, m.Nodes)
+		}
 	}
 	// The all-tables map counts the tables left out too: node 1 serves 1+10+…+70 ops/s.
 	if c := r.Heat.Maps[0].Nodes[0].Reads[0]; math.Abs(c.Rate-281) > 1e-9 {

@@ -103,20 +103,21 @@ type heatRange struct {
 
 func tokenPos(t int64) float64 { return (float64(t) + math.Pow(2, 63)) / math.Pow(2, 64) }
 
-// newHeatmaps draws the report's heatmaps.
+// newHeatmaps draws the report's heatmaps, arranged by heatmapsDrawn.
 func newHeatmaps(r *analyzer.Report) pageHeatmaps {
 	out := pageHeatmaps{Legend: heatLegend()}
 	if r.Heat == nil || len(r.Heat.Maps) == 0 {
 		out.Empty = "No traffic recorded between two cycles yet: the heatmap gets one column per analysis cycle once a table is read or written."
 		return out
 	}
-	out.LeftOut = r.Heat.LeftOut
 	tokens := map[string][]int64{}
 	for _, n := range r.Nodes {
 		tokens[n.HostID] = n.TokenValues
 	}
 	hot := pageThresholds(r).HotRangeRatioWarning
-	for _, m := range r.Heat.Maps {
+	var drawn []analyzer.HeatMap
+	drawn, out.LeftOut = heatmapsDrawn(r.Heat.Maps)
+	for _, m := range drawn {
 		out.Maps = append(out.Maps, newHeatmap(m, tokens, hot))
 	}
 	return out

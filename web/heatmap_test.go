@@ -40,7 +40,7 @@ func heatReport(tokens [][]int64, ratios [][]float64, keys ...analyzer.HeatKey) 
 		}
 		m.Nodes = append(m.Nodes, n)
 	}
-	r.Heat = &analyzer.HeatMaps{Maps: []analyzer.HeatMap{m}, LeftOut: 2}
+	r.Heat = &analyzer.HeatMaps{Maps: []analyzer.HeatMap{m}}
 	return r
 }
 
@@ -96,7 +96,6 @@ func TestHeatmapBandsCellsAndMarkers(t *testing.T) {
 			for _, want := range []string{
 				"Node 127.0.0.2&#39;s ranges took up to 2.4× their fair share of pm_hot.kv&#39;s reads from 15:01:00 to 15:03:00 UTC.",
 				"pm_hot.kv key 12345: no marker, no token: type varint is not supported",
-				`id="heat-left-out">2 more tables`,
 			} {
 				if !strings.Contains(html, want) {
 					t.Errorf("heatmap lacks %q", want)

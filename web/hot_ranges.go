@@ -30,8 +30,8 @@ type hotRange struct {
 	SetID             string // the replica-set row holding it (replica_sets.go), if drawn
 }
 
-// hotRanges are the ranges holding the heatmaps' placed hot keys, hottest
-// first, each key once.
+// hotRanges are the ranges holding the drawn heatmaps' placed hot keys,
+// hottest first, each key once.
 func hotRanges(r *analyzer.Report, ring []ringToken) []hotRange {
 	if r.Heat == nil || len(ring) == 0 {
 		return nil
@@ -42,7 +42,8 @@ func hotRanges(r *analyzer.Report, ring []ringToken) []hotRange {
 	}
 	seen := map[string]bool{}
 	var keys []keyed
-	for _, m := range r.Heat.Maps {
+	drawn, _ := heatmapsDrawn(r.Heat.Maps)
+	for _, m := range drawn {
 		for _, k := range m.Keys {
 			id := k.Keyspace + "." + k.Table + "\x00" + k.Key
 			if !k.OK || seen[id] {
