@@ -7,6 +7,7 @@ import (
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/internal/murmur3"
 	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/ring"
 )
 
 // HeatMaps are the ring heatmaps of one report: the figures only; which
@@ -155,7 +156,7 @@ type heatGroup struct {
 // share expects into Ratio, which finishTotal turns into the figures.
 func (a *analysis) fillTableHeat(m *HeatMap, t *tableView, total *HeatMap, idx map[string]int) {
 	var owns map[string]float64
-	var repl Replication
+	var repl ring.Replication
 	if t.ks != nil {
 		owns, repl = t.ks.owns, t.ks.repl
 	}

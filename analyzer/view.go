@@ -42,13 +42,10 @@ type analysis struct {
 	notes []string
 }
 
-// Replication is a keyspace's parsed replication map, as the views keep it.
-type Replication = ring.Replication
-
 // keyspaceView is a keyspace with its parsed replication and ownership.
 type keyspaceView struct {
 	ks   *model.Keyspace
-	repl Replication
+	repl ring.Replication
 	// owns and skew are effective ownership and ownership ÷ fair share by
 	// host ID; nil when the replication could not be used.
 	owns map[string]float64
@@ -274,7 +271,7 @@ func replicationSignature(m map[string]string) string {
 
 // placementGroup is the set of nodes that share a keyspace's replicas: the
 // DC for NetworkTopologyStrategy, the whole ring otherwise.
-func placementGroup(r Replication, n *model.Node) string {
+func placementGroup(r ring.Replication, n *model.Node) string {
 	if r.Class == ring.StrategyNetworkTopology {
 		return n.DC
 	}
