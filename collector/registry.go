@@ -111,16 +111,16 @@ func registry(cfg Config, d *sourceDeps) []registration {
 		source(schemaSource{cache: d.schema}, medium),
 
 		source(sizeEstimatesSource{}, medium).within(time.Minute),
-		source(mebibytesSource{name: "max_partition_size", since: "4.0",
+		source(tableSizeSource{name: "max_partition_size", since: "4.0",
 			field: func(ts *model.TableStats) *int64 { return &ts.MaxPartitionBytes }}, often),
 		// Every 30 minutes: no rule, metric or page reads it yet (it is kept
 		// in the snapshot as a future fragment bound), it changes only when
 		// a table's sstables do, and at 1,000 tables its read was the
 		// dearest of the per-minute ones (33 ms of node CPU of the busiest
 		// minute's 171 ms, docs/benchmarks.md round six).
-		source(mebibytesSource{name: "max_sstable_size", since: "5.0",
+		source(tableSizeSource{name: "max_sstable_size", since: "5.0",
 			field: func(ts *model.TableStats) *int64 { return &ts.MaxSSTableBytes }}, hourly),
-		source(mebibytesSource{name: "disk_usage", since: "4.0", sumToLoad: true,
+		source(tableSizeSource{name: "disk_usage", since: "4.0", sumToLoad: true,
 			field: func(ts *model.TableStats) *int64 { return &ts.DiskUsageBytes }}, often),
 		source(latencySource{name: "local_read_latency", rates: d.rates, now: d.now, msToSeconds: ms,
 			field: func(ts *model.TableStats) *model.Ops { return &ts.LocalReads }}, often).givesRates(),

@@ -14,8 +14,8 @@ import (
 // that answers, system tables included (docs/sources.md,
 // system_views.max_partition_size).
 
-// mebibytesSource reads a (keyspace_name, table_name, mebibytes) table.
-type mebibytesSource struct {
+// tableSizeSource reads a table of sizes: (keyspace_name, table_name, mebibytes).
+type tableSizeSource struct {
 	name  string // also the system_views table name
 	since string // first Cassandra version with the table
 	field func(ts *model.TableStats) *int64
@@ -23,11 +23,11 @@ type mebibytesSource struct {
 	sumToLoad bool
 }
 
-func (s mebibytesSource) Name() string                             { return s.name }
-func (s mebibytesSource) Scope() Scope                             { return NodeScope }
-func (s mebibytesSource) copyOwnFields(dst, src *model.TableStats) { *s.field(dst) = *s.field(src) }
+func (s tableSizeSource) Name() string                             { return s.name }
+func (s tableSizeSource) Scope() Scope                             { return NodeScope }
+func (s tableSizeSource) copyOwnFields(dst, src *model.TableStats) { *s.field(dst) = *s.field(src) }
 
-func (s mebibytesSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
+func (s tableSizeSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
 	if err := in.Caps.needVirtual(s.name, s.since); err != nil {
 		return 0, err
 	}
