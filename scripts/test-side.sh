@@ -7,7 +7,8 @@
 #      PARTMON_SIDE_TRUTH=0 (make test on 2 cores runs it on the fixture cluster),
 #   2. partition keys from Cassandra's logs on fresh 4.1 and 4.0 nodes (127.0.0.44, .47),
 #   3. ownership against the real nodetool on an unbalanced ring (127.0.0.10-12),
-#   4. guardrail crossings forecast on a fresh 5.0 node with partition_size set (127.0.0.57).
+#   4. guardrail crossings forecast on a fresh 5.0 node with partition_size set (127.0.0.57),
+#   5. a write refused by the disk-usage guardrail, forecast on a fresh 5.0 node with auth (127.0.0.151).
 # Every step runs even when one fails; exits 1 if any failed. Go test lines go to
 # $GOLOG (default test-artifacts/go-test-side.log), test times to $TEST_TIMES.
 #   PARTMON_LOGS_VERSIONS  "4.1 4.0" (default), "4.1", or "" to leave the logs step out
@@ -28,13 +29,14 @@ unset PARTMON_CLUSTER_DIR PARTMON_TEST_HOSTS
 UNBAL_DIR=$PWD/.cluster-unbalanced
 TRUTH_DIR=$PWD/.cluster-truth-ci
 GUARD_DIR=$PWD/.cluster-guardrails
+DISK_DIR=$PWD/.cluster-disk
 
 STEP_PREFIX="side: "
 # shellcheck source=scripts/lib.sh
 . scripts/lib.sh
 # A TERM (make test stopping early) still takes the clusters down: the EXIT trap.
 trap 'exit 143' TERM INT
-trap '"$CLUSTER" down --dir "$TRUTH_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$UNBAL_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$GUARD_DIR" >/dev/null 2>&1 || true' EXIT
+trap '"$CLUSTER" down --dir "$TRUTH_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$UNBAL_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$GUARD_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$DISK_DIR" >/dev/null 2>&1 || true' EXIT
 
 failed=()
 # The truth corpus's CI subset (docs/detection.md "Truth corpus"): six scenarios
@@ -98,6 +100,23 @@ else
 	failed+=("starting the guardrail node")
 fi
 "$CLUSTER" down --dir "$GUARD_DIR" || true
+
+# data_disk_usage_percentage, the one guardrail that refuses every write: a
+# 64 MiB cap (data_disk_usage_max_disk_size) makes 70 % reachable in about
+# 22 steps of 2 MiB, and Cassandra's disk check runs every second instead of
+# every 30 (cassandra.disk_usage.monitor_interval_ms). With --auth an
+# ordinary role's write is refused; partmon, as the node's sidecar, must
+# have forecast it (docs/sources.md#data-disk).
+step "disk-usage guardrail refusal forecast on a fresh 5.0 node with auth (127.0.0.151)"
+if PARTMON_NODE_JVM_OPTS="-Dcassandra.config.allow_system_properties=true -Dcassandra.disk_usage.monitor_interval_ms=1000 -Dcassandra.settings.data_disk_usage_max_disk_size=64MiB -Dcassandra.settings.data_disk_usage_percentage_warn_threshold=50 -Dcassandra.settings.data_disk_usage_percentage_fail_threshold=70" \
+	"$CLUSTER" up --first-ip 127.0.0.151 --dir "$DISK_DIR" --nodes 1 --auth --heap 512M; then
+	PARTMON_CLUSTER_DIR=$DISK_DIR go test -count=1 -json -tags integration -run '^TestDiskGuardrailRefusalForecastOnRealNode$' ./analyzer/ 2>&1 |
+		"$TESTSUMMARY" -v -times "$TEST_TIMES" -label "disk guardrail" | tee -a "$GOLOG" | tail -20 ||
+		failed+=("disk guardrail refusal forecast")
+else
+	failed+=("starting the disk guardrail node")
+fi
+"$CLUSTER" down --dir "$DISK_DIR" || true
 
 step ""
 if [ ${#failed[@]} -gt 0 ]; then
