@@ -192,3 +192,30 @@ func TestSummaryFailsOnCrossings(t *testing.T) {
 		})
 	}
 }
+
+// The guardrail part of the corpus: on the guardrail cluster, a planted
+// key crossing partition_size's warn and fail levels, and a good design
+// beside it; the levels merge into one set of node options.
+func TestGuardrailCorpus(t *testing.T) {
+	all, err := LoadDir("scenarios")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs := For(all, ClusterGuardrail, false)
+	levels, good := map[string]bool{}, 0
+	for _, s := range scs {
+		if s.Design == DesignGood && len(s.Crossings) == 0 {
+			good++
+		}
+		for _, c := range s.Crossings {
+			levels[c.Guardrail+" "+c.Level] = true
+		}
+	}
+	if !levels["partition_size warn"] || !levels["partition_size fail"] || good == 0 {
+		t.Errorf("guardrail cluster: crossings %v and %d good designs; want partition_size warn and fail planted and a good design beside them", levels, good)
+	}
+	opts, err := JVMOpts(scs)
+	if err != nil || !strings.Contains(opts, "-Dcassandra.settings.partition_size_fail_threshold=") {
+		t.Errorf("JVMOpts = %q, %v; want the fail level among the node options", opts, err)
+	}
+}
