@@ -173,11 +173,13 @@ func TestSummaryFailsOnCrossings(t *testing.T) {
 		phase  PhaseResult
 		failed bool
 		line   string
+		defect string // in the defect list; "" none
 	}{
-		{"found", PhaseResult{Phase: PhaseDaemon, Crossings: []CrossingResult{found}}, false, "| `guardrail_crossing` | 1 | 1 | 0 | 0 | 1 of 1 |"},
-		{"missed", PhaseResult{Phase: PhaseDaemon, Crossings: []CrossingResult{found, missed}}, true, "| `guardrail_crossing` | 2 | 1 | 1 | 0 | 1 of 1 |"},
+		{"found", PhaseResult{Phase: PhaseDaemon, Crossings: []CrossingResult{found}}, false, "| `guardrail_crossing` | 1 | 1 | 0 | 0 | 1 of 1 |", ""},
+		{"missed", PhaseResult{Phase: PhaseDaemon, Crossings: []CrossingResult{found, missed}}, true, "| `guardrail_crossing` | 2 | 1 | 1 | 0 | 1 of 1 |",
+			"**missed crossing**"},
 		{"false forecast on the good design", PhaseResult{Phase: PhaseDaemon, Crossings: []CrossingResult{found},
-			FalseForecasts: []FalseForecast{{Scenario: "calm", Design: DesignGood}}}, true, "| `guardrail_crossing` | 1 | 1 | 0 | 1 | 0 of 1 |"},
+			FalseForecasts: []FalseForecast{{Scenario: "calm", Design: DesignGood}}}, true, "| `guardrail_crossing` | 1 | 1 | 0 | 1 | 0 of 1 |", "**false forecast** (scenario calm)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -188,6 +190,11 @@ func TestSummaryFailsOnCrossings(t *testing.T) {
 			s.WriteMarkdown(&b)
 			if s.Failed() != c.failed || !strings.Contains(b.String(), c.line) {
 				t.Errorf("failed %v, want %v; markdown:\n%s\nwant the line %s", s.Failed(), c.failed, b.String(), c.line)
+			}
+			var d strings.Builder
+			WriteDefects(&d, []Summary{s})
+			if got := strings.Contains(d.String(), "**"); got != (c.defect != "") || !strings.Contains(d.String(), c.defect) {
+				t.Errorf("defects:\n%s\nwant %q", d.String(), c.defect)
 			}
 		})
 	}
