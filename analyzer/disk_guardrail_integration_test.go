@@ -6,8 +6,10 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,8 +43,9 @@ const (
 // measuring the node's data directory, first stays silent while the node
 // is far and flat, then forecasts the fail crossing as critical (the fail
 // level refuses that role's writes); the writes go on until Cassandra
-// refuses one, and the forecast made before it is held to the refusal.
-// A superuser's write is still accepted then (guardrails never check it).
+// refuses one. The forecasts made before it are held to the moment the node
+// turned FULL (and the warn forecast to its turning STUFFED). A
+// superuser's write is still accepted then (guardrails never check it).
 func TestDiskGuardrailRefusalForecastOnRealNode(t *testing.T) {
 	hosts := testcluster.Hosts()
 	host := hosts[0]
@@ -87,6 +90,8 @@ func TestDiskGuardrailRefusalForecastOnRealNode(t *testing.T) {
 		return snap, analyzer.Analyze(snap, h, th)
 	}
 
+	seen := watchDiskState(ctx, s, host)
+
 	// Far and flat: nothing to forecast, nothing said.
 	for i := 0; i < diskFlatReads; i++ {
 		if _, r := analyze(); diskFinding(r, host) != nil {
@@ -95,8 +100,8 @@ func TestDiskGuardrailRefusalForecastOnRealNode(t *testing.T) {
 		time.Sleep(diskPeriod / 2)
 	}
 
-	var first, last *analyzer.GuardrailCrossing
-	var firstAt, lastAt, refused time.Time
+	var first, last, warn *analyzer.GuardrailCrossing
+	var firstAt, lastAt, warnAt, refused time.Time
 	var refusal string
 	blob := make([]byte, diskRowBytes)
 	start, row := time.Now(), 0
@@ -115,7 +120,10 @@ func TestDiskGuardrailRefusalForecastOnRealNode(t *testing.T) {
 		}
 		nodetoolOrFail(ctx, t, "flush", ks)
 		snap, r := analyze()
-		if c := diskFailCrossing(r, host); c != nil && c.At > 0 && refused.IsZero() {
+		if c := diskCrossing(r, host, "warn"); c != nil && c.At > 0 && warn == nil {
+			warn, warnAt = c, snap.Taken
+		}
+		if c := diskCrossing(r, host, "fail"); c != nil && c.At > 0 && refused.IsZero() {
 			if first == nil {
 				first, firstAt = c, snap.Taken
 				if f := diskFinding(r, host); f == nil || f.Severity != analyzer.SeverityCritical || !strings.Contains(f.Summary, "will refuse") {
@@ -134,8 +142,20 @@ func TestDiskGuardrailRefusalForecastOnRealNode(t *testing.T) {
 	if first == nil {
 		t.Fatalf("the refusal at %s was not forecast before it happened", refused.Format(time.TimeOnly))
 	}
-	checkDiskForecast(t, "first", first, firstAt, refused)
-	checkDiskForecast(t, "last", last, lastAt, refused)
+	states := seen()
+	stuffed, full := states["STUFFED"], states["FULL"]
+	t.Logf("the node's gossip said SPACIOUS from %s, STUFFED from %s, FULL from %s; the first write refused at %s",
+		states["SPACIOUS"].Format(time.TimeOnly), stuffed.Format(time.TimeOnly), full.Format(time.TimeOnly), refused.Format(time.TimeOnly))
+	if full.IsZero() || full.After(refused) || states["SPACIOUS"].IsZero() {
+		t.Errorf("disk_usage states %v: want SPACIOUS, then FULL before the refusal at %s", states, refused)
+	}
+	checkDiskForecast(t, "first fail", first, firstAt, full, refused)
+	checkDiskForecast(t, "last fail", last, lastAt, full, refused)
+	if warn == nil {
+		t.Errorf("no forecast of the warn level's crossing (the node turned STUFFED at %s)", stuffed)
+	} else {
+		checkDiskForecast(t, "first warn", warn, warnAt, stuffed, stuffed)
+	}
 	if err := s.Query("INSERT INTO " + ks + ".grow (k, c, v) VALUES (0, -1, 0x00)").Exec(); err != nil {
 		t.Errorf("a superuser's write past the fail level: %v; guardrails never check superusers", err)
 	}
@@ -144,24 +164,58 @@ func TestDiskGuardrailRefusalForecastOnRealNode(t *testing.T) {
 	}
 }
 
-// checkDiskForecast holds a forecast made at madeAt to the refusal.
+// checkDiskForecast holds a forecast made at madeAt, before the write it
+// is about (refused), to the moment the node's state crossed (polled from
+// gossip_info: Cassandra's own log line is rate-limited, one per message
+// per 10 minutes, so a second run on a node would miss it).
 // Tolerance: partmon's used bytes miss the memtables (up to one step's
-// rows before its flush, Cassandra counts them), the refusal is seen only
-// at the next write (up to one period later) and Cassandra's check runs
-// every monitor interval (1 s in the test); and the fit of a staircase
-// (2 MiB a period) passes the level up to a period away from the step that
-// does. Two and a half periods (the half for the write burst's own time on
-// a loaded box), or a quarter of the lead when it was made further ahead,
-// hold those.
-func checkDiskForecast(t *testing.T, which string, c *analyzer.GuardrailCrossing, madeAt, refused time.Time) {
+// rows before its flush; Cassandra counts them, so it crosses up to a
+// period sooner), Cassandra's check runs every monitor interval (1 s in the
+// test), and the fit of a staircase (2 MiB a period) passes the level up to
+// a period away from the step that does: two periods, or a quarter of the
+// lead when the forecast was made further ahead.
+func checkDiskForecast(t *testing.T, which string, c *analyzer.GuardrailCrossing, madeAt, crossed, refused time.Time) {
 	t.Helper()
 	forecast := time.Unix(c.At, 0)
-	lead, miss := refused.Sub(madeAt), forecast.Sub(refused)
-	tol := max(lead/4, 5*diskPeriod/2)
-	t.Logf("%s forecast %s made %s before the refusal at %s: off by %s (tolerance %s)", which,
-		forecast.Format(time.TimeOnly), lead.Round(time.Second), refused.Format(time.TimeOnly), miss.Round(time.Second), tol)
-	if lead <= 0 || miss < -tol || miss > tol {
-		t.Errorf("%s forecast %s (made %s), refusal %s: off by %s, beyond %s", which, forecast, madeAt, refused, miss, tol)
+	lead, miss := crossed.Sub(madeAt), forecast.Sub(crossed)
+	tol := max(lead/4, 2*diskPeriod)
+	t.Logf("%s forecast %s, made %s before the node's state crossed at %s: off by %s (tolerance %s)", which,
+		forecast.Format(time.TimeOnly), lead.Round(time.Second), crossed.Format(time.TimeOnly), miss.Round(time.Second), tol)
+	if crossed.IsZero() || !madeAt.Before(refused) || miss < -tol || miss > tol {
+		t.Errorf("%s forecast %s (made %s), crossed %s, refused %s: off by %s, beyond %s", which, forecast, madeAt, crossed, refused, miss, tol)
+	}
+}
+
+// watchDiskState polls the node's gossiped disk_usage (the state its
+// DiskUsageMonitor sets, gossiped at once for itself) every 250 ms until
+// ctx ends; seen says when each state was first seen.
+func watchDiskState(ctx context.Context, s *gocql.Session, host string) (seen func() map[string]time.Time) {
+	var mu sync.Mutex
+	first := map[string]time.Time{}
+	go func() {
+		for tick := time.NewTicker(250 * time.Millisecond); ; {
+			select {
+			case <-ctx.Done():
+				tick.Stop()
+				return
+			case <-tick.C:
+			}
+			var addr, state string
+			iter := s.Query("SELECT address, disk_usage FROM system_views.gossip_info").WithContext(ctx).Iter()
+			for iter.Scan(&addr, &state) {
+				mu.Lock()
+				if _, ok := first[state]; !ok && addr == host {
+					first[state] = time.Now()
+				}
+				mu.Unlock()
+			}
+			_ = iter.Close()
+		}
+	}()
+	return func() map[string]time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return maps.Clone(first)
 	}
 }
 
@@ -199,13 +253,13 @@ func diskWriter(t *testing.T, s *gocql.Session, host, ks string) *gocql.Session 
 	return nil
 }
 
-// diskFailCrossing is the node's data disk against the fail level.
-func diskFailCrossing(r *analyzer.Report, host string) *analyzer.GuardrailCrossing {
+// diskCrossing is the node's data disk against one level.
+func diskCrossing(r *analyzer.Report, host, level string) *analyzer.GuardrailCrossing {
 	if r.Guardrails == nil {
 		return nil
 	}
 	for i, c := range r.Guardrails.Crossings {
-		if c.Node == host && c.Guardrail == "data_disk_usage_percentage" && c.Level == "fail" {
+		if c.Node == host && c.Guardrail == "data_disk_usage_percentage" && c.Level == level {
 			return &r.Guardrails.Crossings[i]
 		}
 	}
