@@ -21,7 +21,8 @@
 # Prints the confusion table; exits 1 when a planted problem was missed or a false
 # finding above info was given. Output (results JSON, partmon's JSON and logs, the
 # defect list with its evidence) goes to $TRUTH_OUT (default test-artifacts/truth).
-# TRUTH_KEEP_CLUSTERS=1 leaves the clusters running. The traffic is drawn from a new
+# TRUTH_KEEP_CLUSTERS=1 leaves the clusters running; TRUTH_GUARDRAIL_FIRST_IP moves the
+# guardrail cluster off 127.0.0.71 (a range of your own while another run uses it). The traffic is drawn from a new
 # seed each run (printed, and kept in result-*.json); TRUTH_SEED=N draws a run's keys again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -95,7 +96,7 @@ guardrails() {
 	local opts
 	opts=$("$TC" jvm-opts --cluster guardrail)
 	wait_for_memory 6
-	PARTMON_NODE_JVM_OPTS=$opts "$CLUSTER" up --first-ip 127.0.0.71 --dir "$GUARD" --nodes 3 --heap 512M
+	PARTMON_NODE_JVM_OPTS=$opts "$CLUSTER" up --first-ip "${TRUTH_GUARDRAIL_FIRST_IP:-127.0.0.71}" --dir "$GUARD" --nodes 3 --heap 512M
 	rm -rf "$OUT/guardrail"
 	"$TC" run --seed "${TRUTH_SEED:-0}" --cluster guardrail --dir "$GUARD" --bin "$OUT/bin/partmon" --out "$OUT/guardrail" --warmup 60s --daemon 8m
 	down "$GUARD"
