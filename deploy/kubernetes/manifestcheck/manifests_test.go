@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -147,7 +148,9 @@ func TestPodTemplateSpecIsAPodTemplate(t *testing.T) {
 		if c := findContainer(pts.Spec.Containers, "partmon"); c == nil {
 			t.Errorf("%s: no partmon container in podTemplateSpec", m.file)
 		} else {
-			checkPodAgrees(t, m.file, pts.Spec, c)
+			// The operator adds the data volume: its PersistentVolumeClaim is
+			// named server-data (cass-operator, pkg/reconciliation PvcName).
+			checkPodAgrees(t, m.file, pts.Spec, c, "server-data")
 		}
 	}
 }
@@ -165,7 +168,11 @@ func TestStatefulSetAgrees(t *testing.T) {
 		if c == nil {
 			t.Fatalf("%s: no partmon container", m.file)
 		}
-		checkPodAgrees(t, m.file, sts.Spec.Template.Spec, c)
+		var claims []string
+		for _, pvc := range sts.Spec.VolumeClaimTemplates {
+			claims = append(claims, pvc.Name)
+		}
+		checkPodAgrees(t, m.file, sts.Spec.Template.Spec, c, claims...)
 	}
 }
 
@@ -178,17 +185,31 @@ func findContainer(cs []corev1.Container, name string) *corev1.Container {
 	return nil
 }
 
-// checkPodAgrees: the partmon container's mounts name the pod's volumes, its
-// probes name its ports, and its config file is a key of the ConfigMap mounted there.
-func checkPodAgrees(t *testing.T, file string, pod corev1.PodSpec, c *corev1.Container) {
+// checkPodAgrees: the partmon container's mounts name the pod's volumes
+// (or the database's, dataVolumes, read-only only: a monitor never writes
+// the database's files), every data_disk directory of its config sits on
+// one of them, its probes name its ports, and its config file is a key of
+// the ConfigMap mounted there.
+func checkPodAgrees(t *testing.T, file string, pod corev1.PodSpec, c *corev1.Container, dataVolumes ...string) {
 	t.Helper()
 	volumes := map[string]corev1.Volume{}
 	for _, v := range pod.Volumes {
 		volumes[v.Name] = v
 	}
 	for _, vm := range c.VolumeMounts {
-		if _, ok := volumes[vm.Name]; !ok {
+		_, ok := volumes[vm.Name]
+		switch data := slices.Contains(dataVolumes, vm.Name); {
+		case data && !vm.ReadOnly:
+			t.Errorf("%s: partmon mounts the database's volume %s writable", file, vm.Name)
+		case !ok && !data:
 			t.Errorf("%s: partmon mounts volume %s, which the pod does not have", file, vm.Name)
+		}
+	}
+	for _, dir := range dataDiskDirectories(t) {
+		if !slices.ContainsFunc(c.VolumeMounts, func(vm corev1.VolumeMount) bool {
+			return slices.Contains(dataVolumes, vm.Name) && strings.HasPrefix(dir+"/", strings.TrimSuffix(vm.MountPath, "/")+"/")
+		}) {
+			t.Errorf("%s: the ConfigMap's collector.data_disk directory %s is not on the database's volume mounted in partmon", file, dir)
 		}
 	}
 	ports := map[string]int32{}
@@ -221,4 +242,32 @@ func checkPodAgrees(t *testing.T, file string, pod corev1.PodSpec, c *corev1.Con
 		}
 	}
 	t.Errorf("%s: --config.file=%q is not on a mounted volume", file, cfg)
+}
+
+// dataDiskDirectories are the collector.data_disk.directories of the
+// shipped ConfigMap's partmon.yml.
+func dataDiskDirectories(t *testing.T) []string {
+	t.Helper()
+	for _, m := range loadManifests(t, "..") {
+		if m.kind != "ConfigMap" {
+			continue
+		}
+		var cm corev1.ConfigMap
+		if err := decodeStrict(m.json, &cm); err != nil {
+			t.Fatal(err)
+		}
+		var cfg struct {
+			Collector struct {
+				DataDisk struct {
+					Directories []string `json:"directories"`
+				} `json:"data_disk"`
+			} `json:"collector"`
+		}
+		if err := yaml.Unmarshal([]byte(cm.Data["partmon.yml"]), &cfg); err != nil {
+			t.Fatalf("%s: partmon.yml: %v", m.file, err)
+		}
+		return cfg.Collector.DataDisk.Directories
+	}
+	t.Fatal("no ConfigMap among the manifests")
+	return nil
 }
