@@ -117,7 +117,7 @@ func TestEndToEnd(t *testing.T) {
 	step("rule and dashboard queries")
 	t.Run("status page", func(t *testing.T) { checkStatusPage(ctx, t, e) })
 	step("status page and screenshot")
-	t.Run("guardrail suggestions", func(t *testing.T) { checkGuardrailPanel(t, e) })
+	t.Run("guardrail suggestions", func(t *testing.T) { checkGuardrailPanel(ctx, t, e, bin, hosts) })
 	step("guardrail suggestions")
 	t.Run("pushed alert resolves", func(t *testing.T) { checkResolution(ctx, t, e, session) })
 	step("resolution after DROP KEYSPACE")

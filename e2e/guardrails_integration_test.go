@@ -3,9 +3,12 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,9 +19,10 @@ import (
 // checkGuardrailPanel: the suggested guardrail values partmon derives from
 // the fixture cluster's own partitions, in /api/v1/guardrails and on the
 // page, held to the planted oversized partition (a suggested fail level
-// must leave it, and every smaller partition, below it). web's
-// TestStatusPageInBrowser renders the panel (docs/screenshots/guardrails.png).
-func checkGuardrailPanel(t *testing.T, e *env) {
+// must leave it, and every smaller partition, below it), and in the
+// one-shot report's markdown. web's TestStatusPageInBrowser renders the
+// panel (docs/screenshots/guardrails.png).
+func checkGuardrailPanel(ctx context.Context, t *testing.T, e *env, bin string, hosts []string) {
 	big := e.truth.Find(analyzer.KindOversizedPartition)
 	if len(big) == 0 || big[0].ExpectedSizeBytes == 0 {
 		t.Fatalf("truth.json has no %s problem with its size (reload the fixtures)", analyzer.KindOversizedPartition)
@@ -57,7 +61,21 @@ func checkGuardrailPanel(t *testing.T, e *env) {
 		}
 	}
 	t.Logf("suggested partition_size: warn %.0f B, fail %.0f B (%s)", size.Warn, size.Fail, size.Evidence)
+	md := string(zooReport(ctx, t, bin, strings.Join(hosts, ","), "markdown").raw)
+	m := yamlFail.FindStringSubmatch(md)
+	switch {
+	case !strings.Contains(md, "### Suggested values"):
+		t.Errorf("partmon report --format markdown has no Suggested values section:\n%s", md)
+	case m == nil:
+		t.Errorf("partmon report --format markdown suggests no partition_size_fail_threshold:\n%s", md)
+	default:
+		if mib, _ := strconv.ParseFloat(m[1], 64); mib*(1<<20) < 2*float64(big[0].ExpectedSizeBytes) {
+			t.Errorf("the report suggests partition_size_fail_threshold: %sMiB, under 2 × the planted %d B partition", m[1], big[0].ExpectedSizeBytes)
+		}
+	}
 }
+
+var yamlFail = regexp.MustCompile(`partition_size_fail_threshold: (\d+)MiB`)
 
 func getBody(t *testing.T, url string) string {
 	t.Helper()
