@@ -167,3 +167,16 @@ func SourceNames() []string {
 	}
 	return out
 }
+
+// SourcesOffUnlessConfigured are the sources that run only when the config
+// names what they need (a nodetool command, the node's data directories):
+// without it they report nothing, not even a failure.
+func SourcesOffUnlessConfigured() []string {
+	var out []string
+	for _, r := range registry(Config{}, nil) {
+		if !r.enabled {
+			out = append(out, r.src.Name())
+		}
+	}
+	return out
+}

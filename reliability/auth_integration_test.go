@@ -144,9 +144,10 @@ func everySourceRan(rep analyzer.Report, hosts []string) (bool, string) {
 		}
 	}
 	for _, src := range collector.SourceNames() {
-		// The nodetool sources run only with a configured command, which
-		// these daemons have not: they report nothing.
-		if src == "topology" || src == "schema" || src == "nodetool_sampler" || src == "nodetool_histograms" || src == "nodetool_tablestats" {
+		// The nodetool and data_disk sources run only with a configured
+		// command or directories, which these daemons have not: they
+		// report nothing.
+		if src == "topology" || src == "schema" || slices.Contains(collector.SourcesOffUnlessConfigured(), src) {
 			continue
 		}
 		for _, h := range hosts {
