@@ -36,15 +36,11 @@ func dataDiskReadAt(s *model.Snapshot, address string) int64 {
 // pruneDisks drops points older than oldest and nodes left with none.
 func (h *History) pruneDisks(oldest int64) {
 	for host, pts := range h.Disks {
-		i := 0
-		for i < len(pts) && pts[i][0] < oldest {
-			i++
-		}
-		if i == len(pts) {
+		if pts = since(pts, oldest); len(pts) == 0 {
 			delete(h.Disks, host)
-			continue
+		} else {
+			h.Disks[host] = pts
 		}
-		h.Disks[host] = pts[i:]
 	}
 }
 

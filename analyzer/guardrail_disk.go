@@ -3,9 +3,7 @@ package analyzer
 import (
 	"fmt"
 	"sort"
-	"time"
 
-	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 )
 
@@ -129,11 +127,7 @@ func diskCrossingSummary(c *GuardrailCrossing, now int64) string {
 	if c.Crossed {
 		return head + ": crossed; " + consequence
 	}
-	when := time.Unix(c.At, 0).UTC().Format("2006-01-02 15:04 UTC")
-	rng := "the slower half of its history does not grow"
-	if c.Latest > 0 {
-		rng = fmt.Sprintf("between %s and %s", format.Seconds(float64(c.Earliest-now)), format.Seconds(float64(c.Latest-now)))
-	}
+	when, in, rng := crossingForecast(c, now)
 	return fmt.Sprintf("%s: forecast to cross on %s, in %s (%s; up to the memtables' size sooner); then %s", head, when,
-		format.Seconds(float64(c.At-now)), rng, consequence)
+		in, rng, consequence)
 }

@@ -265,19 +265,24 @@ func (h *History) appendTraffic(pts []TrafficPoint, p TrafficPoint) []TrafficPoi
 	return pts
 }
 
+// since is pts from the first point at or after oldest.
+func since(pts []SizePoint, oldest int64) []SizePoint {
+	i := 0
+	for i < len(pts) && pts[i][0] < oldest {
+		i++
+	}
+	return pts[i:]
+}
+
 // prune drops points older than MaxAge and series that ended long ago.
 func (h *History) prune(now int64) {
 	oldest := now - int64(h.Limits.MaxAge/time.Second)
 	for key, pts := range h.Sizes {
-		i := 0
-		for i < len(pts) && pts[i][0] < oldest {
-			i++
-		}
-		if i == len(pts) {
+		pts = since(pts, oldest)
+		if len(pts) == 0 {
 			delete(h.Sizes, key)
 			continue
 		}
-		pts = pts[i:]
 		for len(pts) > h.Limits.MaxPoints {
 			pts = thinOnce(pts, now)
 		}

@@ -110,13 +110,18 @@ func crossingSummary(c *GuardrailCrossing, now int64) string {
 	if c.Crossed {
 		return head + ": crossed; " + consequence
 	}
-	when := time.Unix(c.At, 0).UTC().Format("2006-01-02 15:04 UTC")
-	rng := "the slower half of its history does not grow"
+	when, in, rng := crossingForecast(c, now)
+	return fmt.Sprintf("%s: forecast to cross on %s, in %s (%s); then %s", head, when, in, rng, consequence)
+}
+
+// crossingForecast is when c is forecast to cross, in how long from now,
+// and the range its history gives.
+func crossingForecast(c *GuardrailCrossing, now int64) (when, in, rng string) {
+	rng = "the slower half of its history does not grow"
 	if c.Latest > 0 {
 		rng = fmt.Sprintf("between %s and %s", format.Seconds(float64(c.Earliest-now)), format.Seconds(float64(c.Latest-now)))
 	}
-	return fmt.Sprintf("%s: forecast to cross on %s, in %s (%s); then %s", head, when,
-		format.Seconds(float64(c.At-now)), rng, consequence)
+	return time.Unix(c.At, 0).UTC().Format("2006-01-02 15:04 UTC"), format.Seconds(float64(c.At - now)), rng
 }
 
 func crossingAdvice(c *GuardrailCrossing) string {
