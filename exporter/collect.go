@@ -92,27 +92,63 @@ func collectRuleFailures(m emitter, r *analyzer.Report) {
 }
 
 // collectTableNodes emits at most the eight per-table-per-node families,
-// for the table nodes the floor does not hide.
+// those the floor lets each table node publish, and each node's totals over
+// all of its tables (what the floor left out included).
 func collectTableNodes(m emitter, r *analyzer.Report, cluster string, speaks func(string) bool, floor floorFilter) {
 	seen := make(map[[3]string]bool, len(r.TableNodes))
+	type nodeTotal struct {
+		dc, rack       string
+		tables, hidden int
+		disk           float64
+	}
+	totals := map[string]*nodeTotal{}
 	for _, tn := range inLabelOrder(r.TableNodes) {
 		id := [3]string{tn.Node, tn.Keyspace, tn.Table}
-		if !speaks(tn.Node) || seen[id] || floor.hides(tn) {
+		if !speaks(tn.Node) || seen[id] {
 			continue
 		}
 		seen[id] = true
-		s := m.sharing(tableMaxPartitionSize, cluster, tn.DC, tn.Rack, tn.Node, tn.Keyspace, tn.Table)
-		s.emitPositive(tableMaxPartitionSize, float64(tn.MaxPartitionBytes))
-		s.emitPositive(tableMeanPartitionSize, float64(tn.MeanPartitionBytes))
-		s.emitPositive(tablePartitions, float64(tn.PartitionsEstimate))
-		s.emitPositive(tableDiskUsage, float64(tn.DiskUsageBytes))
-		s.emitPositive(tableLocalReads, float64(tn.LocalReads.Count))
-		s.emitPositive(tableLocalWrites, float64(tn.LocalWrites.Count))
-		// Zero tombstones per read is a real, healthy value once reads were measured.
-		if tn.TombstonesPerRead.Count > 0 {
-			s.emit(tableTombstonesP99, tn.TombstonesPerRead.P99)
+		t := totals[tn.Node]
+		if t == nil {
+			t = &nodeTotal{dc: tn.DC, rack: tn.Rack}
+			totals[tn.Node] = t
 		}
-		s.emitPositive(tableTrafficSkew, math.Max(tn.ReadSkew, tn.WriteSkew))
+		t.tables++
+		t.disk += float64(max(tn.DiskUsageBytes, 0))
+		show := floor.show(tn)
+		s := m.sharing(tableMaxPartitionSize, cluster, tn.DC, tn.Rack, tn.Node, tn.Keyspace, tn.Table)
+		emit := func(d *metricDesc, v float64, shown bool) {
+			switch {
+			case v <= 0:
+			case shown:
+				s.emit(d, v)
+			default:
+				t.hidden++
+			}
+		}
+		emit(tableMaxPartitionSize, float64(tn.MaxPartitionBytes), show.size)
+		emit(tableMeanPartitionSize, float64(tn.MeanPartitionBytes), show.size)
+		emit(tablePartitions, float64(tn.PartitionsEstimate), show.size)
+		emit(tableDiskUsage, float64(tn.DiskUsageBytes), show.size)
+		emit(tableLocalReads, float64(tn.LocalReads.Count), show.traffic)
+		emit(tableLocalWrites, float64(tn.LocalWrites.Count), show.traffic)
+		// Zero tombstones per read is a real, healthy value once reads were
+		// measured; past the floor it is left out with the idle tables.
+		if tn.TombstonesPerRead.Count > 0 {
+			if p99 := tn.TombstonesPerRead.P99; show.traffic && (p99 > 0 || show.zeroTombstones) {
+				s.emit(tableTombstonesP99, p99)
+			} else {
+				t.hidden++
+			}
+		}
+		emit(tableTrafficSkew, math.Max(tn.ReadSkew, tn.WriteSkew), show.traffic)
+	}
+	for _, node := range slices.Sorted(maps.Keys(totals)) {
+		t := totals[node]
+		l := []string{cluster, t.dc, t.rack, node}
+		m.emit(nodeTables, float64(t.tables), l...)
+		m.emit(nodeDiskUsage, t.disk, l...)
+		m.emit(nodeFloorHidden, float64(t.hidden), l...)
 	}
 }
 
@@ -135,7 +171,7 @@ func inLabelOrder(tns []analyzer.TableNode) []*analyzer.TableNode {
 // collectTables emits the per-table growth and forecast: without a node
 // label in cluster mode, with the sidecar's own node (own) in sidecar mode,
 // where they are computed from that node's data alone.
-func collectTables(m emitter, r *analyzer.Report, cluster string, growth, forecast *metricDesc, own *analyzer.NodeSummary) {
+func collectTables(m emitter, r *analyzer.Report, cluster string, growth, forecast *metricDesc, own *analyzer.NodeSummary, floor floorFilter) {
 	seen := make(map[[2]string]bool, len(r.Tables))
 	for _, t := range r.Tables {
 		id := [2]string{t.Keyspace, t.Table}
@@ -147,7 +183,9 @@ func collectTables(m emitter, r *analyzer.Report, cluster string, growth, foreca
 		if own != nil {
 			labels = []string{cluster, own.DC, own.Rack, own.Address, t.Keyspace, t.Table}
 		}
-		m.emit(growth, t.GrowthBytesPerSecond, labels...)
+		if floor.showGrowth(t.GrowthBytesPerSecond) {
+			m.emit(growth, t.GrowthBytesPerSecond, labels...)
+		}
 		if t.SecondsToCritical >= 0 {
 			m.emit(forecast, t.SecondsToCritical, labels...)
 		}

@@ -156,8 +156,9 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	}
 	collectCycle(m, r)
 	collectRuleFailures(m, r)
-	collectTableNodes(m, r, cluster, speaks, newFloorFilter(e.floor, r))
-	collectTables(m, r, cluster, e.growth, e.forecast, own)
+	floor := newFloorFilter(e.floor, r)
+	collectTableNodes(m, r, cluster, speaks, floor)
+	collectTables(m, r, cluster, e.growth, e.forecast, own, floor)
 	collectTopPartitions(m, r, cluster, speaks, own, e.topK)
 	collectNodes(m, r, cluster, speaks)
 	collectFindings(m, r, cluster, speaks, own)

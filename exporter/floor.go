@@ -8,45 +8,76 @@ import (
 	"github.com/partmon/partmon/model"
 )
 
-// TableFloor is the opt-in floor below which a (node, table) publishes none
-// of the per-table-per-node series: at thousands of tables most are small
-// and idle, and their series are most of a sidecar's output
-// (docs/scale.md). The zero TableFloor publishes every table.
+// TableFloor decides which per-table-per-node series a node with many
+// tables leaves out. At a thousand tables those series are nearly all of a
+// sidecar's output, and most of them say "small" or "idle" (docs/scale.md):
+// past MinTables tables on a node, a table node publishes its size families
+// only when it is large, its traffic families only when it served
+// operations, and a table its growth only while it grows. A table node that
+// a finding names, or whose figure reaches a warning level a shipped rule
+// compares it with, keeps every family. The zero TableFloor publishes
+// everything; DefaultTableFloor is what partmon runs with.
 type TableFloor struct {
-	// DiskBytes: a table node using less disk than this is small.
+	// Enabled turns the floor on (the default); false publishes every
+	// family of every table node.
+	Enabled bool `yaml:"enabled"`
+	// MinTables: a node holding at most this many tables (Cassandra's own
+	// included) publishes everything.
+	MinTables int `yaml:"min_tables"`
+	// DiskBytes: a table node using less disk than this publishes none of
+	// the size families (largest and mean partition, partitions, disk).
 	DiskBytes int64 `yaml:"disk_bytes"`
-	// OpsPerSecond: a table node serving fewer local reads + writes per
-	// second than this is idle.
+	// OpsPerSecond: a table node serving no more local reads + writes per
+	// second than this publishes none of the traffic families (reads,
+	// writes, tombstones per read, traffic skew). 0 means any operation
+	// counts: an idle table's counters add nothing to a sum, so the
+	// roll-ups and the store's traffic skew stay exact.
 	OpsPerSecond float64 `yaml:"ops_per_second"`
 }
 
-// Validate says what is wrong with a floor: negative parts, or one part
-// without the other (a floor on size alone would hide busy tables).
+// DefaultTableFloor is the floor partmon runs with unless told otherwise:
+// on past 200 tables on a node, 100 MiB, any operation.
+func DefaultTableFloor() TableFloor {
+	return TableFloor{Enabled: true, MinTables: 200, DiskBytes: 100 << 20}
+}
+
+// Validate says what is wrong with a floor.
 func (f TableFloor) Validate() error {
-	switch {
-	case f.DiskBytes < 0 || f.OpsPerSecond < 0 || math.IsNaN(f.OpsPerSecond) || math.IsInf(f.OpsPerSecond, 0):
-		return fmt.Errorf("table_floor: disk_bytes %d and ops_per_second %g must be finite and not negative", f.DiskBytes, f.OpsPerSecond)
-	case (f.DiskBytes > 0) != (f.OpsPerSecond > 0):
-		return fmt.Errorf("table_floor: set both disk_bytes and ops_per_second (a table is under the floor when it is both small and idle), or neither")
+	if f.MinTables < 0 || f.DiskBytes < 0 || f.OpsPerSecond < 0 || math.IsNaN(f.OpsPerSecond) || math.IsInf(f.OpsPerSecond, 0) {
+		return fmt.Errorf("table_floor: min_tables %d, disk_bytes %d and ops_per_second %g must be finite and not negative",
+			f.MinTables, f.DiskBytes, f.OpsPerSecond)
 	}
 	return nil
 }
 
-// Enabled says whether the floor hides anything; it needs both parts.
-func (f TableFloor) Enabled() bool { return f.DiskBytes > 0 && f.OpsPerSecond > 0 }
-
-// floorFilter says which table nodes the floor hides in one report.
+// floorFilter says which families of which table nodes one report's
+// exposition leaves out.
 type floorFilter struct {
 	floor   TableFloor
 	th      analyzer.Thresholds
 	flagged map[string]bool // table keys some finding or remark names
+	// crowded: the nodes holding more than MinTables tables; tables: true
+	// when the whole report holds more (the table-wide growth series).
+	crowded map[string]bool
+	tables  bool
 }
 
 func newFloorFilter(f TableFloor, r *analyzer.Report) floorFilter {
 	ff := floorFilter{floor: f, th: r.Thresholds}
-	if !f.Enabled() {
+	if !f.Enabled {
 		return ff
 	}
+	perNode := map[string]int{}
+	for _, tn := range r.TableNodes {
+		perNode[tn.Node]++
+	}
+	ff.crowded = map[string]bool{}
+	for node, n := range perNode {
+		if n > f.MinTables {
+			ff.crowded[node] = true
+		}
+	}
+	ff.tables = len(r.Tables) > f.MinTables
 	ff.flagged = map[string]bool{}
 	for _, list := range [][]analyzer.Finding{r.Findings, r.Remarks} {
 		for _, fd := range list {
@@ -58,18 +89,30 @@ func newFloorFilter(f TableFloor, r *analyzer.Report) floorFilter {
 	return ff
 }
 
-// hides reports whether tn is small, idle and has nothing an alert rule or
-// a finding could be about: a table with a finding, or with a series that
+// tableNodeShow is what the floor lets a table node publish.
+type tableNodeShow struct{ size, traffic, zeroTombstones bool }
+
+var showAll = tableNodeShow{size: true, traffic: true, zeroTombstones: true}
+
+// show says which families tn publishes: all of them on a node under
+// MinTables, for a table a finding names, or for one with a figure that
 // reaches a threshold a shipped rule compares it against (the thresholds
-// table says which), always keeps its series, so no shipped rule goes blind.
-func (ff floorFilter) hides(tn *analyzer.TableNode) bool {
-	if !ff.floor.Enabled() || ff.flagged[model.TableKey(tn.Keyspace, tn.Table)] {
-		return false
+// table says which), so no shipped rule goes blind.
+func (ff floorFilter) show(tn *analyzer.TableNode) tableNodeShow {
+	if !ff.crowded[tn.Node] || ff.flagged[model.TableKey(tn.Keyspace, tn.Table)] || ff.th.TableNodeReachesAlert(tn) {
+		return showAll
 	}
-	if tn.DiskUsageBytes >= ff.floor.DiskBytes || opsPerSecond(tn.LocalReads)+opsPerSecond(tn.LocalWrites) >= ff.floor.OpsPerSecond {
-		return false
+	ops := opsPerSecond(tn.LocalReads) + opsPerSecond(tn.LocalWrites)
+	return tableNodeShow{
+		size:    tn.DiskUsageBytes >= ff.floor.DiskBytes,
+		traffic: ops > 0 && ops >= ff.floor.OpsPerSecond,
 	}
-	return !ff.th.TableNodeReachesAlert(tn)
+}
+
+// showGrowth says whether a table's growth is published: past MinTables
+// tables, only while it grows or shrinks (a forecast needs growth anyway).
+func (ff floorFilter) showGrowth(bytesPerSecond float64) bool {
+	return !ff.tables || bytesPerSecond != 0
 }
 
 // opsPerSecond is the larger of the measured rate between two cycles (-1

@@ -2,6 +2,8 @@ package exporter
 
 import (
 	"bytes"
+	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -17,8 +19,8 @@ import (
 	"github.com/partmon/partmon/tools/reporttest"
 )
 
-// floorReport has one table node per reason to keep or hide it, on node
-// 127.0.0.1 of the hand-built cluster.
+// floorReport has one table node per reason to keep or hide its families,
+// on node 127.0.0.1 of the hand-built cluster.
 func floorReport() *analyzer.Report {
 	const mib = 1 << 20
 	r := reporttest.Cluster()
@@ -27,8 +29,9 @@ func floorReport() *analyzer.Report {
 	tn := func(table string, edit func(*analyzer.TableNode)) analyzer.TableNode {
 		t := analyzer.TableNode{Keyspace: "lint", Table: table, HostID: "h1", Node: "127.0.0.1", DC: "dc1", Rack: "r1"}
 		t.PartitionsEstimate, t.MeanPartitionBytes, t.MaxPartitionBytes, t.DiskUsageBytes = 10, 100, 2048, 64<<10
-		t.LocalReads = model.Ops{Count: 5, Rate: 0.01}
+		t.LocalReads = model.Ops{Count: 5, Rate: 0}
 		t.LocalWrites = model.Ops{Count: 5, Rate: -1}
+		t.TombstonesPerRead = model.Distribution{Count: 5, P99: 2}
 		edit(&t)
 		return t
 	}
@@ -37,6 +40,7 @@ func floorReport() *analyzer.Report {
 		tn("big", func(t *analyzer.TableNode) { t.DiskUsageBytes = 2 << 30 }),
 		tn("busy_reads", func(t *analyzer.TableNode) { t.LocalReads.Rate = 40 }),
 		tn("busy_first_cycle", func(t *analyzer.TableNode) { t.LocalWrites.PerSecond = 3 }), // no measured rate yet
+		tn("busy_no_tombstones", func(t *analyzer.TableNode) { t.LocalReads.Rate, t.TombstonesPerRead.P99 = 40, 0 }),
 		tn("flagged", func(*analyzer.TableNode) {}),
 		tn("oversized", func(t *analyzer.TableNode) { t.MaxPartitionBytes = 60 * mib }),
 		tn("tombstones", func(t *analyzer.TableNode) { t.TombstonesPerRead = model.Distribution{Count: 9, P99: 1500} }),
@@ -52,50 +56,79 @@ var tableNodeFamilies = []string{
 	"partmon_table_tombstones_per_read_p99", "partmon_table_traffic_skew_ratio",
 }
 
+// hiddenParts says what the floor leaves out of one lint table node.
+type hiddenParts struct{ size, traffic, zeroTombstones bool }
+
+// withoutHidden is floorReport with the hidden families' figures zeroed, as
+// an exporter without a floor then leaves them out: the oracle.
+func withoutHidden(hidden map[string]hiddenParts) *analyzer.Report {
+	r := floorReport()
+	for i := range r.TableNodes {
+		tn := &r.TableNodes[i]
+		h, ok := hidden[tn.Table]
+		if tn.Keyspace != "lint" || !ok {
+			continue
+		}
+		if h.size {
+			tn.MaxPartitionBytes, tn.MeanPartitionBytes, tn.PartitionsEstimate, tn.DiskUsageBytes = 0, 0, 0, 0
+		}
+		if h.traffic {
+			tn.LocalReads.Count, tn.LocalWrites.Count, tn.ReadSkew, tn.WriteSkew = 0, 0, 0, 0
+		}
+		if h.traffic || h.zeroTombstones {
+			tn.TombstonesPerRead = model.Distribution{}
+		}
+	}
+	return r
+}
+
 func TestTableFloor(t *testing.T) {
-	every := []string{"small_idle", "big", "busy_reads", "busy_first_cycle", "flagged", "oversized", "tombstones", "skewed", "at_floor_disk"}
+	size, traffic := hiddenParts{size: true}, hiddenParts{traffic: true}
+	both := hiddenParts{size: true, traffic: true}
+	// At 1 MiB and any operation, on a node past min_tables.
+	oneMiB := map[string]hiddenParts{
+		"small_idle": both, "big": traffic, "busy_reads": size, "busy_first_cycle": size,
+		"busy_no_tombstones": {size: true, zeroTombstones: true}, "at_floor_disk": traffic,
+	}
 	tests := []struct {
-		name  string
-		floor TableFloor
-		mode  publish.Mode
-		// hidden are the lint tables whose per-node series the floor drops.
-		hidden []string
+		name   string
+		floor  TableFloor
+		mode   publish.Mode
+		hidden map[string]hiddenParts
+		// series: how many series the node says the floor left out: 4 size
+		// families, 3 traffic ones with a figure (no skew), and zero tombstones.
+		series int
 	}{
-		{"off", TableFloor{}, publish.ModeCluster, nil},
-		{"disk only is off", TableFloor{DiskBytes: 1 << 20}, publish.ModeCluster, nil},
-		{"ops only is off", TableFloor{OpsPerSecond: 1}, publish.ModeCluster, nil},
-		{"1 MiB and 1 op/s", TableFloor{DiskBytes: 1 << 20, OpsPerSecond: 1}, publish.ModeCluster, []string{"small_idle"}},
-		{"1 MiB and 1 op/s, sidecar", TableFloor{DiskBytes: 1 << 20, OpsPerSecond: 1}, publish.ModeSidecar, []string{"small_idle"}},
-		{"4 MiB and 5 op/s", TableFloor{DiskBytes: 4 << 20, OpsPerSecond: 5}, publish.ModeCluster, []string{"small_idle", "busy_first_cycle", "at_floor_disk"}},
-		{"above everything", TableFloor{DiskBytes: 1 << 40, OpsPerSecond: 1e6}, publish.ModeCluster,
-			[]string{"small_idle", "big", "busy_reads", "busy_first_cycle", "at_floor_disk"}},
+		{"off", TableFloor{}, publish.ModeCluster, nil, 0},
+		{"parts set but not enabled", TableFloor{DiskBytes: 1 << 20, OpsPerSecond: 1}, publish.ModeCluster, nil, 0},
+		{"node under min_tables", TableFloor{Enabled: true, MinTables: 100, DiskBytes: 1 << 20}, publish.ModeCluster, nil, 0},
+		{"1 MiB, any operation", TableFloor{Enabled: true, DiskBytes: 1 << 20}, publish.ModeCluster, oneMiB, 4*4 + 3*3 + 1},
+		{"1 MiB, any operation, sidecar", TableFloor{Enabled: true, DiskBytes: 1 << 20}, publish.ModeSidecar, oneMiB, 4*4 + 3*3 + 1},
+		{"4 MiB and 5 op/s", TableFloor{Enabled: true, DiskBytes: 4 << 20, OpsPerSecond: 5}, publish.ModeCluster, map[string]hiddenParts{
+			"small_idle": both, "big": traffic, "busy_reads": size, "busy_first_cycle": both,
+			"busy_no_tombstones": {size: true, zeroTombstones: true}, "at_floor_disk": both,
+		}, 4*5 + 3*4 + 1},
+		{"above everything", TableFloor{Enabled: true, DiskBytes: 1 << 40, OpsPerSecond: 1e6}, publish.ModeCluster, map[string]hiddenParts{
+			"small_idle": both, "big": both, "busy_reads": both, "busy_first_cycle": both, "busy_no_tombstones": both, "at_floor_disk": both,
+		}, 4*6 + 3*6},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			full := floorReport()
 			eLatest := &publish.Latest{}
 			e := New(eLatest, Options{Mode: tc.mode, TableFloor: tc.floor, BuildInfo: fixtureBuild})
-			eLatest.Publish(full)
+			eLatest.Publish(floorReport())
 
-			// The oracle: an exporter without a floor, given the report
-			// without the hidden table nodes.
-			trimmed := floorReport()
-			trimmed.TableNodes = slices.DeleteFunc(trimmed.TableNodes, func(tn analyzer.TableNode) bool {
-				return tn.Keyspace == "lint" && slices.Contains(tc.hidden, tn.Table)
-			})
 			oracleLatest := &publish.Latest{}
 			oracle := New(oracleLatest, Options{Mode: tc.mode, BuildInfo: fixtureBuild})
-			oracleLatest.Publish(trimmed)
+			oracleLatest.Publish(withoutHidden(tc.hidden))
 			want := exposition(t, oracle, tableNodeFamilies)
 			if err := testutil.CollectAndCompare(e, strings.NewReader(want), tableNodeFamilies...); err != nil {
 				t.Error(err)
 			}
-			// And the kept tables are the ones named, no more.
-			for _, table := range every {
-				got := testutil.CollectAndCount(filtered{e, "lint", table}, "partmon_table_disk_usage_bytes")
-				if wantN := 1 - boolCount(slices.Contains(tc.hidden, table)); got != wantN {
-					t.Errorf("lint.%s: %d disk series, want %d", table, got, wantN)
-				}
+			// The node says what was left out, and its totals count every table.
+			got := exposition(t, filteredNode{e, "127.0.0.1"}, []string{"partmon_node_table_series_below_floor", "partmon_node_tables"})
+			if !strings.Contains(got, fmt.Sprintf("partmon_node_table_series_below_floor{cluster=\"demo\",dc=\"dc1\",node=\"127.0.0.1\",rack=\"r1\"} %d\n", tc.series)) {
+				t.Errorf("below-floor count, want %d:\n%s", tc.series, got)
 			}
 			// Everything else is untouched: the shop tables of the fixture keep all their series.
 			if n := testutil.CollectAndCount(filtered{e, "shop", ""}, tableNodeFamilies...); n != testutil.CollectAndCount(filtered{oracle, "shop", ""}, tableNodeFamilies...) || n == 0 {
@@ -105,11 +138,72 @@ func TestTableFloor(t *testing.T) {
 	}
 }
 
-func boolCount(b bool) int {
-	if b {
-		return 1
+// TestNodeTotalsCountHiddenTables: the node's disk and table count include
+// what the floor leaves out, so node roll-ups stay exact with it on.
+func TestNodeTotalsCountHiddenTables(t *testing.T) {
+	for _, floor := range []TableFloor{{}, {Enabled: true, DiskBytes: 1 << 40, OpsPerSecond: 1e6}} {
+		latest := &publish.Latest{}
+		e := New(latest, Options{Mode: publish.ModeCluster, TableFloor: floor, BuildInfo: fixtureBuild})
+		r := floorReport()
+		latest.Publish(r)
+		var disk float64
+		tables := 0
+		for _, tn := range r.TableNodes {
+			if tn.Node == "127.0.0.1" {
+				disk += float64(tn.DiskUsageBytes)
+				tables++
+			}
+		}
+		want := fmt.Sprintf(`# HELP partmon_node_disk_usage_bytes Disk space used by the live sstables of all of the node's tables, in bytes (cached from the last collection cycle).
+# TYPE partmon_node_disk_usage_bytes gauge
+partmon_node_disk_usage_bytes{cluster="demo",dc="dc1",node="127.0.0.1",rack="r1"} %g
+# HELP partmon_node_tables Tables the node holds (Cassandra's own included) (cached from the last collection cycle).
+# TYPE partmon_node_tables gauge
+partmon_node_tables{cluster="demo",dc="dc1",node="127.0.0.1",rack="r1"} %d
+`, disk, tables)
+		if err := testutil.CollectAndCompare(filteredNode{e, "127.0.0.1"}, strings.NewReader(want), "partmon_node_disk_usage_bytes", "partmon_node_tables"); err != nil {
+			t.Errorf("floor %+v: %v", floor, err)
+		}
 	}
-	return 0
+}
+
+// TestGrowthBelowFloor: past min_tables a flat table publishes no growth
+// series; a growing one (and every table under min_tables) does.
+func TestGrowthBelowFloor(t *testing.T) {
+	r := floorReport()
+	r.Tables = []analyzer.TableSummary{
+		{Keyspace: "lint", Table: "flat", SecondsToCritical: -1},
+		{Keyspace: "lint", Table: "growing", GrowthBytesPerSecond: 12, SecondsToCritical: 3600},
+	}
+	for _, tc := range []struct {
+		floor TableFloor
+		want  int
+	}{{TableFloor{}, 2}, {TableFloor{Enabled: true, MinTables: 2}, 2}, {TableFloor{Enabled: true, MinTables: 1}, 1}} {
+		latest := &publish.Latest{}
+		e := New(latest, Options{Mode: publish.ModeCluster, TableFloor: tc.floor, BuildInfo: fixtureBuild})
+		latest.Publish(r)
+		if got := testutil.CollectAndCount(e, "partmon_table_partition_growth_bytes_per_second"); got != tc.want {
+			t.Errorf("floor %+v: %d growth series, want %d", tc.floor, got, tc.want)
+		}
+		if got := testutil.CollectAndCount(e, "partmon_table_partition_size_forecast_seconds"); got != 1 {
+			t.Errorf("floor %+v: %d forecast series, want 1", tc.floor, got)
+		}
+	}
+}
+
+func TestTableFloorValidate(t *testing.T) {
+	for _, tc := range []struct {
+		floor TableFloor
+		ok    bool
+	}{
+		{TableFloor{}, true}, {DefaultTableFloor(), true}, {TableFloor{Enabled: true, OpsPerSecond: 0.5}, true},
+		{TableFloor{MinTables: -1}, false}, {TableFloor{DiskBytes: -1}, false},
+		{TableFloor{OpsPerSecond: math.NaN()}, false}, {TableFloor{OpsPerSecond: math.Inf(1)}, false},
+	} {
+		if err := tc.floor.Validate(); (err == nil) != tc.ok {
+			t.Errorf("%+v: Validate() = %v, want ok %v", tc.floor, err, tc.ok)
+		}
+	}
 }
 
 // exposition is the text format of families of c, as testutil compares it.
@@ -130,6 +224,25 @@ func exposition(t *testing.T, c prometheus.Collector, families []string) string 
 		}
 	}
 	return buf.String()
+}
+
+// filteredNode passes on the metrics of one node.
+type filteredNode struct {
+	c    prometheus.Collector
+	node string
+}
+
+func (f filteredNode) Describe(ch chan<- *prometheus.Desc) { f.c.Describe(ch) }
+
+func (f filteredNode) Collect(ch chan<- prometheus.Metric) {
+	all := make(chan prometheus.Metric)
+	go func() { f.c.Collect(all); close(all) }()
+	for m := range all {
+		pb := &dto.Metric{}
+		if err := m.Write(pb); err == nil && labelsOf(pb)["node"] == f.node {
+			ch <- m
+		}
+	}
 }
 
 // filtered passes on the metrics of one keyspace (and table, when set).

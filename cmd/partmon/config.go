@@ -61,9 +61,11 @@ type WebConfig struct {
 
 // MetricsConfig shapes what /metrics publishes.
 type MetricsConfig struct {
-	// TableFloor (opt-in): a table node both small and idle, with no
-	// finding and nothing at a warning threshold, publishes no per-node
-	// series (docs/scale.md).
+	// TableFloor: past min_tables tables on a node, small tables publish
+	// no size series, idle ones no traffic series, flat ones no growth;
+	// a table a finding names or at a warning level keeps everything
+	// (docs/scale.md). On by default; enabled: false (or the flag
+	// --metrics.all-tables) publishes everything.
 	TableFloor exporter.TableFloor `yaml:"table_floor"`
 }
 
@@ -97,6 +99,7 @@ func defaultConfig() Config {
 		Alertmanager: AlertmanagerConfig{ResendInterval: time.Minute, Timeout: 10 * time.Second, MinSeverity: "warning"},
 		Log:          LogConfig{Level: "info", Format: "json"},
 		Keys:         keys.Config{Mode: keys.Plain, HashLength: keys.DefaultHashLength},
+		Metrics:      MetricsConfig{TableFloor: exporter.DefaultTableFloor()},
 	}
 }
 

@@ -15,11 +15,12 @@ func TestMetricsTableFloorConfig(t *testing.T) {
 		want    exporter.TableFloor
 		wantErr []string // substrings of the error; nil when valid
 	}{
-		{"absent: off", "collector:\n  hosts: [127.0.0.1]\n", exporter.TableFloor{}, nil},
-		{"both parts", head + "    disk_bytes: 104857600\n    ops_per_second: 0.5\n", exporter.TableFloor{DiskBytes: 100 << 20, OpsPerSecond: 0.5}, nil},
-		{"size alone", head + "    disk_bytes: 104857600\n", exporter.TableFloor{}, []string{"metrics", "set both disk_bytes and ops_per_second"}},
-		{"traffic alone", head + "    ops_per_second: 1\n", exporter.TableFloor{}, []string{"metrics", "set both"}},
-		{"negative", head + "    disk_bytes: -1\n    ops_per_second: 1\n", exporter.TableFloor{}, []string{"metrics", "not negative"}},
+		{"absent: the default", "collector:\n  hosts: [127.0.0.1]\n", exporter.DefaultTableFloor(), nil},
+		{"off", head + "    enabled: false\n", exporter.TableFloor{MinTables: 200, DiskBytes: 100 << 20}, nil},
+		{"parts", head + "    disk_bytes: 1048576\n    ops_per_second: 0.5\n    min_tables: 10\n",
+			exporter.TableFloor{Enabled: true, MinTables: 10, DiskBytes: 1 << 20, OpsPerSecond: 0.5}, nil},
+		{"negative", head + "    disk_bytes: -1\n", exporter.TableFloor{}, []string{"metrics", "not negative"}},
+		{"negative min_tables", head + "    min_tables: -1\n", exporter.TableFloor{}, []string{"metrics", "not negative"}},
 		{"misspelt key", head + "    disk: 1\n", exporter.TableFloor{}, []string{"line 5", "disk"}},
 	}
 	for _, tc := range tests {
@@ -43,5 +44,17 @@ func TestMetricsTableFloorConfig(t *testing.T) {
 				t.Errorf("table_floor = %+v, want %+v", cfg.Metrics.TableFloor, tc.want)
 			}
 		})
+	}
+}
+
+// TestAllTablesFlag: --metrics.all-tables turns the floor off whatever the file says.
+func TestAllTablesFlag(t *testing.T) {
+	for _, all := range []bool{false, true} {
+		d := daemonFlags{allTables: all}
+		cfg := defaultConfig()
+		d.applyFlags(&cfg)
+		if cfg.Metrics.TableFloor.Enabled == all {
+			t.Errorf("--metrics.all-tables=%v: floor enabled %v", all, cfg.Metrics.TableFloor.Enabled)
+		}
 	}
 }

@@ -47,6 +47,7 @@ type daemonFlags struct {
 
 	telemetryPath          string
 	disableExporterMetrics bool
+	allTables              bool
 }
 
 func (d *daemonFlags) register(cmd *kingpin.CmdClause) {
@@ -62,6 +63,8 @@ func (d *daemonFlags) register(cmd *kingpin.CmdClause) {
 	cmd.Flag("web.telemetry-path", "Path under which to expose metrics.").Default("/metrics").StringVar(&d.telemetryPath)
 	cmd.Flag("web.disable-exporter-metrics", "Exclude metrics about the exporter itself (promhttp_*, process_*, go_*).").
 		BoolVar(&d.disableExporterMetrics)
+	cmd.Flag("metrics.all-tables", "Publish every per-table series of every table node: turns metrics.table_floor off (docs/scale.md).").
+		BoolVar(&d.allTables)
 }
 
 // config is the configuration run starts with: the file, the common flags
@@ -86,6 +89,9 @@ func (d *daemonFlags) applyFlags(cfg *Config) {
 		cfg.State.File = d.stateFile
 	}
 	cfg.Web.TelemetryPath, cfg.Web.DisableExporterMetrics = d.telemetryPath, d.disableExporterMetrics
+	if d.allTables {
+		cfg.Metrics.TableFloor.Enabled = false
+	}
 }
 
 func (d *daemonFlags) run(stderr io.Writer) int {
