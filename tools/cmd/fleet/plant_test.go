@@ -11,8 +11,8 @@ import (
 )
 
 // TestPlantedFleet re-keys the real capture into 10 sidecars as make scale
-// does and runs the real analyzer on each: every planted sidecar finds its
-// problem with its key and nothing else, the growth sidecar forecasts its
+// does, in each mix, and runs the real analyzer on each: every planted
+// sidecar finds its problem with its key and nothing else, the growth sidecar forecasts its
 // table past the warning horizon and finds nothing, and every other
 // sidecar (healthy copies only) finds nothing at all.
 func TestPlantedFleet(t *testing.T) {
@@ -26,62 +26,67 @@ func TestPlantedFleet(t *testing.T) {
 			t.Errorf("the capture has no keyed %s to plant (problems %+v)", k, tmpl.Problems)
 		}
 	}
-	o := options{shape: Shape{Sidecars: 10, Tables: 20, DCs: 2, Racks: 3, FirstIP: netip.MustParseAddr("127.0.1.1")}, plant: 5}
-	ring := Ring(o.shape, c.Nodes)
-	tables := ScaleTables(o.shape, tmpl.Healthy)
-	plants, err := assignPlants(o, tmpl, ring, tables)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(plants) != len(tmpl.Problems)+1 {
-		t.Fatalf("%d plants, want the %d problems and the growth", len(plants), len(tmpl.Problems))
-	}
-	bySidecar := map[int]Planted{}
-	for _, p := range plants {
-		if _, taken := bySidecar[p.sidecar]; taken {
-			t.Fatalf("two plants on sidecar %d: %+v", p.sidecar, plants)
-		}
-		bySidecar[p.sidecar] = p
-	}
-	th := analyzer.DefaultThresholds()
-	for i := range ring {
-		snap, hist := sidecarSnapshot(o, tmpl, ring, tables, plants, i, c.Taken)
-		p, planted := bySidecar[i]
-		r := analyzer.Analyze(snap, hist, th)
-		var got []string
-		for _, f := range r.Findings {
-			got = append(got, f.Kind+" "+f.Keyspace+"."+f.Table+" "+f.PartitionKey)
-			if !planted || !p.MustAlert || f.Keyspace != p.Keyspace || f.Table != p.Table {
-				t.Errorf("sidecar %d (%s): unplanted finding %s %s on %s.%s: %s", i, ring[i].Address, f.Severity, f.Kind, f.Keyspace, f.Table, f.Summary)
+	// Both mixes: busy tables with reads and large ones must not raise a finding.
+	for _, mix := range Mixes {
+		t.Run(mix, func(t *testing.T) {
+			o := options{shape: Shape{Sidecars: 10, Tables: 40, Mix: mix, DCs: 2, Racks: 3, FirstIP: netip.MustParseAddr("127.0.1.1")}, plant: 5}
+			ring := Ring(o.shape, c.Nodes)
+			tables := ScaleTables(o.shape, tmpl.Healthy)
+			plants, err := assignPlants(o, tmpl, ring, tables)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		for _, f := range r.Remarks {
-			if f.Table != "" && (!planted || f.Table != p.Table) {
-				t.Errorf("sidecar %d: remark %s on %s.%s", i, f.Kind, f.Keyspace, f.Table)
+			if len(plants) != len(tmpl.Problems)+1 {
+				t.Fatalf("%d plants, want the %d problems and the growth", len(plants), len(tmpl.Problems))
 			}
-		}
-		if !planted {
-			continue
-		}
-		if p.MustAlert {
-			found := false
-			for _, f := range r.Findings {
-				found = found || (f.Kind == p.Kind && f.PartitionKey == p.Key && f.Severity >= analyzer.SeverityWarning)
+			bySidecar := map[int]Planted{}
+			for _, p := range plants {
+				if _, taken := bySidecar[p.sidecar]; taken {
+					t.Fatalf("two plants on sidecar %d: %+v", p.sidecar, plants)
+				}
+				bySidecar[p.sidecar] = p
 			}
-			if !found {
-				t.Errorf("sidecar %d: planted %s %s.%s key %q not found; findings %q", i, p.Kind, p.Keyspace, p.Table, p.Key, got)
+			th := analyzer.DefaultThresholds()
+			for i := range ring {
+				snap, hist := sidecarSnapshot(o, tmpl, ring, tables, plants, i, c.Taken)
+				p, planted := bySidecar[i]
+				r := analyzer.Analyze(snap, hist, th)
+				var got []string
+				for _, f := range r.Findings {
+					got = append(got, f.Kind+" "+f.Keyspace+"."+f.Table+" "+f.PartitionKey)
+					if !planted || !p.MustAlert || f.Keyspace != p.Keyspace || f.Table != p.Table {
+						t.Errorf("sidecar %d (%s): unplanted finding %s %s on %s.%s: %s", i, ring[i].Address, f.Severity, f.Kind, f.Keyspace, f.Table, f.Summary)
+					}
+				}
+				for _, f := range r.Remarks {
+					if f.Table != "" && (!planted || f.Table != p.Table) {
+						t.Errorf("sidecar %d: remark %s on %s.%s", i, f.Kind, f.Keyspace, f.Table)
+					}
+				}
+				if !planted {
+					continue
+				}
+				if p.MustAlert {
+					found := false
+					for _, f := range r.Findings {
+						found = found || (f.Kind == p.Kind && f.PartitionKey == p.Key && f.Severity >= analyzer.SeverityWarning)
+					}
+					if !found {
+						t.Errorf("sidecar %d: planted %s %s.%s key %q not found; findings %q", i, p.Kind, p.Keyspace, p.Table, p.Key, got)
+					}
+					continue
+				}
+				forecast := -1.0
+				for _, ts := range r.Tables {
+					if ts.Keyspace == p.Keyspace && ts.Table == p.Table {
+						forecast = ts.SecondsToCritical
+					}
+				}
+				if forecast <= th.ForecastWarning.Seconds() {
+					t.Errorf("sidecar %d: growth of %s.%s forecast %.0f s, want a forecast past the %s warning horizon", i, p.Keyspace, p.Table, forecast, th.ForecastWarning)
+				}
 			}
-			continue
-		}
-		forecast := -1.0
-		for _, ts := range r.Tables {
-			if ts.Keyspace == p.Keyspace && ts.Table == p.Table {
-				forecast = ts.SecondsToCritical
-			}
-		}
-		if forecast <= th.ForecastWarning.Seconds() {
-			t.Errorf("sidecar %d: growth of %s.%s forecast %.0f s, want a forecast past the %s warning horizon", i, p.Keyspace, p.Table, forecast, th.ForecastWarning)
-		}
+		})
 	}
 }
 

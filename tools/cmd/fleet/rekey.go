@@ -19,8 +19,11 @@ type Shape struct {
 	DCs      int        // data centres; nodes are dealt to them in turn
 	Racks    int        // most racks per DC, assigned round robin (see evenRacks)
 	FirstIP  netip.Addr // the first sidecar's address; the others follow it
-	// IdleShare of the user tables are made small and idle (no operations,
-	// a tiny disk use), for the floor's measurement; 0 keeps the captured figures.
+	// Mix is MixBusy (the default when empty) or MixRealistic: what the
+	// user tables look like (mix.go).
+	Mix string
+	// IdleShare, with MixBusy only, makes the last share of the user tables
+	// small and idle (no operations, a tiny disk use); 0 keeps them all busy.
 	IdleShare float64
 }
 
@@ -35,6 +38,10 @@ func (s Shape) Validate() error {
 		return fmt.Errorf("first address %v is not IPv4", s.FirstIP)
 	case s.IdleShare < 0 || s.IdleShare > 1:
 		return fmt.Errorf("idle share %g is not in [0, 1]", s.IdleShare)
+	case s.Mix != "" && validMix(s.Mix) != nil:
+		return validMix(s.Mix)
+	case s.Mix == MixRealistic && s.IdleShare > 0:
+		return fmt.Errorf("idle share %g: the %s mix has its own idle tables", s.IdleShare, MixRealistic)
 	}
 	return nil
 }
@@ -134,30 +141,30 @@ func TableName(template string, j int) string { return fmt.Sprintf("%s_t%05d", t
 type scaledTable struct {
 	model.Table
 	template string // model.TableKey of the captured table
-	idle     bool
+	kind     tableKind
+	size     int64 // disk use of a large table
 }
 
 // ScaleTables names s.Tables user tables, copying the given captured
-// tables in turn (sorted, so the result does not depend on map order); the
-// last IdleShare of them are marked idle.
+// tables in turn (sorted, so the result does not depend on map order), each
+// of the kind the shape's mix gives it.
 func ScaleTables(s Shape, healthy []model.Table) []scaledTable {
 	sorted := append([]model.Table(nil), healthy...)
 	sort.Slice(sorted, func(a, b int) bool {
 		return model.TableKey(sorted[a].Keyspace, sorted[a].Name) < model.TableKey(sorted[b].Keyspace, sorted[b].Name)
 	})
-	idleFrom := s.Tables - int(math.Round(s.IdleShare*float64(s.Tables)))
 	out := make([]scaledTable, s.Tables)
 	for j := range out {
 		tmpl := sorted[j%len(sorted)]
 		t := tmpl
 		t.Name = TableName(tmpl.Name, j)
-		out[j] = scaledTable{Table: t, template: model.TableKey(tmpl.Keyspace, tmpl.Name), idle: j >= idleFrom}
+		out[j] = scaledTable{Table: t, template: model.TableKey(tmpl.Keyspace, tmpl.Name), kind: s.kindOf(j)}
+		if out[j].kind == kindLarge {
+			out[j].size = largeBytes(j)
+		}
 	}
 	return out
 }
-
-// idleDiskBytes is the disk use an idle table is given: one small sstable.
-const idleDiskBytes = 64 << 10
 
 // Rekey builds sidecar i's snapshot: the fleet's whole ring and schema, and
 // node-local data for its own node only (what a real sidecar reads),
@@ -257,8 +264,13 @@ func rekeyNodeData(src *model.NodeData, own model.Node, ring []FleetNode, tables
 		}
 		c := *st
 		c.Table = t.Name
-		if t.idle {
+		switch t.kind {
+		case kindIdle:
 			makeIdle(&c)
+		case kindLarge:
+			makeLarge(&c, t.size)
+		default:
+			makeBusy(&c)
 		}
 		out.Tables[model.TableKey(t.Keyspace, t.Name)] = &c
 	}
@@ -287,13 +299,6 @@ func rekeyNodeData(src *model.NodeData, own model.Node, ring []FleetNode, tables
 		}
 	}
 	return &out
-}
-
-func makeIdle(st *model.TableStats) {
-	st.DiskUsageBytes, st.MaxSSTableBytes = idleDiskBytes, idleDiskBytes
-	for _, ops := range []*model.Ops{&st.LocalReads, &st.LocalWrites, &st.LocalScans} {
-		ops.Rate, ops.PerSecond = 0, 0
-	}
 }
 
 // systemKeyspaces are Cassandra's own, which every node holds as captured.

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -161,26 +163,77 @@ func TestScaleTables(t *testing.T) {
 	healthy := []model.Table{{Keyspace: "b", Name: "y"}, {Keyspace: "a", Name: "x"}}
 	for _, tc := range []struct {
 		tables int
+		mix    string
 		idle   float64
-		want   []string // keyspace.name, idle marked with *
+		want   []string // keyspace.name, idle marked with *, large with + and its GiB
 	}{
-		{1, 0, []string{"a.x_t00000"}},
-		{4, 0, []string{"a.x_t00000", "b.y_t00001", "a.x_t00002", "b.y_t00003"}},
-		{4, 0.5, []string{"a.x_t00000", "b.y_t00001", "a.x_t00002*", "b.y_t00003*"}},
-		{3, 1, []string{"a.x_t00000*", "b.y_t00001*", "a.x_t00002*"}},
+		{1, "", 0, []string{"a.x_t00000"}},
+		{4, MixBusy, 0, []string{"a.x_t00000", "b.y_t00001", "a.x_t00002", "b.y_t00003"}},
+		{4, MixBusy, 0.5, []string{"a.x_t00000", "b.y_t00001", "a.x_t00002*", "b.y_t00003*"}},
+		{3, "", 1, []string{"a.x_t00000*", "b.y_t00001*", "a.x_t00002*"}},
+		{7, MixRealistic, 0, []string{"a.x_t00000", "b.y_t00001", "a.x_t00002", "b.y_t00003", "a.x_t00004", "b.y_t00005+1", "a.x_t00006*"}},
 	} {
-		got := ScaleTables(Shape{Tables: tc.tables, IdleShare: tc.idle}, healthy)
+		got := ScaleTables(Shape{Tables: tc.tables, Mix: tc.mix, IdleShare: tc.idle}, healthy)
 		if len(got) != len(tc.want) {
 			t.Fatalf("%d tables: got %d", tc.tables, len(got))
 		}
 		for j, st := range got {
 			name := model.TableKey(st.Keyspace, st.Name)
-			if st.idle {
+			switch st.kind {
+			case kindIdle:
 				name += "*"
+			case kindLarge:
+				name += fmt.Sprintf("+%d", st.size>>30)
 			}
 			if name != tc.want[j] {
-				t.Errorf("%d tables, idle %g: table %d = %s, want %s", tc.tables, tc.idle, j, name, tc.want[j])
+				t.Errorf("%d tables, mix %q, idle %g: table %d = %s, want %s", tc.tables, tc.mix, tc.idle, j, name, tc.want[j])
 			}
+		}
+	}
+}
+
+// The realistic mix holds its stated shares: 70 % idle, 25 % busy, 5 %
+// large, the large ones 1 to 5 GiB.
+func TestRealisticShares(t *testing.T) {
+	tables := ScaleTables(Shape{Tables: 1000, Mix: MixRealistic}, []model.Table{{Keyspace: "a", Name: "x"}})
+	n := map[tableKind]int{}
+	sizes := map[int64]int{}
+	for _, st := range tables {
+		n[st.kind]++
+		if st.kind == kindLarge {
+			sizes[st.size>>30]++
+		}
+	}
+	if n[kindIdle] != 700 || n[kindBusy] != 250 || n[kindLarge] != 50 {
+		t.Errorf("1,000 realistic tables: %v, want 700 idle, 250 busy, 50 large", n)
+	}
+	for g := int64(1); g <= 5; g++ {
+		if sizes[g] != 10 {
+			t.Errorf("large tables by GiB %v, want 10 each of 1 to 5", sizes)
+		}
+	}
+	if tables[0].kind != kindBusy {
+		t.Errorf("table 0 (the planted growth's) is %v, want busy", tables[0].kind)
+	}
+}
+
+func TestShapeValidate(t *testing.T) {
+	ok := Shape{Sidecars: 1, Tables: 1, DCs: 1, Racks: 1, FirstIP: netip.MustParseAddr("127.0.1.1")}
+	for _, tc := range []struct {
+		mix  string
+		idle float64
+		want string // in the error; "" valid
+	}{
+		{"", 0, ""}, {MixBusy, 0.9, ""}, {MixRealistic, 0, ""},
+		{"bursty", 0, `mix "bursty"`},
+		{MixRealistic, 0.5, "has its own idle tables"},
+		{MixBusy, 1.5, "not in [0, 1]"},
+	} {
+		s := ok
+		s.Mix, s.IdleShare = tc.mix, tc.idle
+		err := s.Validate()
+		if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("mix %q idle %g: %v, want %q", tc.mix, tc.idle, err, tc.want)
 		}
 	}
 }
@@ -211,11 +264,15 @@ func TestRekeyGivesEachSidecarItsOwnNode(t *testing.T) {
 		if busy == nil || idle == nil || d.Tables["system.local"] == nil || d.Tables["shop.orders"] != nil || len(d.Tables) != 3 {
 			t.Fatalf("sidecar %d tables: %v", i, d.Tables)
 		}
-		if busy.DiskUsageBytes != tmpl.Tables["shop.orders"].DiskUsageBytes || busy.LocalWrites.PerSecond != 5 {
-			t.Errorf("sidecar %d: busy copy %+v, want the template's figures", i, busy)
+		// The template has writes only: the busy copy keeps them and gets
+		// half as many reads, and a tombstone histogram of as many reads at 0.
+		if busy.DiskUsageBytes != tmpl.Tables["shop.orders"].DiskUsageBytes || busy.LocalWrites.PerSecond != 5 || busy.LocalWrites.Count != 10 ||
+			busy.LocalReads.PerSecond != 2.5 || busy.LocalReads.Count != 5 ||
+			busy.TombstonesPerRead.Count != 5 || busy.TombstonesPerRead.P99 != 0 {
+			t.Errorf("sidecar %d: busy copy %+v, want the template's writes, half as many reads, tombstones 0 over 5 reads", i, busy)
 		}
-		if idle.DiskUsageBytes != idleDiskBytes || idle.LocalWrites.PerSecond != 0 || idle.LocalWrites.Rate != 0 {
-			t.Errorf("sidecar %d: idle copy %+v, want small and idle", i, idle)
+		if idle.DiskUsageBytes != idleDiskBytes || idle.LocalWrites != (model.Ops{}) || idle.LocalReads != (model.Ops{}) || idle.TombstonesPerRead.Count != 0 {
+			t.Errorf("sidecar %d: idle copy %+v, want small and never read or written", i, idle)
 		}
 		if len(d.HotPartitions) != 2 || d.HotPartitions[0].Table != "orders_t00000" || d.HotPartitions[1].Table != "orders_t00001" {
 			t.Errorf("sidecar %d: hot partitions %+v, want the sample once per copy", i, d.HotPartitions)
