@@ -12,6 +12,7 @@
 package main
 
 import (
+	"cmp"
 	"compress/gzip"
 	"context"
 	"encoding/json"
@@ -59,17 +60,27 @@ func main() {
 	flag.IntVar(&o.shape.Tables, "tables", 1000, "user tables per node")
 	flag.IntVar(&o.shape.DCs, "dcs", 2, "data centres")
 	flag.IntVar(&o.shape.Racks, "racks", 3, "most racks per data centre (each DC gets the most that hold equally many of its nodes)")
-	flag.Float64Var(&o.shape.IdleShare, "idle-share", 0, "share of the user tables made small and idle")
+	flag.StringVar(&o.shape.Mix, "mix", MixBusy, "the user tables: busy (every one busy at its captured size: reads and writes, tombstones per read with p99 0; the worst case) "+
+		"or realistic (of every 20 tables 14 idle and 64 KiB, 5 busy, 1 busy and 1-5 GiB: an assumption, no source at hand counts a cluster's idle tables; tools/cmd/fleet/mix.go)")
+	flag.Float64Var(&o.shape.IdleShare, "idle-share", 0, "with --mix busy: share of the user tables made small and idle")
 	flag.StringVar(&o.firstIP, "first-ip", "127.0.1.1", "the first sidecar's address")
 	flag.IntVar(&o.port, "port", 9808, "port every sidecar listens on")
 	flag.IntVar(&o.plant, "plant", -1, "sidecar (0-based) that gets the capture's first keyed problem, the next ones the others and then the growth; -1 plants nothing")
-	flag.Int64Var(&o.floor.DiskBytes, "floor-disk-bytes", 0, "metrics.table_floor.disk_bytes")
-	flag.Float64Var(&o.floor.OpsPerSecond, "floor-ops", 0, "metrics.table_floor.ops_per_second")
+	floorMode := flag.String("floor", FloorDefault, "metrics.table_floor of every sidecar: default (exporter.DefaultTableFloor, what partmon runs with) or off (every family of every table)")
+	floorDisk := flag.Int64("floor-disk-bytes", 0, "with --floor default: metrics.table_floor.disk_bytes instead of the default's")
+	floorOps := flag.Float64("floor-ops", 0, "with --floor default: metrics.table_floor.ops_per_second instead of the default's")
 	flag.StringVar(&o.targetsFile, "targets-file", "", "write the sidecars as a Prometheus file_sd target list here")
 	flag.StringVar(&o.plantedFile, "planted-file", "", "write the planted problems (kind, node, keyspace, table, key) here as JSON")
 	flag.StringVar(&o.alertmanager, "alertmanager", "", "Alertmanager URL every sidecar pushes its findings to (partmon's pusher); empty pushes nothing")
 	flag.DurationVar(&o.advance, "advance", 15*time.Second, "how often the sidecars' operation counters move on at the captured rates")
 	flag.Parse()
+	set := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var err error
+	if o.floor, err = ParseFloor(*floorMode, set["floor-disk-bytes"], *floorDisk, set["floor-ops"], *floorOps); err != nil {
+		fmt.Fprintln(os.Stderr, "fleet:", err)
+		os.Exit(2)
+	}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "fleet:", err)
 		os.Exit(1)
@@ -121,8 +132,8 @@ func run(o options) error {
 		}
 		sidecars = append(sidecars, sc)
 	}
-	fmt.Fprintf(os.Stderr, "fleet: %d sidecars × %d tables (%d healthy captured tables replayed, %d problems planted) ready in %.1f s\n",
-		len(ring), o.shape.Tables, len(tmpl.Healthy), len(plants), time.Since(start).Seconds())
+	fmt.Fprintf(os.Stderr, "fleet: %d sidecars × %d tables (mix %s, floor %+v; %d healthy captured tables replayed, %d problems planted) ready in %.1f s\n",
+		len(ring), o.shape.Tables, cmp.Or(o.shape.Mix, MixBusy), o.floor, len(tmpl.Healthy), len(plants), time.Since(start).Seconds())
 	if err := writeTargets(o, ring); err != nil {
 		return err
 	}
@@ -133,6 +144,37 @@ func run(o options) error {
 	}
 	advance(ctx, sidecars, o.advance)
 	return nil
+}
+
+// The --floor modes.
+const (
+	FloorDefault = "default" // exporter.DefaultTableFloor(): what partmon runs with
+	FloorOff     = "off"     // exporter.TableFloor{}: every family of every table node
+)
+
+// ParseFloor is the floor of --floor mode, its disk bytes and operations
+// per second replaced by --floor-disk-bytes and --floor-ops when given
+// (diskSet, opsSet); those need the floor on.
+func ParseFloor(mode string, diskSet bool, disk int64, opsSet bool, ops float64) (exporter.TableFloor, error) {
+	var f exporter.TableFloor
+	switch mode {
+	case FloorDefault:
+		f = exporter.DefaultTableFloor()
+	case FloorOff:
+		if diskSet || opsSet {
+			return f, fmt.Errorf("--floor-disk-bytes and --floor-ops set parts of a floor, and --floor %s has none", FloorOff)
+		}
+		return f, nil
+	default:
+		return f, fmt.Errorf("--floor %q: want %s or %s", mode, FloorDefault, FloorOff)
+	}
+	if diskSet {
+		f.DiskBytes = disk
+	}
+	if opsSet {
+		f.OpsPerSecond = ops
+	}
+	return f, f.Validate()
 }
 
 // Planted is one problem the fleet plants, as tools/cmd/scale checks it.
@@ -188,8 +230,6 @@ type sidecar struct {
 func serveSidecar(ctx context.Context, o options, tmpl *Template, ring []FleetNode, tables []scaledTable, plants []Planted, i int) (*sidecar, error) {
 	snap, hist := sidecarSnapshot(o, tmpl, ring, tables, plants, i, time.Now())
 	report := analyzer.Analyze(snap, hist, analyzer.DefaultThresholds())
-	latest := &publish.Latest{}
-	e := exporter.New(latest, exporter.Options{Mode: publish.ModeSidecar, TableFloor: o.floor})
 	var alerts prometheus.Collector
 	if o.alertmanager != "" {
 		p, err := alertmanager.New(alertmanager.Options{URLs: []string{o.alertmanager}, Mode: publish.ModeSidecar})
@@ -200,11 +240,10 @@ func serveSidecar(ctx context.Context, o options, tmpl *Template, ring []FleetNo
 		go p.Run(ctx)
 		alerts = p
 	}
-	h, err := web.NewHandler(latest, e, alerts, web.HandlerOptions{DisableExporterMetrics: true})
+	h, latest, err := sidecarHandler(o.floor, report, alerts)
 	if err != nil {
 		return nil, err
 	}
-	latest.Publish(report)
 	addr := net.JoinHostPort(ring[i].Address, fmt.Sprint(o.port))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -217,6 +256,20 @@ func serveSidecar(ctx context.Context, o options, tmpl *Template, ring []FleetNo
 		}
 	}()
 	return &sidecar{srv: srv, latest: latest, report: report}, nil
+}
+
+// sidecarHandler serves report as a sidecar's web handler does after a
+// cycle: partmon's exporter in sidecar mode with the floor, the cached
+// exposition; alerts (the pusher's self-metrics) may be nil.
+func sidecarHandler(floor exporter.TableFloor, report *analyzer.Report, alerts prometheus.Collector) (http.Handler, *publish.Latest, error) {
+	latest := &publish.Latest{}
+	e := exporter.New(latest, exporter.Options{Mode: publish.ModeSidecar, TableFloor: floor})
+	h, err := web.NewHandler(latest, e, alerts, web.HandlerOptions{DisableExporterMetrics: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	latest.Publish(report)
+	return h, latest, nil
 }
 
 // sidecarSnapshot is sidecar i's snapshot, taken at now, with whatever
