@@ -2,7 +2,8 @@
 // prints the table of all sizes:
 //
 //	scale measure [flags] -out N.json   the store, rules, dashboards and alert of one size
-//	scale report N.json...              the table; exit 1 when an acceptance check fails
+//	scale report [-max-group-share S] N.json...
+//	                                    the table; exit 1 when an acceptance check fails
 //
 // It only reads: the store's query API and /metrics, vmalert's /metrics and
 // rules, Alertmanager's alerts, and /proc for resident memory.
@@ -49,15 +50,16 @@ type measureFlags struct {
 	storePIDs                          []int    // every process of the store
 	plantedFile, dashboards            string
 	plantedSidecars                    []string // /metrics of the planted sidecars
-	agentPID, fleetPID                 int
+	agentPID, fleetPID, vmalertPID     int
 	sidecars, tables, queryRounds      int
 	cluster, out                       string
+	mix, floor                         string // what the fleet replays (its --mix and --floor)
 	window, alertTimeout, readyTimeout time.Duration
 }
 
 func measure(args []string) error {
 	f := parseMeasureFlags(args)
-	r := Result{Sidecars: f.sidecars, Tables: f.tables, Store: f.storeName}
+	r := Result{Sidecars: f.sidecars, Tables: f.tables, Store: f.storeName, Mix: f.mix, Floor: f.floor}
 	b, err := os.ReadFile(f.plantedFile)
 	if err != nil {
 		return err
@@ -89,7 +91,7 @@ func measure(args []string) error {
 	for _, pid := range f.storePIDs {
 		r.StoreRSSBytes += rssBytes(pid)
 	}
-	r.AgentRSSBytes, r.FleetRSSBytes = rssBytes(f.agentPID), rssBytes(f.fleetPID)
+	r.AgentRSSBytes, r.FleetRSSBytes, r.VmalertRSSBytes = rssBytes(f.agentPID), rssBytes(f.fleetPID), rssBytes(f.vmalertPID)
 	for _, dir := range f.storeDirs {
 		r.StoreDiskBytes += dirBytes(dir)
 	}
@@ -130,6 +132,9 @@ func parseMeasureFlags(args []string) measureFlags {
 	})
 	fs.IntVar(&f.agentPID, "agent-pid", 0, "")
 	fs.IntVar(&f.fleetPID, "fleet-pid", 0, "")
+	fs.IntVar(&f.vmalertPID, "vmalert-pid", 0, "vmalert's process id (the ruler's memory)")
+	fs.StringVar(&f.mix, "mix", "", "the fleet's --mix, for the table")
+	fs.StringVar(&f.floor, "floor", "", "the fleet's --floor, for the table")
 	fs.IntVar(&f.sidecars, "sidecars", 0, "sidecars the fleet serves")
 	fs.IntVar(&f.tables, "tables", 0, "tables per sidecar")
 	fs.IntVar(&f.queryRounds, "query-rounds", 5, "runs of every dashboard query")
@@ -392,9 +397,16 @@ func publishes(published map[string]*dto.MetricFamily, family string) bool {
 	return false
 }
 
-func report(files []string) int {
+func report(args []string) int {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	var budget GroupBudget
+	fs.Var(&budget, "max-group-share", "fail when a rule group's slowest iteration takes more than this share of its interval: "+
+		"one share (0.25) or shares by size, N:share for sizes up to N sidecars then one for the rest (100:0.25,0.60); 0 or empty is off")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
 	var rs []Result
-	for _, f := range files {
+	for _, f := range fs.Args() {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "scale report:", err)
@@ -411,7 +423,7 @@ func report(files []string) int {
 		fmt.Fprintln(os.Stderr, "scale report: no result to report")
 		return 1
 	}
-	if !PrintTable(os.Stdout, rs) {
+	if !PrintTable(os.Stdout, rs, budget) {
 		return 1
 	}
 	fmt.Println(strings.Repeat("-", 40))

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -14,6 +16,10 @@ type Result struct {
 	Sidecars int    `json:"sidecars"`
 	Tables   int    `json:"tables"`
 	Store    string `json:"store,omitempty"` // what stored the series (the script names it)
+	// Mix and Floor are what the fleet replayed: its --mix (busy,
+	// realistic) and --floor (default, off).
+	Mix   string `json:"mix,omitempty"`
+	Floor string `json:"floor,omitempty"`
 
 	HeadSeries     float64 `json:"head_series"`      // the store's head series
 	PartmonSeries  float64 `json:"partmon_series"`   // series named partmon_* in the store
@@ -22,6 +28,8 @@ type Result struct {
 	StoreDiskBytes float64 `json:"store_disk_bytes"` // its data directories (WAL and blocks)
 	AgentRSSBytes  float64 `json:"agent_rss_bytes"`
 	FleetRSSBytes  float64 `json:"fleet_rss_bytes"`
+	// VmalertRSSBytes is the ruler's resident memory (0 when not measured).
+	VmalertRSSBytes float64 `json:"vmalert_rss_bytes"`
 
 	Groups []GroupTiming `json:"groups"`
 
@@ -124,8 +132,9 @@ func (a Alert) Key() string {
 // reads), anything but exactly one alert carrying
 // its key for each planted problem that must alert, any alert about the one
 // that must not (the slow growth) or about nothing planted, a rule group
-// slower than its interval, skipping iterations, or with a failing rule.
-func (r Result) Failures() []string {
+// slower than its interval, or than maxGroupShare of it when that is
+// above 0, skipping iterations, or with a failing rule.
+func (r Result) Failures(maxGroupShare float64) []string {
 	var out []string
 	for _, q := range r.Queries {
 		switch {
@@ -167,6 +176,9 @@ func (r Result) Failures() []string {
 			out = append(out, fmt.Sprintf("rule group %s: never evaluated", g.Name))
 		case g.MaxSec > g.IntervalSec:
 			out = append(out, fmt.Sprintf("rule group %s: evaluation took %.2f s, longer than its %.0f s interval", g.Name, g.MaxSec, g.IntervalSec))
+		case maxGroupShare > 0 && g.Share() > maxGroupShare:
+			out = append(out, fmt.Sprintf("rule group %s: evaluation took %.2f s, %.0f %% of its %.0f s interval, over the budget of %.0f %%",
+				g.Name, g.MaxSec, 100*g.Share(), g.IntervalSec, 100*maxGroupShare))
 		case g.Missed > 0:
 			out = append(out, fmt.Sprintf("rule group %s: %.0f iterations missed", g.Name, g.Missed))
 		}
@@ -207,55 +219,178 @@ func Percentile(xs []float64, p float64) float64 {
 	return s[min(max(rank, 1), len(s))-1]
 }
 
-// PrintTable writes the results as the table make scale prints, then each
-// failure, and says whether all passed.
-func PrintTable(w io.Writer, rs []Result) bool {
-	fmt.Fprintf(w, "%-18s %10s %10s %9s %9s %12s %10s %10s %9s %9s %s\n",
-		"sidecars×tables", "series", "samples/s", "store RSS", "disk", "RSS/M series", "disk/M", "query p50", "p99", "alerts", "slowest rule group")
-	ok := true
-	for _, r := range rs {
-		slowest := GroupTiming{}
-		for _, g := range r.Groups {
-			if g.MaxSec >= slowest.MaxSec {
-				slowest = g
-			}
-		}
-		perM := func(b float64) string {
-			if r.HeadSeries == 0 {
-				return "-"
-			}
-			return mib(b / r.HeadSeries * 1e6)
-		}
-		fmt.Fprintf(w, "%-18s %10.0f %10.0f %9s %9s %12s %10s %9.0fms %8.0fms %9s %s %.2fs/%.0fs\n",
-			fmt.Sprintf("%d×%d", r.Sidecars, r.Tables), r.HeadSeries, r.SamplesPerSec, mib(r.StoreRSSBytes), mib(r.StoreDiskBytes),
-			perM(r.StoreRSSBytes), perM(r.StoreDiskBytes), r.QueryP50Secs*1000, r.QueryP99Secs*1000,
-			fmt.Sprintf("%d+%d", r.plantedAlerts(), r.OtherAlerts), slowest.Name, slowest.MaxSec, slowest.IntervalSec)
+// Share is the group's slowest iteration as a share of its interval.
+func (g GroupTiming) Share() float64 {
+	if g.IntervalSec <= 0 {
+		return 0
 	}
+	return g.MaxSec / g.IntervalSec
+}
+
+// GroupBudget is the largest share of its interval a rule group's slowest
+// iteration may take, by fleet size: "0.25" for every size, "100:0.25,0.60"
+// for up to 100 sidecars and then the rest, "" or 0 for none (a flag.Value).
+type GroupBudget struct {
+	steps []budgetStep // by increasing size
+	rest  float64      // past the last step
+}
+
+type budgetStep struct {
+	upTo  int
+	share float64
+}
+
+// Set parses a budget: comma-separated N:share entries, by increasing N,
+// and optionally a last bare share for the sizes past them.
+func (b *GroupBudget) Set(v string) error {
+	*b = GroupBudget{}
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return nil
+	}
+	parts := strings.Split(v, ",")
+	for i, p := range parts {
+		n, share, stepped := strings.Cut(strings.TrimSpace(p), ":")
+		if !stepped {
+			share = n
+		}
+		x, err := strconv.ParseFloat(share, 64)
+		if err != nil || x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("%q: share %q is not a number ≥ 0", v, share)
+		}
+		if !stepped {
+			if i != len(parts)-1 {
+				return fmt.Errorf("%q: a bare share is the rest's and comes last", v)
+			}
+			b.rest = x
+			continue
+		}
+		upTo, err := strconv.Atoi(n)
+		if err != nil || upTo < 1 || (len(b.steps) > 0 && upTo <= b.steps[len(b.steps)-1].upTo) {
+			return fmt.Errorf("%q: %q wants sidecars N ≥ 1, increasing", v, p)
+		}
+		b.steps = append(b.steps, budgetStep{upTo, x})
+	}
+	return nil
+}
+
+func (b *GroupBudget) String() string {
+	var out []string
+	for _, s := range b.steps {
+		out = append(out, fmt.Sprintf("%d:%g", s.upTo, s.share))
+	}
+	if b.rest > 0 || len(out) == 0 {
+		out = append(out, fmt.Sprint(b.rest))
+	}
+	return strings.Join(out, ",")
+}
+
+// For is the budget of a fleet of sidecars; 0 is none.
+func (b GroupBudget) For(sidecars int) float64 {
+	for _, s := range b.steps {
+		if sidecars <= s.upTo {
+			return s.share
+		}
+	}
+	return b.rest
+}
+
+// label names a result in the report: its size, and its mix and floor
+// when recorded.
+func (r Result) label() string {
+	l := fmt.Sprintf("%d×%d", r.Sidecars, r.Tables)
+	if r.Mix != "" || r.Floor != "" {
+		l += fmt.Sprintf(" %s/%s", cmp.Or(r.Mix, "?"), cmp.Or(r.Floor, "?"))
+	}
+	return l
+}
+
+// PrintTable writes the results as the table make scale prints (per size:
+// the store's partmon_* series per sidecar, samples/s, store and ruler
+// memory, store memory per series; then each rule group's slowest
+// iteration as a share of its interval), then each failure, and says
+// whether all passed. budget is the rule groups' share of their interval.
+func PrintTable(w io.Writer, rs []Result, budget GroupBudget) bool {
+	fmt.Fprintf(w, "%-30s %14s %10s %10s %10s %11s %10s %10s %9s %9s %8s\n",
+		"sidecars×tables mix/floor", "series/sidecar", "samples/s", "store RSS", "B/series", "vmalert RSS", "agent RSS", "query p50", "p99", "disk", "alerts")
 	for _, r := range rs {
+		perSidecar, perSeries, ruler := "-", "-", "-"
+		if r.VmalertRSSBytes > 0 {
+			ruler = mib(r.VmalertRSSBytes)
+		}
+		if r.Sidecars > 0 {
+			perSidecar = fmt.Sprintf("%.0f", r.PartmonSeries/float64(r.Sidecars))
+		}
+		if r.HeadSeries > 0 {
+			perSeries = fmt.Sprintf("%.0f", r.StoreRSSBytes/r.HeadSeries)
+		}
+		fmt.Fprintf(w, "%-30s %14s %10.0f %10s %10s %11s %10s %8.0fms %7.0fms %9s %8s\n",
+			r.label(), perSidecar, r.SamplesPerSec, mib(r.StoreRSSBytes), perSeries, ruler, mib(r.AgentRSSBytes),
+			r.QueryP50Secs*1000, r.QueryP99Secs*1000, mib(r.StoreDiskBytes), fmt.Sprintf("%d+%d", r.plantedAlerts(), r.OtherAlerts))
+	}
+	// Rule groups: the slowest iteration ÷ the interval, per group and size.
+	var names []string
+	seen := map[string]bool{}
+	for _, r := range rs {
+		for _, g := range r.Groups {
+			if !seen[g.Name] {
+				seen[g.Name] = true
+				names = append(names, g.Name)
+			}
+		}
+	}
+	sort.Strings(names)
+	fmt.Fprintf(w, "\nrule groups, slowest iteration ÷ interval:\n%-30s %8s", "sidecars×tables mix/floor", "budget")
+	for _, n := range names {
+		fmt.Fprintf(w, " %*s", max(len(n), 8), n)
+	}
+	fmt.Fprintln(w)
+	for _, r := range rs {
+		b := "-"
+		if x := budget.For(r.Sidecars); x > 0 {
+			b = fmt.Sprintf("%.0f%%", 100*x)
+		}
+		fmt.Fprintf(w, "%-30s %8s", r.label(), b)
+		for _, n := range names {
+			cell := "-"
+			for _, g := range r.Groups {
+				if g.Name == n {
+					cell = fmt.Sprintf("%.0f%% of %.0fs", 100*g.Share(), g.IntervalSec)
+				}
+			}
+			fmt.Fprintf(w, " %*s", max(len(n), 8), cell)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
+	for _, r := range rs {
+		fmt.Fprintf(w, "  %s: mix %s, floor %s, %.0f partmon_* series in the store (%.0f in its head), fleet %s\n",
+			r.label(), cmp.Or(r.Mix, "not recorded"), cmp.Or(r.Floor, "not recorded"), r.PartmonSeries, r.HeadSeries, mib(r.FleetRSSBytes))
 		if r.Store != "" {
-			fmt.Fprintf(w, "  %d×%d store: %s\n", r.Sidecars, r.Tables, r.Store)
+			fmt.Fprintf(w, "  %s store: %s\n", r.label(), r.Store)
 		}
 		for _, g := range r.Groups {
-			fmt.Fprintf(w, "  %d×%d rule group %-22s interval %3.0fs  mean %.3fs  max %.3fs  (%0.f runs)\n",
-				r.Sidecars, r.Tables, g.Name, g.IntervalSec, g.MeanSec, g.MaxSec, g.Iterations)
+			fmt.Fprintf(w, "  %s rule group %-22s interval %3.0fs  mean %.3fs  max %.3fs  (%0.f runs)\n",
+				r.label(), g.Name, g.IntervalSec, g.MeanSec, g.MaxSec, g.Iterations)
 		}
 	}
 	for _, r := range rs {
 		for _, q := range r.Unexercised() {
-			fmt.Fprintf(w, "  %d×%d not exercised (the replayed capture publishes no %s): %s\n",
-				r.Sidecars, r.Tables, strings.Join(q.Unpublished, ", "), q.Name)
+			fmt.Fprintf(w, "  %s not exercised (the replayed capture publishes no %s): %s\n",
+				r.label(), strings.Join(q.Unpublished, ", "), q.Name)
 		}
-		fmt.Fprintf(w, "  %d×%d dashboard queries with data: %d of %d\n",
-			r.Sidecars, r.Tables, len(r.Queries)-len(r.Unexercised()), len(r.Queries))
+		fmt.Fprintf(w, "  %s dashboard queries with data: %d of %d\n",
+			r.label(), len(r.Queries)-len(r.Unexercised()), len(r.Queries))
 		for _, p := range r.Planted {
-			fmt.Fprintf(w, "  %d×%d planted %s on %s %s.%s key %q: alerts %v, muted by it %v\n",
-				r.Sidecars, r.Tables, p.Kind, p.Node, p.Keyspace, p.Table, p.Key, alertNames(p.Alerts), alertNames(p.Muted))
+			fmt.Fprintf(w, "  %s planted %s on %s %s.%s key %q: alerts %v, muted by it %v\n",
+				r.label(), p.Kind, p.Node, p.Keyspace, p.Table, p.Key, alertNames(p.Alerts), alertNames(p.Muted))
 		}
 	}
+	ok := true
 	for _, r := range rs {
-		for _, f := range r.Failures() {
+		for _, f := range r.Failures(budget.For(r.Sidecars)) {
 			ok = false
-			fmt.Fprintf(w, "FAIL %d×%d: %s\n", r.Sidecars, r.Tables, f)
+			fmt.Fprintf(w, "FAIL %s: %s\n", r.label(), f)
 		}
 	}
 	return ok

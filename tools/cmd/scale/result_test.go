@@ -65,7 +65,7 @@ func TestFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := passing()
 			tc.change(&r)
-			got := r.Failures()
+			got := r.Failures(0)
 			if len(got) != len(tc.want) {
 				t.Fatalf("failures %q, want %d like %q", got, len(tc.want), tc.want)
 			}
@@ -78,16 +78,105 @@ func TestFailures(t *testing.T) {
 	}
 }
 
+// A group budget fails a group whose slowest iteration takes more than
+// that share of its interval, and only then.
+func TestFailuresGroupBudget(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		maxSec float64 // partmon-self's slowest iteration, of its 30 s
+		missed float64
+		budget float64
+		want   string // substring of the one failure; "" none
+	}{
+		{"within the budget", 0.2, 0, 0.25, ""},
+		{"over the budget", 9, 0, 0.25, "rule group partmon-self: evaluation took 9.00 s, 30 % of its 30 s interval, over the budget of 25 %"},
+		{"at the budget", 7.5, 0, 0.25, ""},
+		{"slow, no budget", 29, 0, 0, ""},
+		{"slower than the interval, under a budget", 31, 0, 0.25, "longer than its 30 s interval"},
+		{"a larger budget", 17, 0, 0.6, ""},
+		{"missed iterations within the budget", 1, 2, 0.25, "2 iterations missed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := passing()
+			r.Groups[0].MaxSec, r.Groups[0].Missed = tc.maxSec, tc.missed
+			got := r.Failures(tc.budget)
+			if (tc.want == "" && len(got) > 0) || (tc.want != "" && (len(got) != 1 || !strings.Contains(got[0], tc.want))) {
+				t.Errorf("failures %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestGroupBudget(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want map[int]float64 // sidecars → budget
+		err  bool
+	}{
+		{"", map[int]float64{10: 0, 1000: 0}, false},
+		{"0", map[int]float64{10: 0}, false},
+		{"0.25", map[int]float64{1: 0.25, 10: 0.25, 300: 0.25}, false},
+		{"100:0.25,0.60", map[int]float64{10: 0.25, 100: 0.25, 101: 0.6, 300: 0.6}, false},
+		{"10:0.2,100:0.3", map[int]float64{10: 0.2, 11: 0.3, 100: 0.3, 300: 0}, false},
+		{"0.6,100:0.25", nil, true},   // the rest comes last
+		{"100:0.2,10:0.3", nil, true}, // sizes increase
+		{"100:x", nil, true},
+		{"-0.1", nil, true},
+	} {
+		var b GroupBudget
+		err := b.Set(tc.in)
+		if (err != nil) != tc.err {
+			t.Errorf("Set(%q): %v, want an error %v", tc.in, err, tc.err)
+			continue
+		}
+		for n, want := range tc.want {
+			if got := b.For(n); got != want {
+				t.Errorf("%q: budget at %d sidecars %g, want %g", tc.in, n, got, want)
+			}
+		}
+	}
+}
+
+// The table prints, per size, the series per sidecar, store and ruler
+// memory, bytes per series, the mix and floor, and each group's share.
+func TestPrintTableColumns(t *testing.T) {
+	r := passing()
+	r.Mix, r.Floor = "realistic", "default"
+	r.PartmonSeries, r.HeadSeries = 20000, 25000
+	r.StoreRSSBytes, r.VmalertRSSBytes = 100<<20, 50<<20
+	r.Groups = append(r.Groups, GroupTiming{Name: "partmon-table-rollups", IntervalSec: 60, MaxSec: 15, Iterations: 4})
+	var out bytes.Buffer
+	var b GroupBudget
+	_ = b.Set("0.2")
+	if PrintTable(&out, []Result{r}, b) {
+		t.Errorf("a group at 25 %% of its interval passed a 20 %% budget:\n%s", out.String())
+	}
+	for _, want := range []string{
+		"10×1000 realistic/default", // the label
+		" 2000 ",                    // partmon series per sidecar
+		"100.0MiB", "4194 ",         // store RSS and bytes per head series
+		"50.0MiB",                 // vmalert
+		"25% of 60s", "1% of 30s", // groups' shares
+		"20%", // the budget
+		"mix realistic, floor default",
+		"FAIL 10×1000 realistic/default: rule group partmon-table-rollups: evaluation took 15.00 s, 25 % of its 60 s interval, over the budget of 20 %",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the table lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
 func TestPrintTableFailsOnAnyFailure(t *testing.T) {
 	good, bad := passing(), passing()
 	bad.Sidecars = 100
 	bad.Planted[0].Alerts = nil
 	var out bytes.Buffer
-	if !PrintTable(&out, []Result{good}) {
+	if !PrintTable(&out, []Result{good}, GroupBudget{}) {
 		t.Errorf("a passing result reported as failing:\n%s", out.String())
 	}
 	out.Reset()
-	if PrintTable(&out, []Result{good, bad}) {
+	if PrintTable(&out, []Result{good, bad}, GroupBudget{}) {
 		t.Errorf("a failing result reported as passing:\n%s", out.String())
 	}
 	if !strings.Contains(out.String(), "FAIL 100×1000: 0 alerts") || strings.Contains(out.String(), "FAIL 10×1000") {
