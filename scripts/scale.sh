@@ -32,12 +32,29 @@
 # then `scale report` prints the table and fails when an acceptance check
 # fails: a dashboard query without data, anything but exactly one alert for
 # each planted problem (with its partition key), an alert about the growth
-# or about nothing planted, a rule group slower than its interval. The small-table floor is measured first, on one sidecar of
-# 10,000 tables. Everything it starts is stopped on exit, however it exits.
+# or about nothing planted, a rule group slower than its interval or than
+# its budget (PARTMON_SCALE_GROUP_SHARE). Per size it prints the store's
+# partmon_* series per sidecar, samples/s, store and vmalert memory, store
+# bytes per series and each rule group's slowest iteration ÷ its interval.
+# The small-table floor is measured first, on one sidecar of 10,000 tables.
+# Everything it starts is stopped on exit, however it exits.
 #
 # Settings (environment):
 #   PARTMON_SCALE_SIDECARS  fleet sizes                 (default 10,100,300)
 #   PARTMON_SCALE_TABLES    user tables per sidecar     (default 1000)
+#   PARTMON_SCALE_MIX       the fleet's user tables, a comma list: each size runs once per mix,
+#                           results named by size and mix (default busy): busy = every table
+#                           busy at its captured size (the worst case), realistic = of every 20
+#                           tables 14 idle and 64 KiB, 5 busy, 1 busy and 1-5 GiB (an
+#                           assumption: tools/cmd/fleet/mix.go)
+#   PARTMON_SCALE_FLOOR_MODE  metrics.table_floor of every sidecar (fleet --floor): default
+#                           (partmon's exporter.DefaultTableFloor) or off (default: default)
+#   PARTMON_SCALE_GROUP_SHARE  the most of its interval a rule group's slowest iteration may
+#                           take, by size (scale report -max-group-share): N:share for sizes up
+#                           to N sidecars, then a share for the rest; 0 is no budget
+#                           (default 100:0.25,0.60: a group may take a quarter of its interval
+#                           up to 100 sidecars and 60 % past that; a group near its interval is
+#                           one load spike from skipping iterations, docs/scale.md)
 #   PARTMON_SCALE_MEM_MIB   stop a size when everything it runs holds more (default 16384);
 #                           a size stopped so fails the run, after the table of those that completed
 #   PARTMON_SCALE_DIR       work directory              (default ${TMPDIR:-/tmp}/partmon-scale)
@@ -50,6 +67,9 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO"
 SIZES=${PARTMON_SCALE_SIDECARS:-10,100,300}
 TABLES=${PARTMON_SCALE_TABLES:-1000}
+MIXES=${PARTMON_SCALE_MIX:-busy}
+FLOOR_MODE=${PARTMON_SCALE_FLOOR_MODE:-default}
+GROUP_SHARE=${PARTMON_SCALE_GROUP_SHARE:-100:0.25,0.60}
 MEM_MIB=${PARTMON_SCALE_MEM_MIB:-16384}
 DIR=$(realpath -m "${PARTMON_SCALE_DIR:-${TMPDIR:-/tmp}/partmon-scale}")
 FOR=${PARTMON_SCALE_FOR:-1m}
@@ -88,6 +108,11 @@ trap 'exit 130' INT TERM
 
 install_tools() {
   case $STORE_KIND in thanos | prometheus) ;; *) die "PARTMON_SCALE_STORE=$STORE_KIND: want thanos or prometheus" ;; esac
+  case $FLOOR_MODE in default | off) ;; *) die "PARTMON_SCALE_FLOOR_MODE=$FLOOR_MODE: want default or off" ;; esac
+  local m
+  for m in "${mixes[@]}"; do
+    case $m in busy | realistic) ;; *) die "PARTMON_SCALE_MIX=$MIXES: $m is not busy or realistic" ;; esac
+  done
   local missing=()
   command -v prometheus >/dev/null || missing+=(prometheus)
   command -v prometheus-alertmanager >/dev/null || missing+=(prometheus-alertmanager)
@@ -208,37 +233,53 @@ start_store() {
   STORE_NAME="Thanos $THANOS_VERSION: ${#RECEIVERS[@]} receivers in one hashring (replication factor 1) behind thanos query"
 }
 
-# floor: one sidecar of 10,000 tables, 90 % of them small and idle, its
-# series without and with the floor of docs/scale.md (100 MiB, 1 op/s).
-measure_floor() {
-  RUN=$DIR/floor; mkdir -p "$RUN"
-  local off on
-  start fleet "$DIR/bin/fleet" --sidecars 1 --dcs 1 --tables 10000 --idle-share 0.9 --first-ip "$FLEET_FIRST_IP" --targets-file "$RUN/targets.json"
-  wait_http "http://$FLEET_FIRST_IP:9808/metrics" "the 10,000-table sidecar"
-  off=$(curl -fsS "http://$FLEET_FIRST_IP:9808/metrics" | grep -vc '^#')
+# floor_series MIX FLOOR [FLEET FLAGS...]: sets SERIES to the partmon_*
+# series of one sidecar of 10,000 tables in that mix with that --floor (not
+# in a $(...) subshell: the EXIT trap that stops the fleet is not there).
+floor_series() {
+  local mix=$1 floor=$2; shift 2
+  start fleet "$DIR/bin/fleet" --sidecars 1 --dcs 1 --tables 10000 --mix "$mix" --floor "$floor" "$@" \
+    --first-ip "$FLEET_FIRST_IP" --targets-file "$RUN/targets.json"
+  wait_http "http://$FLEET_FIRST_IP:9808/metrics" "the 10,000-table sidecar ($mix, floor $floor)"
+  SERIES=$(curl -fsS "http://$FLEET_FIRST_IP:9808/metrics" | grep -c '^partmon_')
   stop_all
-  start fleet "$DIR/bin/fleet" --sidecars 1 --dcs 1 --tables 10000 --idle-share 0.9 --first-ip "$FLEET_FIRST_IP" \
-    --floor-disk-bytes 104857600 --floor-ops 1 --targets-file "$RUN/targets.json"
-  wait_http "http://$FLEET_FIRST_IP:9808/metrics" "the 10,000-table sidecar with the floor"
-  on=$(curl -fsS "http://$FLEET_FIRST_IP:9808/metrics" | grep -vc '^#')
-  stop_all
-  ((off > on)) || die "the floor saved nothing at 10,000 tables: $off series without, $on with"
-  printf 'floor: one sidecar, 10,000 tables, 9,000 small and idle: %d series without the floor, %d with it (%d saved, %.0f %%)\n' \
-    "$off" "$on" $((off - on)) "$(echo "100 * ($off - $on) / $off" | bc -l)" | tee "$DIR/floor.txt"
 }
 
-# measure_size N: the whole pipeline at N sidecars; the result in $DIR/results/N.json.
+# floor: one sidecar of 10,000 tables, its partmon_* series without the
+# floor (--floor off) and with partmon's default (--floor default), in the
+# realistic mix (7,000 idle and small tables) and the busy one (none idle:
+# the floor saves their zero tombstones, their sizes under 100 MiB and
+# their flat growth); and the old measurement's floor (100 MiB, 1 op/s)
+# on the realistic mix.
+measure_floor() {
+  RUN=$DIR/floor; mkdir -p "$RUN"
+  local mix off on
+  : >"$DIR/floor.txt"
+  for mix in realistic busy; do
+    floor_series "$mix" off; off=$SERIES
+    floor_series "$mix" default; on=$SERIES
+    ((off > on)) || die "the default floor saved nothing at 10,000 tables ($mix mix): $off series without, $on with"
+    printf 'floor: one sidecar, 10,000 tables, %s mix: %d partmon_* series without the floor, %d with the default (%d saved, %.0f %%)\n' \
+      "$mix" "$off" "$on" $((off - on)) "$(echo "100 * ($off - $on) / $off" | bc -l)" | tee -a "$DIR/floor.txt"
+  done
+  floor_series realistic default --floor-disk-bytes 104857600 --floor-ops 1
+  printf 'floor: the same, realistic mix, the default floor with --floor-ops 1 (the earlier measurement'"'"'s 100 MiB, 1 op/s): %d series\n' \
+    "$SERIES" | tee -a "$DIR/floor.txt"
+}
+
+# measure_size N MIX: the whole pipeline at N sidecars in that mix; the
+# result in $DIR/results/N-MIX.json.
 measure_size() {
-  local n=$1 plant=$(($1 / 2))
-  RUN=$DIR/run-$n; rm -rf "$RUN"; mkdir -p "$RUN"
-  say "$n sidecars × $TABLES tables: starting the fleet"
-  start fleet "$DIR/bin/fleet" --sidecars "$n" --tables "$TABLES" --plant "$plant" --first-ip "$FLEET_FIRST_IP" \
+  local n=$1 mix=$2 plant=$(($1 / 2))
+  RUN=$DIR/run-$n-$mix; rm -rf "$RUN"; mkdir -p "$RUN"
+  say "$n sidecars × $TABLES tables, $mix mix, floor $FLOOR_MODE: starting the fleet"
+  start fleet "$DIR/bin/fleet" --sidecars "$n" --tables "$TABLES" --mix "$mix" --floor "$FLOOR_MODE" --plant "$plant" --first-ip "$FLEET_FIRST_IP" \
     --targets-file "$RUN/targets.json" --planted-file "$RUN/planted.json" --alertmanager "http://$AM"
   local i
   for ((i = 0; i < 600; i++)); do
     [[ -f $RUN/planted.json ]] && break
     kill -0 "$fleet_pid" 2>/dev/null || die "the fleet exited: $(tail -3 "$RUN/fleet.log")"
-    (($(rss_mib) > MEM_MIB)) && { echo "$n: the fleet alone passed ${MEM_MIB} MiB while starting" >>"$DIR/broke.txt"; stop_all; return 1; }
+    (($(rss_mib) > MEM_MIB)) && { echo "$n ($mix): the fleet alone passed ${MEM_MIB} MiB while starting" >>"$DIR/broke.txt"; stop_all; return 1; }
     sleep 1
   done
   [[ -f $RUN/planted.json ]] || die "the fleet was not ready in 10 minutes"
@@ -258,7 +299,7 @@ measure_size() {
   wait_http "http://$VMALERT_ADDR/-/healthy" vmalert
   # A watchdog: a size that outgrows the memory budget stops here.
   ( while kill -0 $$ 2>/dev/null && sleep 5; do
-      if (($(rss_mib) > MEM_MIB)); then echo "$n: over ${MEM_MIB} MiB while measuring" >>"$DIR/broke.txt"; kill "${pids[@]}" 2>/dev/null; exit; fi
+      if (($(rss_mib) > MEM_MIB)); then echo "$n ($mix): over ${MEM_MIB} MiB while measuring" >>"$DIR/broke.txt"; kill "${pids[@]}" 2>/dev/null; exit; fi
     done ) &
   local watchdog=$!
   local sidecar_flags=()
@@ -268,27 +309,30 @@ for p in json.load(open(sys.argv[1])): print("-sidecar\nhttp://%s:9808/metrics" 
   $NICE "$DIR/bin/scale" measure -store "http://$STORE" -vmalert "http://$VMALERT_ADDR" -alertmanager "http://$AM" \
     -store-name "$STORE_NAME" "${STORE_FLAGS[@]}" \
     -planted "$RUN/planted.json" -dashboards dashboards "${sidecar_flags[@]}" \
-    -agent-pid "$agent_pid" -fleet-pid "$fleet_pid" \
+    -agent-pid "$agent_pid" -fleet-pid "$fleet_pid" -vmalert-pid "$vmalert_pid" -mix "$mix" -floor "$FLOOR_MODE" \
     -sidecars "$n" -tables "$TABLES" -ready-timeout 8m -cluster partmon \
-    -out "$DIR/results/$(printf '%04d' "$n").json" &
+    -out "$DIR/results/$(printf '%04d' "$n")-$mix.json" &
   pids+=($!) # in the background, so that a signal reaches the trap at once
   wait $! || rc=$?
   kill "$watchdog" 2>/dev/null || true
-  say "$n sidecars: $(rss_mib) MiB resident at the end (budget $MEM_MIB)"
+  say "$n sidecars ($mix): $(rss_mib) MiB resident at the end (budget $MEM_MIB)"
   stop_all
   return $rc
 }
 
+IFS=, read -ra sizes <<<"$SIZES"
+IFS=, read -ra mixes <<<"$MIXES"
 install_tools
 rm -rf "$DIR/results" "$DIR/broke.txt"; mkdir -p "$DIR/results"
 [[ ${PARTMON_SCALE_FLOOR:-true} == true ]] && measure_floor
-IFS=, read -ra sizes <<<"$SIZES"
-for n in "${sizes[@]}"; do
-  if ! measure_size "$n"; then
-    say "$n sidecars did not complete: $(cat "$DIR/broke.txt" 2>/dev/null || echo 'see the logs in '"$DIR/run-$n")"
-    [[ -f $DIR/broke.txt ]] || exit 1
-    break # a size past the memory budget: the larger ones are past it too
-  fi
+for mix in "${mixes[@]}"; do
+  for n in "${sizes[@]}"; do
+    if ! measure_size "$n" "$mix"; then
+      say "$n sidecars ($mix) did not complete: $(cat "$DIR/broke.txt" 2>/dev/null || echo 'see the logs in '"$DIR/run-$n-$mix")"
+      [[ -f $DIR/broke.txt ]] || exit 1
+      break # a size past the memory budget: the larger ones of this mix are past it too
+    fi
+  done
 done
 # The real-Cassandra half (scripts/scale-cluster.sh): cluster mode on 6 real
 # nodes and one node with 10,000 tables; PARTMON_SCALE_REAL=cluster, tables or
@@ -300,14 +344,14 @@ fi
 [[ -f $DIR/floor.txt ]] && cat "$DIR/floor.txt"
 [[ -f $DIR/broke.txt ]] && cat "$DIR/broke.txt"
 if ! compgen -G "$DIR/results/*.json" >/dev/null; then
-  say "no fleet size completed (sizes $SIZES): nothing to report; check PARTMON_SCALE_MEM_MIB and the logs in $DIR/run-*"
+  say "no fleet size completed (sizes $SIZES, mixes $MIXES): nothing to report; check PARTMON_SCALE_MEM_MIB and the logs in $DIR/run-*"
   exit 1
 fi
 report_rc=0
-"$DIR/bin/scale" report "$DIR"/results/*.json || report_rc=$?
+"$DIR/bin/scale" report -max-group-share "$GROUP_SHARE" "$DIR"/results/*.json || report_rc=$?
 # README promises every size named: one that did not complete fails the run.
 if [[ -f $DIR/broke.txt ]]; then
-  say "not every size completed (sizes $SIZES, budget ${MEM_MIB} MiB): $(cat "$DIR/broke.txt")"
+  say "not every size completed (sizes $SIZES, mixes $MIXES, budget ${MEM_MIB} MiB): $(cat "$DIR/broke.txt")"
   exit 1
 fi
 [[ $report_rc == 0 ]] || exit "$report_rc"
