@@ -17,11 +17,10 @@ const (
 	MixBusy = "busy"
 	// MixRealistic is most tables idle and small, a few busy, a few large:
 	// of every 20 tables 14 idle and small (70 %), 5 busy at the captured
-	// size (25 %), 1 busy and large (5 %, 1 to 5 GiB). No source at hand
-	// (the research notes in /work/shared/research/anchors.md give clusters
-	// of 300 to 10,000 tables and 200 keyspaces, never how many of them are
-	// used) says how many of a cluster's tables are idle or small: the
-	// shares are an assumption. A node holds hundreds or thousands of tables
+	// size (25 %), 1 busy and large (5 %, 1 to 5 GiB). No source we know
+	// (users' reports give clusters of 300 to 10,000 tables and 200
+	// keyspaces, never how many of them are used) says how many of a
+	// cluster's tables are idle or small: the shares are an assumption. A node holds hundreds or thousands of tables
 	// when many teams or tenants get keyspaces of their own, and most of
 	// those hold little and are seldom touched, the way most of a shared
 	// database's schemas are; a few carry the traffic and fewer the data.
