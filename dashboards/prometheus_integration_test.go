@@ -15,6 +15,8 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +36,7 @@ func startPrometheus(t *testing.T, cluster string, exposition []byte) *promtest.
 	}))
 	t.Cleanup(target.Close)
 
-	rules := rulesFile(t)
+	rules := everySecond(t, rulesFile(t))
 	config := fmt.Sprintf(`global:
   scrape_interval: 1s
   evaluation_interval: 1s
@@ -191,4 +193,26 @@ func ruleHealth(p *promtest.Prometheus) (map[string]string, error) {
 		out[rule.Group+"/"+rule.Name+"/"+rule.Labels["severity"]] = h
 	}
 	return out, nil
+}
+
+// groupInterval is a rule group's own evaluation interval in a rules file.
+var groupInterval = regexp.MustCompile(`(?m)^(\s+)interval: \S+$`)
+
+// everySecond is a copy of a rules file whose groups all run every second,
+// as the global evaluation_interval here: a group of its own interval (2m)
+// would be evaluated first after up to that long, past this test's wait.
+func everySecond(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !groupInterval.Match(b) {
+		t.Fatalf("%s: no group sets its own interval; drop everySecond", path)
+	}
+	out := filepath.Join(t.TempDir(), filepath.Base(path))
+	if err := os.WriteFile(out, groupInterval.ReplaceAll(b, []byte("${1}interval: 1s")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

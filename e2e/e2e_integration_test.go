@@ -236,10 +236,14 @@ scrape_configs:
 `, promInterval, rules, amAddr, partmonAddr, cluster)
 }
 
-var forClause = regexp.MustCompile(`(?m)^(\s+)for:\s*\S+\s*$`)
+var (
+	forClause     = regexp.MustCompile(`(?m)^(\s+)for:\s*\S+\s*$`)
+	groupInterval = regexp.MustCompile(`(?m)^\s+interval:\s*\S+\s*\n`)
+)
 
 // rulesWithoutFor writes a copy of the shipped rule file with every `for:`
-// set to 0s and returns its path.
+// set to 0s and every group at the global evaluation interval (a group of
+// its own 2m would first run after up to 2 minutes), and returns its path.
 func rulesWithoutFor(t *testing.T, shipped string) string {
 	t.Helper()
 	data, err := os.ReadFile(shipped)
@@ -252,8 +256,9 @@ func rulesWithoutFor(t *testing.T, shipped string) string {
 	}
 	header := "# Copy of " + shipped + " for the end-to-end test: every `for:` is 0s.\n" +
 		"# The shipped for durations are minutes long and are unit-tested by promtool\n" +
-		"# (deploy/prometheus/partmon-alerts_test.yml); this test checks wiring, labels and thresholds.\n"
-	out := header + forClause.ReplaceAllString(string(data), "${1}for: 0s")
+		"# (deploy/prometheus/partmon-alerts_test.yml); this test checks wiring, labels and thresholds.\n" +
+		"# Every group runs at the global evaluation interval.\n"
+	out := header + groupInterval.ReplaceAllString(forClause.ReplaceAllString(string(data), "${1}for: 0s"), "")
 	path := filepath.Join(t.TempDir(), "partmon-alerts.yml")
 	if err := os.WriteFile(path, []byte(out), 0o600); err != nil {
 		t.Fatal(err)
