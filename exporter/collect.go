@@ -97,9 +97,9 @@ func collectRuleFailures(m emitter, r *analyzer.Report) {
 func collectTableNodes(m emitter, r *analyzer.Report, cluster string, speaks func(string) bool, floor floorFilter) {
 	seen := make(map[[3]string]bool, len(r.TableNodes))
 	type nodeTotal struct {
-		dc, rack       string
-		tables, hidden int
-		disk           float64
+		dc, rack            string
+		tables, hidden      int
+		disk, reads, writes float64
 	}
 	totals := map[string]*nodeTotal{}
 	for _, tn := range inLabelOrder(r.TableNodes) {
@@ -115,6 +115,8 @@ func collectTableNodes(m emitter, r *analyzer.Report, cluster string, speaks fun
 		}
 		t.tables++
 		t.disk += float64(max(tn.DiskUsageBytes, 0))
+		t.reads += movingRate(tn.LocalReads)
+		t.writes += movingRate(tn.LocalWrites)
 		show := floor.show(tn)
 		s := m.sharing(tableMaxPartitionSize, cluster, tn.DC, tn.Rack, tn.Node, tn.Keyspace, tn.Table)
 		emit := func(d *metricDesc, v float64, shown bool) {
@@ -149,7 +151,19 @@ func collectTableNodes(m emitter, r *analyzer.Report, cluster string, speaks fun
 		m.emit(nodeTables, float64(t.tables), l...)
 		m.emit(nodeDiskUsage, t.disk, l...)
 		m.emit(nodeFloorHidden, float64(t.hidden), l...)
+		m.emit(nodeLocalReadRate, t.reads, l...)
+		m.emit(nodeLocalWriteRate, t.writes, l...)
 	}
+}
+
+// movingRate is a table node's operations per second as Cassandra's own
+// five-minute moving rate gives it (system_views' per_second), else, where
+// the source has none, the rate partmon measured between two cycles.
+func movingRate(o model.Ops) float64 {
+	if o.PerSecond > 0 {
+		return o.PerSecond
+	}
+	return max(o.Rate, 0)
 }
 
 // inLabelOrder lists table nodes in the order the registry sorts each

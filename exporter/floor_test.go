@@ -267,3 +267,33 @@ func (f filtered) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 }
+
+// TestNodeOperationRates: a node's reads and writes per second are the sum
+// of its tables' five-minute moving rates, partmon's own rate standing in
+// for a table whose source gives none, an unknown rate counting 0.
+func TestNodeOperationRates(t *testing.T) {
+	r := reporttest.Cluster()
+	r.TableNodes = nil
+	for i, ops := range []struct{ reads, writes model.Ops }{
+		{model.Ops{Count: 100, PerSecond: 5, Rate: 9}, model.Ops{Count: 100, PerSecond: 0.5, Rate: 1}},
+		{model.Ops{Count: 100, Rate: 2}, model.Ops{Count: 100, Rate: 0.25}},
+		{model.Ops{Count: 100, Rate: -1}, model.Ops{Count: 0, Rate: -1}},
+	} {
+		tn := analyzer.TableNode{Keyspace: "ks", Table: fmt.Sprint("t", i), HostID: "h1", Node: "127.0.0.1", DC: "dc1", Rack: "r1"}
+		tn.LocalReads, tn.LocalWrites = ops.reads, ops.writes
+		r.TableNodes = append(r.TableNodes, tn)
+	}
+	latest := &publish.Latest{}
+	e := New(latest, Options{Mode: publish.ModeSidecar, TableFloor: DefaultTableFloor(), BuildInfo: fixtureBuild})
+	latest.Publish(r)
+	want := `# HELP partmon_node_local_reads_per_second Local reads per second of all of the node's tables: the sum of Cassandra's five-minute moving rates (system_views per_second), or of partmon's rate between two cycles where a table has none (cached from the last collection cycle).
+# TYPE partmon_node_local_reads_per_second gauge
+partmon_node_local_reads_per_second{cluster="demo",dc="dc1",node="127.0.0.1",rack="r1"} 7
+# HELP partmon_node_local_writes_per_second Local writes per second of all of the node's tables: the sum of Cassandra's five-minute moving rates (system_views per_second), or of partmon's rate between two cycles where a table has none (cached from the last collection cycle).
+# TYPE partmon_node_local_writes_per_second gauge
+partmon_node_local_writes_per_second{cluster="demo",dc="dc1",node="127.0.0.1",rack="r1"} 0.75
+`
+	if err := testutil.CollectAndCompare(e, strings.NewReader(want), "partmon_node_local_reads_per_second", "partmon_node_local_writes_per_second"); err != nil {
+		t.Error(err)
+	}
+}

@@ -90,9 +90,11 @@ var (
 	nodeDataAge       = gauge("node_data_age_seconds", "Age of the oldest node-local data held for the node, in seconds", nodeLabels)
 	// The node's totals over all of its tables, the floor's included, so
 	// node roll-ups need no per-table series.
-	nodeTables      = gauge("node_tables", "Tables the node holds (Cassandra's own included)", nodeLabels)
-	nodeDiskUsage   = gauge("node_disk_usage_bytes", "Disk space used by the live sstables of all of the node's tables, in bytes", nodeLabels)
-	nodeFloorHidden = gauge("node_table_series_below_floor", "Per-table-per-node series metrics.table_floor left out for the node: small tables' sizes, idle tables' traffic, zero tombstones", nodeLabels)
+	nodeTables         = gauge("node_tables", "Tables the node holds (Cassandra's own included)", nodeLabels)
+	nodeDiskUsage      = gauge("node_disk_usage_bytes", "Disk space used by the live sstables of all of the node's tables, in bytes", nodeLabels)
+	nodeLocalReadRate  = gauge("node_local_reads_per_second", "Local reads per second of all of the node's tables: the sum of Cassandra's five-minute moving rates (system_views per_second), or of partmon's rate between two cycles where a table has none", nodeLabels)
+	nodeLocalWriteRate = gauge("node_local_writes_per_second", "Local writes per second of all of the node's tables: the sum of Cassandra's five-minute moving rates (system_views per_second), or of partmon's rate between two cycles where a table has none", nodeLabels)
+	nodeFloorHidden    = gauge("node_table_series_below_floor", "Per-table-per-node series metrics.table_floor left out for the node: small tables' sizes, idle tables' traffic, zero tombstones", nodeLabels)
 
 	findingsCount    = gauge("findings", "Number of active findings by kind and severity", []string{"cluster", "kind", "severity"})
 	findingValue     = gauge("finding_value", "Measured value of a finding, in the finding's unit; findings naming partition keys fold into their table's series, the most severe and largest value first; a sidecar labels findings that name no node with its own node", findingLabels)
@@ -123,7 +125,7 @@ var reportDescs = append([]*metricDesc{
 	tableGrowth, tableForecast,
 	partitionSize, partitionTombstones, partitionOpsShare,
 	nodeOwnership, nodeOwnershipSkew, nodeLoad, nodeLoadSkew, nodeTokens, nodeStale, nodeDataAge,
-	nodeTables, nodeDiskUsage, nodeFloorHidden,
+	nodeTables, nodeDiskUsage, nodeFloorHidden, nodeLocalReadRate, nodeLocalWriteRate,
 	findingsCount, findingValue, findingThreshold,
 	collectorSuccess, collectorDuration, collectorLastSuccess, collectorRows, analyzerRuleFailures,
 	upDesc, lastCycle, cycleDuration, buildInfo,
