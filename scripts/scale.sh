@@ -161,6 +161,11 @@ wait_http() { # URL WHAT
 }
 
 # rss_mib: the resident memory of everything this size runs.
+# rss_each: each process's resident MiB, for a size stopped on memory.
+rss_each() {
+  ps -o comm=,rss= -p "$(IFS=,; echo "${pids[*]}")" 2>/dev/null | awk '{printf "%s%s %d MiB", NR > 1 ? ", " : "", $1, $2 / 1024}'
+}
+
 rss_mib() {
   local p total=0 kb
   for p in "${pids[@]}"; do
@@ -299,7 +304,7 @@ measure_size() {
   wait_http "http://$VMALERT_ADDR/-/healthy" vmalert
   # A watchdog: a size that outgrows the memory budget stops here.
   ( while kill -0 $$ 2>/dev/null && sleep 5; do
-      if (($(rss_mib) > MEM_MIB)); then echo "$n ($mix): over ${MEM_MIB} MiB while measuring" >>"$DIR/broke.txt"; kill "${pids[@]}" 2>/dev/null; exit; fi
+      if (($(rss_mib) > MEM_MIB)); then echo "$n ($mix): over ${MEM_MIB} MiB while measuring ($(rss_each))" >>"$DIR/broke.txt"; kill "${pids[@]}" 2>/dev/null; exit; fi
     done ) &
   local watchdog=$!
   local sidecar_flags=()
