@@ -328,7 +328,44 @@ func PrintTable(w io.Writer, rs []Result, budget GroupBudget) bool {
 			r.label(), perSidecar, r.SamplesPerSec, mib(r.StoreRSSBytes), perSeries, ruler, mib(r.AgentRSSBytes),
 			r.QueryP50Secs*1000, r.QueryP99Secs*1000, mib(r.StoreDiskBytes), fmt.Sprintf("%d+%d", r.plantedAlerts(), r.OtherAlerts))
 	}
-	// Rule groups: the slowest iteration ÷ the interval, per group and size.
+	printGroupShares(w, rs, budget)
+	fmt.Fprintln(w)
+	for _, r := range rs {
+		fmt.Fprintf(w, "  %s: mix %s, floor %s, %.0f partmon_* series in the store (%.0f in its head), fleet %s\n",
+			r.label(), cmp.Or(r.Mix, "not recorded"), cmp.Or(r.Floor, "not recorded"), r.PartmonSeries, r.HeadSeries, mib(r.FleetRSSBytes))
+		if r.Store != "" {
+			fmt.Fprintf(w, "  %s store: %s\n", r.label(), r.Store)
+		}
+		for _, g := range r.Groups {
+			fmt.Fprintf(w, "  %s rule group %-22s interval %3.0fs  mean %.3fs  max %.3fs  (%0.f runs)\n",
+				r.label(), g.Name, g.IntervalSec, g.MeanSec, g.MaxSec, g.Iterations)
+		}
+	}
+	for _, r := range rs {
+		for _, q := range r.Unexercised() {
+			fmt.Fprintf(w, "  %s not exercised (the replayed capture publishes no %s): %s\n",
+				r.label(), strings.Join(q.Unpublished, ", "), q.Name)
+		}
+		fmt.Fprintf(w, "  %s dashboard queries with data: %d of %d\n",
+			r.label(), len(r.Queries)-len(r.Unexercised()), len(r.Queries))
+		for _, p := range r.Planted {
+			fmt.Fprintf(w, "  %s planted %s on %s %s.%s key %q: alerts %v, muted by it %v\n",
+				r.label(), p.Kind, p.Node, p.Keyspace, p.Table, p.Key, alertNames(p.Alerts), alertNames(p.Muted))
+		}
+	}
+	ok := true
+	for _, r := range rs {
+		for _, f := range r.Failures(budget.For(r.Sidecars)) {
+			ok = false
+			fmt.Fprintf(w, "FAIL %s: %s\n", r.label(), f)
+		}
+	}
+	return ok
+}
+
+// printGroupShares prints each rule group's slowest iteration ÷ its
+// interval, per group and size, beside the size's budget.
+func printGroupShares(w io.Writer, rs []Result, budget GroupBudget) {
 	var names []string
 	seen := map[string]bool{}
 	for _, r := range rs {
@@ -362,38 +399,6 @@ func PrintTable(w io.Writer, rs []Result, budget GroupBudget) bool {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(w)
-	for _, r := range rs {
-		fmt.Fprintf(w, "  %s: mix %s, floor %s, %.0f partmon_* series in the store (%.0f in its head), fleet %s\n",
-			r.label(), cmp.Or(r.Mix, "not recorded"), cmp.Or(r.Floor, "not recorded"), r.PartmonSeries, r.HeadSeries, mib(r.FleetRSSBytes))
-		if r.Store != "" {
-			fmt.Fprintf(w, "  %s store: %s\n", r.label(), r.Store)
-		}
-		for _, g := range r.Groups {
-			fmt.Fprintf(w, "  %s rule group %-22s interval %3.0fs  mean %.3fs  max %.3fs  (%0.f runs)\n",
-				r.label(), g.Name, g.IntervalSec, g.MeanSec, g.MaxSec, g.Iterations)
-		}
-	}
-	for _, r := range rs {
-		for _, q := range r.Unexercised() {
-			fmt.Fprintf(w, "  %s not exercised (the replayed capture publishes no %s): %s\n",
-				r.label(), strings.Join(q.Unpublished, ", "), q.Name)
-		}
-		fmt.Fprintf(w, "  %s dashboard queries with data: %d of %d\n",
-			r.label(), len(r.Queries)-len(r.Unexercised()), len(r.Queries))
-		for _, p := range r.Planted {
-			fmt.Fprintf(w, "  %s planted %s on %s %s.%s key %q: alerts %v, muted by it %v\n",
-				r.label(), p.Kind, p.Node, p.Keyspace, p.Table, p.Key, alertNames(p.Alerts), alertNames(p.Muted))
-		}
-	}
-	ok := true
-	for _, r := range rs {
-		for _, f := range r.Failures(budget.For(r.Sidecars)) {
-			ok = false
-			fmt.Fprintf(w, "FAIL %s: %s\n", r.label(), f)
-		}
-	}
-	return ok
 }
 
 // plantedAlerts counts the alerts about planted problems.
