@@ -276,6 +276,7 @@ func sidecarHandler(floor exporter.TableFloor, report *analyzer.Report, alerts p
 // assignPlants put on it, and its history (the growth's, else none).
 func sidecarSnapshot(o options, tmpl *Template, ring []FleetNode, tables []scaledTable, plants []Planted, i int, now time.Time) (*model.Snapshot, *analyzer.History) {
 	snap := Rekey(tmpl.Snapshot, o.shape, ring, tables, i, now)
+	withDiskGuardrail(snap.PerNode[ring[i].HostID])
 	for k, p := range tmpl.Problems {
 		tmpl.Plant(snap, ring[i], p, len(plants) > k && plants[k].sidecar == i, o.shape.DCs)
 	}
@@ -284,6 +285,31 @@ func sidecarSnapshot(o options, tmpl *Template, ring []FleetNode, tables []scale
 		return snap, DefaultGrowth.Plant(snap, ring[i], g.Keyspace, g.Table)
 	}
 	return snap, nil
+}
+
+// The disk-usage guardrail every sidecar replays when the capture has none:
+// the fixture cluster leaves data_disk_usage_percentage unset, and the
+// overview's guardrail panel reads its levels. Synthetic, as the growth is:
+// an operator's 70 % and 80 %.
+const diskGuardrailWarn, diskGuardrailFail = "70", "80"
+
+// withDiskGuardrail sets the disk-usage guardrail's levels in nd's settings
+// where the capture has none.
+func withDiskGuardrail(nd *model.NodeData) {
+	if nd == nil {
+		return
+	}
+	if nd.Settings == nil {
+		nd.Settings = map[string]string{}
+	}
+	for key, v := range map[string]string{
+		"data_disk_usage_percentage_warn_threshold": diskGuardrailWarn,
+		"data_disk_usage_percentage_fail_threshold": diskGuardrailFail,
+	} {
+		if cur, ok := nd.Settings[key]; !ok || cur == "" || cur == "-1" {
+			nd.Settings[key] = v
+		}
+	}
 }
 
 // advance republishes every sidecar's report each interval with its

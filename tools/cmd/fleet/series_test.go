@@ -161,3 +161,18 @@ func TestSidecarSeriesCounts(t *testing.T) {
 		t.Errorf("floor off: busy minus realistic = %d series", d)
 	}
 }
+
+// TestSidecarPublishesDiskGuardrail: the capture leaves the disk-usage
+// guardrail unset, the fleet sets an operator's levels, and each sidecar
+// publishes them as ratios, so the overview's guardrail panel has data.
+func TestSidecarPublishesDiskGuardrail(t *testing.T) {
+	page, _ := exposition(t, Shape{Tables: 10, Mix: MixBusy}, exporter.DefaultTableFloor())
+	for _, want := range []string{
+		`guardrail="data_disk_usage_percentage",level="warn",node="127.0.1.1",rack="r1"} 0.7`,
+		`guardrail="data_disk_usage_percentage",level="fail",node="127.0.1.1",rack="r1"} 0.8`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("no %s in the sidecar's page", want)
+		}
+	}
+}
