@@ -126,12 +126,12 @@ func TestTableFloor(t *testing.T) {
 				t.Error(err)
 			}
 			// The node says what was left out, and its totals count every table.
-			got := exposition(t, filteredNode{e, "127.0.0.1"}, []string{"partmon_node_table_series_below_floor", "partmon_node_tables"})
+			got := exposition(t, filteredNode(e, "127.0.0.1"), []string{"partmon_node_table_series_below_floor", "partmon_node_tables"})
 			if !strings.Contains(got, fmt.Sprintf("partmon_node_table_series_below_floor{cluster=\"demo\",dc=\"dc1\",node=\"127.0.0.1\",rack=\"r1\"} %d\n", tc.series)) {
 				t.Errorf("below-floor count, want %d:\n%s", tc.series, got)
 			}
 			// Everything else is untouched: the shop tables of the fixture keep all their series.
-			if n := testutil.CollectAndCount(filtered{e, "shop", ""}, tableNodeFamilies...); n != testutil.CollectAndCount(filtered{oracle, "shop", ""}, tableNodeFamilies...) || n == 0 {
+			if n := testutil.CollectAndCount(filtered(e, "shop", ""), tableNodeFamilies...); n != testutil.CollectAndCount(filtered(oracle, "shop", ""), tableNodeFamilies...) || n == 0 {
 				t.Errorf("shop tables: %d series", n)
 			}
 		})
@@ -161,7 +161,7 @@ partmon_node_disk_usage_bytes{cluster="demo",dc="dc1",node="127.0.0.1",rack="r1"
 # TYPE partmon_node_tables gauge
 partmon_node_tables{cluster="demo",dc="dc1",node="127.0.0.1",rack="r1"} %d
 `, disk, tables)
-		if err := testutil.CollectAndCompare(filteredNode{e, "127.0.0.1"}, strings.NewReader(want), "partmon_node_disk_usage_bytes", "partmon_node_tables"); err != nil {
+		if err := testutil.CollectAndCompare(filteredNode(e, "127.0.0.1"), strings.NewReader(want), "partmon_node_disk_usage_bytes", "partmon_node_tables"); err != nil {
 			t.Errorf("floor %+v: %v", floor, err)
 		}
 	}
@@ -226,46 +226,35 @@ func exposition(t *testing.T, c prometheus.Collector, families []string) string 
 	return buf.String()
 }
 
-// filteredNode passes on the metrics of one node.
-type filteredNode struct {
+// byLabels passes on the metrics of c whose labels keep accepts.
+type byLabels struct {
 	c    prometheus.Collector
-	node string
+	keep func(labels map[string]string) bool
 }
 
-func (f filteredNode) Describe(ch chan<- *prometheus.Desc) { f.c.Describe(ch) }
+func (f byLabels) Describe(ch chan<- *prometheus.Desc) { f.c.Describe(ch) }
 
-func (f filteredNode) Collect(ch chan<- prometheus.Metric) {
+func (f byLabels) Collect(ch chan<- prometheus.Metric) {
 	all := make(chan prometheus.Metric)
 	go func() { f.c.Collect(all); close(all) }()
 	for m := range all {
 		pb := &dto.Metric{}
-		if err := m.Write(pb); err == nil && labelsOf(pb)["node"] == f.node {
+		if err := m.Write(pb); err == nil && f.keep(labelsOf(pb)) {
 			ch <- m
 		}
 	}
+}
+
+// filteredNode passes on the metrics of one node.
+func filteredNode(c prometheus.Collector, node string) byLabels {
+	return byLabels{c, func(l map[string]string) bool { return l["node"] == node }}
 }
 
 // filtered passes on the metrics of one keyspace (and table, when set).
-type filtered struct {
-	c               prometheus.Collector
-	keyspace, table string
-}
-
-func (f filtered) Describe(ch chan<- *prometheus.Desc) { f.c.Describe(ch) }
-
-func (f filtered) Collect(ch chan<- prometheus.Metric) {
-	all := make(chan prometheus.Metric)
-	go func() { f.c.Collect(all); close(all) }()
-	for m := range all {
-		pb := &dto.Metric{}
-		if err := m.Write(pb); err != nil {
-			continue
-		}
-		l := labelsOf(pb)
-		if l["keyspace"] == f.keyspace && (f.table == "" || l["table"] == f.table) {
-			ch <- m
-		}
-	}
+func filtered(c prometheus.Collector, keyspace, table string) byLabels {
+	return byLabels{c, func(l map[string]string) bool {
+		return l["keyspace"] == keyspace && (table == "" || l["table"] == table)
+	}}
 }
 
 // TestNodeOperationRates: a node's reads and writes per second are the sum
