@@ -77,7 +77,7 @@ func needChromium(t *testing.T) string {
 func inBrowser(t *testing.T, chromium, url string, check func(ctx context.Context, t *testing.T, js bool)) {
 	t.Helper()
 	alloc, cancel := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.UserDataDir(t.TempDir()),
+		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.UserDataDir(browserProfile(t)),
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true))...)
 	defer cancel()
 	for _, js := range []bool{true, false} {
@@ -94,6 +94,32 @@ func inBrowser(t *testing.T, chromium, url string, check func(ctx context.Contex
 			}
 		})
 	}
+}
+
+// browserProfile is a profile directory for one Chromium, removed after
+// the test. Not t.TempDir: Chromium's helper processes can still be writing
+// into it for a moment after the browser exits, and t.TempDir fails the test
+// when its removal meets a file that appeared meanwhile (CI failed on that).
+func browserProfile(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "partmon-chromium-")
+	if err != nil {
+		t.Fatalf("a Chromium profile directory: %v", err)
+	}
+	t.Cleanup(func() {
+		for try := 0; ; try++ {
+			err := os.RemoveAll(dir)
+			if err == nil {
+				return
+			}
+			if try == 20 {
+				t.Logf("Chromium's profile %s stays behind: %v", dir, err)
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	return dir
 }
 
 func startDaemon(t *testing.T, hosts []string) string {
