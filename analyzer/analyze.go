@@ -119,6 +119,8 @@ func (a *analysis) tableNodes() []TableNode {
 				DC:         tn.node.DC,
 				Rack:       tn.node.Rack,
 				TableStats: *tn.stats,
+				ReadRate:   tn.readRate,
+				WriteRate:  tn.writeRate,
 				ReadSkew:   tn.readSkew,
 				WriteSkew:  tn.writeSkew,
 			})

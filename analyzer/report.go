@@ -218,7 +218,11 @@ type TableNode struct {
 	DC       string `json:"dc"`
 	Rack     string `json:"rack"`
 	model.TableStats
-	// ReadShare and WriteShare are this node's share of the table's local
+	// ReadRate and WriteRate are the node's local operations per second on
+	// the table over the analysis window (the skews' rates); -1 when unknown.
+	ReadRate  float64 `json:"read_rate"`
+	WriteRate float64 `json:"write_rate"`
+	// ReadSkew and WriteSkew are this node's share of the table's local
 	// operations over the analysis window ÷ its fair share by ownership; 0 when unknown.
 	ReadSkew  float64 `json:"read_skew"`
 	WriteSkew float64 `json:"write_skew"`

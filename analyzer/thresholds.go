@@ -163,15 +163,33 @@ type thresholdSpec struct {
 	// tableNodeFigure is the figure of a table node's series that a shipped
 	// rule compares against it (nil: none does); the exporter's table floor
 	// never hides a table node that reaches one (TableNodeReachesAlert).
-	tableNodeFigure func(*TableNode) float64
+	tableNodeFigure func(Thresholds, *TableNode) float64
 }
 
 // The figures of a table node's series that shipped rules compare against
 // thresholds (partmon_table_max_partition_size_bytes,
 // partmon_table_tombstones_per_read_p99, partmon_table_traffic_skew_ratio).
-func maxPartitionFigure(tn *TableNode) float64  { return float64(tn.MaxPartitionBytes) }
-func tombstonesP99Figure(tn *TableNode) float64 { return tn.TombstonesPerRead.P99 }
-func trafficSkewFigure(tn *TableNode) float64   { return math.Max(tn.ReadSkew, tn.WriteSkew) }
+func maxPartitionFigure(_ Thresholds, tn *TableNode) float64  { return float64(tn.MaxPartitionBytes) }
+func tombstonesP99Figure(_ Thresholds, tn *TableNode) float64 { return tn.TombstonesPerRead.P99 }
+func trafficSkewFigure(t Thresholds, tn *TableNode) float64   { return t.TrafficSkewFigure(tn) }
+
+// TrafficSkewFigure is the partmon_table_traffic_skew_ratio a table node
+// publishes: the larger of its read and write skews, each counted only
+// where the node itself serves at least the traffic floor of that
+// operation over the window the skew is measured on. A near-idle
+// replica's skew is noise to an alert; with this floor in the series,
+// PartmonHotTokenRange needs no rate over every table's counters in the
+// store (make scale, docs/scale.md).
+func (t Thresholds) TrafficSkewFigure(tn *TableNode) float64 {
+	var skew float64
+	if tn.ReadRate >= t.TrafficFloorOpsPerSecond {
+		skew = tn.ReadSkew
+	}
+	if tn.WriteRate >= t.TrafficFloorOpsPerSecond {
+		skew = math.Max(skew, tn.WriteSkew)
+	}
+	return skew
+}
 
 // Durations of the defaults, in seconds.
 const (
@@ -234,7 +252,7 @@ var thresholdSpecs = []thresholdSpec{
 	// One operation per second: below it shares are noise, and idle
 	// tables never alert.
 	{key: "traffic_floor_ops_per_second", unit: thresholdCount, check: mustBePositive, def: 1,
-		readBy: []string{KindHotTokenRange, KindHotPartition, KindSecondaryIndexHighCard, "PartmonHotTokenRange"}},
+		readBy: []string{KindHotTokenRange, KindHotPartition, KindSecondaryIndexHighCard}},
 	// With P partitions hashed over N nodes, a node's count varies by
 	// about 1/√(P/N): 100 per node keeps that near 10 %, half the load
 	// skew warning.
@@ -352,7 +370,7 @@ func (t Thresholds) TableNodeReachesAlert(tn *TableNode) bool {
 		if s.tableNodeFigure == nil {
 			continue
 		}
-		if v := s.value(t); v > 0 && s.tableNodeFigure(tn) >= v {
+		if v := s.value(t); v > 0 && s.tableNodeFigure(t, tn) >= v {
 			return true
 		}
 	}

@@ -198,8 +198,16 @@ func TestTableNodeReachesAlert(t *testing.T) {
 		{name: "largest partition at the warning", th: th, change: func(tn *TableNode) { tn.MaxPartitionBytes = th.PartitionWarningBytes }, want: true},
 		{name: "largest partition just below", th: th, change: func(tn *TableNode) { tn.MaxPartitionBytes = th.PartitionWarningBytes - 1 }},
 		{name: "tombstones p99 at the warning", th: th, change: func(tn *TableNode) { tn.TombstonesPerRead.P99 = th.TombstonesPerReadWarning }, want: true},
-		{name: "write skew at the warning", th: th, change: func(tn *TableNode) { tn.WriteSkew = th.HotRangeRatioWarning }, want: true},
-		{name: "read skew past the critical", th: th, change: func(tn *TableNode) { tn.ReadSkew = th.HotRangeRatioCritical + 1 }, want: true},
+		{name: "write skew at the warning", th: th, change: func(tn *TableNode) {
+			tn.WriteSkew, tn.WriteRate = th.HotRangeRatioWarning, th.TrafficFloorOpsPerSecond
+		}, want: true},
+		{name: "read skew past the critical", th: th, change: func(tn *TableNode) {
+			tn.ReadSkew, tn.ReadRate = th.HotRangeRatioCritical+1, th.TrafficFloorOpsPerSecond
+		}, want: true},
+		// A near-idle replica's skew is not what the hot-range alert compares.
+		{name: "read skew past the critical, the node's reads under the traffic floor", th: th, change: func(tn *TableNode) {
+			tn.ReadSkew, tn.ReadRate, tn.WriteRate = th.HotRangeRatioCritical+1, th.TrafficFloorOpsPerSecond/2, 100
+		}},
 		// Thresholds no rule compares a table node's series with.
 		{name: "mean partition huge", th: th, change: func(tn *TableNode) { tn.MeanPartitionBytes = 1 << 40 }},
 		{name: "a report without thresholds", change: func(tn *TableNode) { tn.MaxPartitionBytes = 1 << 40 }},

@@ -115,8 +115,8 @@ func collectTableNodes(m emitter, r *analyzer.Report, cluster string, speaks fun
 		}
 		t.tables++
 		t.disk += float64(max(tn.DiskUsageBytes, 0))
-		t.reads += movingRate(tn.LocalReads)
-		t.writes += movingRate(tn.LocalWrites)
+		t.reads += tn.LocalReads.MovingRate()
+		t.writes += tn.LocalWrites.MovingRate()
 		show := floor.show(tn)
 		s := m.sharing(tableMaxPartitionSize, cluster, tn.DC, tn.Rack, tn.Node, tn.Keyspace, tn.Table)
 		emit := func(d *metricDesc, v float64, shown bool) {
@@ -143,7 +143,7 @@ func collectTableNodes(m emitter, r *analyzer.Report, cluster string, speaks fun
 				t.hidden++
 			}
 		}
-		emit(tableTrafficSkew, math.Max(tn.ReadSkew, tn.WriteSkew), show.traffic)
+		emit(tableTrafficSkew, floor.th.TrafficSkewFigure(tn), show.traffic)
 	}
 	for _, node := range slices.Sorted(maps.Keys(totals)) {
 		t := totals[node]
@@ -154,16 +154,6 @@ func collectTableNodes(m emitter, r *analyzer.Report, cluster string, speaks fun
 		m.emit(nodeLocalReadRate, t.reads, l...)
 		m.emit(nodeLocalWriteRate, t.writes, l...)
 	}
-}
-
-// movingRate is a table node's operations per second as Cassandra's own
-// five-minute moving rate gives it (system_views' per_second), else, where
-// the source has none, the rate partmon measured between two cycles.
-func movingRate(o model.Ops) float64 {
-	if o.PerSecond > 0 {
-		return o.PerSecond
-	}
-	return max(o.Rate, 0)
 }
 
 // inLabelOrder lists table nodes in the order the registry sorts each

@@ -44,7 +44,7 @@ func floorReport() *analyzer.Report {
 		tn("flagged", func(*analyzer.TableNode) {}),
 		tn("oversized", func(t *analyzer.TableNode) { t.MaxPartitionBytes = 60 * mib }),
 		tn("tombstones", func(t *analyzer.TableNode) { t.TombstonesPerRead = model.Distribution{Count: 9, P99: 1500} }),
-		tn("skewed", func(t *analyzer.TableNode) { t.ReadSkew = 2.5 }),
+		tn("skewed", func(t *analyzer.TableNode) { t.ReadSkew, t.ReadRate = 2.5, 3 }),
 		tn("at_floor_disk", func(t *analyzer.TableNode) { t.DiskUsageBytes = 1 * mib }),
 	)
 	return r

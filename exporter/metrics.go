@@ -66,7 +66,7 @@ var (
 	tableLocalReads        = counter("table_local_reads_total", "Local reads of the table on the node since the node started", tableNodeLabels)
 	tableLocalWrites       = counter("table_local_writes_total", "Local writes of the table on the node since the node started", tableNodeLabels)
 	tableTombstonesP99     = gauge("table_tombstones_per_read_p99", "99th percentile of tombstones scanned per read of the table on the node", tableNodeLabels)
-	tableTrafficSkew       = gauge("table_traffic_skew_ratio", "Larger of the node's read and write share of the table divided by its fair share by ownership (1 is fair)", tableNodeLabels)
+	tableTrafficSkew       = gauge("table_traffic_skew_ratio", "Larger of the node's read and write share of the table divided by its fair share by ownership (1 is fair), each where the node itself serves at least the traffic floor of that operation", tableNodeLabels)
 
 	// In sidecar mode the two table-wide families carry the sidecar's node
 	// (tableNodeLabels): a sidecar reads only its own node's node-local

@@ -186,6 +186,16 @@ type Ops struct {
 	P99Seconds float64 `json:"p99_seconds"`
 }
 
+// MovingRate is operations per second as Cassandra's own five-minute moving
+// rate gives it (system_views' per_second), else, where the source has
+// none, the rate partmon measured between two cycles; 0 when unknown.
+func (o Ops) MovingRate() float64 {
+	if o.PerSecond > 0 {
+		return o.PerSecond
+	}
+	return max(o.Rate, 0)
+}
+
 // Distribution is a per-read histogram summary (tombstones_per_read, rows_per_read).
 type Distribution struct {
 	Count int64   `json:"count"`
