@@ -33,11 +33,7 @@ func TestRecordingRulesReadTheContract(t *testing.T) {
 	for _, r := range rules {
 		recorded = append(recorded, r.Record)
 	}
-	levels := map[string][]string{
-		"table":      {"cluster", "keyspace", "table"},
-		"node":       {"cluster", "dc", "rack", "node"},
-		"node_table": {"cluster", "dc", "rack", "node", "keyspace", "table"},
-	}
+	levels := metriccontract.RecordingLevels
 	for _, r := range rules {
 		if r.Record == "" || r.Alert != "" {
 			t.Errorf("%s: %s holds recording rules only", r.Name(), recordingFile)
@@ -45,7 +41,7 @@ func TestRecordingRulesReadTheContract(t *testing.T) {
 		}
 		parts := strings.Split(r.Record, ":")
 		if len(parts) != 3 || levels[parts[0]] == nil || !strings.HasPrefix(parts[1], "partmon_") {
-			t.Errorf("%s: want level:partmon_metric:operation with level table, node or node_table", r.Record)
+			t.Errorf("%s: want level:partmon_metric:operation with a level of metriccontract.RecordingLevels", r.Record)
 			continue
 		}
 		a, err := promexpr.Analyze(r.Expr)
