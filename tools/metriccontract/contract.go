@@ -102,7 +102,6 @@ func Names() map[string]bool {
 // name starts with (level:metric:operation, Prometheus' naming of rules).
 var RecordingLevels = map[string][]string{
 	"table":      {"cluster", "keyspace", "table"},
-	"dc_table":   {"cluster", "dc", "keyspace", "table"},
 	"node":       {"cluster", "dc", "rack", "node"},
 	"node_table": {"cluster", "dc", "rack", "node", "keyspace", "table"},
 }
