@@ -140,6 +140,8 @@ func privacyConfig(t *testing.T, hosts []string, mode, secret string) string {
   hosts: [%s]
 analysis:
   schedule: "@every 10s"
+alertmanager:
+  resend_interval: 5s
 state:
   file: %s
 log:
@@ -406,7 +408,21 @@ func sidecarsFoldHashed(t *testing.T, bin string, hosts []string, secret, hashed
 		got = matching(alerts, map[string]string{"keyspace": privacyKeyspace})
 		return err == nil && len(got) > 0
 	})
-	time.Sleep(15 * time.Second) // every sidecar has pushed at least once more
+	// Every sidecar that pushed pushes at least once more (its own count of
+	// accepted alerts rises; the pusher resends every 5 s here), so that the
+	// sidecars' pushes of the same problem are held below, not a fixed sleep.
+	pushed := make([]float64, len(bases))
+	for i, b := range bases {
+		pushed[i] = scrapeCounter(t, b, "partmon_alerts_pushed_total")
+	}
+	promtest.WaitFor(t, time.Minute, "one more push from every sidecar that pushed", func() bool {
+		for i, b := range bases {
+			if pushed[i] > 0 && scrapeCounter(t, b, "partmon_alerts_pushed_total") <= pushed[i] {
+				return false
+			}
+		}
+		return true
+	})
 	alerts, err := am.Alerts()
 	if err != nil {
 		t.Fatal(err)
