@@ -221,11 +221,7 @@ func (h *History) pruneKeys(oldest int64) {
 	if h.Keys == nil {
 		return
 	}
-	type ref struct {
-		table, key string
-		last       int64
-	}
-	var all []ref
+	var all []keyRef
 	for tk, series := range h.Keys.Tables {
 		for k, ks := range series {
 			if ks.Last < oldest {
@@ -240,29 +236,83 @@ func (h *History) pruneKeys(oldest int64) {
 			for len(ks.Points) > h.Limits.KeyPoints {
 				ks.Points = thinKeyPoints(ks.Points)
 			}
-			all = append(all, ref{tk, k, ks.Last})
+			all = append(all, keyRef{tk, k, ks.Last})
 		}
 		if len(series) == 0 {
 			delete(h.Keys.Tables, tk)
 		}
 	}
-	if len(all) <= h.Limits.MaxKeys {
-		return
-	}
-	sort.Slice(all, func(i, j int) bool {
-		if all[i].last != all[j].last {
-			return all[i].last > all[j].last
-		}
-		if all[i].table != all[j].table {
-			return all[i].table < all[j].table
-		}
-		return all[i].key < all[j].key
-	})
-	for _, r := range all[h.Limits.MaxKeys:] {
+	for _, r := range leastRecent(all, h.Limits.MaxKeys) {
 		delete(h.Keys.Tables[r.table], r.key)
 		if len(h.Keys.Tables[r.table]) == 0 {
 			delete(h.Keys.Tables, r.table)
 		}
+	}
+}
+
+// keyRef is one key series: its table, key and when it was last seen.
+type keyRef struct {
+	table, key string
+	last       int64
+}
+
+// before: a is kept before b (seen later, then by table and key).
+func (a keyRef) before(b keyRef) bool {
+	if a.last != b.last {
+		return a.last > b.last
+	}
+	if a.table != b.table {
+		return a.table < b.table
+	}
+	return a.key < b.key
+}
+
+// leastRecent is what is left of all past the keep series kept first: a
+// heap of the keep best, its root the worst of them, so that pruning costs
+// n log keep, not a sort of every series each cycle.
+func leastRecent(all []keyRef, keep int) []keyRef {
+	if len(all) <= keep {
+		return nil
+	}
+	heap := make([]keyRef, 0, keep) // a max-heap by "kept later"
+	var out []keyRef
+	for _, r := range all {
+		switch {
+		case len(heap) < keep:
+			heap = append(heap, r)
+			for i := len(heap) - 1; i > 0; {
+				p := (i - 1) / 2
+				if !heap[p].before(heap[i]) {
+					break
+				}
+				heap[p], heap[i] = heap[i], heap[p]
+				i = p
+			}
+		case keep > 0 && r.before(heap[0]):
+			out = append(out, heap[0])
+			heap[0] = r
+			siftDown(heap)
+		default:
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func siftDown(heap []keyRef) {
+	for i := 0; ; {
+		worst, l, r := i, 2*i+1, 2*i+2
+		if l < len(heap) && heap[worst].before(heap[l]) {
+			worst = l
+		}
+		if r < len(heap) && heap[worst].before(heap[r]) {
+			worst = r
+		}
+		if worst == i {
+			return
+		}
+		heap[i], heap[worst] = heap[worst], heap[i]
+		i = worst
 	}
 }
 

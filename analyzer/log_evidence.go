@@ -25,19 +25,34 @@ type logSeen struct {
 	ev   model.LogEvidence
 }
 
+// logsOf is every node's log evidence naming one of t's keys, in the
+// nodes' host ID order. The index is built once per analysis: looking
+// through every node's evidence per table node cost nodes² × entries.
+func (a *analysis) logsOf(t *tableView) []logSeen {
+	if a.logIdx == nil {
+		a.logIdx = map[string][]logSeen{}
+		for _, at := range a.perNode() {
+			for _, e := range at.nd.LogEvidence {
+				if e.Key != "" {
+					tk := model.TableKey(e.Keyspace, e.Table)
+					a.logIdx[tk] = append(a.logIdx[tk], logSeen{node: at.addr, ev: e})
+				}
+			}
+		}
+	}
+	return a.logIdx[t.key]
+}
+
 // logKeys lists the evidence of t's keys of the given kinds, key first, then
 // node; evidence naming only a token (a range read) is left out: it names
 // no key to act on.
 func (a *analysis) logKeys(t *tableView, kinds ...model.LogEvidenceKind) map[string][]logSeen {
-	want := map[model.LogEvidenceKind]bool{}
-	for _, k := range kinds {
-		want[k] = true
-	}
 	out := map[string][]logSeen{}
-	for _, at := range a.perNode() {
-		for _, e := range at.nd.LogEvidence {
-			if e.Keyspace == t.keyspace && e.Table == t.name && e.Key != "" && want[e.Kind] {
-				out[e.Key] = append(out[e.Key], logSeen{node: at.addr, ev: e})
+	for _, s := range a.logsOf(t) {
+		for _, k := range kinds {
+			if s.ev.Kind == k {
+				out[s.ev.Key] = append(out[s.ev.Key], s)
+				break
 			}
 		}
 	}
@@ -94,18 +109,17 @@ func logSource(seen []logSeen) string {
 // largest key when it is larger than what the key lists said.
 func (a *analysis) noteLogSizes(t *tableView, tn *tableNode) []logSeen {
 	var best []logSeen
-	for key, seen := range a.logKeys(t, model.LogPartitionSize) {
-		for _, s := range seen {
-			if s.node != tn.node.Address {
-				continue
-			}
-			if s.ev.Value >= a.th.PartitionWarningBytes && key != tn.largestKey {
-				tn.largeKeys++
-			}
-			if s.ev.Value > tn.largestKeyBytes || (s.ev.Value == tn.largestKeyBytes && key < tn.largestKey) {
-				tn.largestKey, tn.largestKeyBytes, tn.largestSource = key, s.ev.Value, logSource([]logSeen{s})
-				best = []logSeen{s}
-			}
+	for _, s := range a.logsOf(t) {
+		if s.ev.Kind != model.LogPartitionSize || s.node != tn.node.Address {
+			continue
+		}
+		key := s.ev.Key
+		if s.ev.Value >= a.th.PartitionWarningBytes && key != tn.largestKey {
+			tn.largeKeys++
+		}
+		if s.ev.Value > tn.largestKeyBytes || (s.ev.Value == tn.largestKeyBytes && key < tn.largestKey) {
+			tn.largestKey, tn.largestKeyBytes, tn.largestSource = key, s.ev.Value, logSource([]logSeen{s})
+			best = []logSeen{s}
 		}
 	}
 	return best
@@ -256,7 +270,7 @@ func (a *analysis) logHotFindings(t *tableView, done map[string]bool) []Finding 
 			total[s.node] += s.ev.Count
 		}
 	}
-	tomb := a.tombstoneKeys(t)
+	tomb, sizes := a.tombstoneKeys(t), a.logKeys(t, model.LogPartitionSize)
 	var out []Finding
 	for _, key := range sortedKeys(slow) {
 		if done[key] {
@@ -287,7 +301,7 @@ func (a *analysis) logHotFindings(t *tableView, done map[string]bool) []Finding 
 		if lt := tomb[key]; lt != nil {
 			f.Advice += fmt.Sprintf("it holds tombstones (%s scanned by one read, see tombstone_heavy), ", format.Count(float64(lt.most)))
 		}
-		if sz := a.logKeys(t, model.LogPartitionSize)[key]; len(sz) > 0 {
+		if sz := sizes[key]; len(sz) > 0 {
 			f.Advice += fmt.Sprintf("it is large (%s written to one sstable, see oversized_partition), ", format.Bytes(float64(maxValue(sz))))
 		}
 		f.Advice += "a large partition (oversized_partition) or heavy traffic; a sampler (collector.nodetool_sampler) measures its share of all operations, and with it partmon sizes suffix buckets"

@@ -27,6 +27,7 @@ import (
 func ruleHotPartition(a *analysis) []Finding {
 	var out []Finding
 	for _, t := range a.tables {
+		from := len(out) // t's findings: the keys of the tables before are not t's
 		for _, hk := range a.hot[t.key] {
 			sev := severityFor(hk.assured, a.th.HotKeyShareWarning, a.th.HotKeyShareCritical)
 			if sev == SeverityNone {
@@ -69,7 +70,7 @@ func ruleHotPartition(a *analysis) []Finding {
 			a.hotKeyNodes(&f, hk)
 			out = append(out, f)
 		}
-		out = append(out, a.logHotFindings(t, findingKeys(out, t))...)
+		out = append(out, a.logHotFindings(t, findingKeys(out[from:], t))...)
 	}
 	return out
 }

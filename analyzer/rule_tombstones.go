@@ -45,6 +45,7 @@ func ruleTombstoneHeavy(a *analysis) []Finding {
 	var out []Finding
 	th := a.th
 	for _, t := range a.tables {
+		from := len(out) // t's findings: the keys of the tables before are not t's
 		for _, tn := range t.nodes {
 			st := tn.stats
 			if st.TombstonesPerRead.Count == 0 {
@@ -96,7 +97,7 @@ func ruleTombstoneHeavy(a *analysis) []Finding {
 			a.withLogTombstones(&f, t)
 			out = append(out, f)
 		}
-		out = append(out, a.logTombstoneFindings(t, findingKeys(out, t))...)
+		out = append(out, a.logTombstoneFindings(t, findingKeys(out[from:], t))...)
 	}
 	return out
 }

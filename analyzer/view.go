@@ -40,6 +40,10 @@ type analysis struct {
 	gr *GuardrailReport
 
 	notes []string
+
+	// nodesAt (perNode) and logIdx (logsOf) are built on first use.
+	nodesAt []nodeDataAt
+	logIdx  map[string][]logSeen
 }
 
 // keyspaceView is a keyspace with its parsed replication and ownership.
@@ -325,7 +329,10 @@ type nodeDataAt struct {
 // perNode lists the nodes' local data by host ID, with each node's ring
 // address (its own when the ring no longer names it).
 func (a *analysis) perNode() []nodeDataAt {
-	var out []nodeDataAt
+	if a.nodesAt != nil || len(a.s.PerNode) == 0 {
+		return a.nodesAt
+	}
+	out := []nodeDataAt{}
 	for _, hostID := range sortedKeys(a.s.PerNode) {
 		nd := a.s.PerNode[hostID]
 		if nd == nil {
@@ -337,5 +344,6 @@ func (a *analysis) perNode() []nodeDataAt {
 		}
 		out = append(out, nodeDataAt{hostID: hostID, addr: addr, nd: nd})
 	}
+	a.nodesAt = out
 	return out
 }

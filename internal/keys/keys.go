@@ -77,7 +77,7 @@ type Keyer struct {
 	mu    sync.RWMutex
 	known map[string]bool // keys learned, the current generation
 	older map[string]bool // the generation before: kept while the current fills
-	forms []form          // every encoding of known and older keys, longest first; nil when stale
+	forms *matcher        // every encoding of known and older keys; nil when stale
 }
 
 // maxKnown bounds each generation of learned keys.

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/url"
-	"sort"
-	"strings"
 )
 
 // Free text (a finding's summary, a note, the statement Cassandra logged,
@@ -39,10 +37,10 @@ func (k *Keyer) Learn(keys ...string) {
 // form is one encoding of a learned key and what replaces it.
 type form struct{ text, shown string }
 
-// learned is every encoding of every known key with its replacement, the
-// longest first (a key inside another key is replaced after it); computed
-// once per change, so that scrubbing a string costs a search per form.
-func (k *Keyer) learned() []form {
+// learned is the matcher of every encoding of every known key; built once
+// per change of the key set, so that scrubbing a string is one pass over it
+// whatever the number of keys. Nil when no key is known.
+func (k *Keyer) learned() *matcher {
 	k.mu.RLock()
 	if k.forms != nil || len(k.known)+len(k.older) == 0 {
 		defer k.mu.RUnlock()
@@ -51,6 +49,9 @@ func (k *Keyer) learned() []form {
 	k.mu.RUnlock()
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	if k.forms != nil {
+		return k.forms
+	}
 	out := make([]form, 0, 5*(len(k.known)+len(k.older)))
 	add := func(key string) {
 		shown := k.Show(key)
@@ -66,14 +67,8 @@ func (k *Keyer) learned() []form {
 			add(key)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if len(out[i].text) != len(out[j].text) {
-			return len(out[i].text) > len(out[j].text)
-		}
-		return out[i].text < out[j].text
-	})
-	k.forms = out
-	return out
+	k.forms = newMatcher(out)
+	return k.forms
 }
 
 // Scrub replaces every learned key standing as a word in s by Show(key),
@@ -82,8 +77,8 @@ func (k *Keyer) Scrub(s string) string {
 	if !k.Hides() || s == "" {
 		return s
 	}
-	for _, f := range k.learned() {
-		s = k.replace(s, f.text, f.shown)
+	if m := k.learned(); m != nil {
+		return m.scrub(s)
 	}
 	return s
 }
@@ -104,42 +99,6 @@ func encodings(key string) []string {
 		}
 	}
 	return out
-}
-
-func (k *Keyer) replace(s, key, with string) string {
-	if !strings.Contains(s, key) {
-		return s
-	}
-	var b strings.Builder
-	for {
-		i := indexWord(s, key)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i])
-		b.WriteString(with)
-		s = s[i+len(key):]
-	}
-}
-
-// indexWord is the first index of key in s where it stands as a word.
-func indexWord(s, key string) int {
-	off := 0
-	for {
-		i := strings.Index(s[off:], key)
-		if i < 0 {
-			return -1
-		}
-		i += off
-		end := i + len(key)
-		before := i == 0 || !isWord(key[0]) || !isWord(s[i-1])
-		after := end == len(s) || !isWord(key[len(key)-1]) || !isWord(s[end])
-		if before && after {
-			return i
-		}
-		off = i + 1
-	}
 }
 
 // isWord: an ASCII letter, digit or underscore, or any byte of a non-ASCII
