@@ -234,6 +234,10 @@ func (c *Config) validateScoped(root *yaml.Node, name string, scope fileScope, d
 	}
 	if _, err := keys.Load(c.Keys); err != nil {
 		add("keys", err)
+	} else if c.Keys.Mode == keys.Hashed && c.Keys.SecretFile == "" && c.State.File == "" {
+		// A secret of the process alone would change every shown key at
+		// each restart, and key-hash could not reproduce one.
+		add("keys", errors.New("keys.mode hashed needs keys.secret_file, or state.file to keep a generated secret beside it"))
 	}
 	if len(errs) == 0 {
 		return nil
