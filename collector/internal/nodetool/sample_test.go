@@ -209,6 +209,8 @@ func TestSamplerConfigValidate(t *testing.T) {
 		{"parallel too high", func(c *SamplerConfig) { c.Parallel = 100 }, "parallel"},
 		{"max_concurrent_runs too high", func(c *SamplerConfig) { c.MaxConcurrentRuns = 65 }, "max_concurrent_runs"},
 		{"max_concurrent_runs negative", func(c *SamplerConfig) { c.MaxConcurrentRuns = -1 }, "max_concurrent_runs"},
+		{"password on the command line", func(c *SamplerConfig) { c.Command = []string{"nodetool", "-u", "jmx", "-pw", "s3cret"} }, "use -pwf"},
+		{"long password flag", func(c *SamplerConfig) { c.Command = []string{"nodetool", "--password=s3cret"} }, "use -pwf"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
