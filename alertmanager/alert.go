@@ -2,10 +2,12 @@ package alertmanager
 
 import (
 	"fmt"
+	"hash/fnv"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/partmon/partmon/analyzer"
 )
@@ -90,7 +92,7 @@ func (t alertTemplate) alertFor(f analyzer.Finding, cluster string) postableAler
 		ann["unit"] = f.Unit
 	}
 	if f.PartitionKey != "" {
-		ann["partition_key"] = f.PartitionKey
+		ann["partition_key"] = boundedKey(f.PartitionKey)
 	}
 	if len(f.Nodes) > 1 {
 		// One problem seen by several nodes is one alert: name them all.
@@ -147,4 +149,26 @@ func sameLabels(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// keyAnnotationMax bounds the partition_key annotation as the exporter
+// bounds its label (exporter/topk.go): a key can be megabytes, and every
+// receiver (Slack, PagerDuty, e-mail) repeats it.
+const keyAnnotationMax = 120
+
+// boundedKey is key as valid UTF-8 of at most keyAnnotationMax bytes: a
+// longer key keeps its start and gets a hash of the whole key, the same
+// text the exporter's partition_key label shows, so an alert finds its series.
+func boundedKey(key string) string {
+	key = strings.ToValidUTF8(key, "\uFFFD")
+	if len(key) <= keyAnnotationMax {
+		return key
+	}
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	cut := keyAnnotationMax - 12 // room for "…" (3 bytes), "#" and 8 hex digits
+	for cut > 0 && !utf8.RuneStart(key[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s…#%08x", key[:cut], h.Sum32())
 }

@@ -3,7 +3,9 @@ package alertmanager
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/publish"
@@ -158,5 +160,23 @@ func TestDCShardsPushOneAlertPerProblem(t *testing.T) {
 		if got.Labels["node"] != "127.0.0.3" {
 			t.Errorf("the %s partmon's stale-node alert: labels %v, want node 127.0.0.3", name, got.Labels)
 		}
+	}
+}
+
+// The partition_key annotation is bounded like the exporter's label: valid
+// UTF-8, at most 120 bytes, a long key's start and a hash of the whole.
+func TestAlertKeyAnnotationBounded(t *testing.T) {
+	long := strings.Repeat("é", 100) + "\xff" + strings.Repeat("k", 1<<20)
+	other := strings.Repeat("é", 100) + "\xff" + strings.Repeat("k", 1<<20-1) + "j"
+	for _, key := range []string{"short-key", long} {
+		f := analyzer.Finding{ID: "abc", Kind: analyzer.KindOversizedPartition, Severity: analyzer.SeverityCritical,
+			Keyspace: "shop", Table: "orders", PartitionKey: key}
+		got := alertTemplate{runbookURL: "-"}.alertFor(f, "demo").Annotations["partition_key"]
+		if len(got) > keyAnnotationMax || !utf8.ValidString(got) || (len(key) <= keyAnnotationMax && got != key) {
+			t.Errorf("annotation of a %d-byte key: %d bytes %q", len(key), len(got), got)
+		}
+	}
+	if boundedKey(long) == boundedKey(other) {
+		t.Error("two long keys with the same start share an annotation")
 	}
 }

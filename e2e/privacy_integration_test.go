@@ -67,7 +67,9 @@ func TestKeysNeverLeave(t *testing.T) {
 	if err := os.WriteFile(secret, []byte("e2e-secret-0123456789abcdef\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.CommandContext(ctx, bin, "key-hash", "--secret-file", secret, plantedKey).Output()
+	keyHash := exec.CommandContext(ctx, bin, "key-hash", "--secret-file", secret)
+	keyHash.Stdin = strings.NewReader(plantedKey + "\n")
+	out, err := keyHash.Output()
 	if err != nil {
 		t.Fatalf("partmon key-hash: %v", err)
 	}

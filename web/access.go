@@ -2,6 +2,7 @@ package web
 
 import (
 	"cmp"
+	"container/list"
 	"crypto/sha256"
 	"crypto/tls"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/prometheus/exporter-toolkit/web"
 	"go.yaml.in/yaml/v2"
@@ -35,6 +37,10 @@ type Access struct {
 	PageUsers  []string
 	// MetricsPath is where /metrics is served (--web.telemetry-path); empty: /metrics.
 	MetricsPath string
+	// AllowedHosts are the Host names the page and the API answer besides
+	// IP addresses and localhost; nil: the machine's host name; "*": any
+	// (hostCheck, docs/operations.md "Exposure").
+	AllowedHosts []string
 }
 
 // endpoint classes, strictest last.
@@ -114,12 +120,21 @@ type authHandler struct {
 	pageUsers   []string
 	limiter     *rate.Limiter
 
-	mu    sync.Mutex // one bcrypt at a time: it is CPU-bound by design
-	cache map[[sha256.Size]byte]bool
+	// bcrypt runs one at a time (it is CPU-bound by design), outside the
+	// cache's lock, so that a flood of wrong passwords never holds up a
+	// cached check; past maxBcryptWaiting waiting, a request gets 429.
+	bcryptSlot chan struct{}
+	waiting    atomic.Int32
+	good, bad  *lru // outcomes apart: wrong passwords cannot evict a right one
 }
 
-// authCacheSize bounds remembered (user, hash, password) outcomes.
-const authCacheSize = 100
+// Remembered (user, hash, password) outcomes: right ones (few users), and
+// wrong ones (a flood of one wrong password costs one bcrypt).
+const (
+	authCacheGood    = 256
+	authCacheBad     = 1024
+	maxBcryptWaiting = 16
+)
 
 func (a *authHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c, err := readWebConfig(a.path)
@@ -139,7 +154,12 @@ func (a *authHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, http.StatusText(http.StatusTooManyRequests), http.StatusTooManyRequests)
 		return
 	}
-	user, ok := a.authenticate(c, r)
+	user, ok, busy := a.authenticate(c, r)
+	if busy {
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "too many password checks at once, retry in a second", http.StatusTooManyRequests)
+		return
+	}
 	if !ok {
 		w.Header().Set("WWW-Authenticate", "Basic")
 		http.Error(w, http.StatusText(http.StatusUnauthorized), http.StatusUnauthorized)
@@ -152,11 +172,12 @@ func (a *authHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.next.ServeHTTP(w, r)
 }
 
-// authenticate checks the request's basic auth against the file's users.
-func (a *authHandler) authenticate(c *web.Config, r *http.Request) (string, bool) {
+// authenticate checks the request's basic auth against the file's users;
+// busy is true when it could not (too many bcrypt checks waiting).
+func (a *authHandler) authenticate(c *web.Config, r *http.Request) (user string, ok, busy bool) {
 	user, pass, ok := r.BasicAuth()
 	if !ok {
-		return "", false
+		return "", false, false
 	}
 	hash, known := c.Users[user]
 	if !known {
@@ -166,17 +187,63 @@ func (a *authHandler) authenticate(c *web.Config, r *http.Request) (string, bool
 	}
 	// The cache key is a digest: no password is kept in memory.
 	key := sha256.Sum256([]byte(strings.Join([]string{user, string(hash), pass}, "\x00")))
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	good, cached := a.cache[key]
-	if !cached {
-		good = bcrypt.CompareHashAndPassword([]byte(hash), []byte(pass)) == nil
-		if len(a.cache) >= authCacheSize {
-			clear(a.cache)
-		}
-		a.cache[key] = good
+	if a.good.has(key) {
+		return user, known, false
 	}
-	return user, good && known
+	if a.bad.has(key) {
+		return user, false, false
+	}
+	if a.waiting.Add(1) > maxBcryptWaiting {
+		a.waiting.Add(-1)
+		return user, false, true
+	}
+	a.bcryptSlot <- struct{}{}
+	good := bcrypt.CompareHashAndPassword([]byte(hash), []byte(pass)) == nil
+	<-a.bcryptSlot
+	a.waiting.Add(-1)
+	if good {
+		a.good.add(key)
+	} else {
+		a.bad.add(key)
+	}
+	return user, good && known, false
+}
+
+// lru is a bounded set of digests, the least recently used dropped first.
+type lru struct {
+	mu    sync.Mutex
+	size  int
+	order *list.List // front: most recent
+	at    map[[sha256.Size]byte]*list.Element
+}
+
+func newLRU(size int) *lru {
+	return &lru{size: size, order: list.New(), at: map[[sha256.Size]byte]*list.Element{}}
+}
+
+func (l *lru) has(k [sha256.Size]byte) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e, ok := l.at[k]
+	if ok {
+		l.order.MoveToFront(e)
+	}
+	return ok
+}
+
+func (l *lru) add(k [sha256.Size]byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if e, ok := l.at[k]; ok {
+		l.order.MoveToFront(e)
+		return
+	}
+	l.at[k] = l.order.PushFront(k)
+	if l.order.Len() > l.size {
+		last := l.order.Back()
+		l.order.Remove(last)
+		delete(l.at, last.Value.([sha256.Size]byte))
+	}
 }
 
 // serveListener serves srv on l, over TLS if setupTLS configured it.
@@ -234,7 +301,8 @@ func newAuthHandler(a Access, next http.Handler) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &authHandler{path: a.ConfigFile, metricsPath: a.MetricsPath, next: next, pageUsers: a.PageUsers, cache: map[[sha256.Size]byte]bool{}}
+	h := &authHandler{path: a.ConfigFile, metricsPath: a.MetricsPath, next: next, pageUsers: a.PageUsers,
+		bcryptSlot: make(chan struct{}, 1), good: newLRU(authCacheGood), bad: newLRU(authCacheBad)}
 	if rl := c.RateLimiterConfig; rl.Interval != 0 {
 		h.limiter = rate.NewLimiter(rate.Every(rl.Interval), rl.Burst)
 	}

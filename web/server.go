@@ -40,6 +40,9 @@ type HandlerOptions struct {
 	MaxRequestsInFlight int
 	// DisableExporterMetrics leaves out go_*, process_* and promhttp_* series.
 	DisableExporterMetrics bool
+	// MaxPageRequestsInFlight bounds concurrent requests of the page and
+	// the API; 0 means DefaultMaxPageRequestsInFlight, negative unbounded.
+	MaxPageRequestsInFlight int
 	// TelemetryPath is where the exposition is served; empty: /metrics.
 	TelemetryPath string
 	Logger        *zap.Logger
@@ -129,7 +132,15 @@ func NewHandler(latest *publish.Latest, e *exporter.Exporter, alerts prometheus.
 		writeText(w, http.StatusOK, "first cycle done\n")
 	})
 	mux.Handle("GET /{$}", page)
-	return mux, nil
+	// The page and the whole report are encoded once per report (the page
+	// at most once a second: it writes the report's age), and their
+	// requests, like every page and API request, are bounded.
+	cached := newResponseCache(latest, mux, map[string]time.Duration{"/": time.Second, "/api/v1/report": 0})
+	pages := opts.MaxPageRequestsInFlight
+	if pages == 0 {
+		pages = DefaultMaxPageRequestsInFlight
+	}
+	return pageLimit(pages, opts.TelemetryPath, cached), nil
 }
 
 func writeText(w http.ResponseWriter, status int, body string) {
@@ -169,8 +180,12 @@ func Serve(ctx context.Context, listenAddresses []string, access Access, handler
 		return fmt.Errorf("checking web config file %s: %w", access.ConfigFile, err)
 	}
 	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
+		Handler:           hostCheck(access.AllowedHosts, access.MetricsPath, h),
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          zap.NewStdLog(logger.Named("http")),
 	}
 	if access.ConfigFile != "" {

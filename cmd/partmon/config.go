@@ -53,6 +53,9 @@ type WebConfig struct {
 	ConfigFile string `yaml:"config_file"`
 	// PageUsers, of ConfigFile's users, alone may see the page and the API.
 	PageUsers []string `yaml:"page_users"`
+	// AllowedHosts: Host names the page and the API answer besides IP
+	// addresses, localhost and the machine's name; "*": any.
+	AllowedHosts []string `yaml:"allowed_hosts"`
 	// TelemetryPath and DisableExporterMetrics are flags only, as in
 	// node_exporter (--web.telemetry-path, --web.disable-exporter-metrics).
 	TelemetryPath          string `yaml:"-"`
@@ -234,6 +237,10 @@ func (c *Config) validateScoped(root *yaml.Node, name string, scope fileScope, d
 	}
 	if _, err := keys.Load(c.Keys); err != nil {
 		add("keys", err)
+	} else if c.Keys.Mode == keys.Hashed && c.Keys.SecretFile == "" && c.State.File == "" {
+		// A secret of the process alone would change every shown key at
+		// each restart, and key-hash could not reproduce one.
+		add("keys", errors.New("keys.mode hashed needs keys.secret_file, or state.file to keep a generated secret beside it"))
 	}
 	if len(errs) == 0 {
 		return nil
@@ -244,7 +251,7 @@ func (c *Config) validateScoped(root *yaml.Node, name string, scope fileScope, d
 
 // webAccess is who may reach which endpoint (web.Access).
 func (c *Config) webAccess() web.Access {
-	return web.Access{ConfigFile: c.Web.ConfigFile, PageUsers: c.Web.PageUsers, MetricsPath: c.Web.TelemetryPath}
+	return web.Access{ConfigFile: c.Web.ConfigFile, PageUsers: c.Web.PageUsers, MetricsPath: c.Web.TelemetryPath, AllowedHosts: c.Web.AllowedHosts}
 }
 
 // splitList reads a comma-separated flag value.

@@ -303,5 +303,12 @@ func (d *daemonFlags) check(file string, stdout, stderr io.Writer) int {
 		name = stdinName
 	}
 	fmt.Fprintf(stdout, "%s: OK (%s mode, hosts %s)\n", name, cfg.Collector.Mode, strings.Join(cfg.Collector.Hosts, ","))
+	if cfg.Keys.Hides() && cfg.Keys.SecretFile == "" {
+		if path := cfg.Keys.Generated(cfg.State.File); path != "" {
+			fmt.Fprintf(stdout, "keys: keys.secret_file not set: partmon keeps a generated secret in %s (mode 0600, created at the first start); sidecars of one cluster need the same secret_file\n", path)
+		} else {
+			fmt.Fprintln(stdout, "keys: keys.secret_file and state.file not set: partmon keys hidden keys with a random secret of each process; finding IDs change at each restart")
+		}
+	}
 	return exitOK
 }

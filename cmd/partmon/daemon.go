@@ -44,6 +44,8 @@ type daemonFlags struct {
 	webConfigSet    bool
 	alertmanagerSet bool
 	stateFileSet    bool
+	allowedHosts    []string
+	allowedHostsSet bool
 
 	telemetryPath          string
 	disableExporterMetrics bool
@@ -56,6 +58,8 @@ func (d *daemonFlags) register(cmd *kingpin.CmdClause) {
 		IsSetByUser(&d.listenSet).StringsVar(&d.listen)
 	cmd.Flag("web.config.file", "exporter-toolkit web config file for TLS and basic auth.").
 		IsSetByUser(&d.webConfigSet).StringVar(&d.webConfig)
+	cmd.Flag("web.allowed-hosts", "Host name the status page and the API answer to besides IP addresses, localhost and this machine's name (repeatable; * for any): a guard against DNS rebinding (docs/operations.md \"Exposure\").").
+		IsSetByUser(&d.allowedHostsSet).StringsVar(&d.allowedHosts)
 	cmd.Flag("alertmanager.url", "Alertmanager to push key-level alerts to (repeatable), e.g. http://127.0.0.1:9093.").
 		IsSetByUser(&d.alertmanagerSet).StringsVar(&d.alertmanagers)
 	cmd.Flag("state.file", "File that keeps the analysis history (growth forecasts, traffic windows) across restarts.").
@@ -81,6 +85,9 @@ func (d *daemonFlags) applyFlags(cfg *Config) {
 	}
 	if given("web.config.file", d.webConfigSet) {
 		cfg.Web.ConfigFile = d.webConfig
+	}
+	if given("web.allowed-hosts", d.allowedHostsSet) {
+		cfg.Web.AllowedHosts = d.allowedHosts
 	}
 	if given("alertmanager.url", d.alertmanagerSet) {
 		cfg.Alertmanager.URLs = d.alertmanagers

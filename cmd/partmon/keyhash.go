@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 
 	"github.com/alecthomas/kingpin/v2"
 
@@ -11,19 +14,22 @@ import (
 
 // keyHashFlags: `partmon key-hash` prints what partmon shows for a key in
 // hashed mode, so an operator who knows a key can find it in partmon's
-// outputs (docs/operations.md "Keys and privacy").
+// outputs (docs/operations.md "Keys and privacy"). Keys are read from
+// standard input, one a line: an argument would show in ps and
+// /proc/PID/cmdline to every user of the machine.
 type keyHashFlags struct {
 	secretFile string
 	length     int
-	values     []string
+	stdin      io.Reader // os.Stdin unless a test sets it
 }
 
 func (k *keyHashFlags) register(cmd *kingpin.CmdClause) {
 	cmd.Flag("secret-file", "The file of keys.secret_file.").Required().StringVar(&k.secretFile)
 	cmd.Flag("hash-length", "keys.hash_length: hex digits shown.").Default(fmt.Sprint(keys.DefaultHashLength)).IntVar(&k.length)
-	cmd.Arg("value", "Partition key as partmon prints it (Cassandra's text form; a key of several columns joined by ':', e.g. tenant1:2026-12-04).").
-		Required().StringsVar(&k.values)
 }
+
+// maxKeyHashInput bounds what key-hash reads: keys, not a data set.
+const maxKeyHashInput = 16 << 20
 
 func (k *keyHashFlags) run(stdout, stderr io.Writer) int {
 	keyer, err := keys.Load(keys.Config{Mode: keys.Hashed, SecretFile: k.secretFile, HashLength: k.length})
@@ -31,8 +37,20 @@ func (k *keyHashFlags) run(stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "partmon: %v\n", err)
 		return exitUsage
 	}
-	for _, v := range k.values {
-		fmt.Fprintln(stdout, keyer.Show(v))
+	in := k.stdin
+	if in == nil {
+		in = os.Stdin
+	}
+	sc := bufio.NewScanner(io.LimitReader(in, maxKeyHashInput))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if v := strings.TrimSuffix(sc.Text(), "\r"); v != "" {
+			fmt.Fprintln(stdout, keyer.Show(v))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		fmt.Fprintf(stderr, "partmon: key-hash: reading keys from standard input: %v\n", err)
+		return exitUsage
 	}
 	return exitOK
 }

@@ -54,7 +54,12 @@ func configAndLogger(load func() (Config, error), stderr io.Writer) (Config, *za
 		fmt.Fprintf(stderr, "partmon: %v\n", err)
 		return cfg, nil, nil, false
 	}
-	keyer, err := keys.Load(cfg.Keys)
+	kc, created, err := cfg.Keys.Generate(cfg.State.File)
+	if err != nil {
+		fmt.Fprintf(stderr, "partmon: %v\n", err)
+		return cfg, nil, nil, false
+	}
+	keyer, err := keys.Load(kc)
 	if err != nil {
 		fmt.Fprintf(stderr, "partmon: %v\n", err)
 		return cfg, nil, nil, false
@@ -64,7 +69,24 @@ func configAndLogger(load func() (Config, error), stderr io.Writer) (Config, *za
 		fmt.Fprintf(stderr, "partmon: %v\n", err)
 		return cfg, nil, nil, false
 	}
+	if note := keySecretNote(cfg, kc, created); note != "" {
+		log.Info(note, zap.String("keys_mode", string(kc.Mode)), zap.String("secret_file", kc.SecretFile))
+	}
 	return cfg, log, keyer, true
+}
+
+// keySecretNote says where the secret of hidden keys comes from when the
+// config names none (docs/operations.md "Keys and privacy").
+func keySecretNote(cfg Config, resolved keys.Config, created bool) string {
+	switch {
+	case cfg.Keys.SecretFile != "" || !resolved.Hides():
+		return ""
+	case created:
+		return "keys.secret_file not set: generated a secret (mode 0600) beside the state file; give every sidecar of a cluster the same file"
+	case resolved.SecretFile != "":
+		return "keys.secret_file not set: using the secret generated beside the state file"
+	}
+	return "keys.secret_file and state.file not set: keys are keyed by a random secret of this process; finding IDs change at each restart"
 }
 
 // newCronLogger adapts zap to cron's logger: cron's routine messages (every

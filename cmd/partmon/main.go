@@ -172,7 +172,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	check.register(checkCmd)
 	checkFile := checkCmd.Arg("file", "Configuration file (- reads standard input); the same as --config.file.").String()
 
-	keyHashCmd := app.Command("key-hash", "Print the hashed form partmon shows for a partition key (keys.mode hashed), to find a known key in its outputs.")
+	keyHashCmd := app.Command("key-hash", "Print the hashed form partmon shows for each partition key read from standard input, one a line, as partmon prints it (Cassandra's text form; a key of several columns joined by ':', e.g. tenant1:2026-12-04), to find a known key in its outputs.")
 	var keyHash keyHashFlags
 	keyHash.register(keyHashCmd)
 

@@ -10,10 +10,12 @@ const passwordEnv = "PARTMON_COLLECTOR_PASSWORD"
 // applyPasswordEnv puts the password from the environment over the config
 // file's password or password_file, as flags override the file. The variable
 // is then removed from partmon's environment, so commands it starts (the
-// nodetool sampler) do not inherit it.
+// nodetool sampler) do not inherit it, and overwritten in the initial
+// environment block, so /proc/PID/environ no longer shows it (Linux).
 func (c *common) applyPasswordEnv(cfg *Config) {
 	if pw, ok := os.LookupEnv(passwordEnv); ok {
 		_ = os.Unsetenv(passwordEnv)
+		wipeInitialEnv(passwordEnv)
 		c.envPassword = &pw // for a reload (SIGHUP): the variable is gone
 	}
 	if c.envPassword == nil {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"os"
+	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -57,3 +59,33 @@ func TestPasswordFromEnvironment(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// The password from the environment is gone from /proc/PID/environ once
+// read, not only from Go's copy of the environment (os.Unsetenv alone left
+// it there). Run in a child process: the test's own environment block is
+// the one wiped.
+func TestPasswordLeavesProcEnviron(t *testing.T) {
+	const pw = "env-password-7f3a91c2"
+	if os.Getenv("PARTMON_TEST_ENVIRON_CHILD") == "1" {
+		var c common
+		var cfg Config
+		c.applyPasswordEnv(&cfg)
+		environ, err := os.ReadFile("/proc/self/environ")
+		if err != nil {
+			t.Skip("no /proc/self/environ") // the parent fails on this
+		}
+		if cfg.Collector.Password != pw || strings.Contains(string(environ), pw) || os.Getenv(passwordEnv) != "" {
+			t.Fatalf("password %q; /proc/self/environ holds it: %v", cfg.Collector.Password, strings.Contains(string(environ), pw))
+		}
+		return
+	}
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("no /proc/self/environ on this system")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestPasswordLeavesProcEnviron$", "-test.v")
+	cmd.Env = append(os.Environ(), "PARTMON_TEST_ENVIRON_CHILD=1", passwordEnv+"="+pw)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS") {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+}

@@ -8,10 +8,15 @@ package keys
 
 import (
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 )
@@ -53,11 +58,7 @@ type Config struct {
 // Validate says what is wrong with c, naming the field.
 func (c Config) Validate() error {
 	switch c.Mode {
-	case Plain, Omitted, "":
-	case Hashed:
-		if c.SecretFile == "" {
-			return fmt.Errorf("keys.secret_file is required with keys.mode hashed (a file of at least %d bytes, e.g. head -c 32 /dev/urandom | base64 > FILE)", minSecretBytes)
-		}
+	case Plain, Hashed, Omitted, "":
 	default:
 		return fmt.Errorf("keys.mode: want plain, hashed or omitted, got %q", c.Mode)
 	}
@@ -83,12 +84,22 @@ type Keyer struct {
 // maxKnown bounds each generation of learned keys.
 const maxKnown = 20000
 
-// Load builds the Keyer c describes, reading its secret file.
+// Load builds the Keyer c describes, reading its secret file. Keys hidden
+// without a secret file get a random secret of this process's own (see
+// Generate for one that outlives it): hashed keys and finding IDs are keyed
+// always, since everything but the key in an ID's input is public.
 func Load(c Config) (*Keyer, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
 	var secret []byte
+	if c.SecretFile == "" && c.Mode != Plain && c.Mode != "" {
+		b := make([]byte, secretBytes)
+		if _, err := rand.Read(b); err != nil {
+			return nil, fmt.Errorf("keys: generating a secret: %w", err)
+		}
+		secret = []byte(base64.StdEncoding.EncodeToString(b))
+	}
 	if c.SecretFile != "" && c.Mode != Plain && c.Mode != "" {
 		b, err := os.ReadFile(c.SecretFile)
 		if err != nil {
@@ -101,6 +112,53 @@ func Load(c Config) (*Keyer, error) {
 		secret = b
 	}
 	return New(c.Mode, secret, c.HashLength), nil
+}
+
+// secretBytes is the randomness of a generated secret.
+const secretBytes = 32
+
+// GeneratedSecretName is the file Generate writes beside the state file.
+const GeneratedSecretName = "partmon-keys.secret"
+
+// Hides is true unless c shows keys as they are.
+func (c Config) Hides() bool { return c.Mode != Plain && c.Mode != "" }
+
+// Generated says where a secret is kept when keys are hidden and
+// keys.secret_file is not set: beside stateFile, or nowhere ("") without
+// one (Load then keys the process with a secret of its own).
+func (c Config) Generated(stateFile string) string {
+	if c.SecretFile != "" || c.Mode == Plain || c.Mode == "" || stateFile == "" {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(stateFile), GeneratedSecretName)
+}
+
+// Generate sets c.SecretFile to the secret kept beside stateFile (see
+// Generated), writing a new one (mode 0600) when none is there; created says
+// it did. c is returned unchanged when it needs no generated secret.
+func (c Config) Generate(stateFile string) (out Config, created bool, err error) {
+	path := c.Generated(stateFile)
+	if path == "" {
+		return c, false, nil
+	}
+	c.SecretFile = path
+	b := make([]byte, secretBytes)
+	if _, err := rand.Read(b); err != nil {
+		return c, false, fmt.Errorf("keys: generating a secret: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return c, false, nil // kept from an earlier start; Load checks it
+	}
+	if err != nil {
+		return c, false, fmt.Errorf("keys: writing a generated secret: %w", err)
+	}
+	_, err = f.WriteString(base64.StdEncoding.EncodeToString(b) + "\n")
+	if err = errors.Join(err, f.Sync(), f.Close()); err != nil {
+		_ = os.Remove(path)
+		return c, false, fmt.Errorf("keys: writing a generated secret %s: %w", path, err)
+	}
+	return c, true, nil
 }
 
 // New builds a Keyer; length 0 is DefaultHashLength. A trailing newline of
@@ -127,9 +185,9 @@ func (k *Keyer) Mode() Mode {
 func (k *Keyer) Hides() bool { return k.Mode() != Plain }
 
 // Token is key's hash as hashed mode shows it: Prefix and the first
-// length hex digits of HMAC-SHA-256(secret, key). Without a secret (omitted
-// mode may run without one) it is SHA-256 of the key, which names the key
-// to anyone who can guess it: only finding IDs use it then, never output.
+// length hex digits of HMAC-SHA-256(secret, key). A Keyer from Load hiding
+// keys always has a secret; a Keyer built by New without one (tests) uses
+// SHA-256, which names the key to anyone who can guess it.
 func (k *Keyer) Token(key string) string {
 	return Prefix + k.digest("key", key)
 }

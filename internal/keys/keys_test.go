@@ -103,7 +103,7 @@ func TestLoad(t *testing.T) {
 		{Config{}, ""},
 		{Config{Mode: Hashed, SecretFile: good}, ""},
 		{Config{Mode: Omitted}, ""},
-		{Config{Mode: Hashed}, "keys.secret_file is required"},
+		{Config{Mode: Hashed}, ""},
 		{Config{Mode: Hashed, SecretFile: short}, "want at least 16"},
 		{Config{Mode: Hashed, SecretFile: filepath.Join(dir, "missing")}, "no such file"},
 		{Config{Mode: "sha"}, "keys.mode: want plain, hashed or omitted"},
@@ -116,8 +116,46 @@ func TestLoad(t *testing.T) {
 			t.Errorf("Load(%+v): %v", c.cfg, err)
 		case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
 			t.Errorf("Load(%+v) = %v, want an error with %q", c.cfg, err, c.wantErr)
-		case c.wantErr == "" && c.cfg.Mode == Hashed && k.Show("x") != New(Hashed, secret, 0).Show("x"):
+		case c.wantErr == "" && c.cfg.SecretFile != "" && k.Show("x") != New(Hashed, secret, 0).Show("x"):
 			t.Errorf("the secret file's trailing newline is part of the secret")
+		}
+	}
+}
+
+// Keys hidden without a secret file are keyed all the same: an ID's input
+// is public but for the key, so an unkeyed digest of it names a guessable
+// key. Two processes without a file key differently; with the generated
+// file (0600, beside the state file, kept across starts) they agree.
+func TestLoadAlwaysKeyed(t *testing.T) {
+	unkeyed := New(Omitted, nil, 0).ID("abc")
+	a, errA := Load(Config{Mode: Omitted})
+	b, errB := Load(Config{Mode: Omitted})
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
+	if a.ID("abc") == unkeyed || a.ID("abc") == b.ID("abc") {
+		t.Fatalf("omitted without a secret file: ID %q, unkeyed %q, another process %q: want keyed by a secret of its own", a.ID("abc"), unkeyed, b.ID("abc"))
+	}
+	state := filepath.Join(t.TempDir(), "state.json")
+	c1, created, err := Config{Mode: Omitted}.Generate(state)
+	if err != nil || !created || c1.SecretFile != filepath.Join(filepath.Dir(state), GeneratedSecretName) {
+		t.Fatalf("Generate: %+v created=%v %v", c1, created, err)
+	}
+	if fi, err := os.Stat(c1.SecretFile); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("generated secret: %v, %v; want mode 0600", fi, err)
+	}
+	c2, created, err := Config{Mode: Hashed}.Generate(state)
+	if err != nil || created || c2.SecretFile != c1.SecretFile {
+		t.Fatalf("second Generate: %+v created=%v %v; want the same file kept", c2, created, err)
+	}
+	k1, _ := Load(c1)
+	k2, _ := Load(Config{Mode: Omitted, SecretFile: c2.SecretFile})
+	if k1.ID("abc") != k2.ID("abc") || k1.ID("abc") == unkeyed {
+		t.Fatalf("IDs with the generated secret: %q %q (unkeyed %q)", k1.ID("abc"), k2.ID("abc"), unkeyed)
+	}
+	for _, c := range []Config{{Mode: Plain}, {Mode: Hashed, SecretFile: "/given"}} {
+		if out, created, err := c.Generate(state); out != c || created || err != nil {
+			t.Errorf("Generate(%+v) = %+v, %v, %v; want nothing generated", c, out, created, err)
 		}
 	}
 }

@@ -92,6 +92,13 @@ func (c SamplerConfig) Validate() error {
 	if len(c.Command) == 0 || c.Command[0] == "" {
 		return errors.New("nodetool sampler: command is empty")
 	}
+	for _, a := range c.Command[1:] {
+		// A password on nodetool's command line shows in ps and
+		// /proc/PID/cmdline, of nodetool and of partmon's config.
+		if a == "-pw" || a == "--password" || strings.HasPrefix(a, "--password=") {
+			return errors.New("nodetool sampler: command gives the JMX password on the command line (-pw), visible in ps: use -pwf FILE (--password-file) instead")
+		}
+	}
 	if c.Duration < time.Millisecond || c.Duration.Milliseconds() > 1<<31-1 {
 		return fmt.Errorf("nodetool sampler: duration %s must be between 1ms and 2^31-1 ms", c.Duration)
 	}

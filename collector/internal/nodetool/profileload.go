@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/partmon/partmon/collector/internal/cqlname"
 	"github.com/partmon/partmon/model"
@@ -78,7 +79,7 @@ func parseProfileload(out string) ([]model.HotPartition, map[string]bool, error)
 			continue
 		}
 		if op == "" && !inOther {
-			return nil, nil, fmt.Errorf("line %d: %q is outside any sampler section", n+1, truncate(trimmed, 120))
+			return nil, nil, fmt.Errorf("line %d: %d bytes outside any sampler section", n+1, len(trimmed))
 		}
 		if inOther || trimmed == profileloadNothing {
 			continue
@@ -86,7 +87,7 @@ func parseProfileload(out string) ([]model.HotPartition, map[string]bool, error)
 		fields := strings.Fields(trimmed)
 		if !header {
 			if len(fields) != 4 || fields[0] != "Table" || fields[1] != "Partition" || fields[2] != "Count" || fields[3] != "+/-" {
-				return nil, nil, fmt.Errorf("line %d: %q is not the Table Partition Count +/- header", n+1, truncate(trimmed, 120))
+				return nil, nil, fmt.Errorf("line %d: not the Table Partition Count +/- header", n+1)
 			}
 			header = true
 			continue
@@ -118,25 +119,40 @@ func parseProfileload(out string) ([]model.HotPartition, map[string]bool, error)
 // parseProfileloadRow reads "<ks.table> <key…> <count> <error>".
 func parseProfileloadRow(line string, fields []string) (model.HotPartition, error) {
 	if len(fields) < 4 {
-		return model.HotPartition{}, fmt.Errorf("%q has %d columns, want table, partition, count and +/-", truncate(line, 120), len(fields))
+		return model.HotPartition{}, fmt.Errorf("%d columns, want table, partition, count and +/-", len(fields))
 	}
 	ks, table, err := cqlname.SplitTable(fields[0])
 	if err != nil {
-		return model.HotPartition{}, err
+		return model.HotPartition{}, errors.New("column 1: not a keyspace.table name")
 	}
 	count, err := strconv.ParseInt(fields[len(fields)-2], 10, 64)
 	if err != nil || count < 0 {
-		return model.HotPartition{}, fmt.Errorf("count %q is not a non-negative integer", fields[len(fields)-2])
+		return model.HotPartition{}, fmt.Errorf("column %d: the count is not a non-negative integer", column(line, len(fields)-2))
 	}
 	errBound, err := strconv.ParseInt(fields[len(fields)-1], 10, 64)
 	if err != nil || errBound < 0 {
-		return model.HotPartition{}, fmt.Errorf("+/- %q is not a non-negative integer", fields[len(fields)-1])
+		return model.HotPartition{}, fmt.Errorf("column %d: the +/- is not a non-negative integer", column(line, len(fields)-1))
 	}
 	// The key is what lies between the table column and the count column.
 	key := strings.TrimSpace(strings.TrimPrefix(line, fields[0]))
 	key = strings.TrimSpace(strings.TrimSuffix(key, fields[len(fields)-1]))
 	key = strings.TrimSpace(strings.TrimSuffix(key, fields[len(fields)-2]))
 	return model.HotPartition{Keyspace: ks, Table: table, Key: key, Count: count, Error: errBound, Source: "nodetool"}, nil
+}
+
+// column is the 1-based byte column of line's field i (as strings.Fields
+// splits it). Errors of a key-bearing output name where, never what: a
+// failed run's keys were never learned, so no scrub would catch them.
+func column(line string, i int) int {
+	at := 0
+	for f := 0; ; f++ {
+		rest := strings.TrimLeftFunc(line[at:], unicode.IsSpace)
+		at = len(line) - len(rest)
+		if f == i || rest == "" {
+			return at + 1
+		}
+		at += strings.IndexFunc(rest+" ", unicode.IsSpace)
+	}
 }
 
 func truncate(s string, n int) string {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -53,7 +54,7 @@ func runParsed(ctx context.Context, name string, args []string, limit int64, par
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("%s: %w", name, err), nil
 	}
-	head := &cappedBuffer{limit: 4 << 10} // the start of stdout, for messages
+	head := &cappedBuffer{limit: 4 << 10} // the start of stdout, for nodetool's own errors
 	out := &limitedReader{r: io.TeeReader(pipe, head), left: limit}
 	parseErr = parse(out)
 	if _, err := io.Copy(io.Discard, out); err != nil && parseErr == nil {
@@ -69,7 +70,7 @@ func runParsed(ctx context.Context, name string, args []string, limit int64, par
 	case out.overflow:
 		return fmt.Errorf("%s printed more than %d bytes", name, limit), nil
 	case waitErr != nil:
-		return fmt.Errorf("%s: %w: %s", name, waitErr, excerpt(stderr.String(), head.String())), nil
+		return fmt.Errorf("%s: %w: %s", name, waitErr, excerpt(stderr.String(), head.String(), int(limit-out.left))), nil
 	}
 	return nil, parseErr
 }
@@ -99,17 +100,35 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// excerpt picks the most telling output of a failed run: nodetool prints
-// argument errors on stderr and some JMX errors on stdout.
-func excerpt(stderr, stdout string) string {
-	s := strings.TrimSpace(stderr)
-	if s == "" {
-		s = strings.TrimSpace(stdout)
+// excerpt is what a failed run's message quotes: the first line of stderr,
+// where nodetool writes its errors (connection, authentication, unknown
+// table), or else the first line of stdout that is nodetool's own argument
+// error ("nodetool: ..."), and nothing else of stdout, which carries
+// partition keys (profileload): a failed run's keys were never learned, so
+// no scrub would catch them. Of the rest of stdout only its size is told.
+func excerpt(stderr, stdoutHead string, stdoutBytes int) string {
+	line := firstLine(stderr)
+	if line == "" {
+		for _, l := range strings.Split(stdoutHead, "\n") {
+			if strings.HasPrefix(l, "nodetool: ") {
+				line = firstLine(l)
+				break
+			}
+		}
 	}
-	if s == "" {
-		return "(no output)"
+	out := fmt.Sprintf("%d bytes on stdout, not quoted", stdoutBytes)
+	if line == "" {
+		return "no error line, " + out
 	}
-	return truncate(s, 512)
+	return strconv.Quote(truncate(line, 240)) + " (" + out + ")"
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = s[:i]
+	}
+	return s
 }
 
 // cappedBuffer keeps the first limit bytes and drops the rest, so a runaway

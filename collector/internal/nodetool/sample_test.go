@@ -159,9 +159,9 @@ func TestParseProfileloadEdgeCases(t *testing.T) {
 		{"empty output", "", nil, "no sampler section"},
 		{"argument error on stdout", readNodetoolFixture(t, "profileload_bad_topk.stdout"), nil, "outside any sampler section"},
 		{"missing header", "Frequency of reads by partition:\n   ks.t k 1 0\n", nil, "not the Table Partition Count +/- header"},
-		{"negative count", head + "   ks.t      k -1 0\n", nil, "count \"-1\""},
-		{"negative error", head + "   ks.t      k 1 -3\n", nil, "+/- \"-3\""},
-		{"count not a number", head + "   ks.t      k many 0\n", nil, "count \"many\""},
+		{"negative count", head + "   ks.t      k -1 0\n", nil, "column 13: the count is not"},
+		{"negative error", head + "   ks.t      k 1 -3\n", nil, "column 15: the +/- is not"},
+		{"count not a number", head + "   ks.t      k many 0\n", nil, "column 13: the count is not"},
 		{"count beyond int64", head + "   ks.t      k 9223372036854775808 0\n", nil, "count"},
 		{"row too short", head + "   ks.t      1 0\n", nil, "columns"},
 		{"table without keyspace", head + "   t      k 1 0\n", nil, "keyspace.table"},
@@ -209,6 +209,8 @@ func TestSamplerConfigValidate(t *testing.T) {
 		{"parallel too high", func(c *SamplerConfig) { c.Parallel = 100 }, "parallel"},
 		{"max_concurrent_runs too high", func(c *SamplerConfig) { c.MaxConcurrentRuns = 65 }, "max_concurrent_runs"},
 		{"max_concurrent_runs negative", func(c *SamplerConfig) { c.MaxConcurrentRuns = -1 }, "max_concurrent_runs"},
+		{"password on the command line", func(c *SamplerConfig) { c.Command = []string{"nodetool", "-u", "jmx", "-pw", "s3cret"} }, "use -pwf"},
+		{"long password flag", func(c *SamplerConfig) { c.Command = []string{"nodetool", "--password=s3cret"} }, "use -pwf"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -479,5 +481,43 @@ func TestSamplerConfigForAddress(t *testing.T) {
 	}
 	if (SamplerConfig{}).Configured() {
 		t.Error("an empty command is configured")
+	}
+}
+
+// A key that breaks the output's shape (a newline, a number-like tail, an
+// unterminated quote) makes the run fail; its error names lines and
+// columns, never a key: the failed run's keys were never learned, so
+// nothing downstream could scrub them.
+func TestErrorsQuoteNoKey(t *testing.T) {
+	const key = "SECRET-acct\"<b>[x](y)"
+	const head = "Frequency of reads by partition:\n   Table     Partition Count +/-\n"
+	outputs := []string{
+		head + "   ks.t      " + key + "\nSECRET-tail 5 0\n",
+		head + "   ks.t      " + key + " SECRET-x 0\n",
+		head + "   ks.t      " + key + " 5 SECRET-y\n",
+		head + "   SECRET-acct      k 5 0\n",
+		"SECRET-acct\n" + head,
+		"Frequency of reads by partition:\n   SECRET-acct Partition Count +/-\n",
+		head + "   ks.t      " + key + " 5\n",
+	}
+	for i, out := range outputs {
+		_, err := ParseProfileload(out)
+		if err == nil {
+			t.Fatalf("output %d parsed", i)
+		}
+		if strings.Contains(err.Error(), "SECRET") {
+			t.Errorf("output %d: error quotes a key: %v", i, err)
+		}
+		script := filepath.Join(t.TempDir(), "out")
+		if err := os.WriteFile(script, []byte(out), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, exit := range []string{"0", "1"} {
+			cfg := SamplerConfig{Command: []string{"sh", "-c", "cat " + shellQuote(script) + "; exit " + exit}, Duration: time.Millisecond}
+			_, err := Sample(context.Background(), cfg, []string{"ks.t"})
+			if err == nil || strings.Contains(err.Error(), "SECRET") {
+				t.Errorf("output %d, exit %s: error %v quotes a key or is missing", i, exit, err)
+			}
+		}
 	}
 }

@@ -130,7 +130,7 @@ func topPartitionsOfOp(op string, entries []topPartitionEntry, cardinality int64
 			return nil, fmt.Errorf("%s entry %d lacks partition, count or error", op, i)
 		}
 		if *e.Count < 0 || *e.Error < 0 {
-			return nil, fmt.Errorf("%s entry %d (%q) has a negative count %d or error %d", op, i, *e.Partition, *e.Count, *e.Error)
+			return nil, fmt.Errorf("%s entry %d has a negative count %d or error %d", op, i, *e.Count, *e.Error)
 		}
 		ks, table, key, err := splitScyllaPartition(*e.Partition)
 		if err != nil {
@@ -193,11 +193,11 @@ func keepTopPerTable(hot []model.HotPartition, n int) []model.HotPartition {
 func splitScyllaPartition(p string) (keyspace, table, key string, err error) {
 	end := strings.Index(p, ") ")
 	if !strings.HasPrefix(p, "(") || end < 0 {
-		return "", "", "", fmt.Errorf("partition %q lacks the (keyspace:table) prefix", truncate(p, 120))
+		return "", "", "", fmt.Errorf("the partition (%d bytes, not quoted: it holds a key) lacks the (keyspace:table) prefix", len(p))
 	}
 	keyspace, table, ok := strings.Cut(p[1:end], ":")
 	if !ok || cqlname.Check("keyspace", keyspace) != nil || cqlname.Check("table", table) != nil {
-		return "", "", "", fmt.Errorf("partition %q has a malformed (keyspace:table) prefix", truncate(p, 120))
+		return "", "", "", fmt.Errorf("the partition (%d bytes, not quoted: it holds a key) has a malformed (keyspace:table) prefix", len(p))
 	}
 	return keyspace, table, p[end+2:], nil
 }
