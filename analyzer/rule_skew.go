@@ -84,6 +84,12 @@ func ruleLoadSkew(a *analysis) []Finding {
 		f.Source = "node load (gossip_info.load / disk_usage)"
 		mean := loads[n.HostID] / skew
 		f.Summary = fmt.Sprintf("%s holds %s, %.2f× the %s mean of %s", n.Address, format.Bytes(loads[n.HostID]), skew, n.DC, format.Bytes(mean))
+		if mean < float64(a.th.LoadSkewMinMeanBytes) {
+			// Too little data for the skew to cost anything, and gossip's load
+			// counts sstables only: one node's flush moves it (docs/detection.md).
+			f.Severity = SeverityInfo
+			f.Summary += fmt.Sprintf(", below the %s mean a skew is judged from (load_skew_min_mean_bytes): rows still in memtables are not in the load", format.Bytes(float64(a.th.LoadSkewMinMeanBytes)))
+		}
 		own, ownKS := a.maxOwnershipSkew(n)
 		switch {
 		case ownKS != "" && own >= 1+(skew-1)*0.75:
