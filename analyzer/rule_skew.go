@@ -16,6 +16,7 @@ const topologySource = "system.local,system.peers,system_schema.keyspaces"
 // over-owning nodes inside.
 func ruleOwnershipSkew(a *analysis) []Finding {
 	var out []Finding
+	choices := a.allocatorChoices()
 	for _, ks := range a.keyspaces {
 		if ks.skew == nil {
 			continue
@@ -40,7 +41,7 @@ func ruleOwnershipSkew(a *analysis) []Finding {
 			}
 			f.Summary = fmt.Sprintf("%s owns %s of %s (effective) in %s for a fair %s (RF %d over %d nodes): %.2f×",
 				n.Address, format.Percent(ks.owns[n.HostID]), ks.ks.Name, where, format.Percent(ks.owns[n.HostID]/skew), rf, nodes, skew)
-			f.Advice = a.ownershipAdvice(ks, n)
+			f.Advice = a.ownershipAdvice(ks, n, choices[n.DC])
 			out = append(out, f)
 		}
 	}
