@@ -103,8 +103,10 @@ func (a *analysis) hotKeyAdvice(hk *hotKey) string {
 	}
 	n = max(n, 1)
 	b := max(2, int(math.Ceil(hk.share*float64(n))))
-	advice := fmt.Sprintf("spread key %s over %d suffix buckets (%s#0 … %s#%d; writes pick one by a hash of the clustering key or at random, reads query all %d): each then carries ~%s of the table's %s, a fair share of one of the %d nodes",
-		hk.key, b, hk.key, hk.key, b-1, b, format.Percent(hk.share/float64(b)), hk.op+"s", n)
+	// The key is named once: in hashed mode it is shown as its hash, and a
+	// suffix written after the hash would read as a value to store.
+	advice := fmt.Sprintf("spread key %s over %d suffix buckets (a bucket column 0..%d added to the partition key, so the key becomes %d partitions: the key with each suffix; writes pick one by a hash of the clustering key or at random, reads query all %d): each then carries ~%s of the table's %s, a fair share of one of the %d nodes",
+		hk.key, b, b-1, b, b, format.Percent(hk.share/float64(b)), hk.op+"s", n)
 	if hk.op == "read" {
 		advice += "; for a read-mostly key a cache in front of the database avoids the fan-out"
 	}

@@ -16,6 +16,7 @@ const topologySource = "system.local,system.peers,system_schema.keyspaces"
 // over-owning nodes inside.
 func ruleOwnershipSkew(a *analysis) []Finding {
 	var out []Finding
+	choices := a.allocatorChoices()
 	for _, ks := range a.keyspaces {
 		if ks.skew == nil {
 			continue
@@ -40,7 +41,7 @@ func ruleOwnershipSkew(a *analysis) []Finding {
 			}
 			f.Summary = fmt.Sprintf("%s owns %s of %s (effective) in %s for a fair %s (RF %d over %d nodes): %.2f×",
 				n.Address, format.Percent(ks.owns[n.HostID]), ks.ks.Name, where, format.Percent(ks.owns[n.HostID]/skew), rf, nodes, skew)
-			f.Advice = a.ownershipAdvice(ks, n)
+			f.Advice = a.ownershipAdvice(ks, n, choices[n.DC])
 			out = append(out, f)
 		}
 	}
@@ -84,6 +85,12 @@ func ruleLoadSkew(a *analysis) []Finding {
 		f.Source = "node load (gossip_info.load / disk_usage)"
 		mean := loads[n.HostID] / skew
 		f.Summary = fmt.Sprintf("%s holds %s, %.2f× the %s mean of %s", n.Address, format.Bytes(loads[n.HostID]), skew, n.DC, format.Bytes(mean))
+		if mean < float64(a.th.LoadSkewMinMeanBytes) {
+			// Too little data for the skew to cost anything, and gossip's load
+			// counts sstables only: one node's flush moves it (docs/detection.md).
+			f.Severity = SeverityInfo
+			f.Summary += fmt.Sprintf(", below the %s mean a skew is judged from (load_skew_min_mean_bytes): rows still in memtables are not in the load", format.Bytes(float64(a.th.LoadSkewMinMeanBytes)))
+		}
 		own, ownKS := a.maxOwnershipSkew(n)
 		switch {
 		case ownKS != "" && own >= 1+(skew-1)*0.75:

@@ -487,3 +487,25 @@ func TestHotKeyGradedAtTheLowerOfTwoWindows(t *testing.T) {
 		})
 	}
 }
+
+// Hashed mode shows a key as its hash wherever the key's text appears, so
+// the advice names the key once and speaks of "the key" and its suffixes:
+// "h:c58b…#0" read as a hash to be hashed again. A plain key reads the same.
+func TestHotKeyAdviceNamesTheKeyOnce(t *testing.T) {
+	b := newSnap().ring("dc1", 3).keyspace("ks", simple("1"))
+	a := analysisOf(t, b.s)
+	for _, key := range []string{"alice@example.org", "42"} {
+		advice := a.hotKeyAdvice(&hotKey{key: key, op: "read", node: &a.s.Nodes[0], share: 0.9})
+		if n := strings.Count(advice, key); n != 1 {
+			t.Errorf("key %q named %d times: %s", key, n, advice)
+		}
+		for _, s := range []string{"over 3 suffix buckets", "the key becomes 3 partitions: the key with each suffix", "bucket column 0..2"} {
+			if !strings.Contains(advice, s) {
+				t.Errorf("advice lacks %q: %s", s, advice)
+			}
+		}
+		if strings.Contains(advice, "#") {
+			t.Errorf("advice writes a suffix onto the key: %s", advice)
+		}
+	}
+}

@@ -38,6 +38,9 @@ type Thresholds struct {
 	// Node load ÷ mean load of its DC (load_skew).
 	LoadSkewWarning  float64 `yaml:"load_skew_warning"`
 	LoadSkewCritical float64 `yaml:"load_skew_critical"`
+	// LoadSkewMinMeanBytes: in a DC whose mean node load is below this, a
+	// load skew is at most info (its advice kept): the load is too small to matter.
+	LoadSkewMinMeanBytes int64 `yaml:"load_skew_min_mean_bytes"`
 
 	// Tombstones scanned per read at p99 (tombstone_heavy), and per partition
 	// for keys listed by top_partitions / large_partitions.
@@ -222,6 +225,12 @@ var thresholdSpecs = []thresholdSpec{
 	{key: "load_skew_warning", unit: thresholdRatio, check: mustBeAboveOne, def: 1.2, bound: true, notAbove: []string{"load_skew_critical"},
 		readBy: []string{KindLoadSkew, "PartmonLoadSkew"}},
 	{key: "load_skew_critical", unit: thresholdRatio, check: mustBeAboveOne, def: 1.5, bound: true,
+		readBy: []string{KindLoadSkew, "PartmonLoadSkew"}},
+	// A GiB a node: below it a skew's extra bytes fill no disk an operator
+	// sizes, and the figure moves with single events gossip load half sees
+	// (it counts sstables only: rows still in memtables, up to a third of
+	// the memtable space, a quarter of the heap, before a flush, are not in it).
+	{key: "load_skew_min_mean_bytes", unit: thresholdBytes, check: mustBePositive, def: gib,
 		readBy: []string{KindLoadSkew, "PartmonLoadSkew"}},
 	// tombstone_warn_threshold is 1,000; tombstone_failure_threshold
 	// (100,000) aborts reads, so critical stays ten times below it.

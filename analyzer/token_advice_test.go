@@ -74,7 +74,7 @@ func TestOwnershipAdviceByRing(t *testing.T) {
 			b.keyspace("ks", c.repl)
 			a := analysisOf(t, b.s)
 			n := &a.s.Nodes[len(a.s.Nodes)-1] // the odd one out where there is one
-			advice := a.ownershipAdvice(a.ksByName["ks"], n)
+			advice := a.ownershipAdvice(a.ksByName["ks"], n, a.allocatorChoices()[n.DC])
 			for _, s := range c.want {
 				if !strings.Contains(advice, s) {
 					t.Errorf("%s: advice lacks %q: %s", n.Address, s, advice)
@@ -83,6 +83,109 @@ func TestOwnershipAdviceByRing(t *testing.T) {
 			for _, s := range c.wantNot {
 				if strings.Contains(advice, s) {
 					t.Errorf("%s: advice has %q: %s", n.Address, s, advice)
+				}
+			}
+		})
+	}
+}
+
+// allocatorSettings are the allocate_tokens_for_local_replication_factor
+// values an advice names.
+func allocatorSettings(advice string) []string {
+	const key = "allocate_tokens_for_local_replication_factor: "
+	var out []string
+	for rest := advice; ; {
+		i := strings.Index(rest, key)
+		if i < 0 {
+			return out
+		}
+		rest = rest[i+len(key):]
+		out = append(out, strings.FieldsFunc(rest, func(r rune) bool { return r < '0' || r > '9' })[0])
+	}
+}
+
+// The allocator takes one factor a DC (the node's cassandra.yaml): on a DC
+// holding keyspaces of RF 3 and RF 1 every finding of the DC names the same
+// setting, the RF of the keyspace with the most data there (ties and unknown
+// sizes: the highest RF), and the other keyspace's advice says why its skew
+// stays. A DC whose keyspaces share one RF gets that RF and no such remark.
+func TestOneAllocatorSettingPerDC(t *testing.T) {
+	const key = "kv"
+	cases := []struct {
+		name string
+		dcs  []string // of nodes 1-4 and 5-8
+		repl map[string]map[string]string
+		// bytes per node of each keyspace's table, by DC
+		bytes   map[string]map[string]int64
+		want    map[string]string // DC → the one factor named
+		explain map[string]string // keyspace → a phrase its advice carries
+		plain   []string          // keyspaces whose advice needs no remark
+	}{
+		{name: "RF 3 holds the most data, RF 1 beside it", dcs: []string{"dc1"},
+			repl:    map[string]map[string]string{"big": nts("dc1", "3"), "small": nts("dc1", "1")},
+			bytes:   map[string]map[string]int64{"dc1": {"big": 10 * gib, "small": gib}},
+			want:    map[string]string{"dc1": "3"},
+			explain: map[string]string{"big": "one factor for all of dc1 (the allocator reads it from each joining node's cassandra.yaml): 3, the RF of big, which holds the most data in dc1 (40 GiB of 44 GiB)", "small": "small has RF 1: tokens allocated for RF 3 aim at RF 3's replicated ownership, not RF 1's"}},
+		{name: "RF 1 holds the most data", dcs: []string{"dc1"},
+			repl:  map[string]map[string]string{"big": nts("dc1", "3"), "small": nts("dc1", "1")},
+			bytes: map[string]map[string]int64{"dc1": {"big": gib, "small": 10 * gib}},
+			want:  map[string]string{"dc1": "1"}, explain: map[string]string{"big": "big has RF 3"}},
+		{name: "sizes unknown: the highest RF", dcs: []string{"dc1"},
+			repl: map[string]map[string]string{"big": nts("dc1", "3"), "small": nts("dc1", "1")},
+			want: map[string]string{"dc1": "3"}, explain: map[string]string{"small": "the highest RF in dc1, big's (table sizes unknown)"}},
+		{name: "two DCs, each its own", dcs: []string{"dc1", "dc2"},
+			repl:  map[string]map[string]string{"a": nts("dc1", "3", "dc2", "1"), "b": nts("dc1", "1", "dc2", "2")},
+			bytes: map[string]map[string]int64{"dc1": {"a": 10 * gib, "b": gib}, "dc2": {"a": gib, "b": 5 * gib}},
+			want:  map[string]string{"dc1": "3", "dc2": "2"}},
+		{name: "one RF in the DC: no remark", dcs: []string{"dc1"},
+			repl:  map[string]map[string]string{"a": nts("dc1", "3"), "b": nts("dc1", "3")},
+			bytes: map[string]map[string]int64{"dc1": {"a": gib, "b": 2 * gib}},
+			want:  map[string]string{"dc1": "3"}, plain: []string{"a", "b"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := newSnap()
+			tokens := randomTokens(rand.New(rand.NewPCG(7, 7)), 4*len(c.dcs), 16)
+			for i, toks := range tokens {
+				b.node(hostID(i+1), addr(i+1), c.dcs[i/4], "r1", toks...)
+			}
+			for _, name := range []string{"a", "b", "big", "small"} {
+				if r, ok := c.repl[name]; ok {
+					b.keyspace(name, r, table(key, pk("k", "text", 0)))
+					for i := range tokens {
+						if v := c.bytes[c.dcs[i/4]][name]; v > 0 {
+							b.stats(hostID(i+1), name, key, model.TableStats{DiskUsageBytes: v})
+						}
+					}
+				}
+			}
+			th := DefaultThresholds()
+			th.OwnershipSkewWarning, th.OwnershipSkewCritical = 1.0001, 1.0002 // every uneven node, to read the advice
+			fs := ruleOwnershipSkew(analysisWith(t, b.s, nil, th))
+			named := map[string]map[string]bool{}
+			remarked := map[string]string{}
+			for _, f := range fs {
+				if named[f.DC] == nil {
+					named[f.DC] = map[string]bool{}
+				}
+				for _, v := range allocatorSettings(f.Advice) {
+					named[f.DC][v] = true
+				}
+				remarked[f.Keyspace] += f.Advice + " | "
+			}
+			for dc, want := range c.want {
+				if len(named[dc]) != 1 || !named[dc][want] {
+					t.Errorf("%s: advice names allocator factors %v, want %s alone", dc, named[dc], want)
+				}
+			}
+			for ks, phrase := range c.explain {
+				if !strings.Contains(remarked[ks], phrase) {
+					t.Errorf("%s's advice lacks %q: %s", ks, phrase, remarked[ks])
+				}
+			}
+			for _, ks := range c.plain {
+				if remarked[ks] == "" || strings.Contains(remarked[ks], " has RF ") {
+					t.Errorf("%s's advice: want findings and no remark on another RF: %s", ks, remarked[ks])
 				}
 			}
 		})
