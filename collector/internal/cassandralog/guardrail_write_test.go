@@ -29,6 +29,11 @@ func TestParseWriteGuardrail(t *testing.T) {
 			want: Event{Kind: WriteGuardrail, Guardrail: "items_per_collection", Column: "s", Row: "'set2'", Keyspace: "h2", Table: "docs", Stored: true, Value: 450, Threshold: 200, Failure: true},
 		},
 		{
+			name: "collection_size at a flush (5.0.8, seen on a real node)",
+			msg:  "Guardrail collection_size violated: Detected collection items_654829 in row 'hot' in table pm_wguard_1796654829.grow of size 8146, this exceeds the warning threshold of 4096.",
+			want: Event{Kind: WriteGuardrail, Guardrail: "collection_size", Column: "items_654829", Row: "'hot'", Keyspace: "pm_wguard_1796654829", Table: "grow", Stored: true, Value: 8146, Threshold: 4096},
+		},
+		{
 			name: "collection_size at an sstable write, a row with clustering",
 			msg:  "Guardrail collection_size violated: Detected collection tags in row ('a', 3) in table ks.t of size 9000, this exceeds the warning threshold of 4096.",
 			want: Event{Kind: WriteGuardrail, Guardrail: "collection_size", Column: "tags", Row: "('a', 3)", Keyspace: "ks", Table: "t", Stored: true, Value: 9000, Threshold: 4096},
