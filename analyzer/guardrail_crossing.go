@@ -34,6 +34,16 @@ type GuardrailCrossing struct {
 	Earliest int64  `json:"earliest,omitempty"`
 	Latest   int64  `json:"latest,omitempty"`
 	Why      string `json:"why,omitempty"`
+	// Column is the column a write guardrail (collection_size,
+	// items_per_collection, column_value_size) measured, from Cassandra's
+	// lines: they name no key, so Key stays empty, and no table, so Table
+	// is set only when one table in scope holds the column (Tables lists
+	// them when several do). Refused counts the writes refused, the last
+	// at RefusedAt (unix seconds).
+	Column    string   `json:"column,omitempty"`
+	Tables    []string `json:"tables,omitempty"`
+	Refused   int64    `json:"refused,omitempty"`
+	RefusedAt int64    `json:"refused_at,omitempty"`
 }
 
 // keyMeasure is what a per-partition guardrail compares with a key's

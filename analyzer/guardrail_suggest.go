@@ -67,9 +67,7 @@ func (a *analysis) suggestGuardrails(gr *GuardrailReport) []SuggestedGuardrail {
 			"the tombstones of each named key (top_partitions, the guardrail's own log lines)"),
 	}
 	for _, name := range []string{"collection_size", "items_per_collection", "column_value_size"} {
-		g, _ := model.GuardrailFactsOf(name)
-		out = append(out, SuggestedGuardrail{Guardrail: name, Unit: g.Unit,
-			Why: "unknown: no source partmon reads measures collections or cell values per key on Cassandra"})
+		out = append(out, a.suggestWrite(gr, name))
 	}
 	return out
 }

@@ -102,7 +102,7 @@ func (gr *GuardrailReport) threshold(guardrail, level string) (float64, bool) {
 func (a *analysis) guardrailView() *GuardrailReport {
 	if a.gr == nil {
 		a.gr = a.guardrailReport()
-		a.gr.Crossings = append(a.guardrailCrossings(a.gr), a.diskCrossings(a.gr)...)
+		a.gr.Crossings = append(append(a.guardrailCrossings(a.gr), a.diskCrossings(a.gr)...), a.writeCrossings(a.gr)...)
 		sort.SliceStable(a.gr.Crossings, func(i, j int) bool { return a.gr.Crossings[i].Fraction > a.gr.Crossings[j].Fraction })
 		a.gr.Suggested = a.suggestGuardrails(a.gr)
 	}

@@ -24,8 +24,8 @@ func ruleGuardrailCrossing(a *analysis) []Finding {
 	var order []string
 	for i := range gr.Crossings {
 		c := &gr.Crossings[i]
-		if c.Node != "" {
-			continue // a node's data disk: diskCrossingFindings
+		if c.Node != "" || c.Column != "" {
+			continue // a node's data disk, a column's write guardrail: their own findings
 		}
 		s, left := a.crossingSeverity(c)
 		if s == SeverityNone {
@@ -54,7 +54,7 @@ func ruleGuardrailCrossing(a *analysis) []Finding {
 		f.Advice = crossingAdvice(c)
 		out = append(out, f)
 	}
-	return append(out, a.diskCrossingFindings(gr)...)
+	return append(append(out, a.diskCrossingFindings(gr)...), a.writeCrossingFindings(gr)...)
 }
 
 // crossingSeverity grades one crossing and says how long until it (0 once

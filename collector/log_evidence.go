@@ -109,7 +109,10 @@ func (s *logStore) state() *LogState {
 
 func keyOf(e *model.LogEvidence) evidenceKey {
 	id := e.Key
-	if id == "" {
+	switch {
+	case e.Kind == model.LogWriteGuardrail:
+		id = guardrailIdent(e)
+	case id == "":
 		id = "token:" + e.Token
 	}
 	return evidenceKey{e.Kind, e.Keyspace, e.Table, id}
@@ -126,6 +129,8 @@ func evidenceKind(k cassandralog.Kind) model.LogEvidenceKind {
 		return model.LogPartitionSize
 	case cassandralog.PartitionTombstones:
 		return model.LogPartitionTombstones
+	case cassandralog.WriteGuardrail:
+		return model.LogWriteGuardrail
 	}
 	return model.LogSlowRead // SlowRead, TimedOutRead
 }
@@ -134,6 +139,10 @@ func evidenceKind(k cassandralog.Kind) model.LogEvidenceKind {
 // system keyspaces and events naming neither a key nor a token are dropped.
 func (n *nodeLogs) add(ev cassandralog.Event, t time.Time, where string, schema *model.Schema) {
 	if isSystemKeyspaceIn(ev.Keyspace, schema) {
+		return
+	}
+	if ev.Kind == cassandralog.WriteGuardrail {
+		n.put(guardrailEvidence(ev, t, where, schema))
 		return
 	}
 	ev.ResolveKey(partitionKeyColumns(schema, ev.Keyspace, ev.Table))
@@ -152,6 +161,11 @@ func (n *nodeLogs) add(ev cassandralog.Event, t time.Time, where string, schema 
 			e.TimedOut = ev.Value
 		}
 	}
+	n.put(e)
+}
+
+// put folds e into n's evidence.
+func (n *nodeLogs) put(e model.LogEvidence) {
 	k := keyOf(&e)
 	cur := n.evidence[k]
 	if cur == nil {
@@ -168,6 +182,7 @@ func fold(cur, e *model.LogEvidence) {
 	} else if e.Value >= cur.Value {
 		cur.Value, cur.LiveRows = e.Value, e.LiveRows
 	}
+	foldSeries(cur, e)
 	cur.Count += e.Count
 	cur.TimedOut += e.TimedOut
 	cur.MaxMillis = max(cur.MaxMillis, e.MaxMillis)
@@ -221,8 +236,10 @@ func (n *nodeLogs) sorted() []model.LogEvidence {
 			return a.Kind < b.Kind
 		case a.Key != b.Key:
 			return a.Key < b.Key
+		case a.Token != b.Token:
+			return a.Token < b.Token
 		}
-		return a.Token < b.Token
+		return guardrailIdent(a) < guardrailIdent(b)
 	})
 	return out
 }

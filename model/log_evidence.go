@@ -21,7 +21,26 @@ const (
 	// LogSlowRead: reads of the key took longer than slow_query_log_timeout
 	// (or timed out). Value: how many slow reads were reported.
 	LogSlowRead LogEvidenceKind = "slow_read"
+	// LogWriteGuardrail: a guardrail that measures a value a statement
+	// writes (collection_size, items_per_collection, column_value_size, the
+	// SAI term sizes) warned or, Failure, failed, for Column. From the
+	// request path the line names no table and no key (Keyspace, Table and
+	// Key empty) and a failure is a refused write; from an sstable write
+	// (Stored) it names the table, and the key when the row is one value.
+	// Value: the largest figure; Series: the figures over time.
+	LogWriteGuardrail LogEvidenceKind = "write_guardrail"
 )
+
+// MaxGuardrailSeries bounds a write guardrail's Series: past it, adjacent
+// points merge in pairs (the larger figure, the later time), so the series
+// keeps its whole span at half the resolution.
+const MaxGuardrailSeries = 64
+
+// GuardrailPoint is one logged figure: when (unix seconds) and the value.
+type GuardrailPoint struct {
+	At    int64 `json:"at"`
+	Value int64 `json:"value"`
+}
 
 // LogEvidence is one partition a node's log named, folded over every time it
 // named it for the same reason: the figure is the largest reported, Count
@@ -56,4 +75,9 @@ type LogEvidence struct {
 	// Statement is one query Cassandra printed for it (reads), cut to a few
 	// hundred characters.
 	Statement string `json:"statement,omitempty"`
+	// Guardrail, Column, Stored, Series: write guardrails only.
+	Guardrail string           `json:"guardrail,omitempty"`
+	Column    string           `json:"column,omitempty"`
+	Stored    bool             `json:"stored,omitempty"`
+	Series    []GuardrailPoint `json:"series,omitempty"`
 }

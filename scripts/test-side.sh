@@ -8,7 +8,9 @@
 #   2. partition keys from Cassandra's logs on fresh 4.1 and 4.0 nodes (127.0.0.44, .47),
 #   3. ownership against the real nodetool on an unbalanced ring (127.0.0.10-12),
 #   4. guardrail crossings forecast on a fresh 5.0 node with partition_size set (127.0.0.57),
-#   5. a write refused by the disk-usage guardrail, forecast on a fresh 5.0 node with auth (127.0.0.151).
+#   5. a write refused by the disk-usage guardrail, forecast on a fresh 5.0 node with auth (127.0.0.151),
+#   6. a write refused by collection_size, forecast from Cassandra's own warnings on a fresh 5.0 node
+#      with auth (127.0.0.165).
 # Every step runs even when one fails; exits 1 if any failed. Go test lines go to
 # $GOLOG (default test-artifacts/go-test-side.log), test times to $TEST_TIMES.
 #   PARTMON_LOGS_VERSIONS  "4.1 4.0" (default), "4.1", or "" to leave the logs step out
@@ -30,13 +32,14 @@ UNBAL_DIR=$PWD/.cluster-unbalanced
 TRUTH_DIR=$PWD/.cluster-truth-ci
 GUARD_DIR=$PWD/.cluster-guardrails
 DISK_DIR=$PWD/.cluster-disk
+WGUARD_DIR=$PWD/.cluster-write-guardrails
 
 STEP_PREFIX="side: "
 # shellcheck source=scripts/lib.sh
 . scripts/lib.sh
 # A TERM (make test stopping early) still takes the clusters down: the EXIT trap.
 trap 'exit 143' TERM INT
-trap '"$CLUSTER" down --dir "$TRUTH_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$UNBAL_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$GUARD_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$DISK_DIR" >/dev/null 2>&1 || true' EXIT
+trap '"$CLUSTER" down --dir "$TRUTH_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$UNBAL_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$GUARD_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$DISK_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$WGUARD_DIR" >/dev/null 2>&1 || true' EXIT
 
 failed=()
 # The truth corpus's CI subset (docs/detection.md "Truth corpus"): six scenarios
@@ -117,6 +120,22 @@ else
 	failed+=("starting the disk guardrail node")
 fi
 "$CLUSTER" down --dir "$DISK_DIR" || true
+
+# collection_size and items_per_collection refuse an ordinary role's write
+# whose collection is past fail; Cassandra logs every figure past warn
+# (docs/sources.md#write-guardrail-lines). The test grows one set by
+# rewriting it every 1.5 s until the refusal (about 20 s, 40 s with the
+# node's start); partmon reads only system_views.system_logs.
+step "collection guardrail refusal forecast from the log on a fresh 5.0 node with auth (127.0.0.165)"
+if PARTMON_NODE_JVM_OPTS="-Dcassandra.config.allow_system_properties=true -Dcassandra.settings.collection_size_warn_threshold=4KiB -Dcassandra.settings.collection_size_fail_threshold=8KiB -Dcassandra.settings.items_per_collection_warn_threshold=120 -Dcassandra.settings.items_per_collection_fail_threshold=240" \
+	"$CLUSTER" up --first-ip 127.0.0.165 --dir "$WGUARD_DIR" --nodes 1 --auth --heap 512M; then
+	PARTMON_CLUSTER_DIR=$WGUARD_DIR go test -count=1 -json -tags integration -run '^TestWriteGuardrailRefusalForecastOnRealNode$' ./analyzer/ 2>&1 |
+		"$TESTSUMMARY" -v -times "$TEST_TIMES" -label "write guardrail" | tee -a "$GOLOG" | tail -20 ||
+		failed+=("write guardrail refusal forecast")
+else
+	failed+=("starting the write guardrail node")
+fi
+"$CLUSTER" down --dir "$WGUARD_DIR" || true
 
 step ""
 if [ ${#failed[@]} -gt 0 ]; then

@@ -120,6 +120,11 @@ func pageCrossingOf(c analyzer.GuardrailCrossing, taken time.Time) pageCrossing 
 	switch {
 	case c.Node != "":
 		p.Where, p.Key = "node "+c.Node, "(data disk)"
+	case c.Column != "":
+		p.Key = "column " + c.Column + " (Cassandra's line names no key)"
+		if c.Table == "" {
+			p.Where = "table unknown"
+		}
 	case p.Key == "":
 		p.Key = "(largest partition)"
 	}

@@ -28,6 +28,12 @@ const (
 	SlowRead Kind = "slow_read"
 	// TimedOutRead: a read that timed out (MonitoringTask, DEBUG).
 	TimedOutRead Kind = "timed_out_read"
+	// WriteGuardrail: a guardrail that measures a value a statement writes
+	// (collection_size, items_per_collection 4.1+; column_value_size and
+	// the SAI term sizes 5.0) warned or failed. From the request path it
+	// names only the column; from an sstable write (flush, compaction) it
+	// names the row and table too and never refuses (guardrail_write.go).
+	WriteGuardrail Kind = "write_guardrail"
 )
 
 // Event is one partition a message names, with the figure it gives.
@@ -59,6 +65,11 @@ type Event struct {
 	// Parsed is the query's parse, when the message has a query.
 	Parsed  *Query
 	SSTable string
+	// WriteGuardrail: the guardrail's name, the column Cassandra printed,
+	// and, for a check at an sstable write (Stored), the row as a CQL
+	// literal (partition key, then clustering).
+	Guardrail, Column, Row string
+	Stored                 bool
 }
 
 // ResolveKey fills Key from the query when the message did not print it;
@@ -105,6 +116,8 @@ func Parse(msg string) []Event {
 		return one(tombstoneAbort(msg))
 	case strings.HasPrefix(msg, "Guardrail partition_"):
 		return one(guardrail(msg))
+	case strings.HasPrefix(msg, "Guardrail "):
+		return one(writeGuardrail(msg))
 	case strings.HasPrefix(msg, "Writing large partition "):
 		return one(largePartition(msg))
 	case strings.HasPrefix(msg, "Writing ") && strings.Contains(msg, " tombstones to "):
