@@ -35,8 +35,12 @@ const (
 // from every table's largest partition and every recorded key.
 func (a *analysis) suggestGuardrails(gr *GuardrailReport) []SuggestedGuardrail {
 	var sizes, tombs []float64
+	floored := 0 // tables whose largest partition reads max_partition_size's smallest figure
 	for _, t := range a.tables {
-		if t.maxBytes > 0 {
+		switch {
+		case t.maxBytes > 0 && t.maxBytes <= sizeFloor:
+			floored++
+		case t.maxBytes > 0:
 			sizes = append(sizes, float64(t.maxBytes))
 		}
 		for _, ks := range a.h.KeysOf(t.keyspace, t.name) {
@@ -61,8 +65,9 @@ func (a *analysis) suggestGuardrails(gr *GuardrailReport) []SuggestedGuardrail {
 		tombName = "compaction_tombstone"
 	}
 	out := []SuggestedGuardrail{
-		suggest(sizeName, model.UnitBytes, sizes, float64(a.th.PartitionWarningBytes),
+		withFloor(suggest(sizeName, model.UnitBytes, sizes, float64(a.th.PartitionWarningBytes),
 			"the largest partition of each table (max_partition_size) and of each named key"),
+			floored, float64(a.th.PartitionWarningBytes)),
 		suggest(tombName, model.UnitCount, tombs, a.th.TombstonesPerReadWarning*10,
 			"the tombstones of each named key (top_partitions, the guardrail's own log lines)"),
 	}
@@ -70,6 +75,43 @@ func (a *analysis) suggestGuardrails(gr *GuardrailReport) []SuggestedGuardrail {
 		out = append(out, a.suggestWrite(gr, name))
 	}
 	return out
+}
+
+// sizeFloor is max_partition_size's smallest figure: it counts in whole MiB
+// rounded up (TableMetricTables.java), so 1 MiB is any partition from one
+// byte to 1 MiB, a bound and not a size; 1.5 × it would rest a suggestion
+// on the rounding of tiny tables.
+const sizeFloor = mib
+
+// withFloor: the tables whose largest partition is only known to be at
+// most sizeFloor are said, never put a margin on; when they are all there
+// is, warn where partmon itself warns.
+func withFloor(s SuggestedGuardrail, floored int, healthy float64) SuggestedGuardrail {
+	if floored == 0 {
+		return s
+	}
+	tables := fmt.Sprintf("%d tables whose largest partition is", floored)
+	if floored == 1 {
+		tables = "1 table whose largest partition is"
+	}
+	bound := fmt.Sprintf("%s ≤ %s (max_partition_size's smallest figure, a bound, not a size)", tables, format.Bytes(sizeFloor))
+	if s.Warn > 0 {
+		s.Evidence += "; not counted: " + bound
+		return s
+	}
+	s.Why = ""
+	s.Warn = niceCeil(healthy, model.UnitBytes)
+	s.Fail = niceCeil(s.Warn*suggestFailMargin, model.UnitBytes)
+	s.Evidence = fmt.Sprintf("%s and no named key: no measured size to put a margin on, so warn = partmon's own warning level %s, "+
+		"fail = %.0f × that", bound, format.Bytes(s.Warn), suggestFailMargin)
+	g, _ := model.GuardrailFactsOf(s.Guardrail)
+	s.YAML = fmt.Sprintf("%s: %s\n", g.Warn, yamlValue(s.Warn, model.UnitBytes))
+	if g.Fail == "" {
+		s.Fail = 0
+		return s
+	}
+	s.YAML += fmt.Sprintf("%s: %s\n", g.Fail, yamlValue(s.Fail, model.UnitBytes))
+	return s
 }
 
 // suggest: warn above the largest healthy figure (at most healthy), or at

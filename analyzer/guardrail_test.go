@@ -263,3 +263,37 @@ func TestCrossingSummaryWords(t *testing.T) {
 		t.Errorf("summary of a refusing level: %q", s)
 	}
 }
+
+// max_partition_size counts whole MiB rounded up: a tiny table reads 1 MiB,
+// a bound. A suggestion never puts its margin on that (1.5 × 1 MiB once
+// suggested 2 MiB, and a named key a minute later 5 MiB): with nothing else
+// measured warn sits at partmon's own level and the evidence says the
+// bound; a measured key is suggested from as before, the bound said beside.
+func TestSuggestNotFromTheMiBFloor(t *testing.T) {
+	th := DefaultThresholds()
+	for _, c := range []struct {
+		name      string
+		keys      map[string]int64
+		warn      float64
+		evidences []string
+	}{
+		{"tiny table alone", nil, niceCeil(float64(th.PartitionWarningBytes), model.UnitBytes),
+			[]string{"≤ 1.0 MiB", "a bound, not a size", "partmon's own warning level"}},
+		{"tiny table and a 3 MiB key", map[string]int64{"a": 3 << 20}, 5 << 20,
+			[]string{"largest healthy", "not counted: 1 table whose largest partition is ≤ 1.0 MiB"}},
+	} {
+		h := NewHistory(HistoryLimits{})
+		s := guardrailSnap(t0, guardrails50, 1<<20, c.keys)
+		h.Record(s)
+		r := Analyze(s, h, th)
+		g := r.Guardrails.Suggested[0]
+		if g.Guardrail != "partition_size" || g.Warn != c.warn {
+			t.Errorf("%s: %s warn %v, want %v (%s)", c.name, g.Guardrail, g.Warn, c.warn, g.Evidence)
+		}
+		for _, e := range c.evidences {
+			if !strings.Contains(g.Evidence, e) {
+				t.Errorf("%s: evidence %q does not say %q", c.name, g.Evidence, e)
+			}
+		}
+	}
+}

@@ -65,14 +65,14 @@ func renderTextGuardrails(p *printer, r *analyzer.Report) {
 	set, off, suggested := guardrailLines(gr)
 	p.f("\nGuardrails (clients %s)\n", gr.Clients)
 	for _, s := range set {
-		p.f("  %s\n", s)
+		p.wrap("  ", s)
 	}
 	if off > 0 {
 		p.f("  %d more levels are off (unset)\n", off)
 	}
 	p.f("  Suggested from this cluster's partitions:\n")
 	for _, s := range suggested {
-		p.f("    %s\n", s)
+		p.wrap("    ", s)
 	}
 	if y := gr.GuardrailYAML(); y != "" {
 		p.f("  cassandra.yaml:\n")

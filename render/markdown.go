@@ -15,21 +15,10 @@ func renderMarkdown(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severi
 	p.f("%s %s, collected %s. %d nodes, %d tables, %s.\n\n", r.Engine, r.Version,
 		r.Taken.UTC().Format(time.RFC3339), len(r.Nodes), len(r.Tables), problemCounts(r))
 
-	p.f("## Nodes\n\n| Address | DC | Rack | Tokens | Load | Owns (raw) | Load skew | State |\n|---|---|---|---:|---:|---:|---:|---|\n")
-	raw := ownershipFor(r, "")
-	for _, n := range r.Nodes {
-		p.f("| %s | %s | %s | %d | %s | %s | %s | %s |\n", n.Address, n.DC, n.Rack, n.Tokens,
-			format.BytesCell(n.LoadBytes), format.PercentCell(raw[n.HostID].Owns), format.RatioCell(n.LoadSkew), nodeState(n))
+	if h := hiddenLine(Summarize(r, minSeverity), minSeverity); h != "" {
+		p.f("%s.\n\n", mdEscape(h))
 	}
-	for _, ks := range keyspacesWithOwnership(r) {
-		p.f("\n### Effective ownership, keyspace `%s`\n\n| Address | DC | Rack | Owns (effective) | Skew |\n|---|---|---|---:|---:|\n", ks)
-		for _, o := range r.Ownership {
-			if o.Keyspace == ks {
-				p.f("| %s | %s | %s | %s | %s |\n", o.Node, o.DC, o.Rack, format.PercentCell(o.Owns), format.RatioCell(o.Skew))
-			}
-		}
-	}
-	p.f("\n## Findings\n\n")
+	p.f("## Findings\n\n")
 	if countAtLeast(r.Findings, minSeverity) == 0 {
 		p.f("No findings at or above %s.\n", minSeverity)
 	}
@@ -55,11 +44,25 @@ func renderMarkdown(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severi
 			p.f("- `%s` %s — %s\n", f.Kind, mdEscape(scope(f)), mdEscape(f.Summary))
 		}
 	}
+	p.f("\n## Nodes\n\n| Address | DC | Rack | Tokens | Load | Owns (raw) | Load skew | State |\n|---|---|---|---:|---:|---:|---:|---|\n")
+	raw := ownershipFor(r, "")
+	for _, n := range r.Nodes {
+		p.f("| %s | %s | %s | %d | %s | %s | %s | %s |\n", n.Address, n.DC, n.Rack, n.Tokens,
+			format.BytesCell(n.LoadBytes), format.PercentCell(raw[n.HostID].Owns), format.RatioCell(n.LoadSkew), nodeState(n))
+	}
+	for _, ks := range keyspacesWithOwnership(r) {
+		p.f("\n### Effective ownership, keyspace `%s`\n\n| Address | DC | Rack | Owns (effective) | Skew |\n|---|---|---|---:|---:|\n", ks)
+		for _, o := range r.Ownership {
+			if o.Keyspace == ks {
+				p.f("| %s | %s | %s | %s | %s |\n", o.Node, o.DC, o.Rack, format.PercentCell(o.Owns), format.RatioCell(o.Skew))
+			}
+		}
+	}
 	if tables := largestTables(r); len(tables) > 0 {
 		p.f("\n## Tables by largest partition\n\n| Table | Largest | Mean | Partitions | Reads/s | Writes/s | Forecast to critical |\n|---|---:|---:|---:|---:|---:|---|\n")
 		for _, t := range tables {
 			p.f("| %s.%s | %s | %s | %d | %s | %s | %s |\n", t.Keyspace, t.Table,
-				format.BytesCell(float64(t.MaxPartitionBytes)), format.BytesCell(float64(t.MeanPartitionBytes)),
+				largestCell(t), format.BytesCell(float64(t.MeanPartitionBytes)),
 				t.PartitionsEstimate, format.RateCell(t.ReadRate), format.RateCell(t.WriteRate), forecast(t.SecondsToCritical))
 		}
 	}
@@ -73,6 +76,10 @@ func renderMarkdown(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severi
 	return p.err
 }
 
-var mdReplacer = strings.NewReplacer("|", "\\|", "*", "\\*", "_", "\\_", "`", "\\`", "<", "&lt;", ">", "&gt;")
+// mdReplacer escapes what would make a key or a summary markup: a link
+// ([]()), code, emphasis, a table cell, HTML, or a line of its own.
+var mdReplacer = strings.NewReplacer("\\", "\\\\", "|", "\\|", "*", "\\*", "_", "\\_", "`", "\\`",
+	"[", "\\[", "]", "\\]", "(", "\\(", ")", "\\)", "<", "&lt;", ">", "&gt;", "&", "&amp;",
+	"\r\n", " ", "\n", " ", "\r", " ")
 
 func mdEscape(s string) string { return mdReplacer.Replace(s) }

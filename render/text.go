@@ -39,14 +39,17 @@ func ParseFormat(s string) (Format, error) {
 }
 
 // Report writes the report in the chosen format. Findings below
-// minSeverity are left out of the text and markdown forms; JSON always holds
-// them all.
+// minSeverity are left out of every form, and each says how many it left
+// out; JSON begins with a summary (counts, hidden counts, exit code).
 func Report(w io.Writer, r *analyzer.Report, f Format, minSeverity analyzer.Severity) error {
 	switch f {
 	case JSON:
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return enc.Encode(struct {
+			Summary Summary `json:"summary"`
+			*analyzer.Report
+		}{Summarize(r, minSeverity), shownReport(r, minSeverity)})
 	case Markdown:
 		return renderMarkdown(w, r, minSeverity)
 	default:
@@ -62,8 +65,11 @@ const topTablesShown = 10
 // then the ring and the tables, and the notes last (as the status page).
 func renderText(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severity) error {
 	p := &printer{w: w}
-	p.f("partmon report — cluster %q (%s %s), collected %s\n", r.Cluster, r.Engine, r.Version, r.Taken.UTC().Format(time.RFC3339))
-	p.f("%d nodes, %d tables, %s\n", len(r.Nodes), len(r.Tables), problemCounts(r))
+	p.wrap("", fmt.Sprintf("partmon report — cluster %q (%s %s), collected %s", r.Cluster, r.Engine, r.Version, r.Taken.UTC().Format(time.RFC3339)))
+	p.wrap("", fmt.Sprintf("%d nodes, %d tables, %s", len(r.Nodes), len(r.Tables), problemCounts(r)))
+	if h := hiddenLine(Summarize(r, minSeverity), minSeverity); h != "" {
+		p.wrap("", h)
+	}
 	renderTextFindings(p, r, minSeverity)
 	renderTextOwnership(w, p, r)
 
@@ -73,7 +79,7 @@ func renderText(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severity) 
 		fmt.Fprintln(tw, "  Table\tLargest\tMean\tPartitions\tReads/s\tWrites/s\tForecast to critical")
 		for _, t := range tables {
 			fmt.Fprintf(tw, "  %s.%s\t%s\t%s\t%d\t%s\t%s\t%s\n", t.Keyspace, t.Table,
-				format.BytesCell(float64(t.MaxPartitionBytes)), format.BytesCell(float64(t.MeanPartitionBytes)),
+				largestCell(t), format.BytesCell(float64(t.MeanPartitionBytes)),
 				t.PartitionsEstimate, format.RateCell(t.ReadRate), format.RateCell(t.WriteRate), forecast(t.SecondsToCritical))
 		}
 		tw.Flush()
@@ -81,7 +87,7 @@ func renderText(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severity) 
 	if bad := failedSources(r); len(bad) > 0 {
 		p.f("\nSources that could not be read\n")
 		for _, s := range bad {
-			p.f("  %s\n", s)
+			p.wrap("  ", s)
 		}
 	}
 	renderTextGuardrails(p, r)
@@ -105,14 +111,14 @@ func renderTextFindings(p *printer, r *analyzer.Report, minSeverity analyzer.Sev
 		p.f("\n%s findings (%d)\n", strings.ToUpper(sev.String()), len(ps))
 		for _, pr := range ps {
 			f := pr.Finding
-			p.f("  [%s] %s\n", strings.Join(pr.Kinds, " + "), scope(f))
-			p.f("      %s%s\n", headline.Sentence(f), valueAgainst(f))
-			p.f("      measured: %s\n", f.Summary)
+			p.wrap("  ", fmt.Sprintf("[%s] %s", strings.Join(pr.Kinds, " + "), scope(f)))
+			p.wrap(indent, headline.Sentence(f)+glue(valueAgainst(f)))
+			p.wrap(indent, "measured: "+f.Summary)
 			for _, o := range pr.Evidence[1:] {
-				p.f("      also %s (%s): %s\n", o.Kind, o.Severity, o.Summary)
+				p.wrap(indent, fmt.Sprintf("also %s (%s): %s", o.Kind, o.Severity, o.Summary))
 			}
 			if f.Advice != "" {
-				p.f("      advice: %s\n", f.Advice)
+				p.wrap(indent, "advice: "+f.Advice)
 			}
 		}
 	}
@@ -158,14 +164,14 @@ func renderTextNotes(p *printer, r *analyzer.Report, minSeverity analyzer.Severi
 	if showRemarks {
 		p.f("  Design remarks (%d; from the schema alone, not counted as findings)\n", len(r.Remarks))
 		for _, f := range r.Remarks {
-			p.f("  [%s] %s: %s\n", f.Kind, scope(f), f.Summary)
+			p.wrap("  ", fmt.Sprintf("[%s] %s: %s", f.Kind, scope(f), f.Summary))
 			if f.Advice != "" {
-				p.f("      advice: %s\n", f.Advice)
+				p.wrap(indent, "advice: "+f.Advice)
 			}
 		}
 	}
 	for _, n := range r.Notes {
-		p.f("  %s\n", n)
+		p.wrap("  ", n)
 	}
 }
 
@@ -343,4 +349,11 @@ func forecast(seconds float64) string {
 		return "already over"
 	}
 	return "in " + format.SecondsWords(seconds)
+}
+
+// largestCell is a table's largest partition: a histogram bucket bound
+// (max_partition_size counts whole MiB rounded up), so an upper bound, as
+// the status page writes it.
+func largestCell(t analyzer.TableSummary) string {
+	return "≤ " + format.BytesCell(float64(t.MaxPartitionBytes))
 }

@@ -166,14 +166,16 @@ func TestRenderMarkdownEscapes(t *testing.T) {
 	out := b.String()
 	assertInOrder(t, out, []string{
 		"# partmon report: cluster `prod`",
-		"| 10.0.0.1 | dc1 | r1 | 16 | 3.0 GiB | 75.0% | 1.50 | ok |",
 		"- **critical** `oversized_partition` shop.orders, key \"a\\|b\\*c\", node 10.0.0.1",
 		"*Advice:* add a month bucket",
 		"- **warning**", "- **info**",
-		"| shop.orders | 200.0 MiB |",
+		"| 10.0.0.1 | dc1 | r1 | 16 | 3.0 GiB | 75.0% | 1.50 | ok |",
+		"| shop.orders | ≤ 200.0 MiB |",
 	})
 }
 
+// The JSON keeps its keys, and --min-severity filters it as the text
+// (TestMinSeverityHiddenIsSaid: its summary counts what it hid).
 func TestRenderJSONHasContractKeys(t *testing.T) {
 	var b bytes.Buffer
 	if err := Report(&b, renderSample(), JSON, analyzer.SeverityCritical); err != nil {
@@ -183,7 +185,7 @@ func TestRenderJSONHasContractKeys(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &m); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"cluster", "nodes", "ownership", "findings"} {
+	for _, k := range []string{"summary", "cluster", "nodes", "ownership", "findings", "problems"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("JSON lacks key %q", k)
 		}
@@ -192,8 +194,8 @@ func TestRenderJSONHasContractKeys(t *testing.T) {
 	if err := json.Unmarshal(m["findings"], &fs); err != nil {
 		t.Fatal(err)
 	}
-	if len(fs) != 3 || fs[1].Severity != analyzer.SeverityCritical {
-		t.Errorf("JSON must keep every finding with its severity, got %+v", fs)
+	if len(fs) != 1 || fs[0].Severity != analyzer.SeverityCritical {
+		t.Errorf("JSON at critical must hold the critical finding alone, got %+v", fs)
 	}
 }
 

@@ -85,24 +85,10 @@ func (r *reportFlags) run(stdout, stderr io.Writer) int {
 	return exitCodeFor(report.Findings, minSev)
 }
 
-// exitCodeFor makes `partmon report` usable as a gate: 0 with nothing at or
-// above minSev, else 1 for the worst being a warning, 2 for critical.
+// exitCodeFor makes `partmon report` usable as a gate (render.ExitCode:
+// the JSON summary carries the same code).
 func exitCodeFor(findings []analyzer.Finding, minSev analyzer.Severity) int {
-	worst := analyzer.SeverityNone
-	for _, f := range findings {
-		if f.Severity >= minSev && f.Severity > worst {
-			worst = f.Severity
-		}
-	}
-	switch worst {
-	case analyzer.SeverityCritical:
-		return exitCritical
-	case analyzer.SeverityWarning:
-		return exitWarning
-	case analyzer.SeverityInfo:
-		return exitWarning // only reachable with --min-severity info
-	}
-	return exitOK
+	return render.ExitCode(findings, minSev)
 }
 
 type collectFlags struct {

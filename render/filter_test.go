@@ -1,0 +1,123 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/tools/reporttest"
+)
+
+// What --min-severity hides is said in every form, and JSON holds the same
+// findings as the text with a summary: counts, hidden counts, exit code.
+func TestMinSeverityHiddenIsSaid(t *testing.T) {
+	r := renderSample() // 1 critical, 1 warning, 1 info
+	for _, f := range []Format{Text, Markdown} {
+		var b bytes.Buffer
+		if err := Report(&b, r, f, analyzer.SeverityCritical); err != nil {
+			t.Fatal(err)
+		}
+		want := "--min-severity critical hides 1 warning problem, 1 info problem (--min-severity info shows them)"
+		if f == Markdown {
+			want = mdEscape(want)
+		}
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%s does not say what it hid (%q):\n%s", f, want, b.String())
+		}
+		b.Reset()
+		if err := Report(&b, r, f, analyzer.SeverityInfo); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(b.String(), "hides") {
+			t.Errorf("%s at info says it hid something:\n%s", f, b.String())
+		}
+	}
+
+	var b bytes.Buffer
+	if err := Report(&b, r, JSON, analyzer.SeverityWarning); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Summary  Summary
+		Findings []analyzer.Finding
+		Problems []analyzer.Problem
+	}
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(b.String(), "{\n  \"summary\"") {
+		t.Errorf("the JSON does not begin with its summary: %.80s", b.String())
+	}
+	for _, f := range got.Findings {
+		if f.Severity < analyzer.SeverityWarning {
+			t.Errorf("JSON at warning holds a %s finding: %s", f.Severity, f.Kind)
+		}
+	}
+	s := got.Summary
+	if len(got.Findings) != 2 || len(got.Problems) != 2 || s.HiddenFindings != 1 || s.HiddenProblems != 1 ||
+		s.Problems != (SeverityCounts{1, 1, 1}) || s.ExitCode != ExitCritical || s.MinSeverity != "warning" || s.ExitCodes == "" {
+		t.Errorf("JSON at warning: %d findings, %d problems, summary %+v", len(got.Findings), len(got.Problems), s)
+	}
+}
+
+// Findings come first in every form: markdown's ownership tables after them.
+func TestFindingsFirst(t *testing.T) {
+	for _, f := range []Format{Text, Markdown} {
+		var b bytes.Buffer
+		if err := Report(&b, reporttest.Cluster(), f, analyzer.SeverityInfo); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		first, own := strings.Index(out, "CRITICAL findings"), strings.Index(out, "Nodes and token ownership")
+		if f == Markdown {
+			first, own = strings.Index(out, "## Findings"), strings.Index(out, "## Nodes")
+		}
+		if first < 0 || own < 0 || first > own {
+			t.Errorf("%s: findings at %d, ownership at %d: findings must come first", f, first, own)
+		}
+	}
+}
+
+// Every line of the text report fits 100 characters, a long key and a long
+// advice included.
+func TestTextLinesWrapped(t *testing.T) {
+	r := reporttest.Cluster()
+	r.Findings[0].PartitionKey = strings.Repeat("k", 150)
+	r.Findings[0].Advice = strings.Repeat("split the partition by a bucket ", 12)
+	r.Problems = nil
+	var b bytes.Buffer
+	if err := Report(&b, r, Text, analyzer.SeverityInfo); err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range strings.Split(b.String(), "\n") {
+		if n := utf8.RuneCountInString(line); n > lineWidth {
+			t.Errorf("line %d is %d characters: %q", i+1, n, line)
+		}
+	}
+	if !strings.Contains(strings.Join(strings.Fields(b.String()), " "), "split the partition by a bucket split") {
+		t.Error("the wrapped advice lost its words")
+	}
+}
+
+// A key is data: in markdown it never makes a link, code, HTML or a line.
+func TestMarkdownEscapesKeys(t *testing.T) {
+	r := renderSample()
+	r.Findings[1].PartitionKey = "[x](http://evil) `c` <script>\n# heading"
+	r.Findings[1].Summary = "key " + r.Findings[1].PartitionKey
+	var b bytes.Buffer
+	if err := Report(&b, r, Markdown, analyzer.SeverityInfo); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, bad := range []string{"[x](", "<script>", "\n# heading", "`c`"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("markdown holds %q unescaped:\n%s", bad, out)
+		}
+	}
+	if !strings.Contains(out, `\[x\]\(http://evil\)`) {
+		t.Errorf("the key is not in the markdown, escaped:\n%s", out)
+	}
+}
