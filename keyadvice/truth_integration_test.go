@@ -1,0 +1,396 @@
+//go:build integration
+
+package keyadvice
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/collector"
+	"github.com/partmon/partmon/model"
+	"github.com/partmon/partmon/tools/testcluster"
+)
+
+// Tolerances, written before the first run. A projection passes when it
+// is "unknown" or within all of them against what Cassandra reports of the
+// table built with that key (rows copied in, flushed):
+//   - partitions (tablestats' estimate): |projected - truth| <= max(3 SE,
+//     10 % of truth), SE the projection's own standard error;
+//   - rows per partition, as cells (tablehistograms' Cell Count ÷ regular
+//     cells a row): p50 within a factor of 1.5 (histogram buckets are 20 %
+//     wide), p99 within a factor of 2; the sampled max at most 1.25 × the
+//     table's (a sample's max is a lower bound);
+//   - bytes per partition (tablehistograms' Partition Size): p50 and p99
+//     within a factor of 2 (the row overhead is approximate); the sampled
+//     max at most 2 × the table's and at most max_partition_size's MiB.
+const (
+	tolPartitionsSE   = 3.0
+	tolPartitionsRel  = 0.10
+	tolRowsP50Factor  = 1.5
+	tolRowsP99Factor  = 2.0
+	tolRowsMaxFactor  = 1.25
+	tolBytesFactor    = 2.0
+	tolBytesMaxFactor = 2.0
+)
+
+const truthKeyspace = "partmon_advise"
+
+// plantedTable is one planted table, its rows and the keys judged on it.
+type plantedTable struct {
+	name, problem string
+	cols          []string // name type, partition key first
+	key           string   // its PRIMARY KEY
+	rows          []map[string]any
+	candidates    []string
+	// known: candidates whose partition count must be decided.
+	known []string
+}
+
+func plantedTables(now time.Time) []plantedTable {
+	r := rand.New(rand.NewPCG(53, 1))
+	payload := strings.Repeat("p", 40)
+	events := plantedTable{name: "events", problem: "low-cardinality candidate (country)",
+		cols: []string{"user_id int", "ts timestamp", "country text", "kind text", "payload text"}, key: "((user_id), ts)",
+		candidates: []string{"((user_id), ts)", "((country), user_id, ts)", "((user_id, kind), ts)"},
+		known:      []string{"((user_id), ts)", "((country), user_id, ts)", "((user_id, kind), ts)"}}
+	countries := []string{"de", "de", "de", "de", "fr", "fr", "fr", "us", "us", "jp"}
+	for u := range 3000 {
+		for i := range 1 + r.IntN(20) {
+			events.rows = append(events.rows, map[string]any{"user_id": u, "ts": now.Add(-time.Duration(i) * time.Minute),
+				"country": countries[r.IntN(len(countries))], "kind": []string{"a", "b", "c", "d"}[r.IntN(4)], "payload": payload})
+		}
+	}
+	series := plantedTable{name: "series", problem: "unbucketed time series, one reading every 6 h",
+		cols: []string{"sensor int", "ts timestamp", "value double"}, key: "((sensor), ts)",
+		candidates: []string{"((sensor), ts)", "((sensor, bucket(ts, 1d)), ts)"},
+		known:      []string{"((sensor), ts)", "((sensor, bucket(ts, 1d)), ts)"}}
+	start := now.Truncate(24 * time.Hour).Add(-15 * 24 * time.Hour)
+	for s := range 1000 {
+		for i := range 60 {
+			series.rows = append(series.rows, map[string]any{"sensor": s, "ts": start.Add(time.Duration(i) * 6 * time.Hour), "value": r.Float64()})
+		}
+	}
+	whale := plantedTable{name: "whale", problem: "one tenant with 20,000 rows among 1,500 of 5",
+		cols: []string{"tenant int", "id int", "shard int", "v text"}, key: "((tenant), id)",
+		candidates: []string{"((tenant), id)", "((tenant, shard), id)"},
+		known:      []string{"((tenant), id)", "((tenant, shard), id)"}}
+	for t := range 1500 {
+		n := 5
+		if t == 0 {
+			n = 20000
+		}
+		for i := range n {
+			whale.rows = append(whale.rows, map[string]any{"tenant": t, "id": i, "shard": i % 8, "v": payload[:30]})
+		}
+	}
+	good := plantedTable{name: "good", problem: "good design: (account, month), 5 rows each",
+		cols: []string{"account int", "month int", "ts timestamp", "v text"}, key: "((account, month), ts)",
+		candidates: []string{"((account, month), ts)", "((account), month, ts)"},
+		known:      []string{"((account, month), ts)"}}
+	for a := range 2000 {
+		for m := range 3 {
+			for i := range 5 {
+				good.rows = append(good.rows, map[string]any{"account": a, "month": m, "ts": now.Add(-time.Duration(i) * time.Hour), "v": payload[:20]})
+			}
+		}
+	}
+	return []plantedTable{events, series, whale, good}
+}
+
+func TestKeyAdviceHeldToBuiltTables(t *testing.T) {
+	hosts := testcluster.Hosts()
+	if slices.Contains(strings.Split(testcluster.DefaultHosts, ","), hosts[0]) {
+		t.Skipf("the advisor's truth writes tables: it runs on a node of its own (scripts/test-side.sh), not the shared cluster at %s", hosts[0])
+	}
+	s := testcluster.Session(t, hosts[0])
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	exec(t, s, "DROP KEYSPACE IF EXISTS "+truthKeyspace)
+	exec(t, s, "CREATE KEYSPACE "+truthKeyspace+" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	t.Cleanup(func() { _ = s.Query("DROP KEYSPACE IF EXISTS " + truthKeyspace).Exec() })
+	coll, err := collector.New(collector.Config{Hosts: hosts[:1], Mode: collector.ModeCluster, QueryTimeout: 20 * time.Second}, zaptest.NewLogger(t).Named("collector"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer coll.Close()
+	th := analyzer.DefaultThresholds()
+	for _, pt := range plantedTables(time.Now().UTC().Truncate(time.Millisecond)) {
+		t.Run(pt.name, func(t *testing.T) {
+			build(t, s, pt.name, pt.cols, pt.key, pt.rows)
+			cpu0 := nodeCPU(t)
+			sample, err := coll.SampleKeys(ctx, truthKeyspace, pt.name, model.SampleLimits{}, int(th.PartitionRowsWarning))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s (%s): %d partitions, %d rows read in %d requests, %.2f %% of the ring, %v, node CPU %v; stopped: %q", pt.name, pt.problem,
+				len(sample.Partitions), sample.Cost.RowsRead, sample.Cost.Requests, 100*sample.Cost.RingShare, sample.Cost.Elapsed.Round(time.Millisecond),
+				nodeCPU(t)-cpu0, sample.Stopped)
+			var current Projection
+			for i, ks := range pt.candidates {
+				k, err := ParseKey(ks)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := k.Check(sample.Columns, collector.PrimitiveType); err != nil {
+					t.Fatal(err)
+				}
+				p := Project(sample, k, Options{Thresholds: th})
+				if i == 0 {
+					current = p
+				}
+				table := fmt.Sprintf("%s_k%d", pt.name, i)
+				cols, key, rows := keyed(pt.cols, k, pt.rows)
+				if i == 0 {
+					table = pt.name
+				} else {
+					build(t, s, table, cols, key, rows)
+				}
+				holdToTruth(t, s, table, ks, p, len(cols)-keyColumns(k), slices.Contains(pt.known, ks))
+			}
+			if pt.name == "good" && len(current.Warnings) > 0 {
+				t.Errorf("the good design's key is warned about: %v", current.Warnings)
+			}
+		})
+	}
+}
+
+func exec(t *testing.T, s *gocql.Session, q string) {
+	t.Helper()
+	if err := s.Query(q).Exec(); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+}
+
+func keyColumns(k Key) int {
+	n := len(k.Clustering)
+	for _, t := range k.Partition {
+		if !slices.Contains(k.Clustering, t.Column) || t.Width > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// keyed is the table of key k: a bucketed column gets a column of its own
+// (name_bucket) holding the bucket's start.
+func keyed(cols []string, k Key, rows []map[string]any) (outCols []string, pk string, outRows []map[string]any) {
+	outCols = slices.Clone(cols)
+	parts := make([]string, len(k.Partition))
+	for i, t := range k.Partition {
+		parts[i] = t.Column
+		if t.Width > 0 {
+			parts[i] = t.Column + "_bucket"
+			outCols = append(outCols, parts[i]+" timestamp")
+		}
+	}
+	pk = "((" + strings.Join(parts, ", ") + ")"
+	for _, c := range k.Clustering {
+		pk += ", " + c
+	}
+	pk += ")"
+	for _, r := range rows {
+		o := map[string]any{}
+		for c, v := range r {
+			o[c] = v
+		}
+		for _, t := range k.Partition {
+			if t.Width > 0 {
+				o[t.Column+"_bucket"] = r[t.Column].(time.Time).Truncate(t.Width)
+			}
+		}
+		outRows = append(outRows, o)
+	}
+	return outCols, pk, outRows
+}
+
+// build creates table name with cols and PRIMARY KEY key, writes rows (32
+// at a time) and flushes it.
+func build(t *testing.T, s *gocql.Session, name string, cols []string, key string, rows []map[string]any) {
+	t.Helper()
+	exec(t, s, fmt.Sprintf("CREATE TABLE %s.%s (%s, PRIMARY KEY %s)", truthKeyspace, name, strings.Join(cols, ", "), key))
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i], _, _ = strings.Cut(c, " ")
+	}
+	stmt := fmt.Sprintf("INSERT INTO %s.%s (%s) VALUES (%s)", truthKeyspace, name, strings.Join(names, ", "), strings.TrimSuffix(strings.Repeat("?, ", len(names)), ", "))
+	var wg sync.WaitGroup
+	errs := make(chan error, 32)
+	for w := range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(rows); i += 32 {
+				args := make([]any, len(names))
+				for j, n := range names {
+					args[j] = rows[i][n]
+				}
+				if err := s.Query(stmt, args...).Exec(); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		t.Fatalf("writing %s: %v", name, err)
+	}
+	nodetool(t, "flush", truthKeyspace, name)
+}
+
+func nodetool(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := testcluster.Nodetool(ctx, 1, args...)
+	if err != nil {
+		t.Fatalf("nodetool %v: %v", args, err)
+	}
+	return out
+}
+
+// truth is what Cassandra reports of one built table.
+type truth struct {
+	partitions                  float64
+	cellsP50, cellsP99, cellMax float64
+	bytesP50, bytesP99, bytsMax float64
+	maxPartitionMiB             int64
+}
+
+var histRow = regexp.MustCompile(`(?m)^(50%|99%|Max)\s+\S+\s+\S+\s+\S+\s+(\d+)\s+(\d+)\s*$`)
+
+func readTruth(t *testing.T, s *gocql.Session, table string) truth {
+	t.Helper()
+	var tr truth
+	stats := nodetool(t, "tablestats", truthKeyspace+"."+table)
+	m := regexp.MustCompile(`Number of partitions \(estimate\): (\d+)`).FindStringSubmatch(stats)
+	if m == nil {
+		t.Fatalf("no partition estimate in tablestats of %s:\n%s", table, stats)
+	}
+	tr.partitions, _ = strconv.ParseFloat(m[1], 64)
+	for _, m := range histRow.FindAllStringSubmatch(nodetool(t, "tablehistograms", truthKeyspace, table), -1) {
+		size, _ := strconv.ParseFloat(m[2], 64)
+		cells, _ := strconv.ParseFloat(m[3], 64)
+		switch m[1] {
+		case "50%":
+			tr.bytesP50, tr.cellsP50 = size, cells
+		case "99%":
+			tr.bytesP99, tr.cellsP99 = size, cells
+		case "Max":
+			tr.bytsMax, tr.cellMax = size, cells
+		}
+	}
+	if err := s.Query("SELECT mebibytes FROM system_views.max_partition_size WHERE keyspace_name = ? AND table_name = ?",
+		truthKeyspace, table).Scan(&tr.maxPartitionMiB); err != nil {
+		t.Logf("max_partition_size of %s: %v", table, err)
+	}
+	return tr
+}
+
+func within(got, want, factor float64) bool { return got <= want*factor && got >= want/factor }
+
+func holdToTruth(t *testing.T, s *gocql.Session, table, key string, p Projection, cellsPerRow int, mustKnow bool) {
+	t.Helper()
+	tr := readTruth(t, s, table)
+	t.Logf("%s as %s: projected %.0f partitions [%.0f, %.0f] (%s); rows p50 %.0f p99 %.0f max %.0f; bytes p50 %.0f p99 %.0f max %.0f; top %v; warnings %v",
+		table, key, p.Partitions.Value, p.Partitions.Low, p.Partitions.High, p.Partitions.Why, p.Rows.P50, p.Rows.P99, p.Rows.Max,
+		p.Bytes.P50, p.Bytes.P99, p.Bytes.Max, p.TopValues, p.Warnings)
+	t.Logf("%s truth: %.0f partitions; cells p50 %.0f p99 %.0f max %.0f (%d a row); bytes p50 %.0f p99 %.0f max %.0f; max_partition_size %d MiB",
+		table, tr.partitions, tr.cellsP50, tr.cellsP99, tr.cellMax, cellsPerRow, tr.bytesP50, tr.bytesP99, tr.bytsMax, tr.maxPartitionMiB)
+	if !p.Partitions.Known {
+		if mustKnow {
+			t.Errorf("%s: partitions unknown (%s), but this key's sample decides them", key, p.Partitions.Why)
+		}
+		return
+	}
+	se := (p.Partitions.High - p.Partitions.Low) / (2 * z95)
+	if d := math.Abs(p.Partitions.Value - tr.partitions); d > math.Max(tolPartitionsSE*se, tolPartitionsRel*tr.partitions) {
+		t.Errorf("%s: %.0f partitions projected, Cassandra counts %.0f", key, p.Partitions.Value, tr.partitions)
+	}
+	if !p.Rows.Known {
+		return
+	}
+	cpr := float64(cellsPerRow)
+	if !within(p.Rows.P50*cpr, tr.cellsP50, tolRowsP50Factor) || !within(p.Rows.P99*cpr, tr.cellsP99, tolRowsP99Factor) || p.Rows.Max*cpr > tr.cellMax*tolRowsMaxFactor {
+		t.Errorf("%s: rows p50 %.0f p99 %.0f max %.0f (× %d cells) against cells p50 %.0f p99 %.0f max %.0f", key, p.Rows.P50, p.Rows.P99, p.Rows.Max, cellsPerRow, tr.cellsP50, tr.cellsP99, tr.cellMax)
+	}
+	if !within(p.Bytes.P50, tr.bytesP50, tolBytesFactor) || !within(p.Bytes.P99, tr.bytesP99, tolBytesFactor) || p.Bytes.Max > tr.bytsMax*tolBytesMaxFactor ||
+		tr.maxPartitionMiB > 0 && p.Bytes.Max > float64(tr.maxPartitionMiB<<20) {
+		t.Errorf("%s: bytes p50 %.0f p99 %.0f max %.0f against p50 %.0f p99 %.0f max %.0f", key, p.Bytes.P50, p.Bytes.P99, p.Bytes.Max, tr.bytesP50, tr.bytesP99, tr.bytsMax)
+	}
+}
+
+// nodeCPU is the node's JVM's user+system CPU time so far.
+func nodeCPU(t *testing.T) time.Duration {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, pid, err := testcluster.Faults{Dir: testcluster.Dir()}.State(ctx, 1)
+	if err != nil || pid == 0 {
+		t.Fatalf("node 1's pid: %v", err)
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	ut, _ := strconv.ParseInt(f[11], 10, 64) // utime, field 14 of stat
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * time.Second / 100 // USER_HZ
+}
+
+// The sampler's limits hold on a real node: a low rows-per-second limit
+// paces it, the rows limit stops it, and its cost is measured.
+func TestKeySamplerHoldsItsLimits(t *testing.T) {
+	hosts := testcluster.Hosts()
+	if slices.Contains(strings.Split(testcluster.DefaultHosts, ","), hosts[0]) {
+		t.Skipf("the sampler's limits test writes a table: it runs on a node of its own (scripts/test-side.sh), not the shared cluster at %s", hosts[0])
+	}
+	s := testcluster.Session(t, hosts[0])
+	exec(t, s, "CREATE KEYSPACE IF NOT EXISTS "+truthKeyspace+" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	exec(t, s, "DROP TABLE IF EXISTS "+truthKeyspace+".paced")
+	var rows []map[string]any
+	for k := range 3000 {
+		for c := range 10 {
+			rows = append(rows, map[string]any{"k": k, "c": c, "v": "value"})
+		}
+	}
+	build(t, s, "paced", []string{"k int", "c int", "v text"}, "((k), c)", rows)
+	coll, err := collector.New(collector.Config{Hosts: hosts[:1], Mode: collector.ModeCluster, QueryTimeout: 20 * time.Second}, zaptest.NewLogger(t).Named("collector"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer coll.Close()
+	lim := model.SampleLimits{RowsPerSecond: 500, MaxRows: 3000, PageRows: 100, MaxRingShare: 0.5, Partitions: 10000}
+	cpu0, t0 := nodeCPU(t), time.Now()
+	sample, err := coll.SampleKeys(context.Background(), truthKeyspace, "paced", lim, 100000)
+	elapsed, cpu := time.Since(t0), nodeCPU(t)-cpu0
+	if err != nil {
+		t.Fatal(err)
+	}
+	rate := float64(sample.Cost.RowsRead) / elapsed.Seconds()
+	t.Logf("read %d rows (%d partitions) in %d requests over %v: %.0f rows/s against a limit of %.0f; node CPU %v (%.1f ms per 1,000 rows); stopped: %q",
+		sample.Cost.RowsRead, len(sample.Partitions), sample.Cost.Requests, elapsed.Round(time.Millisecond), rate, lim.RowsPerSecond,
+		cpu, float64(cpu.Milliseconds())*1000/float64(sample.Cost.RowsRead), sample.Stopped)
+	if rate > lim.RowsPerSecond*1.1 {
+		t.Errorf("%.0f rows/s, over the %.0f limit", rate, lim.RowsPerSecond)
+	}
+	if sample.Cost.RowsRead > lim.MaxRows+int64(lim.PageRows) || sample.Stopped != "rows limit reached" {
+		t.Errorf("%d rows read, stopped %q: the %d-row limit did not hold", sample.Cost.RowsRead, sample.Stopped, lim.MaxRows)
+	}
+}
