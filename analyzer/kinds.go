@@ -145,7 +145,7 @@ var kinds = []KindFacts{
 		TableWide: true,
 		scope:     scopeTable, rule: ruleAscendingTimeOrder},
 	{Name: KindGuardrailCrossing, Label: "guardrail crossing",
-		Sentence:         "A partition, or a node's data disk, has crossed, or is forecast to cross, a guardrail threshold the nodes are configured with.",
+		Sentence:         "A partition, the values written to a column, or a node's data disk, has crossed, or is forecast to cross, a guardrail threshold the nodes are configured with.",
 		PushedWithoutKey: true, LowerIsWorse: true, RuleAlert: AlertAnalyzerFinding, TableWide: true,
 		scope: scopeTable, rule: ruleGuardrailCrossing},
 }

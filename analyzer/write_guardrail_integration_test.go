@@ -5,6 +5,7 @@ package analyzer_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -34,10 +35,11 @@ const (
 // for a column of the same name, and the lines name no table.
 var growColumn = fmt.Sprintf("items_%d", time.Now().Unix()%1_000_000)
 
-// On a real 5.0 node with authentication and collection_size set (warn,
-// fail), an ordinary role writes a set growing at a steady pace until
+// On a real 5.0 or 4.1 node with authentication and collection_size set
+// (warn, fail), an ordinary role writes a set growing at a steady pace until
 // Cassandra refuses the write. partmon, reading only the node's own log
-// (system_views.system_logs) in a loop of its own, forecasts the refusal
+// (system_views.system_logs on 5.0, its system.log as a sidecar on 4.1,
+// which has no such table) in a loop of its own, forecasts the refusal
 // before it happens as a critical guardrail_crossing naming the column
 // and the table (the one table holding a collection of that name) and no
 // key; the refused write is then a crossing of its own. A table whose sets
@@ -68,8 +70,7 @@ func TestWriteGuardrailRefusalForecastOnRealNode(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	coll, err := collector.New(collector.Config{Hosts: []string{host}, Mode: collector.ModeCluster,
-		Username: testcluster.SuperuserName, Password: testcluster.SuperuserPassword}, zaptest.NewLogger(t).Named("collector"))
+	coll, err := collector.New(writeGuardrailCollector(t, s, host), zaptest.NewLogger(t).Named("collector"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,6 +141,24 @@ func TestWriteGuardrailRefusalForecastOnRealNode(t *testing.T) {
 	if f := writeFinding(r, ks); f == nil || f.Severity != analyzer.SeverityCritical || !strings.Contains(f.Summary, "refused") {
 		t.Errorf("after the refusal: finding %+v, want critical, refused", f)
 	}
+}
+
+// writeGuardrailCollector reads the node's log where its version keeps
+// it: system_views.system_logs (5.0), else its system.log as its sidecar.
+func writeGuardrailCollector(t *testing.T, s *gocql.Session, host string) collector.Config {
+	t.Helper()
+	var version string
+	if err := s.Query("SELECT release_version FROM system.local").Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	cfg := collector.Config{Hosts: []string{host}, Mode: collector.ModeCluster,
+		Username: testcluster.SuperuserName, Password: testcluster.SuperuserPassword}
+	if strings.HasPrefix(version, "4.") {
+		cfg.Mode = collector.ModeSidecar
+		cfg.Logs = collector.LogsConfig{File: filepath.Join(testcluster.Dir(), "node1", "logs", "system.log"), Timezone: "Local"}
+	}
+	t.Logf("Cassandra %s: the log read %s", version, map[bool]string{true: "from " + cfg.Logs.File, false: "from system_views.system_logs"}[cfg.Logs.File != ""])
+	return cfg
 }
 
 // growSet writes the growing set in a goroutine of its own until a write

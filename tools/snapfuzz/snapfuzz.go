@@ -257,8 +257,15 @@ func nodeData(r *reader, id string) *model.NodeData {
 				Count: r.int(), Error: r.int(), Total: r.int(), Window: r.float(), Source: "nodetool", Pass: r.n(2)})
 		case 3:
 			nd.LogEvidence = append(nd.LogEvidence, model.LogEvidence{Kind: pick(r, model.LogTombstoneWarning, model.LogTombstoneAbort,
-				model.LogPartitionSize, model.LogPartitionTombstones, model.LogSlowRead, ""), Keyspace: ks, Table: tb, Key: key,
+				model.LogPartitionSize, model.LogPartitionTombstones, model.LogSlowRead, model.LogWriteGuardrail, ""), Keyspace: ks, Table: tb, Key: key,
 				Value: r.int(), Threshold: r.int(), LiveRows: r.int(), MaxMillis: r.int(), Count: r.int(), First: T0, Last: T0})
+			if e := &nd.LogEvidence[len(nd.LogEvidence)-1]; e.Kind == model.LogWriteGuardrail {
+				e.Guardrail, e.Column = pick(r, "collection_size", "items_per_collection", "column_value_size", "x"), pick(r, "c", "v", "")
+				e.Failure, e.Stored = r.bool(), r.bool()
+				for i := range r.n(8) {
+					e.Series = append(e.Series, model.GuardrailPoint{At: T0.Unix() - int64(r.n(4))*60 + int64(i), Value: r.int()})
+				}
+			}
 		default:
 			nd.LargeRows = append(nd.LargeRows, model.LargeRow{Keyspace: ks, Table: tb, Key: key, SizeBytes: r.int()})
 			nd.LargeCells = append(nd.LargeCells, model.LargeCell{Keyspace: ks, Table: tb, Key: key, SizeBytes: r.int(), CollectionElements: r.int()})
@@ -268,7 +275,8 @@ func nodeData(r *reader, id string) *model.NodeData {
 		nd.GossipLoad = map[string]float64{"10.0.0.1": r.float(), "10.0.0.2": r.float()}
 	}
 	if r.bool() {
-		nd.Settings = map[string]string{"tombstone_warn_threshold": pick(r, "1000", "-1", "x", "")}
+		nd.Settings = map[string]string{"tombstone_warn_threshold": pick(r, "1000", "-1", "x", ""),
+			"collection_size_fail_threshold": pick(r, "8KiB", "", "-1"), "authenticator": pick(r, "PasswordAuthenticator", "")}
 	}
 	return nd
 }

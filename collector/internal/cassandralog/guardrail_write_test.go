@@ -19,6 +19,11 @@ func TestParseWriteGuardrail(t *testing.T) {
 			want: Event{Kind: WriteGuardrail, Guardrail: "items_per_collection", Column: "items", Value: 124, Threshold: 120},
 		},
 		{
+			name: "collection_size warning, 4.1.10 (seen on a real node)",
+			msg:  "Guardrail collection_size violated: Detected collection items_654994 of size 4230, this exceeds the warning threshold of 4096.",
+			want: Event{Kind: WriteGuardrail, Guardrail: "collection_size", Column: "items_654994", Value: 4230, Threshold: 4096},
+		},
+		{
 			name: "collection_size failure: the refused write",
 			msg:  "Guardrail collection_size violated: Detected collection items of size 8208, this exceeds the failure threshold of 8192.",
 			want: Event{Kind: WriteGuardrail, Guardrail: "collection_size", Column: "items", Value: 8208, Threshold: 8192, Failure: true},
