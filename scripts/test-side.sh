@@ -9,8 +9,8 @@
 #   3. ownership against the real nodetool on an unbalanced ring (127.0.0.10-12),
 #   4. guardrail crossings forecast on a fresh 5.0 node with partition_size set (127.0.0.57),
 #   5. a write refused by the disk-usage guardrail, forecast on a fresh 5.0 node with auth (127.0.0.151),
-#   6. a write refused by collection_size, forecast from Cassandra's own warnings on a fresh 5.0 node
-#      and a fresh 4.1 node with auth (127.0.0.165, .166).
+#   6. a write refused by collection_size, forecast from Cassandra's own warnings on the same 5.0
+#      node (before the disk test) and on a fresh 4.1 node with auth (127.0.0.166).
 # Every step runs even when one fails; exits 1 if any failed. Go test lines go to
 # $GOLOG (default test-artifacts/go-test-side.log), test times to $TEST_TIMES.
 #   PARTMON_LOGS_VERSIONS  "4.1 4.0" (default), "4.1", or "" to leave the logs step out
@@ -39,7 +39,7 @@ STEP_PREFIX="side: "
 . scripts/lib.sh
 # A TERM (make test stopping early) still takes the clusters down: the EXIT trap.
 trap 'exit 143' TERM INT
-trap '"$CLUSTER" down --dir "$TRUTH_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$UNBAL_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$GUARD_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$DISK_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$WGUARD_DIR-5.0" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$WGUARD_DIR-4.1" >/dev/null 2>&1 || true' EXIT
+trap '"$CLUSTER" down --dir "$TRUTH_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$UNBAL_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$GUARD_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$DISK_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$WGUARD_DIR" >/dev/null 2>&1 || true' EXIT
 
 failed=()
 # The truth corpus's CI subset (docs/detection.md "Truth corpus"): six scenarios
@@ -104,42 +104,48 @@ else
 fi
 "$CLUSTER" down --dir "$GUARD_DIR" || true
 
-# data_disk_usage_percentage, the one guardrail that refuses every write: a
-# 64 MiB cap (data_disk_usage_max_disk_size) makes 70 % reachable in about
-# 22 steps of 2 MiB, and Cassandra's disk check runs every second instead of
-# every 30 (cassandra.disk_usage.monitor_interval_ms). With --auth an
-# ordinary role's write is refused; partmon, as the node's sidecar, must
-# have forecast it (docs/sources.md#data-disk).
-step "disk-usage guardrail refusal forecast on a fresh 5.0 node with auth (127.0.0.151)"
-if PARTMON_NODE_JVM_OPTS="-Dcassandra.config.allow_system_properties=true -Dcassandra.disk_usage.monitor_interval_ms=1000 -Dcassandra.settings.data_disk_usage_max_disk_size=64MiB -Dcassandra.settings.data_disk_usage_percentage_warn_threshold=50 -Dcassandra.settings.data_disk_usage_percentage_fail_threshold=70" \
+# The guardrails that refuse an ordinary role's write, on one fresh 5.0 node
+# with auth (127.0.0.151), one test after the other:
+# - collection_size and items_per_collection refuse a write whose collection
+#   is past fail; Cassandra logs every figure past warn
+#   (docs/sources.md#write-guardrail-lines). The test grows one set by
+#   rewriting it every 1.5 s until the refusal (about 25 s); partmon reads
+#   system_views.system_logs. First: the disk test below ends with the node
+#   refusing every write.
+# - data_disk_usage_percentage refuses every write: a 64 MiB cap
+#   (data_disk_usage_max_disk_size) makes 70 % reachable in about 22 steps of
+#   2 MiB, and Cassandra's disk check runs every second instead of every 30
+#   (cassandra.disk_usage.monitor_interval_ms). partmon, as the node's
+#   sidecar, must have forecast it (docs/sources.md#data-disk).
+# One node for both saves a node's start (~35 s); the collection tables hold
+# a few KiB of the 64 MiB.
+WRITE_GUARDRAILS="-Dcassandra.settings.collection_size_warn_threshold=4KiB -Dcassandra.settings.collection_size_fail_threshold=8KiB -Dcassandra.settings.items_per_collection_warn_threshold=120 -Dcassandra.settings.items_per_collection_fail_threshold=240"
+step "write guardrail refusals forecast on a fresh 5.0 node with auth (127.0.0.151): collections, then the disk"
+if PARTMON_NODE_JVM_OPTS="-Dcassandra.config.allow_system_properties=true $WRITE_GUARDRAILS -Dcassandra.disk_usage.monitor_interval_ms=1000 -Dcassandra.settings.data_disk_usage_max_disk_size=64MiB -Dcassandra.settings.data_disk_usage_percentage_warn_threshold=50 -Dcassandra.settings.data_disk_usage_percentage_fail_threshold=70" \
 	"$CLUSTER" up --first-ip 127.0.0.151 --dir "$DISK_DIR" --nodes 1 --auth --heap 512M; then
+	PARTMON_CLUSTER_DIR=$DISK_DIR go test -count=1 -json -tags integration -run '^TestWriteGuardrailRefusalForecastOnRealNode$' ./analyzer/ 2>&1 |
+		"$TESTSUMMARY" -v -times "$TEST_TIMES" -label "write guardrail 5.0" | tee -a "$GOLOG" | tail -20 ||
+		failed+=("write guardrail refusal forecast on 5.0")
 	PARTMON_CLUSTER_DIR=$DISK_DIR go test -count=1 -json -tags integration -run '^TestDiskGuardrailRefusalForecastOnRealNode$' ./analyzer/ 2>&1 |
 		"$TESTSUMMARY" -v -times "$TEST_TIMES" -label "disk guardrail" | tee -a "$GOLOG" | tail -20 ||
 		failed+=("disk guardrail refusal forecast")
 else
-	failed+=("starting the disk guardrail node")
+	failed+=("starting the write guardrail node")
 fi
 "$CLUSTER" down --dir "$DISK_DIR" || true
 
-# collection_size and items_per_collection refuse an ordinary role's write
-# whose collection is past fail; Cassandra logs every figure past warn
-# (docs/sources.md#write-guardrail-lines). The test grows one set by
-# rewriting it every 1.5 s until the refusal: about 25 s on 5.0, 60 s on 4.1,
-# each plus its node's start. partmon reads system_views.system_logs on 5.0,
-# the node's system.log as its sidecar on 4.1 (no such table there).
-for wg in 5.0:127.0.0.165 4.1:127.0.0.166; do
-	wg_version=${wg%%:*} wg_ip=${wg#*:}
-	step "collection guardrail refusal forecast from the log on a fresh $wg_version node with auth ($wg_ip)"
-	if PARTMON_NODE_JVM_OPTS="-Dcassandra.config.allow_system_properties=true -Dcassandra.settings.collection_size_warn_threshold=4KiB -Dcassandra.settings.collection_size_fail_threshold=8KiB -Dcassandra.settings.items_per_collection_warn_threshold=120 -Dcassandra.settings.items_per_collection_fail_threshold=240" \
-		"$CLUSTER" up --version "$wg_version" --first-ip "$wg_ip" --dir "$WGUARD_DIR-$wg_version" --nodes 1 --auth --heap 512M; then
-		PARTMON_CLUSTER_DIR=$WGUARD_DIR-$wg_version go test -count=1 -json -tags integration -run '^TestWriteGuardrailRefusalForecastOnRealNode$' ./analyzer/ 2>&1 |
-			"$TESTSUMMARY" -v -times "$TEST_TIMES" -label "write guardrail $wg_version" | tee -a "$GOLOG" | tail -20 ||
-			failed+=("write guardrail refusal forecast on $wg_version")
-	else
-		failed+=("starting the $wg_version write guardrail node")
-	fi
-	"$CLUSTER" down --dir "$WGUARD_DIR-$wg_version" || true
-done
+# The collection guardrails on 4.1 (127.0.0.166), read from the node's
+# system.log as its sidecar (4.1 has no system_views.system_logs): about 60 s.
+step "collection guardrail refusal forecast from the log on a fresh 4.1 node with auth (127.0.0.166)"
+if PARTMON_NODE_JVM_OPTS="-Dcassandra.config.allow_system_properties=true $WRITE_GUARDRAILS" \
+	"$CLUSTER" up --version 4.1 --first-ip 127.0.0.166 --dir "$WGUARD_DIR" --nodes 1 --auth --heap 512M; then
+	PARTMON_CLUSTER_DIR=$WGUARD_DIR go test -count=1 -json -tags integration -run '^TestWriteGuardrailRefusalForecastOnRealNode$' ./analyzer/ 2>&1 |
+		"$TESTSUMMARY" -v -times "$TEST_TIMES" -label "write guardrail 4.1" | tee -a "$GOLOG" | tail -20 ||
+		failed+=("write guardrail refusal forecast on 4.1")
+else
+	failed+=("starting the 4.1 write guardrail node")
+fi
+"$CLUSTER" down --dir "$WGUARD_DIR" || true
 
 step ""
 if [ ${#failed[@]} -gt 0 ]; then
