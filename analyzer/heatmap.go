@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/partmon/partmon/internal/format"
@@ -87,20 +88,61 @@ func (a *analysis) heatMaps(findings []Finding) *HeatMaps {
 		idx[id] = i
 	}
 	total := a.newHeatMap(cols, nil)
-	var tables []HeatMap
+	var in []*tableView
+	var order []HeatMap // each table's findings and traffic: what a page orders them by
 	for _, t := range a.tables {
-		if !inHeat(heat, t.key) {
-			continue
+		if inHeat(heat, t.key) {
+			in = append(in, t)
+			order = append(order, HeatMap{Findings: count[t.key], Traffic: heatTraffic(heat, t.key)})
 		}
-		m := a.newHeatMap(cols, t)
-		m.Findings, m.Traffic = count[t.key], heatTraffic(heat, t.key)
+	}
+	withCells := heatMapsWithCells(order)
+	scratch := a.newHeatMap(cols, nil) // the cells of a table no page draws
+	tables := make([]HeatMap, 0, len(in))
+	for i, t := range in {
+		m := scratch
+		if withCells[i] {
+			m = a.newHeatMap(cols, t)
+		}
 		a.fillTableHeat(&m, t, &total, idx)
+		if !withCells[i] {
+			m = HeatMap{Keyspace: t.keyspace, Table: t.name, Columns: cols, ReadRate: m.ReadRate, WriteRate: m.WriteRate}
+		}
+		m.Findings, m.Traffic = order[i].Findings, order[i].Traffic
 		m.Keys = a.heatKeys(t, len(cols)-1, findings)
 		total.Keys = append(total.Keys, m.Keys...)
 		tables = append(tables, m)
 	}
 	finishTotal(&total, a.th.TrafficFloorOpsPerSecond)
 	return &HeatMaps{Maps: append([]HeatMap{total}, tables...)}
+}
+
+// HeatTableMaps bounds the tables whose heatmap has cells: those a page
+// draws first (with findings, then the busiest; ties in the report's
+// order). The others keep their figures, keys and place in Maps, with no
+// Nodes: a history of 120 columns × 64 busy tables can name thousands of
+// tables, each 2 × nodes × columns cells, and a page draws a handful.
+const HeatTableMaps = 16
+
+// heatMapsWithCells marks the HeatTableMaps tables of order (by findings
+// present, then traffic, stable) that get cells.
+func heatMapsWithCells(order []HeatMap) []bool {
+	idx := make([]int, len(order))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool {
+		a, b := order[idx[i]], order[idx[j]]
+		if (a.Findings > 0) != (b.Findings > 0) {
+			return a.Findings > 0
+		}
+		return a.Traffic > b.Traffic
+	})
+	out := make([]bool, len(order))
+	for _, i := range idx[:min(len(idx), HeatTableMaps)] {
+		out[i] = true
+	}
+	return out
 }
 
 // heatTraffic is a table's mean reads plus writes per second over the columns.

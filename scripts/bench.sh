@@ -33,6 +33,8 @@
 #                                      largest table count (default 0: none; 60s measures it directly)
 #   PARTMON_BENCH_SCHEMA_ROWS=true     one node only: create tables by their system_schema rows (--schema-rows)
 #   PARTMON_BENCH_NUM_TOKENS           tokens per node (cluster up --num-tokens; default the script's, 16)
+#   PARTMON_BENCH_SELF_ONLY=true       only partmon's own cost at scale (no cluster: self_cost below)
+#   PARTMON_BENCH_SELF_SIZES           BenchmarkCycleAtScale sizes (regexp; default all: 10x1000 … 30x10000)
 # The peers, jmx_exporter's standalone jmx_prometheus_httpserver and its
 # javaagent (loaded into every node with `cluster up --javaagent`, its
 # configuration file $DIR/agent.yml, which benchtables rewrites to switch
@@ -68,6 +70,37 @@ RUNNER_COST=${PARTMON_BENCH_RUNNER_COST:-false}
 SCHEMA_ROWS=${PARTMON_BENCH_SCHEMA_ROWS:-false}
 
 say() { printf 'bench: %s\n' "$*" >&2; }
+
+# self_cost: partmon's own cost as the cluster grows, no cluster needed
+# (docs/benchmarks.md, "partmon's own cost at scale"): the whole cycle at
+# 10 x 1,000 to 30 x 10,000 (nodes x tables; CPU, peak heap), the log
+# evidence and scrub steps, and each doubling pair's ratio of CPU against
+# 2.3. One run each (-count 1): they take minutes at the largest size.
+self_cost() {
+  mkdir -p "$OUT"
+  say "partmon's own cost at scale (Go benchmarks, no cluster; CPU-heavy: on a shared box read cpu-ms/op, not ns/op)"
+  go test -run '^$' -count 1 -benchtime 1x -benchmem \
+    -bench "BenchmarkAnalyzeLogs|BenchmarkCycleAtScale/(${PARTMON_BENCH_SELF_SIZES:-.*})\$" ./analyzer ./cmd/partmon | tee "$OUT/selfcost.txt"
+  go test -run '^$' -count 1 -benchtime 3x -benchmem -bench 'BenchmarkScrub' ./internal/keys | tee -a "$OUT/selfcost.txt"
+  # cpu NAME: the cpu-ms/op of the benchmark named NAME.
+  cpu() { awk -v n="$1" '$1 ~ "^"n"(-[0-9]+)?$" { for (i = 2; i < NF; i++) if ($(i+1) == "cpu-ms/op") print $i }' "$OUT/selfcost.txt"; }
+  ratio() { # NAME BASE DOUBLED
+    local a b
+    a=$(cpu "$2"); b=$(cpu "$3")
+    if [[ -z $a || -z $b ]]; then printf 'Doubling: %s: did not run\n' "$1"; return; fi
+    awk -v n="$1" -v a="$a" -v b="$b" 'BEGIN { r = b / a; printf "Doubling: %s: %.0f -> %.0f CPU ms, x%.2f (<= 2.3: %s)\n", n, a, b, r, (r <= 2.3 ? "met" : "MISSED") }'
+  }
+  {
+    ratio "log evidence, tables" BenchmarkAnalyzeLogs1000Tables30Nodes BenchmarkAnalyzeLogs2000Tables30Nodes
+    ratio "log evidence, nodes" BenchmarkAnalyzeLogs1000Tables30Nodes BenchmarkAnalyzeLogs1000Tables60Nodes
+    ratio "cycle, tables" BenchmarkCycleAtScale/30x1000 BenchmarkCycleAtScale/30x2000
+    ratio "cycle, nodes" BenchmarkCycleAtScale/30x1000 BenchmarkCycleAtScale/60x1000
+  } | tee -a "$OUT/selfcost.txt"
+}
+if [[ ${PARTMON_BENCH_SELF_ONLY:-false} == true ]]; then
+  self_cost
+  exit 0
+fi
 
 cluster_up=false
 cleanup() {
@@ -152,4 +185,5 @@ awk '/^pkg: / { pkg = $2 } pkg ~ /\/web$/ && /^BenchmarkExposition1000Tables3Nod
   target "/metrics as served, 3 nodes x 1,000 tables, gzip" 50e6 1e6 ms
 awk '/^BenchmarkEffectiveOwnership1000x256-/ { print $3 }' "$OUT/gobench.txt" |
   target "effective ownership, 1,000 nodes x 256 vnodes" 1e9 1e9 s
-say "results in $OUT (results.md, results.json, benchtables.txt, gobench.txt)"
+self_cost
+say "results in $OUT (results.md, results.json, benchtables.txt, gobench.txt, selfcost.txt)"

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"go.uber.org/zap"
@@ -43,28 +44,64 @@ type stateDoc struct {
 
 // Load reads the history kept by an earlier run. A missing file starts
 // an empty history; a corrupt or foreign one is moved aside with a warning
-// and never stops partmon.
+// (the last maxAside kept) and never stops partmon; one a newer partmon
+// wrote is left untouched, and not written over, so that going back to it
+// finds its history.
 func Load(path string, limits analyzer.HistoryLimits, log *zap.Logger) *analyzer.History {
 	if path == "" {
 		return analyzer.NewHistory(limits)
 	}
 	h, err := readState(path, limits)
+	var newer *newerError
 	switch {
 	case err == nil:
 		log.Info("history restored", zap.String("file", path))
 		return h
 	case errors.Is(err, fs.ErrNotExist):
 		return analyzer.NewHistory(limits)
+	case errors.As(err, &newer):
+		hold(path)
+		log.Warn("state file written by a newer partmon: left untouched and not written over; starting with an empty history kept in memory only",
+			zap.String("file", path), zap.Error(err))
+		return analyzer.NewHistory(limits)
 	}
-	aside := fmt.Sprintf("%s.bad-%s", path, time.Now().UTC().Format("20060102T150405Z"))
+	setAside(path, err, log)
+	return analyzer.NewHistory(limits)
+}
+
+// maxAside bounds the files set aside beside the state file.
+const maxAside = 3
+
+// setAside renames an unreadable state file to path.bad-TIME, and removes
+// the oldest set aside before past maxAside.
+func setAside(path string, err error, log *zap.Logger) {
+	aside := fmt.Sprintf("%s.bad-%s", path, time.Now().UTC().Format("20060102T150405.000Z"))
 	if rerr := os.Rename(path, aside); rerr != nil {
 		log.Warn("state file unreadable and could not be moved aside; starting with an empty history",
 			zap.String("file", path), zap.Error(err), zap.NamedError("rename_error", rerr))
-	} else {
-		log.Warn("state file unreadable; moved aside, starting with an empty history",
-			zap.String("file", path), zap.String("moved_to", aside), zap.Error(err))
+		return
 	}
-	return analyzer.NewHistory(limits)
+	log.Warn("state file unreadable; moved aside, starting with an empty history",
+		zap.String("file", path), zap.String("moved_to", aside), zap.Error(err))
+	old, _ := filepath.Glob(path + ".bad-*") // the names sort by time
+	sort.Strings(old)
+	for len(old) > maxAside {
+		if rerr := os.Remove(old[0]); rerr == nil {
+			log.Info("older state file set aside removed", zap.String("file", old[0]), zap.Int("kept", maxAside))
+		}
+		old = old[1:]
+	}
+}
+
+// newerError: the file is of a newer layout than this partmon writes.
+type newerError struct{ what, version, want int }
+
+func (e *newerError) Error() string {
+	what := "state file"
+	if e.what == 1 {
+		what = "history in the state file"
+	}
+	return fmt.Sprintf("%s version %d is newer than this partmon's (%d)", what, e.version, e.want)
 }
 
 func readState(path string, limits analyzer.HistoryLimits) (*analyzer.History, error) {
@@ -87,15 +124,24 @@ func readState(path string, limits analyzer.HistoryLimits) (*analyzer.History, e
 	if doc.Format != Format {
 		return nil, fmt.Errorf("not a partmon state file (format %q)", doc.Format)
 	}
+	if doc.Version > Version {
+		return nil, &newerError{0, doc.Version, Version}
+	}
 	if doc.Version != Version {
 		return nil, fmt.Errorf("state file version %d is not supported (want %d)", doc.Version, Version)
+	}
+	var hv struct {
+		Version int `json:"version"`
+	}
+	if json.Unmarshal(doc.History, &hv) == nil && hv.Version > analyzer.HistoryVersion {
+		return nil, &newerError{1, hv.Version, analyzer.HistoryVersion}
 	}
 	return analyzer.DecodeHistory(doc.History, limits)
 }
 
 // LoadLogState reads the logs source's positions and evidence from the
 // state file; nil (read the logs afresh) when there are none. An unreadable
-// file is loadState's to report and move aside.
+// file is Load's to report and move aside.
 func LoadLogState(path string) *collector.LogState {
 	if path == "" {
 		return nil
@@ -118,20 +164,38 @@ func LoadLogState(path string) *collector.LogState {
 	return doc.Logs
 }
 
-// Save writes the history and the log positions atomically: a
-// temporary file in the same directory, synced, then renamed over the old one.
-// When k hides keys, the file keeps none: the history without the heatmap's
-// hot keys (keys.History), and no log positions nor evidence (which quote
-// keys), so the logs source reads the recent logs again after a restart, as
-// on a first start.
+// Save writes the history and the log positions atomically (write):
+// within the bound, the history thinned and then parts of it dropped as
+// fit says. It writes over no file a newer partmon wrote (ErrNewer).
+// Saver does the same on a pace, and says what it dropped. When k hides
+// keys, the file keeps none: the history without the heatmap's hot keys
+// and the key history, and no log positions nor evidence (which quote
+// keys), so the logs source reads the recent logs again after a restart.
 func Save(path string, h *analyzer.History, logs *collector.LogState, k *keys.Keyer) error {
+	_, err := save(path, h, logs, k, maxStateBytes)
+	return err
+}
+
+// ErrNewer: the state file on disk was written by a newer partmon.
+var ErrNewer = errors.New("the state file was written by a newer partmon: left untouched")
+
+func save(path string, h *analyzer.History, logs *collector.LogState, k *keys.Keyer, limit int) (fitted, error) {
+	if held(path) || newerOnDisk(path) {
+		return fitted{}, ErrNewer
+	}
 	if k.Hides() {
 		logs = nil
 	}
-	data, err := json.Marshal(stateDoc{Format: Format, Version: Version, Saved: time.Now().UTC(), History: savedHistory(k, h), Logs: logs})
+	f, err := fit(stateDoc{Format: Format, Version: Version, Saved: time.Now().UTC(), History: savedHistory(k, h), Logs: logs}, limit)
 	if err != nil {
-		return err
+		return f, err
 	}
+	return f, write(path, f.data)
+}
+
+// write puts data at path atomically: a temporary file in the same
+// directory, synced, then renamed over the old one.
+func write(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
 	if err != nil {

@@ -200,6 +200,7 @@ func (c *Config) validateScoped(root *yaml.Node, name string, scope fileScope, d
 		add("analysis", fmt.Errorf("schedule %q: %w", c.Analysis.Schedule, err))
 	}
 	add("analysis", c.Analysis.History.Validate())
+	add("analysis", historyFitsStateFile(c))
 	if len(c.Web.ListenAddresses) == 0 {
 		add("web", errors.New("listen_addresses must name at least one address"))
 	}

@@ -122,8 +122,9 @@ type daemon struct {
 
 	keys *keys.Keyer // shows keys in every output; the logger's writer shares it
 
-	mu      sync.Mutex // guards history: analysis and the final state save
+	mu      sync.Mutex // guards history and saver: analysis and the state saves
 	history *analyzer.History
+	saver   *statefile.Saver // saves on a pace, and at shutdown
 
 	snapshot func() *model.Snapshot // the collector's; a test's seam
 }
@@ -201,7 +202,7 @@ func runDaemonWith(ctx context.Context, cfg Config, log *zap.Logger, keyer *keys
 	cancelCycles()
 	closeCollector()
 	waitTimeout(&workers, max(time.Until(deadline), time.Second))
-	d.saveState()
+	d.saveState(true)
 	log.Info("partmon stopped", zap.Duration("duration", time.Since(start)))
 	return nil
 }
@@ -228,6 +229,7 @@ func newDaemon(cfg Config, log *zap.Logger, keyer *keys.Keyer) (*daemon, error) 
 		exporter: exporter.New(latest, exporter.Options{Cluster: cfg.Cluster, Mode: mode, Datacenters: cfg.Collector.Datacenters,
 			TopK: cfg.Thresholds.TopK, TableFloor: cfg.Metrics.TableFloor, Thresholds: cfg.Thresholds}),
 		history:  statefile.Load(cfg.State.File, cfg.Analysis.History, log),
+		saver:    &statefile.Saver{Path: cfg.State.File, Log: log},
 		snapshot: coll.Snapshot,
 	}
 	if len(cfg.Alertmanager.URLs) == 0 {
@@ -316,7 +318,7 @@ func (d *daemon) analyze() {
 		d.pusher.Update(shown)
 	}
 	d.log.Debug("report published", zap.Int("findings", len(report.Findings)), zap.Int("nodes", len(report.Nodes)))
-	d.saveState()
+	d.saveState(false)
 }
 
 func (d *daemon) analyzeLocked(snap *model.Snapshot) *analyzer.Report {
@@ -326,15 +328,14 @@ func (d *daemon) analyzeLocked(snap *model.Snapshot) *analyzer.Report {
 	return analyzer.Analyze(snap, d.history, d.cfg.Thresholds)
 }
 
-func (d *daemon) saveState() {
-	if d.cfg.State.File == "" {
-		return
-	}
+// saveState saves the history when the saver's pace allows, or now.
+func (d *daemon) saveState(now bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if err := statefile.Save(d.cfg.State.File, d.history, d.collector.LogState(), d.keys); err != nil {
-		d.log.Warn("saving state failed; history will be rebuilt after a restart", zap.String("file", d.cfg.State.File), zap.Error(err))
+	if d.saver == nil || (!now && !d.saver.Due(time.Now())) {
+		return
 	}
+	d.saver.Save(d.history, d.collector.LogState(), d.keys)
 }
 
 func waitTimeout(wg *sync.WaitGroup, d time.Duration) {

@@ -19,19 +19,21 @@ import (
 
 // TestDaemonStartsWithAnyStateAndSavesOnShutdown runs the daemon in-process
 // against a cluster that is down, with each kind of state file it may find:
-// none, a corrupt one, a foreign one. It must start in every case (a bad
-// file is moved aside with a warning), publish its first cycle, and on
-// cancellation (what SIGTERM does) return nil after saving a valid state.
+// none, a corrupt one, a foreign one, a newer partmon's. It must start in
+// every case (a bad file is moved aside with a warning, a newer one left as
+// it is), publish its first cycle, and on cancellation (what SIGTERM does)
+// return nil after saving a valid state, over no newer partmon's file.
 func TestDaemonStartsWithAnyStateAndSavesOnShutdown(t *testing.T) {
 	tests := []struct {
 		name      string
 		existing  string // "" for no file
 		wantAside bool
+		untouched bool // a newer partmon's: neither set aside nor written over
 	}{
 		{name: "no state file"},
 		{name: "corrupt state file", existing: `{"format":"partmon-state","version":1,"history":{`, wantAside: true},
 		{name: "foreign JSON file", existing: `{"apiVersion":"v1","kind":"ConfigMap"}`, wantAside: true},
-		{name: "future version", existing: `{"format":"partmon-state","version":99,"history":{}}`, wantAside: true},
+		{name: "future version", existing: `{"format":"partmon-state","version":99,"history":{}}`, untouched: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,6 +68,13 @@ func TestDaemonStartsWithAnyStateAndSavesOnShutdown(t *testing.T) {
 			data, err := os.ReadFile(state)
 			if err != nil {
 				t.Fatalf("no state after shutdown: %v", err)
+			}
+			if tt.untouched {
+				aside, _ := filepath.Glob(state + ".*")
+				if string(data) != tt.existing || len(aside) != 0 || logs.FilterMessageSnippet("newer partmon").Len() == 0 {
+					t.Errorf("a newer partmon's file: now %.200s, beside it %v, logs %v", data, aside, messages(logs))
+				}
+				return
 			}
 			var doc struct {
 				Format  string `json:"format"`
