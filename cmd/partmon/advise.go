@@ -17,6 +17,7 @@ import (
 	"github.com/partmon/partmon/keyadvice"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/render"
+	"github.com/partmon/partmon/web"
 )
 
 const adviseHelp = "Judge a table's partition key and candidate keys from a bounded sample of its rows " +
@@ -87,6 +88,20 @@ func (a *adviseFlags) run(stdout, stderr io.Writer) int {
 // badAdviseInput is a request the advisor refuses before sampling, or a
 // key the sampled table cannot have.
 type badAdviseInput struct{ error }
+
+func (badAdviseInput) BadInput() bool { return true }
+
+func (e badAdviseInput) Unwrap() error { return e.error }
+
+// adviseFunc is the daemon's /api/v1/advise, nil unless --advise.enabled.
+func (d *daemon) adviseFunc() web.AdviseFunc {
+	if !d.cfg.Web.AdviseEnabled {
+		return nil
+	}
+	return func(ctx context.Context, table string, candidates []string) (*keyadvice.Advice, error) {
+		return adviseTable(ctx, d.collector, d.cfg, d.keys, table, candidates, collector.DefaultSampleLimits())
+	}
+}
 
 // adviseTable samples table ("keyspace.table") and projects its current
 // key and candidates on it; the command and the daemon's API share it.
