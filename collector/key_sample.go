@@ -44,8 +44,9 @@ var ErrTooSmall = errors.New("too few partitions to sample")
 // DC): whole partitions after random tokens, paged, paced and bounded by
 // lim (zero fields take DefaultSampleLimits'). rowCap bounds the rows read
 // of one partition. It never filters and never reads more than
-// lim.MaxRingShare of the ring.
-func (c *Collector) SampleKeys(ctx context.Context, keyspace, table string, lim model.SampleLimits, rowCap int) (*model.KeySample, error) {
+// lim.MaxRingShare of the ring. check, when set, judges the table's
+// columns before any row is read; its error is returned as is.
+func (c *Collector) SampleKeys(ctx context.Context, keyspace, table string, lim model.SampleLimits, rowCap int, check func([]model.SampleColumn) error) (*model.KeySample, error) {
 	if err := cqlname.Check("keyspace", keyspace); err != nil {
 		return nil, err
 	}
@@ -72,6 +73,11 @@ func (c *Collector) SampleKeys(ctx context.Context, keyspace, table string, lim 
 	cols, err := sampleColumns(ctx, q, keyspace, table)
 	if err != nil {
 		return nil, err
+	}
+	if check != nil {
+		if err := check(cols); err != nil {
+			return nil, err
+		}
 	}
 	s := &keySampler{q: q, lim: lim, rowCap: max(rowCap, lim.PageRows), now: time.Now, sleep: sleepCtx,
 		sample: &model.KeySample{Keyspace: keyspace, Table: table, Node: addr, Columns: cols, Limits: lim}}

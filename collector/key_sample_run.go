@@ -37,6 +37,10 @@ func (s *keySampler) run(ctx context.Context) error {
 	s.start = s.now()
 	s.sample.Taken = s.start
 	for len(s.sample.Partitions) < s.lim.Partitions && s.sample.Stopped == "" {
+		if s.sample.Cost.RingShare >= s.lim.MaxRingShare*0.999 {
+			s.sample.Stopped = stopRingShare
+			break
+		}
 		if err := s.readRange(ctx, s.freshStart()); err != nil {
 			return err
 		}
@@ -74,10 +78,14 @@ func (s *keySampler) freshStart() int64 {
 	}
 }
 
-// nextStart is where the first range read after start begins, or the
-// ring's last token: a range stops there so no partition is taken twice.
+// nextStart bounds a range from start: the first range read after it
+// begins (so no partition is taken twice), the ring's last token, or the
+// share of the ring left to read, whichever comes first.
 func (s *keySampler) nextStart(start int64) int64 {
 	b := int64(math.MaxInt64)
+	if left := (s.lim.MaxRingShare - s.sample.Cost.RingShare) * ringSize; left < float64(uint64(b)-uint64(start)) {
+		b = int64(uint64(start) + uint64(math.Max(left, 1)))
+	}
 	for _, r := range s.sample.Ranges {
 		if r.Start > start && r.Start < b {
 			b = r.Start

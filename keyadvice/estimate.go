@@ -15,9 +15,11 @@ const z95 = 1.96
 // Estimate is one figure for the whole table with its 95 % interval, or
 // unknown with why.
 type Estimate struct {
-	Value, Low, High float64
-	Known            bool
-	Why              string // how it was estimated, or why it is unknown
+	Value float64 `json:"value"`
+	Low   float64 `json:"low"`
+	High  float64 `json:"high"`
+	Known bool    `json:"known"`
+	Why   string  `json:"why"` // how it was estimated, or why it is unknown
 }
 
 // density is the current key's partitions in the whole table. Each range
@@ -47,13 +49,16 @@ func density(s *model.KeySample) Estimate {
 
 // Sizes are per-partition figures over the sampled partitions.
 type Sizes struct {
-	P50, P99, Max float64
-	// MaxAtLeast: the largest was cut short by the sampler or a regrouped
-	// partition's size is extrapolated; Max is then a lower bound.
-	MaxAtLeast bool
+	P50 float64 `json:"p50"`
+	P99 float64 `json:"p99"`
+	// Max is the sample's largest: a lower bound of the table's, which a
+	// rare whale partition outside the sample exceeds.
+	Max float64 `json:"max"`
+	// MaxAtLeast: the largest was cut short by the sampler.
+	MaxAtLeast bool `json:"max_cut_short"`
 	// LargestShare is the largest partition's share of the table, 0..1.
-	LargestShare float64
-	Known        bool
+	LargestShare float64 `json:"largest_share"`
+	Known        bool    `json:"known"`
 }
 
 func sizes(v []float64, total float64, atLeast bool) Sizes {
@@ -72,8 +77,8 @@ func sizes(v []float64, total float64, atLeast bool) Sizes {
 
 // ValueShare is one candidate partition's share of the sampled rows.
 type ValueShare struct {
-	Value string
-	Share float64
+	Value string  `json:"value"`
+	Share float64 `json:"share"`
 }
 
 // rowOf is one sampled row placed under a candidate key.

@@ -23,22 +23,22 @@ const (
 
 // Projection is what one key would make of the sampled table.
 type Projection struct {
-	Key        string
-	Current    bool
-	Method     string
-	Partitions Estimate
-	Rows       Sizes
-	Bytes      Sizes
+	Key        string   `json:"key"`
+	Current    bool     `json:"current"`
+	Method     string   `json:"method"`
+	Partitions Estimate `json:"partitions"`
+	Rows       Sizes    `json:"rows"`
+	Bytes      Sizes    `json:"bytes"`
 	// TopValues are the candidate partitions holding the most rows, by
 	// their share of the table's rows (keys as keys.mode shows them).
-	TopValues []ValueShare
-	Times     []TimeOrder
+	TopValues []ValueShare `json:"top_values"`
+	Times     []TimeOrder  `json:"times"`
 	// WrittenToday is the share of the key's partitions that took a write
 	// in the sample's last 24 h of writes; -1 without WRITETIME.
-	WrittenToday float64
-	Bucket       *BucketWidth
+	WrittenToday float64      `json:"written_today"`
+	Bucket       *BucketWidth `json:"bucket,omitempty"`
 	// Warnings hold the projection to the thresholds.
-	Warnings []string
+	Warnings []string `json:"warnings"`
 }
 
 // Options are what a projection is judged against.
@@ -137,7 +137,7 @@ func (p *Projection) measureRefined(s *model.KeySample, rows []rowOf, dens Estim
 	totalBytes *= dens.Value / k
 	p.Rows = sizes(groupValues(groups, func(g *group) float64 { return float64(g.rows) }), totalRows, truncated)
 	p.Bytes = sizes(groupValues(groups, func(g *group) float64 { return g.bytes }), totalBytes, truncated)
-	p.TopValues = topValues(groups, totalRows, o.Show)
+	p.TopValues = topValues(groups, 1, totalRows, o.Show)
 }
 
 func groupValues(gs []*group, f func(*group) float64) []float64 {
@@ -165,14 +165,15 @@ func meanVar(v []float64) (mean, vari float64) {
 // topN is how many most frequent partitions a projection lists.
 const topN = 3
 
-func topValues(gs []*group, total float64, show func(string) string) []ValueShare {
+// topValues: the largest groups' rows, times scale, as shares of total.
+func topValues(gs []*group, scale, total float64, show func(string) string) []ValueShare {
 	var out []ValueShare
 	for _, g := range gs[:min(topN, len(gs))] {
 		v := g.shown
 		if show != nil {
 			v = show(v)
 		}
-		out = append(out, ValueShare{Value: v, Share: math.Min(1, float64(g.rows)/math.Max(total, 1))})
+		out = append(out, ValueShare{Value: v, Share: math.Min(1, float64(g.rows)*scale/math.Max(total, 1))})
 	}
 	return out
 }

@@ -70,16 +70,16 @@ func (p *Projection) measureRegrouped(s *model.KeySample, rows []rowOf, dens Est
 	}
 	p.Rows = sizes(groupValues(groups, func(g *group) float64 { return float64(g.rows) * scale }), totalRows, false)
 	p.Bytes = sizes(groupValues(groups, func(g *group) float64 { return g.bytes * scale }), totalBytes, false)
-	p.TopValues = topValues(groups, totalRows, o.Show)
+	p.TopValues = topValues(groups, scale, totalRows, o.Show)
 }
 
 // TimeOrder is how a time column's values follow the order of writes.
 type TimeOrder struct {
-	Column string
+	Column string `json:"column"`
 	// InOrder is the share of consecutive writes (by WRITETIME) within a
 	// current partition whose value did not go back in time.
-	InOrder float64
-	Pairs   int
+	InOrder float64 `json:"in_order"`
+	Pairs   int     `json:"pairs"`
 }
 
 // Monotonic: a column whose values follow writes this closely is a time
@@ -143,10 +143,13 @@ func writtenToday(rows []rowOf) float64 {
 // BucketWidth is the time bucket that keeps the partitions of the key's
 // other columns under the warning size and rows, at their p99 rate.
 type BucketWidth struct {
-	Column         string
-	RowsPerSecond  float64 // p99 over sampled partitions, in the column's time
-	BytesPerSecond float64
-	Width          time.Duration // 0: even the smallest width is too wide
+	Column         string  `json:"column"`
+	RowsPerSecond  float64 `json:"rows_per_second"` // p99 over sampled partitions, in the column's time
+	BytesPerSecond float64 `json:"bytes_per_second"`
+	// Width is the widest advised width that fits (0: even the smallest
+	// is too wide).
+	Width        time.Duration `json:"-"`
+	WidthSeconds float64       `json:"width_seconds"`
 }
 
 // bucketWidths are the widths advised, the widest that fits chosen.
@@ -195,7 +198,7 @@ func bucketWidth(s *model.KeySample, k, cur Key, th analyzer.Thresholds) *Bucket
 	b := &BucketWidth{Column: col, RowsPerSecond: sizes(rps, 0, false).P99, BytesPerSecond: sizes(bps, 0, false).P99}
 	for _, w := range bucketWidths {
 		if b.RowsPerSecond*w.Seconds() <= float64(th.PartitionRowsWarning) && b.BytesPerSecond*w.Seconds() <= float64(th.PartitionWarningBytes) {
-			b.Width = w
+			b.Width, b.WidthSeconds = w, w.Seconds()
 		}
 	}
 	return b

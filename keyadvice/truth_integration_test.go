@@ -132,7 +132,7 @@ func TestKeyAdviceHeldToBuiltTables(t *testing.T) {
 		t.Run(pt.name, func(t *testing.T) {
 			build(t, s, pt.name, pt.cols, pt.key, pt.rows)
 			cpu0 := nodeCPU(t)
-			sample, err := coll.SampleKeys(ctx, truthKeyspace, pt.name, model.SampleLimits{}, int(th.PartitionRowsWarning))
+			sample, err := coll.SampleKeys(ctx, truthKeyspace, pt.name, model.SampleLimits{}, int(th.PartitionRowsWarning), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -378,7 +378,7 @@ func TestKeySamplerHoldsItsLimits(t *testing.T) {
 	defer coll.Close()
 	lim := model.SampleLimits{RowsPerSecond: 500, MaxRows: 3000, PageRows: 100, MaxRingShare: 0.5, Partitions: 10000}
 	cpu0, t0 := nodeCPU(t), time.Now()
-	sample, err := coll.SampleKeys(context.Background(), truthKeyspace, "paced", lim, 100000)
+	sample, err := coll.SampleKeys(context.Background(), truthKeyspace, "paced", lim, 100000, nil)
 	elapsed, cpu := time.Since(t0), nodeCPU(t)-cpu0
 	if err != nil {
 		t.Fatal(err)

@@ -46,6 +46,8 @@ type HandlerOptions struct {
 	// TelemetryPath is where the exposition is served; empty: /metrics.
 	TelemetryPath string
 	Logger        *zap.Logger
+	// Advise serves /api/v1/advise; nil: the key advisor is off.
+	Advise AdviseFunc
 }
 
 // NewHandler serves partmon's HTTP API:
@@ -55,6 +57,7 @@ type HandlerOptions struct {
 //	/api/v1/report   the whole latest report as JSON
 //	/api/v1/guardrails   guardrail thresholds, crossings and suggested values
 //	/api/v1/keys/KS/TABLE   each named key of a table over time
+//	/api/v1/advise/KS/TABLE the key advisor's Key design (off unless enabled)
 //	/healthz         200 while the process serves (liveness)
 //	/readyz          200 while the process serves (readiness): never depends
 //	                 on the database, whose state /metrics and the page show
@@ -118,6 +121,7 @@ func NewHandler(latest *publish.Latest, e *exporter.Exporter, alerts prometheus.
 	mux.Handle("GET /api/v1/report", reportHandler(latest))
 	mux.Handle("GET /api/v1/guardrails", guardrailsHandler(latest))
 	mux.Handle("GET /api/v1/keys/{keyspace}/{table}", keysHandler(latest))
+	mux.Handle("GET /api/v1/advise/{keyspace}/{table}", adviseHandler(opts.Advise))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeText(w, http.StatusOK, "ok\n")
 	})

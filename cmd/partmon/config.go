@@ -60,6 +60,9 @@ type WebConfig struct {
 	// node_exporter (--web.telemetry-path, --web.disable-exporter-metrics).
 	TelemetryPath          string `yaml:"-"`
 	DisableExporterMetrics bool   `yaml:"-"`
+	// AdviseEnabled (--advise.enabled) serves /api/v1/advise: each request
+	// samples a table's rows, so it is off unless asked for.
+	AdviseEnabled bool `yaml:"-"`
 }
 
 // MetricsConfig shapes what /metrics publishes.

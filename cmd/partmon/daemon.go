@@ -50,6 +50,7 @@ type daemonFlags struct {
 	telemetryPath          string
 	disableExporterMetrics bool
 	allTables              bool
+	adviseEnabled          bool
 }
 
 func (d *daemonFlags) register(cmd *kingpin.CmdClause) {
@@ -67,6 +68,8 @@ func (d *daemonFlags) register(cmd *kingpin.CmdClause) {
 	cmd.Flag("web.telemetry-path", "Path under which to expose metrics.").Default("/metrics").StringVar(&d.telemetryPath)
 	cmd.Flag("web.disable-exporter-metrics", "Exclude metrics about the exporter itself (promhttp_*, process_*, go_*).").
 		BoolVar(&d.disableExporterMetrics)
+	cmd.Flag("advise.enabled", "Serve /api/v1/advise/KEYSPACE/TABLE?key=...: each request samples the table's rows (partmon advise's default limits, one at a time).").
+		BoolVar(&d.adviseEnabled)
 	cmd.Flag("metrics.all-tables", "Publish every per-table series of every table node: turns metrics.table_floor off (docs/scale.md).").
 		BoolVar(&d.allTables)
 }
@@ -96,6 +99,7 @@ func (d *daemonFlags) applyFlags(cfg *Config) {
 		cfg.State.File = d.stateFile
 	}
 	cfg.Web.TelemetryPath, cfg.Web.DisableExporterMetrics = d.telemetryPath, d.disableExporterMetrics
+	cfg.Web.AdviseEnabled = d.adviseEnabled
 	if d.allTables {
 		cfg.Metrics.TableFloor.Enabled = false
 	}
@@ -151,7 +155,7 @@ func runDaemonWith(ctx context.Context, cfg Config, log *zap.Logger, keyer *keys
 		alerts = d.pusher
 	}
 	handler, err := web.NewHandler(d.latest, d.exporter, alerts, web.HandlerOptions{Logger: log,
-		TelemetryPath: cfg.Web.TelemetryPath, DisableExporterMetrics: cfg.Web.DisableExporterMetrics})
+		TelemetryPath: cfg.Web.TelemetryPath, DisableExporterMetrics: cfg.Web.DisableExporterMetrics, Advise: d.adviseFunc()})
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@
 //	partmon run           the daemon: collect on schedules, analyze, serve /metrics, push alerts
 //	partmon report        collect once, print findings with advice, exit non-zero on findings
 //	partmon collect       collect once and print the raw snapshot (debugging)
+//	partmon advise        judge a table's partition key and candidates from a sample of its rows
 //	partmon check-config  validate a config file
 //	partmon version       print version information (also --version)
 //
@@ -176,6 +177,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var keyHash keyHashFlags
 	keyHash.register(keyHashCmd)
 
+	adviseCmd := app.Command("advise", adviseHelp)
+	var advise adviseFlags
+	advise.register(adviseCmd)
+
 	app.Command("version", "Print version information.")
 
 	if err := unknownHelpTopic(app, args); err != nil {
@@ -202,6 +207,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return report.run(stdout, stderr)
 	case collectCmd.FullCommand():
 		return collect.run(stdout, stderr)
+	case adviseCmd.FullCommand():
+		return advise.run(stdout, stderr)
 	case checkCmd.FullCommand():
 		return check.check(*checkFile, stdout, stderr)
 	case keyHashCmd.FullCommand():

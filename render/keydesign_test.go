@@ -1,0 +1,45 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/partmon/partmon/keyadvice"
+)
+
+func TestKeyDesignSaysUnknownAndKeepsFigures(t *testing.T) {
+	a := &keyadvice.Advice{Keyspace: "ks", Table: "t", Sample: keyadvice.Sample{Node: "10.0.0.1", Partitions: 120, Rows: 900, Ranges: 12, RingShare: 0.05, Stopped: "ring share limit reached"},
+		Keys: []keyadvice.Projection{
+			{Key: "(a, ts)", Current: true, Method: keyadvice.MethodCurrent, WrittenToday: -1,
+				Partitions: keyadvice.Estimate{Value: 2400, Low: 2000, High: 2800, Known: true, Why: "token density"},
+				Rows:       keyadvice.Sizes{P50: 7, P99: 20, Max: 21, Known: true, LargestShare: 0.001}},
+			{Key: "(b, a, ts)", Method: keyadvice.MethodRegroups, WrittenToday: -1,
+				Partitions: keyadvice.Estimate{Why: "unknown: 90 of the 100 values seen were seen in one sampled partition only"}},
+		}}
+	for _, f := range []Format{Text, Markdown} {
+		var b bytes.Buffer
+		if err := KeyDesign(&b, a, f); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		for _, want := range []string{"Key design: ks.t", "(a, ts) (current)", "2,400 (95 %: 2,000 to 2,800)", "p50 7, p99 20, largest sampled 21",
+			"unknown: 90 of the 100 values", "stopped: ring share limit reached"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: no %q in\n%s", f, want, out)
+			}
+		}
+		if strings.Contains(out, "(b, a, ts)") && strings.Count(out, "p50") != 1 {
+			t.Errorf("%s: sizes shown for the unknown key:\n%s", f, out)
+		}
+	}
+	var b bytes.Buffer
+	if err := KeyDesign(&b, a, JSON); err != nil {
+		t.Fatal(err)
+	}
+	var back keyadvice.Advice
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil || back.Keys[1].Partitions.Known || back.Keys[0].Rows.P99 != 20 {
+		t.Errorf("JSON: %v %+v", err, back)
+	}
+}
