@@ -122,6 +122,13 @@ go test -count=1 -json ./... 2>&1 | "$TESTSUMMARY" -times "$TEST_TIMES" -label u
 step "fuzz the analyzer and the outputs"
 go test -run '^$' -fuzz '^FuzzAnalyze$' -fuzztime 20s -fuzzminimizetime 5s ./analyzer/ 2>&1 | tee -a "$GOLOG"
 go test -run '^$' -fuzz '^FuzzOutputs$' -fuzztime 20s -fuzzminimizetime 5s ./tools/outputfuzz/ 2>&1 | tee -a "$GOLOG"
+# Keys holding newlines, quotes, markdown, HTML and invalid UTF-8 through
+# every output with keys hidden: no piece of one may show. A bounded count
+# of inputs, not a time (300 took 14 s on a loaded 2-core box), and the
+# profileload parser's errors the same way (docs/operations.md "Keys and
+# privacy").
+go test -run '^$' -fuzz '^FuzzHiddenKeys$' -fuzztime 300x -fuzzminimizetime 5s ./tools/outputfuzz/ 2>&1 | tee -a "$GOLOG"
+go test -run '^$' -fuzz '^FuzzProfileloadErrorsNameNoKey$' -fuzztime 2000x -fuzzminimizetime 5s ./collector/internal/nodetool/ 2>&1 | tee -a "$GOLOG"
 
 step "Kubernetes manifests (deploy/kubernetes/manifestcheck, a module of its own)"
 (cd deploy/kubernetes/manifestcheck && go test -count=1 -json ./... 2>&1) | "$TESTSUMMARY" -times "$TEST_TIMES" -label manifestcheck | tee -a "$GOLOG"
