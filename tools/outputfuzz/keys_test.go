@@ -58,6 +58,9 @@ func FuzzHiddenKeys(f *testing.F) {
 	f.Cleanup(am.Close)
 	secret := []byte("hidden-keys fuzz secret, 16+ bytes")
 	f.Fuzz(func(t *testing.T, fuzzed string) {
+		if len(fuzzed) > 64 {
+			fuzzed = fuzzed[:64] // the shapes that matter are short; a long key only slows each input
+		}
 		planted := map[string]string{}
 		for _, old := range []string{"customer|42", "customer|7", "customer|9", "acme", "globex"} {
 			planted[old] = keyStart + old + fuzzed + keyEnd
