@@ -259,9 +259,41 @@ func (p *Pusher) PushOnce(ctx context.Context) error {
 func (p *Pusher) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	for _, t := range p.targets {
-		wg.Go(func() { p.runTarget(ctx, t) })
+		wg.Go(func() { p.runGuarded(ctx, t) })
 	}
 	wg.Wait()
+}
+
+// runGuarded runs runTarget, and again a second after a panic (a partmon
+// bug, logged through the pusher's scrubbing logger): one Alertmanager's
+// answer must never take the process down, nor stop the pushes.
+func (p *Pusher) runGuarded(ctx context.Context, t *target) {
+	for {
+		if !p.panicked(t, func() { p.runTarget(ctx, t) }) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Second):
+		}
+		select {
+		case t.wake <- struct{}{}: // what the panic interrupted is sent again at once
+		default:
+		}
+	}
+}
+
+func (p *Pusher) panicked(t *target, f func()) (panicked bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			panicked = true
+			p.opts.Logger.Error("alert pusher panicked, restarting it in a second; a partmon bug, please report it",
+				zap.String("alertmanager", t.url), zap.Any("panic", r), zap.Stack("stack"))
+		}
+	}()
+	f()
+	return false
 }
 
 func (p *Pusher) runTarget(ctx context.Context, t *target) {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -537,5 +538,42 @@ func TestMetricNamesCoverCollected(t *testing.T) {
 	}
 	if strings.Join(got, ",") != strings.Join(MetricNames(), ",") {
 		t.Errorf("collected %v, MetricNames %v", got, MetricNames())
+	}
+}
+
+// panicOnce is a transport that panics at its first request, then posts.
+type panicOnce struct{ done atomic.Bool }
+
+func (p *panicOnce) RoundTrip(r *http.Request) (*http.Response, error) {
+	if p.done.CompareAndSwap(false, true) {
+		panic("transport bug")
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// A panic while pushing (a partmon bug) is logged and the pusher goes on:
+// the next push reaches Alertmanager, and the process is still there.
+func TestPusherRecoversAPanic(t *testing.T) {
+	got := make(chan struct{}, 10)
+	am := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- struct{}{}
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer am.Close()
+	core, logs := observer.New(zap.ErrorLevel)
+	p, err := New(Options{URLs: []string{am.URL}, Client: &http.Client{Transport: &panicOnce{}}, Logger: zap.New(core),
+		Now: (&fakeClock{t: reporttest.Time}).Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { p.Run(ctx); close(done) }()
+	p.Update(alertReport(findingBigKey))
+	within(t, 10*time.Second, "a push after the panic", func() { <-got })
+	cancel()
+	within(t, 10*time.Second, "Run to stop", func() { <-done })
+	if logs.FilterMessageSnippet("panicked").Len() != 1 {
+		t.Errorf("logged: %v, want one panic", logs.All())
 	}
 }

@@ -2,7 +2,10 @@ package collector
 
 import (
 	"context"
+	"fmt"
 	"sync"
+
+	"go.uber.org/zap"
 )
 
 // fanOut runs regs in order on each target with at most
@@ -45,7 +48,16 @@ func (c *Collector) fanOut(ctx context.Context, targets []target, regs []registr
 
 // runInSlot runs r on t, holding a nodetool slot for a nodetool source;
 // nothing when ctx has ended.
-func (c *Collector) runInSlot(ctx context.Context, r registration, t target, run func(context.Context, registration, target) error) error {
+func (c *Collector) runInSlot(ctx context.Context, r registration, t target, run func(context.Context, registration, target) error) (err error) {
+	// A worker's panic outside a source's own guard (collectOn) is a
+	// partmon bug: it costs that run, logged through the scrubbing logger,
+	// never the process (no recover above a goroutine reaches it).
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("collecting %s panicked (a partmon bug; please report this message): %v", r.src.Name(), p)
+			c.log.Error("collector worker panicked", zap.String("collector", r.src.Name()), zap.Any("panic", p), zap.Stack("stack"))
+		}
+	}()
 	if ctx.Err() != nil {
 		return nil
 	}

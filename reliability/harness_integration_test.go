@@ -162,10 +162,11 @@ type options struct {
 	analysisEvery time.Duration  // default 2s
 	queryTimeout  time.Duration  // default 2s
 	stateFile     string
-	webConfig     string // exporter-toolkit web config file
-	logLevel      string // default info
-	plain         bool   // the binary without the race detector
-	listen        string // default: a free loopback port
+	webConfig     string                   // exporter-toolkit web config file
+	logLevel      string                   // default info
+	plain         bool                     // the binary without the race detector
+	listen        string                   // default: a free loopback port
+	edit          func(cfg map[string]any) // changes the YAML config last
 }
 
 // config is the YAML partmon runs with: cluster mode over every node, every
@@ -223,6 +224,9 @@ func (c *cluster) config(o options) (map[string]any, options) {
 	}
 	if o.stateFile != "" {
 		cfg["state"] = map[string]any{"file": o.stateFile}
+	}
+	if o.edit != nil {
+		o.edit(cfg)
 	}
 	return cfg, o
 }

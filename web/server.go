@@ -211,7 +211,7 @@ func Serve(ctx context.Context, listenAddresses []string, access Access, handler
 	done := make(chan error, len(listeners))
 	for _, l := range listeners {
 		logger.Info("listening", zap.String("address", l.Addr().String()), zap.Bool("tls", srv.TLSConfig != nil))
-		go func() { done <- serveListener(l, srv) }()
+		go func() { done <- serveGuarded(l, srv, logger) }()
 	}
 
 	select {
@@ -240,4 +240,17 @@ func Serve(ctx context.Context, listenAddresses []string, access Access, handler
 		return fmt.Errorf("shutting down HTTP server: %w", err)
 	}
 	return nil
+}
+
+// serveGuarded is serveListener with a panic (net/http recovers its
+// handlers' own) turned into Serve's error, logged through the scrubbing
+// logger, not written raw to stderr.
+func serveGuarded(l net.Listener, srv *http.Server, logger *zap.Logger) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			logger.Error("HTTP server panicked; a partmon bug, please report it", zap.Any("panic", p), zap.Stack("stack"))
+			err = fmt.Errorf("HTTP server panicked: %v", p)
+		}
+	}()
+	return serveListener(l, srv)
 }

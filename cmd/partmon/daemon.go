@@ -161,6 +161,7 @@ func runDaemonWith(ctx context.Context, cfg Config, log *zap.Logger, keyer *keys
 	}
 	serveErr := make(chan error, 1)
 	go func() {
+		defer recovered(log, "web server", func(err error) { serveErr <- err })
 		serveErr <- web.Serve(ctx, cfg.Web.ListenAddresses, cfg.webAccess(), handler, log.With(zap.String("component", "web")))
 	}()
 
@@ -171,14 +172,14 @@ func runDaemonWith(ctx context.Context, cfg Config, log *zap.Logger, keyer *keys
 	var workers sync.WaitGroup
 	if d.pusher != nil {
 		workers.Add(1)
-		go func() { defer workers.Done(); d.pusher.Run(cycleCtx) }()
+		go func() { defer workers.Done(); defer recovered(log, "alert pusher", nil); d.pusher.Run(cycleCtx) }()
 	}
 	sched, err := d.schedule()
 	if err != nil {
 		return err
 	}
 	workers.Add(1)
-	go func() { defer workers.Done(); d.firstCycle(cycleCtx, sched) }()
+	go func() { defer workers.Done(); defer recovered(log, "first cycle", nil); d.firstCycle(cycleCtx, sched) }()
 	log.Info("partmon started", zap.String("mode", string(d.mode)), zap.Strings("hosts", cfg.Collector.Hosts),
 		zap.Strings("listen", cfg.Web.ListenAddresses), zap.Int("alertmanagers", len(cfg.Alertmanager.URLs)))
 
@@ -284,6 +285,18 @@ func (d *daemon) firstCycle(ctx context.Context, sched *cron.Cron) {
 	d.log.Info("first cycle done", zap.Duration("duration", time.Since(start)))
 	if ctx.Err() == nil {
 		sched.Start()
+	}
+}
+
+// recovered, deferred at the top of a goroutine the daemon starts, logs its
+// panic (a partmon bug) through the scrubbing logger instead of letting it
+// print raw to stderr and end the process; then, if given, it tells failed.
+func recovered(log *zap.Logger, what string, failed func(error)) {
+	if p := recover(); p != nil {
+		log.Error(what+" panicked; a partmon bug, please report it", zap.Any("panic", p), zap.Stack("stack"))
+		if failed != nil {
+			failed(fmt.Errorf("%s panicked: %v", what, p))
+		}
 	}
 }
 

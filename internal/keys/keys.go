@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Mode is how keys are shown.
@@ -241,4 +242,43 @@ func (k *Keyer) ID(id string) string {
 		return id
 	}
 	return k.digest("finding-id", id)
+}
+
+// logJSON is s as a zap JSON log line writes it (zapcore's
+// safeAppendStringLike): `\` and `"` escaped, \n \r \t, other bytes below
+// 0x20 as \u00xx, invalid UTF-8 as \ufffd, and nothing else, where
+// encoding/json also escapes & < > and U+2028/2029; a key holding one of
+// those and a quote was written to the log in a form the scrub did not know.
+func logJSON(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				b.WriteString(`\ufffd`)
+			} else {
+				b.WriteString(s[i : i+size])
+			}
+			i += size
+			continue
+		}
+		switch {
+		case c == '\\' || c == '"':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '\r':
+			b.WriteString(`\r`)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c < 0x20:
+			fmt.Fprintf(&b, `\u%04x`, c)
+		default:
+			b.WriteByte(c)
+		}
+		i++
+	}
+	return b.String()
 }

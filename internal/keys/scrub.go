@@ -93,7 +93,7 @@ func encodings(key string) []string {
 			out = append(out, e)
 		}
 	}
-	for _, e := range []string{url.QueryEscape(key), url.PathEscape(key), hex.EncodeToString([]byte(key))} {
+	for _, e := range []string{logJSON(key), url.QueryEscape(key), url.PathEscape(key), hex.EncodeToString([]byte(key))} {
 		if e != key {
 			out = append(out, e)
 		}

@@ -521,3 +521,33 @@ func TestErrorsQuoteNoKey(t *testing.T) {
 		}
 	}
 }
+
+// FuzzProfileloadErrorsNameNoKey: a key of any bytes (newlines, quotes,
+// markdown, HTML, invalid UTF-8) between two markers, in a row of a real
+// profileload output, either parses back or fails with an error holding no
+// piece of it: a failed run's keys were never learned, so no scrub would
+// catch them in the log, the status page or the API.
+func FuzzProfileloadErrorsNameNoKey(f *testing.F) {
+	for _, seed := range []string{"customer|42", "a\nb", "a\n   ks.t b 5 0", "x 5", "5 0\nFrequency of writes by partition:", `"quoted"`,
+		"[x](https://evil.example/)", "<b>bold</b>", "\xff\xfe", "Table Partition Count +/-", "ks.t"} {
+		f.Add(seed)
+	}
+	head := readNodetoolFixture(f, "profileload_owner_k10.txt")
+	f.Fuzz(func(t *testing.T, key string) {
+		planted := "zqK7x" + key + "x7Kqz"
+		out := strings.Replace(head, "   Table     Partition Count +/-\n", "   Table     Partition Count +/-\n"+
+			"   pm_hot.kv "+planted+" 7 0\n", 1)
+		hot, err := ParseProfileload(out)
+		if err != nil {
+			if strings.Contains(err.Error(), "zqK7x") || strings.Contains(err.Error(), "x7Kqz") {
+				t.Fatalf("error quotes a key: %v", err)
+			}
+			return
+		}
+		for _, h := range hot {
+			if strings.Contains(h.Key, "zqK7x") && h.Key != strings.TrimSpace(planted) && !strings.ContainsAny(key, "\r\n") {
+				t.Fatalf("key %q parsed as %q", planted, h.Key)
+			}
+		}
+	})
+}
