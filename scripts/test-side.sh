@@ -10,7 +10,8 @@
 #   4. guardrail crossings forecast on a fresh 5.0 node with partition_size set (127.0.0.57),
 #   5. a write refused by the disk-usage guardrail, forecast on a fresh 5.0 node with auth (127.0.0.151),
 #   6. a write refused by collection_size, forecast from Cassandra's own warnings on the same 5.0
-#      node (before the disk test) and on a fresh 4.1 node with auth (127.0.0.166).
+#      node (before the disk test) and on a fresh 4.1 node with auth (127.0.0.166),
+#   7. load and ownership skew on a fresh, nearly empty 3-node ring of random tokens (127.0.0.161-163).
 # Every step runs even when one fails; exits 1 if any failed. Go test lines go to
 # $GOLOG (default test-artifacts/go-test-side.log), test times to $TEST_TIMES.
 #   PARTMON_LOGS_VERSIONS  "4.1 4.0" (default), "4.1", or "" to leave the logs step out
@@ -33,13 +34,14 @@ TRUTH_DIR=$PWD/.cluster-truth-ci
 GUARD_DIR=$PWD/.cluster-guardrails
 DISK_DIR=$PWD/.cluster-disk
 WGUARD_DIR=$PWD/.cluster-write-guardrails
+SKEW_DIR=$PWD/.cluster-skew
 
 STEP_PREFIX="side: "
 # shellcheck source=scripts/lib.sh
 . scripts/lib.sh
 # A TERM (make test stopping early) still takes the clusters down: the EXIT trap.
 trap 'exit 143' TERM INT
-trap '"$CLUSTER" down --dir "$TRUTH_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$UNBAL_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$GUARD_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$DISK_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$WGUARD_DIR" >/dev/null 2>&1 || true' EXIT
+trap '"$CLUSTER" down --dir "$TRUTH_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$UNBAL_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$GUARD_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$DISK_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$WGUARD_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$SKEW_DIR" >/dev/null 2>&1 || true' EXIT
 
 failed=()
 # The truth corpus's CI subset (docs/detection.md "Truth corpus"): six scenarios
@@ -146,6 +148,19 @@ else
 	failed+=("starting the 4.1 write guardrail node")
 fi
 "$CLUSTER" down --dir "$WGUARD_DIR" || true
+# Two keyspaces of one DC at RF 3 and RF 1, a few MB: one node flushed alone
+# reads well above the load skew warning and is info (load_skew_min_mean_bytes);
+# every ownership advice of the DC names the one allocator factor, 3.
+step "load and ownership skew on a fresh 3-node ring of random tokens (127.0.0.161-163)"
+if "$CLUSTER" up --first-ip 127.0.0.161 --dir "$SKEW_DIR" --nodes 3 --heap 512M --num-tokens 8 --token-allocation random \
+	--topology dc1:r1,dc1:r1,dc1:r1; then
+	PARTMON_CLUSTER_DIR=$SKEW_DIR go test -count=1 -json -tags integration -run '^TestSkewOnAFreshRing$' ./analyzer/ 2>&1 |
+		"$TESTSUMMARY" -v -times "$TEST_TIMES" -label "skew" | tee -a "$GOLOG" | tail -20 ||
+		failed+=("load and ownership skew on a fresh ring")
+else
+	failed+=("starting the skew ring")
+fi
+"$CLUSTER" down --dir "$SKEW_DIR" || true
 
 step ""
 if [ ${#failed[@]} -gt 0 ]; then
