@@ -91,8 +91,8 @@ func seriesValue(series []scraped, name string) (float64, bool) {
 // promtoolAlerts runs the shipped alerting and recording rules on series,
 // held flat for evalAt plus a minute, and expects exactly want at evalAt
 // (alertname → its alerts' labels and annotations; every other alert of
-// the file: none). A failure shows promtool's own diff.
-func promtoolAlerts(t *testing.T, series []scraped, evalAt time.Duration, want map[string][]map[string]any) {
+// the file, or of only when given: none). A failure shows promtool's own diff.
+func promtoolAlerts(t *testing.T, series []scraped, evalAt time.Duration, want map[string][]map[string]any, only ...string) {
 	t.Helper()
 	promtool := testkit.NeedTool(t, "apt-get install prometheus", "promtool")
 	start, ok := seriesValue(series, "partmon_start_time_seconds")
@@ -116,7 +116,11 @@ func promtoolAlerts(t *testing.T, series []scraped, evalAt time.Duration, want m
 			"values": fmt.Sprintf("%v+0x%d", v, steps)})
 	}
 	var tests []any
-	for _, name := range shippedAlertNames(t) {
+	names := shippedAlertNames(t)
+	if len(only) > 0 {
+		names = only
+	}
+	for _, name := range names {
 		exp := want[name]
 		if exp == nil {
 			exp = []map[string]any{}

@@ -32,7 +32,8 @@ func TestDocsNameOnlyRealConfigKeys(t *testing.T) {
 		return false
 	}
 	files, _ := filepath.Glob("../../docs/*.md")
-	files = append(files, "../../README.md")
+	runbooks, _ := filepath.Glob("../../docs/runbooks/*.md")
+	files = append(append(files, runbooks...), "../../README.md")
 	ref := regexp.MustCompile("`([a-z_]+(?:\\.[a-z0-9_<>]+)+)`")
 	for _, f := range files {
 		data, err := os.ReadFile(f)
