@@ -96,11 +96,14 @@ type Figures struct {
 
 // Report is the analyzer's output for one snapshot.
 type Report struct {
-	Generated time.Time    `json:"generated"`
-	Taken     time.Time    `json:"taken"` // the snapshot's time
-	Cluster   string       `json:"cluster"`
-	Engine    model.Engine `json:"engine"`
-	Version   string       `json:"version"`
+	Generated time.Time `json:"generated"`
+	Taken     time.Time `json:"taken"` // the snapshot's time
+	// CycleDuration is how long the cycle that made the report took (the
+	// daemon sets it; zero when unknown).
+	CycleDuration time.Duration `json:"-"`
+	Cluster       string        `json:"cluster"`
+	Engine        model.Engine  `json:"engine"`
+	Version       string        `json:"version"`
 
 	Nodes     []NodeSummary  `json:"nodes"`
 	Ownership []Ownership    `json:"ownership"`

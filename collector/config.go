@@ -308,6 +308,9 @@ func splitHost(h string, defaultPort int) (string, int, error) {
 	if ip := net.ParseIP(h); ip != nil {
 		return ip.String(), defaultPort, nil
 	}
+	if scheme, rest, ok := strings.Cut(h, "://"); ok {
+		return "", 0, fmt.Errorf("%q is a URL: give the node's CQL address without %s://, host or host:port (e.g. %s)", h, scheme, strings.TrimSuffix(rest, "/"))
+	}
 	host, portStr, err := net.SplitHostPort(h)
 	if err != nil {
 		if strings.Contains(h, ":") {

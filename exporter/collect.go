@@ -48,8 +48,8 @@ func collectCycle(m emitter, r *analyzer.Report) {
 		return
 	}
 	m.emit(lastCycle, unixSeconds(r.Generated.UnixNano()))
-	if !r.Taken.IsZero() && !r.Generated.Before(r.Taken) {
-		m.emit(cycleDuration, r.Generated.Sub(r.Taken).Seconds())
+	if r.CycleDuration > 0 {
+		m.emit(cycleDuration, r.CycleDuration.Seconds())
 	}
 }
 

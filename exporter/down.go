@@ -7,12 +7,11 @@ import (
 	"github.com/partmon/partmon/analyzer"
 )
 
-// collectNoReport emits, before any good report, what the shipped rules
-// read to see that partmon is blind: the last cycle's timestamp as 0 (the
-// epoch: PartmonCycleStale's "time() - last > stale_after" holds from the
-// first scrape) and the configured thresholds the rules compare with.
+// collectNoReport emits, before any good report, the configured thresholds
+// the rules compare with. No partmon_last_cycle_timestamp_seconds: there is
+// no cycle to date, and a 0 would read as a cycle in 1970; the rules see a
+// blind start from partmon_start_time_seconds and partmon_up 0.
 func (e *Exporter) collectNoReport(m emitter) {
-	m.emit(lastCycle, 0)
 	if e.thresholds == (analyzer.Thresholds{}) {
 		return
 	}

@@ -13,12 +13,13 @@ import (
 )
 
 // TestDownBeforeFirstReport: with the database unreachable from the start,
-// the series PartmonCycleStale reads exist: the last cycle at the epoch and
-// the configured thresholds.
+// the series the rules read for a blind start exist (partmon_up 0, when
+// partmon started, the configured thresholds) and no last cycle: a 0
+// there would read as a cycle in 1970.
 func TestDownBeforeFirstReport(t *testing.T) {
 	for _, published := range []bool{false, true} {
 		latest := &publish.Latest{}
-		e := New(latest, Options{Cluster: "prod", Thresholds: analyzer.DefaultThresholds(), BuildInfo: fixtureBuild})
+		e := New(latest, Options{Cluster: "prod", Thresholds: analyzer.DefaultThresholds(), BuildInfo: fixtureBuild, Started: reporttest.Time})
 		if published {
 			latest.Publish(reporttest.Failed()) // a failed cycle: sources, no report
 		}
@@ -27,7 +28,15 @@ func TestDownBeforeFirstReport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, want := range []string{"\npartmon_last_cycle_timestamp_seconds 0\n", "\npartmon_threshold_stale_after_seconds{cluster=\"prod\"} 900\n", "\npartmon_up 0\n"} {
+		process, err := testutil.CollectAndFormat(e.Process(), expfmt.TypeTextPlain, "partmon_start_time_seconds")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, process...)
+		if strings.Contains(string(got), "partmon_last_cycle_timestamp_seconds") {
+			t.Errorf("published a failed cycle: %v: a last cycle's timestamp before any cycle:\n%s", published, got)
+		}
+		for _, want := range []string{"\npartmon_start_time_seconds{cluster=\"prod\"} 1.7723664e+09\n", "\npartmon_threshold_stale_after_seconds{cluster=\"prod\"} 900\n", "\npartmon_up 0\n"} {
 			if !strings.Contains(string(got), want) {
 				t.Errorf("published a failed cycle: %v: no %q in\n%s", published, strings.TrimSpace(want), got)
 			}

@@ -44,6 +44,11 @@ type Options struct {
 	// Thresholds are the configured thresholds, published before the first
 	// good report (after it, the report's own).
 	Thresholds analyzer.Thresholds
+	// Started is when partmon started (partmon_start_time_seconds); zero
+	// publishes none.
+	Started time.Time
+	// Config is the configuration's load status; nil publishes none.
+	Config *ConfigStatus
 }
 
 // BuildInfo is what partmon_build_info carries: node_exporter's labels
@@ -70,6 +75,8 @@ type Exporter struct {
 	buildInfo BuildInfo
 	// thresholds are Options.Thresholds.
 	thresholds analyzer.Thresholds
+	started    time.Time
+	config     *ConfigStatus
 	// growth and forecast are the table-wide families' descriptors for the
 	// mode: sidecars add their own node's labels.
 	growth, forecast *metricDesc
@@ -97,6 +104,7 @@ func New(latest *publish.Latest, opts Options) *Exporter {
 	bi.GoOS, bi.GoArch = cmp.Or(bi.GoOS, version.GoOS), cmp.Or(bi.GoArch, version.GoArch)
 	bi.Tags = cmp.Or(bi.Tags, version.GetTags())
 	e := &Exporter{latest: latest, audience: publish.NewAudience(opts.Cluster, opts.Mode, opts.SpeakFor).ForDatacenters(opts.Datacenters), topK: topK, floor: opts.TableFloor, buildInfo: bi, thresholds: opts.Thresholds,
+		started: opts.Started, config: opts.Config,
 		growth: tableGrowth, forecast: tableForecast}
 	if opts.Mode == publish.ModeSidecar {
 		e.growth, e.forecast = tableGrowthSidecar, tableForecastSidecar

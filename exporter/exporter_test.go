@@ -228,10 +228,10 @@ func TestMetricNamesCoverCollected(t *testing.T) {
 		listed[n] = true
 	}
 	eLatest := &publish.Latest{}
-	e := New(eLatest, Options{})
+	e := New(eLatest, Options{Started: reporttest.Time, Config: NewConfigStatus(reporttest.Time)})
 	eLatest.Publish(reporttest.Cluster())
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(e)
+	reg.MustRegister(e, e.Process())
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)

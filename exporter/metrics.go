@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -112,7 +113,13 @@ var (
 		prometheus.GaugeValue, nil)
 	lastCycle = newMetricDesc("last_cycle_timestamp_seconds", "Unix time when the cycle whose results are served finished (the age of every cached partmon metric).",
 		prometheus.GaugeValue, nil)
-	cycleDuration = newMetricDesc("cycle_duration_seconds", "Duration of the cycle whose results are served, from snapshot start to finished report, in seconds.",
+	cycleDuration = newMetricDesc("cycle_duration_seconds", "Duration of the cycle whose results are served, in seconds: its analysis, from merging the sources' latest data to the published report, and for the first cycle the collection it waited for (each source's own run: partmon_collector_duration_seconds).",
+		prometheus.GaugeValue, nil)
+	startTime = newMetricDesc("start_time_seconds", "Unix time when partmon started; published from the start, before any cycle.",
+		prometheus.GaugeValue, []string{"cluster"})
+	configReloadOK = newMetricDesc("config_last_reload_successful", "1 when the last configuration load (at start or on SIGHUP) succeeded, 0 when a reload was refused and the running configuration kept.",
+		prometheus.GaugeValue, nil)
+	configReloadTime = newMetricDesc("config_last_reload_success_timestamp_seconds", "Unix time of the last successful configuration load (at start or on SIGHUP).",
 		prometheus.GaugeValue, nil)
 	buildInfo = newMetricDesc("build_info", "A metric with a constant '1' value labeled by version, revision, branch, goversion from which partmon was built, and the goos and goarch for the build.",
 		prometheus.GaugeValue, []string{"version", "revision", "branch", "goversion", "goos", "goarch", "tags"})
@@ -135,8 +142,8 @@ var reportDescs = append([]*metricDesc{
 // so dashboard and alert-rule tests can check that their queries use real
 // names. Go and process collector families (go_*, process_*) are not listed.
 func MetricNames() []string {
-	names := make([]string, 0, len(reportDescs))
-	for _, d := range reportDescs {
+	names := make([]string, 0, len(reportDescs)+len(processDescs))
+	for _, d := range append(slices.Clip(reportDescs), processDescs...) {
 		names = append(names, d.name)
 	}
 	sort.Strings(names)

@@ -2,8 +2,8 @@
 # make compose-test: docker-compose.yml run for real, Grafana left out (profile
 # "grafana"). A private dockerd (--bridge=none, no iptables) whose containers all
 # use the host's network on 127.0.0.185-189 (deploy/compose/hostnet.yml); images
-# built here without any registry: partmon from deploy/Dockerfile (its scratch
-# stage, bin/partmon from make build), Cassandra, Prometheus and Alertmanager on
+# built here without any registry: partmon from deploy/Dockerfile (bin/partmon
+# from make build on scratch, by the classic builder), Cassandra, Prometheus and Alertmanager on
 # root file systems made of this machine's Debian packages (the JDK,
 # prometheus, prometheus-alertmanager; libraries from ldd) and Cassandra's jars
 # cached in ~/.cache/partmon, `docker import`ed. Then the fixtures' planted
@@ -185,8 +185,15 @@ import_image partmon-compose-test/prometheus:debian "$(dpkg-query -W -f '${Versi
 import_image partmon-compose-test/alertmanager:debian "$(dpkg-query -W -f '${Version}' prometheus-alertmanager)" \
   build_alertmanager '["/usr/bin/prometheus-alertmanager"]'
 make --no-print-directory build >/dev/null
-# deploy/Dockerfile's scratch stage with this bin/partmon: BuildKit runs only the stages used.
-DOCKER_BUILDKIT=1 "$DOCKER" build -q -f deploy/Dockerfile --build-arg BINARY=prebuilt -t partmon:dev . >/dev/null
+# deploy/Dockerfile as README builds it, with the classic builder (no BuildKit,
+# no buildx) and this dockerd, which reaches no registry: it must pull nothing.
+say "docker build -f deploy/Dockerfile (classic builder, no registry)"
+DOCKER_BUILDKIT=0 "$DOCKER" build -q -f deploy/Dockerfile -t partmon:dev . >"$WORK/build.log" 2>&1 ||
+  { cat "$WORK/build.log"; fail "docker build -f deploy/Dockerfile"; }
+# The image runs: scratch has no libc, so a binary that is not static fails here.
+"$DOCKER" run --rm --network host partmon:dev --version >"$WORK/version.log" 2>&1 ||
+  { cat "$WORK/version.log"; fail "partmon:dev --version (is bin/partmon static? make build sets CGO_ENABLED=0)"; }
+say "partmon:dev runs: $(head -1 "$WORK/version.log")"
 
 docker-compose -f docker-compose.yml -f deploy/compose/hostnet.yml config |
   awk '/^    ports:$/ { skip = 1; next } skip && /^    [- ]/ { next } { skip = 0; print }' >"$WORK/compose.yml"

@@ -84,6 +84,7 @@ func NewHandler(latest *publish.Latest, e *exporter.Exporter, alerts prometheus.
 	// page metricsHandler caches per published report.
 	reg := prometheus.NewRegistry()
 	var cs []prometheus.Collector
+	cs = append(cs, e.Process()) // live: the configuration's reloads change it between reports
 	if alerts != nil {
 		cs = append(cs, alerts)
 	}
@@ -129,8 +130,8 @@ func NewHandler(latest *publish.Latest, e *exporter.Exporter, alerts prometheus.
 		writeText(w, http.StatusOK, "ready\n")
 	})
 	mux.HandleFunc("GET "+cyclePath, func(w http.ResponseWriter, _ *http.Request) {
-		if !latest.Ready() {
-			writeText(w, http.StatusServiceUnavailable, "not ready: the first collection cycle has not finished\n")
+		if c := latest.Cycle(); c.Report == nil {
+			writeText(w, http.StatusServiceUnavailable, notReadyText(c))
 			return
 		}
 		writeText(w, http.StatusOK, "first cycle done\n")
@@ -145,6 +146,16 @@ func NewHandler(latest *publish.Latest, e *exporter.Exporter, alerts prometheus.
 		pages = DefaultMaxPageRequestsInFlight
 	}
 	return pageLimit(pages, opts.TelemetryPath, cached), nil
+}
+
+// notReadyText says why no good report is served yet: the first cycle is
+// still running, or cycles finished without reaching the cluster.
+func notReadyText(c publish.Cycle) string {
+	if c.Generation == 0 {
+		return "not ready: the first collection cycle has not finished\n"
+	}
+	return fmt.Sprintf("not ready: %d collection cycle(s) finished without reaching the cluster "+
+		"(partmon_up 0; partmon_collector_success says which source failed, the log says why)\n", c.Generation)
 }
 
 func writeText(w http.ResponseWriter, status int, body string) {

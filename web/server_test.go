@@ -71,6 +71,7 @@ func TestRoutes(t *testing.T) {
 	tests := []struct {
 		name        string
 		publish     bool
+		failed      bool // a cycle published that reached nothing
 		method      string
 		path        string
 		wantStatus  int
@@ -80,6 +81,8 @@ func TestRoutes(t *testing.T) {
 		{name: "healthz before", path: "/healthz", wantStatus: 200, wantContain: []string{"ok"}},
 		{name: "readyz before: serving is ready, whatever the database", path: "/readyz", wantStatus: 200, wantContain: []string{"ready"}},
 		{name: "first cycle before", path: "/readyz/cycle", wantStatus: 503, wantContain: []string{"not ready"}},
+		{name: "first cycle failed: it finished, and says so", failed: true, path: "/readyz/cycle", wantStatus: 503,
+			wantContain: []string{"not ready: 1 collection cycle(s) finished without reaching the cluster"}},
 		{name: "findings before", path: "/api/v1/findings", wantStatus: 503, wantType: "application/json",
 			wantContain: []string{`"error": "no report yet`}},
 		{name: "report before", path: "/api/v1/report", wantStatus: 503, wantType: "application/json", wantContain: []string{`"error"`}},
@@ -109,6 +112,9 @@ func TestRoutes(t *testing.T) {
 			}
 			if tc.publish {
 				eLatest.Publish(reporttest.Cluster())
+			}
+			if tc.failed {
+				eLatest.Publish(reporttest.Failed())
 			}
 			srv := newTestHandler(t, eLatest, e, am)
 			method := tc.method

@@ -208,9 +208,7 @@ func (c *Config) validateScoped(root *yaml.Node, name string, scope fileScope, d
 		add("web", errors.New("listen_addresses must name at least one address"))
 	}
 	for _, a := range c.Web.ListenAddresses {
-		if !strings.Contains(a, ":") {
-			add("web", fmt.Errorf("listen_addresses: %q is not host:port", a))
-		}
+		add("web", listenAddressError(a))
 	}
 	// The files themselves are checked by Serve and by check-config
 	// (fileErrors); parsing alone opens none.

@@ -360,27 +360,32 @@ func newTestApp(d *daemonFlags) *kingpin.Application {
 
 // TestStampVersion: a build without -ldflags still says what it is.
 func TestStampVersion(t *testing.T) {
-	saved, savedDate := version.Version, version.BuildDate
-	t.Cleanup(func() { version.Version, version.BuildDate = saved, savedDate })
+	saved, savedDate, savedRev := version.Version, version.BuildDate, version.Revision
+	t.Cleanup(func() { version.Version, version.BuildDate, version.Revision = saved, savedDate, savedRev })
 	tests := []struct {
 		name     string
 		set      string
 		info     *debug.BuildInfo
 		want     string
 		wantDate string
+		wantRev  string
 	}{
-		{"make build's -ldflags win", "1.4.0", &debug.BuildInfo{Main: debug.Module{Version: "v9.9.9"}}, "1.4.0", ""},
-		{"go install @version", "", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, "v1.2.3", ""},
+		{"make build's -ldflags win", "1.4.0", &debug.BuildInfo{Main: debug.Module{Version: "v9.9.9"}}, "1.4.0", "", ""},
+		{"go install @version", "", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, "v1.2.3", "", ""},
+		{"go install @commit", "", &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261207143316-d1c9315a0b2c"}},
+			"v0.0.0-20261207143316-d1c9315a0b2c", "", "d1c9315a0b2c"},
 		{"go build in a checkout", "", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"},
-			Settings: []debug.BuildSetting{{Key: "vcs.time", Value: "2026-12-03T01:00:00Z"}}}, "devel", "2026-12-03T01:00:00Z"},
-		{"no build information", "", nil, "devel", ""},
+			Settings: []debug.BuildSetting{{Key: "vcs.time", Value: "2026-12-03T01:00:00Z"},
+				{Key: "vcs.revision", Value: "d1c9315a0b2c4e5f60718293a4b5c6d7e8f90123"}, {Key: "vcs.modified", Value: "true"}}},
+			"devel", "2026-12-03T01:00:00Z", "d1c9315a0b2c-dirty"},
+		{"no build information", "", nil, "devel", "", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			version.Version, version.BuildDate = tc.set, ""
+			version.Version, version.BuildDate, version.Revision = tc.set, "", ""
 			stampVersion(func() (*debug.BuildInfo, bool) { return tc.info, tc.info != nil })
-			if version.Version != tc.want || version.BuildDate != tc.wantDate {
-				t.Errorf("version %q date %q, want %q %q", version.Version, version.BuildDate, tc.want, tc.wantDate)
+			if version.Version != tc.want || version.BuildDate != tc.wantDate || version.Revision != tc.wantRev {
+				t.Errorf("version %q date %q revision %q, want %q %q %q", version.Version, version.BuildDate, version.Revision, tc.want, tc.wantDate, tc.wantRev)
 			}
 		})
 	}

@@ -276,13 +276,14 @@ func (c *Config) fileErrors(scope fileScope) []error {
 			errs = append(errs, fmt.Errorf("state.file: its directory must be writable (the history is saved there): %w", err))
 		}
 	}
-	return errs
+	errs = append(errs, c.sourceFileErrors()...)
+	return append(errs, c.listenHostErrors()...)
 }
 
 // check is check-config: the configuration run would start with, from file
 // (or --config.file) and the same flags and environment, with every file
 // it names.
-func (d *daemonFlags) check(file string, stdout, stderr io.Writer) int {
+func (d *daemonFlags) check(file string, syntaxOnly bool, stdout, stderr io.Writer) int {
 	if file != "" {
 		if d.configFile != "" && d.configFile != file {
 			fmt.Fprintf(stderr, "partmon: check-config: two config files, %s and --config.file=%s: give one\n", file, d.configFile)
@@ -290,7 +291,7 @@ func (d *daemonFlags) check(file string, stdout, stderr io.Writer) int {
 		}
 		d.configFile = file
 	}
-	cfg, err := d.config()
+	cfg, err := d.checkedConfig(syntaxOnly)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
@@ -302,7 +303,7 @@ func (d *daemonFlags) check(file string, stdout, stderr io.Writer) int {
 	case "-":
 		name = stdinName
 	}
-	fmt.Fprintf(stdout, "%s: OK (%s mode, hosts %s)\n", name, cfg.Collector.Mode, strings.Join(cfg.Collector.Hosts, ","))
+	fmt.Fprintf(stdout, "%s: OK (%s mode, hosts %s)%s\n", name, cfg.Collector.Mode, strings.Join(cfg.Collector.Hosts, ","), syntaxOnlyNote(syntaxOnly))
 	if cfg.Keys.Hides() && cfg.Keys.SecretFile == "" {
 		if path := cfg.Keys.Generated(cfg.State.File); path != "" {
 			fmt.Fprintf(stdout, "keys: keys.secret_file not set: partmon keeps a generated secret in %s (mode 0600, created at the first start); sidecars of one cluster need the same secret_file\n", path)

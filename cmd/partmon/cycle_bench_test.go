@@ -58,7 +58,7 @@ func benchCycle(b *testing.B, nodes, tables int) {
 	}
 	cycle := func(minute int) int {
 		advance(snap, minute)
-		d.analyze()
+		d.analyze(time.Now())
 		d.saveState(true)
 		size := 0
 		for _, path := range []string{"/metrics", "/", "/api/v1/report", "/api/v1/findings"} {

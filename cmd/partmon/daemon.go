@@ -34,6 +34,14 @@ const shutdownGrace = 10 * time.Second
 // not wait for that.
 const sessionCloseGrace = 3 * time.Second
 
+// processStart is when this process started: partmon_start_time_seconds,
+// kept across SIGHUP reloads (they rebuild the daemon in this process).
+var processStart = time.Now()
+
+// firstCycleUnreached is logged instead of "first cycle done" when the first
+// cycle reached no node: /readyz/cycle and the log agree.
+const firstCycleUnreached = "first cycle finished without reaching the cluster; partmon retries on its schedule and /readyz/cycle answers 503 until a cycle reaches it"
+
 type daemonFlags struct {
 	common
 	listen          []string
@@ -138,12 +146,13 @@ func runDaemon(ctx context.Context, cfg Config, log *zap.Logger) error {
 	if err != nil {
 		return err
 	}
-	return runDaemonWith(ctx, cfg, log, keyer)
+	return runDaemonWith(ctx, cfg, log, keyer, exporter.NewConfigStatus(time.Now()))
 }
 
-// runDaemonWith runs the daemon with the Keyer its logger scrubs with.
-func runDaemonWith(ctx context.Context, cfg Config, log *zap.Logger, keyer *keys.Keyer) error {
-	d, err := newDaemon(cfg, log, keyer)
+// runDaemonWith runs the daemon with the Keyer its logger scrubs with; conf
+// is the configuration's load status, which outlives a reload.
+func runDaemonWith(ctx context.Context, cfg Config, log *zap.Logger, keyer *keys.Keyer, conf *exporter.ConfigStatus) error {
+	d, err := newDaemon(cfg, log, keyer, conf)
 	if err != nil {
 		return startupConfigError{err}
 	}
@@ -185,7 +194,9 @@ func runDaemonWith(ctx context.Context, cfg Config, log *zap.Logger, keyer *keys
 
 	select {
 	case <-ctx.Done():
-		log.Info("shutting down")
+		if !reloading(ctx) {
+			log.Info("shutting down")
+		}
 	case err := <-serveErr:
 		if err != nil && !errors.Is(err, context.Canceled) {
 			cancelCycles()
@@ -208,13 +219,17 @@ func runDaemonWith(ctx context.Context, cfg Config, log *zap.Logger, keyer *keys
 	closeCollector()
 	waitTimeout(&workers, max(time.Until(deadline), time.Second))
 	d.saveState(true)
-	log.Info("partmon stopped", zap.Duration("duration", time.Since(start)))
+	if reloading(ctx) {
+		log.Info("stopped for the reload", zap.Duration("duration", time.Since(start)))
+	} else {
+		log.Info("partmon stopped", zap.Duration("duration", time.Since(start)))
+	}
 	return nil
 }
 
 // newDaemon builds the collector, the exporter, the alert pusher (when
 // Alertmanagers are configured) and the history restored from the state file.
-func newDaemon(cfg Config, log *zap.Logger, keyer *keys.Keyer) (*daemon, error) {
+func newDaemon(cfg Config, log *zap.Logger, keyer *keys.Keyer, conf *exporter.ConfigStatus) (*daemon, error) {
 	mode, err := publish.ParseMode(cfg.Collector.Mode)
 	if err != nil {
 		return nil, err
@@ -232,7 +247,8 @@ func newDaemon(cfg Config, log *zap.Logger, keyer *keys.Keyer) (*daemon, error) 
 		latest:    latest,
 		keys:      keyer,
 		exporter: exporter.New(latest, exporter.Options{Cluster: cfg.Cluster, Mode: mode, Datacenters: cfg.Collector.Datacenters,
-			TopK: cfg.Thresholds.TopK, TableFloor: cfg.Metrics.TableFloor, Thresholds: cfg.Thresholds}),
+			TopK: cfg.Thresholds.TopK, TableFloor: cfg.Metrics.TableFloor, Thresholds: cfg.Thresholds,
+			Started: processStart, Config: conf}),
 		history:  statefile.Load(cfg.State.File, cfg.Analysis.History, log),
 		saver:    &statefile.Saver{Path: cfg.State.File, Log: log},
 		snapshot: coll.Snapshot,
@@ -268,7 +284,7 @@ func (d *daemon) schedule() (*cron.Cron, error) {
 	if err := d.collector.Schedule(sched, nil); err != nil {
 		return nil, err
 	}
-	if _, err := sched.AddFunc(d.cfg.Analysis.Schedule, d.analyze); err != nil {
+	if _, err := sched.AddFunc(d.cfg.Analysis.Schedule, func() { d.analyze(time.Now()) }); err != nil {
 		return nil, fmt.Errorf("analysis schedule %q: %w", d.cfg.Analysis.Schedule, err)
 	}
 	return sched, nil
@@ -281,8 +297,12 @@ func (d *daemon) firstCycle(ctx context.Context, sched *cron.Cron) {
 	if err := d.collector.CollectAll(ctx); err != nil {
 		d.log.Warn("first collection incomplete", zap.Error(err))
 	}
-	d.analyze()
-	d.log.Info("first cycle done", zap.Duration("duration", time.Since(start)))
+	d.analyze(start)
+	if d.latest.Ready() {
+		d.log.Info("first cycle done", zap.Duration("duration", time.Since(start)))
+	} else {
+		d.log.Warn(firstCycleUnreached, zap.Duration("duration", time.Since(start)))
+	}
 	if ctx.Err() == nil {
 		sched.Start()
 	}
@@ -315,8 +335,9 @@ func closeWithin(closeFn func(), bound time.Duration, log *zap.Logger) {
 // it. Analyze recovers from its rules' panics itself; a panic anywhere else
 // on the way (history, keys, publishing, the pusher) is a partmon bug that
 // costs this cycle's report, never the process: the last report stays
-// served. (The first cycle calls analyze outside cron's Recover.)
-func (d *daemon) analyze() {
+// served. (The first cycle calls analyze outside cron's Recover.) The
+// cycle began at start: the report's CycleDuration counts from there.
+func (d *daemon) analyze(start time.Time) {
 	defer func() {
 		if p := recover(); p != nil {
 			d.log.Error("analysis cycle failed, the last report stays published; a partmon bug, please report it", zap.Any("panic", p), zap.Stack("stack"))
@@ -329,6 +350,7 @@ func (d *daemon) analyze() {
 	keys.LearnFrom(d.keys, snap) // keys the report may not name but a log line could
 	report := d.analyzeLocked(snap)
 	report.Generated = time.Now()
+	report.CycleDuration = report.Generated.Sub(start)
 
 	shown := d.latest.Publish(report)
 	if d.pusher != nil {

@@ -172,6 +172,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var check daemonFlags
 	check.register(checkCmd)
 	checkFile := checkCmd.Arg("file", "Configuration file (- reads standard input); the same as --config.file.").String()
+	syntaxOnly := checkCmd.Flag("syntax-only", "Check syntax and values only: open none of the files the configuration names and resolve no host name "+
+		"(in CI, away from the host it is deployed on), as promtool's --syntax-only.").NoEnvar().Bool()
 
 	keyHashCmd := app.Command("key-hash", "Print the hashed form partmon shows for each partition key read from standard input, one a line, as partmon prints it (Cassandra's text form; a key of several columns joined by ':', e.g. tenant1:2026-12-04), to find a known key in its outputs.")
 	var keyHash keyHashFlags
@@ -210,7 +212,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case adviseCmd.FullCommand():
 		return advise.run(stdout, stderr)
 	case checkCmd.FullCommand():
-		return check.check(*checkFile, stdout, stderr)
+		return check.check(*checkFile, *syntaxOnly, stdout, stderr)
 	case keyHashCmd.FullCommand():
 		return keyHash.run(stdout, stderr)
 	case "version":
@@ -248,6 +250,37 @@ func stampVersion(read func() (*debug.BuildInfo, bool)) {
 			version.BuildDate = s.Value
 		}
 	}
+	if version.Revision == "" {
+		version.Revision = buildRevision(bi)
+	}
+}
+
+// buildRevision is the commit a build without -ldflags came from: the go
+// command's vcs.revision (a checkout), else the one a pseudo-version such as
+// v0.0.0-20261207143316-d1c9315a0b2c names (`go install ...@commit`); "" for
+// a tagged version, whose tag says it.
+func buildRevision(bi *debug.BuildInfo) string {
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch {
+		case s.Key == "vcs.revision":
+			rev = s.Value
+		case s.Key == "vcs.modified" && s.Value == "true":
+			dirty = "-dirty"
+		}
+	}
+	if rev == "" {
+		if parts := strings.Split(strings.TrimSuffix(bi.Main.Version, "+incompatible"), "-"); len(parts) >= 3 && len(parts[len(parts)-1]) == 12 {
+			rev = parts[len(parts)-1]
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev == "" {
+		return ""
+	}
+	return rev + dirty
 }
 
 func containsHelp(args []string) bool {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -33,7 +34,7 @@ func TestDaemonServesAfterARulePanics(t *testing.T) {
 	cfg := defaultConfig()
 	cfg.Collector.Mode, cfg.Collector.Hosts = "cluster", []string{closedLoopback(t, "127.0.0.1")}
 	cfg.State.File = filepath.Join(t.TempDir(), "state.json")
-	d, err := newDaemon(cfg, zap.NewNop(), nil)
+	d, err := newDaemon(cfg, zap.NewNop(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestDaemonServesAfterARulePanics(t *testing.T) {
 	want := []string{`partmon_analyzer_rule_failures{rule="test_panicking_rule"} 1`, `partmon_analyzer_rule_failures{rule="wide_partition"} 0`,
 		`kind="oversized_partition"`, `table="orders"`}
 
-	d.analyze()
+	d.analyze(time.Now())
 	got := metrics()
 	for _, w := range want {
 		if !strings.Contains(got, w) {
@@ -71,7 +72,7 @@ func TestDaemonServesAfterARulePanics(t *testing.T) {
 	}
 
 	d.snapshot = func() *model.Snapshot { panic("a bug on the way to the analyzer") }
-	d.analyze() // must return: the test dies here otherwise
+	d.analyze(time.Now()) // must return: the test dies here otherwise
 	if again := metrics(); !strings.Contains(again, want[0]) || !strings.Contains(again, want[2]) {
 		t.Errorf("/metrics after a cycle panicked no longer serves the last report")
 	}

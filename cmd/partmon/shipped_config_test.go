@@ -25,14 +25,22 @@ type shippedRun struct {
 // manifests. The files they name exist only there (a pod's secret, a
 // systemd credential), so the file checks here record the paths instead
 // of opening them; each must be absolute, as a relative one would depend
-// on the working directory.
+// on the working directory. Then the same off-host, as in a CI job, with
+// the real checks: --syntax-only passes, and without it check-config
+// refuses with exit 4 naming each recorded path that is not here.
 func TestCheckConfigPassesShippedConfigs(t *testing.T) {
 	var checked []string
-	savedStat, savedDir, savedPw := statFile, checkDirWritable, checkPasswordFile
-	t.Cleanup(func() { statFile, checkDirWritable, checkPasswordFile = savedStat, savedDir, savedPw })
-	statFile = func(p string) error { checked = append(checked, p); return nil }
-	checkPasswordFile = statFile
-	checkDirWritable = func(d string) error { checked = append(checked, d+"/"); return nil }
+	savedStat, savedDir, savedPw, savedStatDir := statFile, checkDirWritable, checkPasswordFile, statDir
+	restore := func() {
+		statFile, checkDirWritable, checkPasswordFile, statDir = savedStat, savedDir, savedPw, savedStatDir
+	}
+	t.Cleanup(restore)
+	stub := func() {
+		statFile = func(p string) error { checked = append(checked, p); return nil }
+		checkPasswordFile = statFile
+		statDir = statFile
+		checkDirWritable = func(d string) error { checked = append(checked, d+"/"); return nil }
+	}
 
 	k8sArgs, k8sEnv := statefulSetArgs(t)
 	composeArgs, composeEnv := composeArgs(t)
@@ -59,6 +67,7 @@ func TestCheckConfigPassesShippedConfigs(t *testing.T) {
 			if r.config != "" {
 				args = append(args, writeFile(t, "partmon.yml", r.config))
 			}
+			stub()
 			var out, errb bytes.Buffer
 			if code := run(args, &out, &errb); code != exitOK {
 				t.Fatalf("check-config %v: exit %d\n%s", args[1:], code, errb.String())
@@ -68,7 +77,44 @@ func TestCheckConfigPassesShippedConfigs(t *testing.T) {
 					t.Errorf("%s names a relative path %q", r.name, p)
 				}
 			}
+			restore()
+			offHost(t, args, checked)
 		})
+	}
+}
+
+// offHost runs check-config args with the real file checks: with
+// --syntax-only it passes; without, it fails naming each of paths (the
+// files and directories, with a trailing /, the config names) absent here.
+func offHost(t *testing.T, args, paths []string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	syntax := append([]string{"check-config", "--syntax-only"}, args[1:]...)
+	if code := run(syntax, &out, &errb); code != exitOK || !strings.Contains(out.String(), "syntax only") {
+		t.Errorf("check-config --syntax-only %v off-host: exit %d, want 0\n%s%s", args[1:], code, out.String(), errb.String())
+	}
+	var missing []string
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			missing = append(missing, strings.TrimSuffix(p, "/"))
+		}
+	}
+	out.Reset()
+	errb.Reset()
+	code := run(args, &out, &errb)
+	if len(missing) == 0 {
+		if code != exitOK {
+			t.Errorf("check-config %v: exit %d with every file it names here\n%s", args[1:], code, errb.String())
+		}
+		return
+	}
+	if code != exitUsage {
+		t.Errorf("check-config %v off-host: exit %d, want %d (it names %q, absent here)\n%s", args[1:], code, exitUsage, missing, out.String())
+	}
+	for _, p := range missing {
+		if !strings.Contains(errb.String(), p) {
+			t.Errorf("check-config %v off-host does not name %s:\n%s", args[1:], p, errb.String())
+		}
 	}
 }
 

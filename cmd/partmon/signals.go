@@ -7,9 +7,11 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/keys"
 )
 
@@ -26,12 +28,17 @@ func (d *daemonFlags) serve(cfg Config, log *zap.Logger, keyer *keys.Keyer, stde
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 
+	conf := exporter.NewConfigStatus(time.Now())
 	for {
-		runCtx, cancelRun := context.WithCancel(ctx)
+		runCtx, cancelRun := context.WithCancelCause(ctx)
 		done := make(chan error, 1)
-		go func() { done <- runDaemonWith(runCtx, cfg, log, keyer) }()
-		next, reload := d.waitReload(done, hup, log)
-		cancelRun()
+		go func() { done <- runDaemonWith(runCtx, cfg, log, keyer, conf) }()
+		next, reload := d.waitReload(done, hup, log, conf)
+		if reload {
+			cancelRun(errReload)
+		} else {
+			cancelRun(nil)
+		}
 		if !reload {
 			if next.err != nil {
 				log.Error("partmon stopped", zap.Error(next.err))
@@ -53,6 +60,7 @@ func (d *daemonFlags) serve(cfg Config, log *zap.Logger, keyer *keys.Keyer, stde
 			return exitUsage
 		}
 		log, keyer = l, k
+		conf.Loaded(true, time.Now())
 		log.Info("configuration reloaded", zap.String("file", d.configFile))
 	}
 }
@@ -65,6 +73,12 @@ type startupConfigError struct{ err error }
 func (e startupConfigError) Error() string { return e.err.Error() }
 func (e startupConfigError) Unwrap() error { return e.err }
 
+// errReload is the cause a daemon's context is cancelled with for a reload:
+// it stops as for a shutdown but does not log one.
+var errReload = errors.New("reloading the configuration")
+
+func reloading(ctx context.Context) bool { return errors.Is(context.Cause(ctx), errReload) }
+
 type reloadResult struct {
 	cfg Config
 	err error // of the daemon, when it ended without a reload
@@ -72,7 +86,7 @@ type reloadResult struct {
 
 // waitReload waits for the daemon to end or for a SIGHUP that brings a
 // valid configuration.
-func (d *daemonFlags) waitReload(done <-chan error, hup <-chan os.Signal, log *zap.Logger) (reloadResult, bool) {
+func (d *daemonFlags) waitReload(done <-chan error, hup <-chan os.Signal, log *zap.Logger, conf *exporter.ConfigStatus) (reloadResult, bool) {
 	for {
 		select {
 		case err := <-done:
@@ -80,6 +94,7 @@ func (d *daemonFlags) waitReload(done <-chan error, hup <-chan os.Signal, log *z
 		case <-hup:
 			cfg, err := d.config()
 			if err != nil {
+				conf.Loaded(false, time.Now())
 				log.Error("configuration reload refused; the running configuration is kept", zap.String("file", d.configFile), zap.Error(err))
 				continue
 			}

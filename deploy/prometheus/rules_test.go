@@ -280,3 +280,22 @@ func TestOneNamePerProblem(t *testing.T) {
 		t.Errorf("the oversized-partition rule alert %s is not named as its pushed alert %s", k.RuleAlert, alertmanager.AlertName(k.Name))
 	}
 }
+
+// TestRunbooksNameTheThresholdsTheirRulesRead: a runbook says what its
+// alert compares with: each partmon_threshold_* series its rules read is
+// named in it, so no runbook sends its reader to edit a number the rule
+// does not hold.
+func TestRunbooksNameTheThresholdsTheirRulesRead(t *testing.T) {
+	threshold := regexp.MustCompile(`partmon_threshold_[a-z_]+`)
+	for _, r := range loadAlerts(t) {
+		data, err := os.ReadFile(filepath.Join(runbookDir(t), r.Alert+".md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range threshold.FindAllString(r.Expr, -1) {
+			if !strings.Contains(string(data), name) {
+				t.Errorf("%s.md does not name %s, which its rule compares with", r.Alert, name)
+			}
+		}
+	}
+}

@@ -16,14 +16,14 @@ import (
 // pusher produces exactly the families MetricNames lists (what /metrics serves besides the go_, process_ and promhttp_ families).
 func TestMetricNamesCoverCollected(t *testing.T) {
 	eLatest := &publish.Latest{}
-	e := exporter.New(eLatest, exporter.Options{})
+	e := exporter.New(eLatest, exporter.Options{Started: reporttest.Time, Config: exporter.NewConfigStatus(reporttest.Time)})
 	eLatest.Publish(reporttest.Cluster())
 	am, err := alertmanager.New(alertmanager.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(e, am)
+	reg.MustRegister(e, e.Process(), am)
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)

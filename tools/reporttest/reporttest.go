@@ -20,7 +20,7 @@ func Cluster() *analyzer.Report {
 	const mib = 1 << 20
 	taken := Time
 	return &analyzer.Report{
-		Generated: taken.Add(90 * time.Second), Taken: taken,
+		Generated: taken.Add(90 * time.Second), Taken: taken, CycleDuration: 90 * time.Second,
 		Cluster: "demo", Engine: model.EngineCassandra, Version: "5.0.8",
 		Thresholds: analyzer.DefaultThresholds(),
 		Nodes: []analyzer.NodeSummary{

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"strings"
+)
+
+// The checks below refuse at load (run and check-config alike, exit 4)
+// what run would otherwise find only when it listens or when a source
+// first opens its files: a listen address it cannot bind, the logs
+// source's file and the data_disk source's directories.
+
+// listenAddressError says why run could not listen on a, from its text
+// alone: it holds on any host (check-config --syntax-only too).
+func listenAddressError(a string) error {
+	host, port, err := net.SplitHostPort(a)
+	if err != nil {
+		return fmt.Errorf("web.listen_addresses: %q is not host:port (e.g. :9808 or 127.0.0.1:9808)", a)
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return fmt.Errorf("web.listen_addresses: %q: port %q is not a port number (e.g. :9808)", a, port)
+	}
+	if dottedQuad(host) && net.ParseIP(host) == nil {
+		return fmt.Errorf("web.listen_addresses: %q: %s is not an IP address (four numbers of 0-255)", a, host)
+	}
+	return nil
+}
+
+// dottedQuad is true for a host of digits and dots only: meant as an IPv4
+// address, never a name, so it must parse as one.
+func dottedQuad(host string) bool {
+	return host != "" && strings.Trim(host, "0123456789.") == "" && strings.Contains(host, ".")
+}
+
+// listenHostErrors are the listen addresses whose host name does not
+// resolve here: run could not bind them. Host-dependent, so not under
+// --syntax-only.
+func (c *Config) listenHostErrors() []error {
+	var errs []error
+	for _, a := range c.Web.ListenAddresses {
+		host, _, err := net.SplitHostPort(a)
+		if err != nil || host == "" || net.ParseIP(strings.Trim(host, "[]")) != nil || dottedQuad(host) {
+			continue // refused by listenAddressError, or nothing to resolve
+		}
+		if _, err := lookupHost(host); err != nil {
+			errs = append(errs, fmt.Errorf("web.listen_addresses: %q: %s does not resolve on this host: %w", a, host, err))
+		}
+	}
+	return errs
+}
+
+// lookupHost resolves a listen host; replaced in tests.
+var lookupHost = net.LookupHost
+
+// sourceFileErrors are the files the node-local sources open, checked as
+// the sources will read them: the logs source's file, the data_disk
+// source's directories.
+func (c *Config) sourceFileErrors() []error {
+	var errs []error
+	if f := c.Collector.Logs.File; f != "" {
+		if err := statFile(f); err != nil {
+			errs = append(errs, fmt.Errorf("collector.logs.file: %w (the node's Cassandra system.log, read by the logs source)", err))
+		}
+	}
+	for _, d := range c.Collector.DataDisk.Directories {
+		if err := statDir(d); err != nil {
+			errs = append(errs, fmt.Errorf("collector.data_disk.directories: %w (the node's data_file_directories)", err))
+		}
+	}
+	return errs
+}
+
+// statDir checks that dir is a directory; replaced like statFile.
+var statDir = func(dir string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	return nil
+}
+
+// checkedConfig is the configuration check-config checks: run's, or with
+// syntaxOnly its text and values alone (no file opened, no name resolved).
+func (d *daemonFlags) checkedConfig(syntaxOnly bool) (Config, error) {
+	if !syntaxOnly {
+		return d.config()
+	}
+	d.extra, d.scope = d.applyFlags, filesNone
+	return d.load()
+}
+
+func syntaxOnlyNote(syntaxOnly bool) string {
+	if !syntaxOnly {
+		return ""
+	}
+	return "; syntax only: the files it names were not opened"
+}
