@@ -129,6 +129,7 @@ func NewHandler(latest *publish.Latest, e *exporter.Exporter, alerts prometheus.
 		writeText(w, http.StatusOK, "first cycle done\n")
 	})
 	mux.Handle("GET /{$}", page)
+	mux.Handle("GET /tables/{keyspace}/{table}", page.tableHandler())
 	return mux, nil
 }
 
