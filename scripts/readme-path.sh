@@ -75,7 +75,9 @@ for _ in $(seq 120); do
 	sleep 1
 done
 curl -sf "http://127.0.0.1:$port/readyz/cycle" >/dev/null || fail "the sidecar's first cycle did not finish in 120 s"
-curl -sf "http://127.0.0.1:$port/" | grep -q 'id="state"' || fail "the sidecar serves no status page"
-n=$(curl -sf "http://127.0.0.1:$port/api/v1/findings" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["findings"]))')
+curl -sf "http://127.0.0.1:$port/" >"$work/page.html" || fail "the sidecar serves no status page"
+grep -q 'id="state"' "$work/page.html" || fail "the sidecar's status page has no state line"
+curl -sf "http://127.0.0.1:$port/api/v1/findings" >"$work/findings.json" || fail "the sidecar serves no /api/v1/findings"
+n=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["findings"]))' "$work/findings.json")
 [ "$n" -gt 0 ] || fail "the sidecar of $HOST reports no finding"
 echo "readme-path: installed, config OK, the report names the planted problems, the sidecar of $HOST serves $n findings; $(($(date +%s) - t0)) s in all"
