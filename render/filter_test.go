@@ -121,3 +121,29 @@ func TestMarkdownEscapesKeys(t *testing.T) {
 		t.Errorf("the key is not in the markdown, escaped:\n%s", out)
 	}
 }
+
+// A guardrail crossing reads "crossed" or a date, never "0 s against 3.0
+// days", and a low cardinality its threshold per node, as on the page.
+func TestTextNumbersInWords(t *testing.T) {
+	r := renderSample()
+	th := analyzer.DefaultThresholds()
+	r.Findings = []analyzer.Finding{
+		{Kind: analyzer.KindGuardrailCrossing, Severity: analyzer.SeverityInfo, Keyspace: "shop", Table: "orders",
+			Value: 0, Threshold: th.GuardrailWarnLead.Seconds(), Unit: analyzer.UnitSeconds, Summary: "crossed"},
+		{Kind: analyzer.KindLowCardinalityKey, Severity: analyzer.SeverityInfo, Keyspace: "shop", Table: "by_status",
+			Value: 13, Threshold: 3 * th.LowCardinalityPartitionsPerNode, Unit: analyzer.UnitPartitions, Summary: "13"},
+	}
+	var b bytes.Buffer
+	if err := Report(&b, r, Text, analyzer.SeverityInfo); err != nil {
+		t.Fatal(err)
+	}
+	out := strings.Join(strings.Fields(b.String()), " ")
+	for _, want := range []string{"(crossed a guardrail threshold", "fewer than 100 per node"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the text lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(out, "0 s against") {
+		t.Errorf("the text counts a crossing in seconds:\n%s", b.String())
+	}
+}

@@ -112,7 +112,7 @@ func renderTextFindings(p *printer, r *analyzer.Report, minSeverity analyzer.Sev
 		for _, pr := range ps {
 			f := pr.Finding
 			p.wrap("  ", fmt.Sprintf("[%s] %s", strings.Join(pr.Kinds, " + "), scope(f)))
-			p.wrap(indent, headline.Sentence(f)+glue(valueAgainst(f)))
+			p.wrap(indent, headline.Sentence(f)+glue(valueAgainst(f, r)))
 			p.wrap(indent, "measured: "+f.Summary)
 			for _, o := range pr.Evidence[1:] {
 				p.wrap(indent, fmt.Sprintf("also %s (%s): %s", o.Kind, o.Severity, o.Summary))
@@ -176,8 +176,18 @@ func renderTextNotes(p *printer, r *analyzer.Report, minSeverity analyzer.Severi
 }
 
 // valueAgainst is a finding's number against its threshold, in its unit,
-// after a space; empty when the finding carries no number.
-func valueAgainst(f analyzer.Finding) string {
+// after a space; empty when the finding carries no number. A guardrail
+// crossing and a low cardinality read as the status page writes them
+// (headline.Number): "crossed", a date, a count per node.
+func valueAgainst(f analyzer.Finding, r *analyzer.Report) string {
+	if f.Threshold != 0 && (f.Kind == analyzer.KindGuardrailCrossing || f.Kind == analyzer.KindLowCardinalityKey) {
+		th := r.Thresholds
+		if th.Validate() != nil {
+			th = analyzer.DefaultThresholds()
+		}
+		v, against := headline.Number(f, th, r.Taken)
+		return " (" + v + " " + against + ")"
+	}
 	switch {
 	case f.Value == 0 && f.Threshold == 0:
 		return ""

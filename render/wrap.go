@@ -24,8 +24,13 @@ func (p *printer) wrap(prefix, s string) {
 // glueSpace is a space wrap never breaks at (a number against its threshold).
 const glueSpace = "\x00"
 
-// glue keeps s on one line when wrapped.
-func glue(s string) string { return strings.ReplaceAll(s, " ", glueSpace) }
+// glue keeps a short s on one line when wrapped (a longer one wraps as prose).
+func glue(s string) string {
+	if utf8.RuneCountInString(s) > 60 {
+		return s
+	}
+	return strings.ReplaceAll(s, " ", glueSpace)
+}
 
 func wrapLines(prefix, s string, width int) []string {
 	s = strings.Join(strings.Fields(s), " ")

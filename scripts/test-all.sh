@@ -198,6 +198,11 @@ go test -count=1 -json -tags integration -timeout 40m -p 1 ./analyzer/ ./collect
 	./deploy/alertmanager/ ./e2e/ ./internal/murmur3/ ./ring/ ./tools/testcluster/ ./web/ 2>&1 |
 	"$TESTSUMMARY" -times "$TEST_TIMES" -label integration | tee -a "$GOLOG"
 
+# README's first screen as a new user runs it (94 s on 2 cores): install, one config,
+# the first report, the sidecar, on a fresh clone against the fixtures.
+step "README's user path (scripts/readme-path.sh)"
+scripts/readme-path.sh
+
 # The truth corpus's CI subset (docs/detection.md "Truth corpus"): six scenarios
 # written from public references, three of them good designs that must stay
 # silent, judged against their truth and the real nodetool. It needs no

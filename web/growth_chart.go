@@ -39,6 +39,7 @@ type growthCharts struct {
 // oversized_partition thresholds and, when trusted, the fitted line.
 type growthChart struct {
 	Table, ID, Title      string
+	TableURL              string
 	Width, Height         float64
 	PlotLeft, PlotRight   string
 	PlotTop, PlotBottom   string
@@ -125,7 +126,7 @@ func newGrowthChart(h analyzer.SizeHistory, th analyzer.Thresholds) growthChart 
 	table := h.Keyspace + "." + h.Table
 	first, lastPt := h.Points[0], h.Points[len(h.Points)-1]
 	c := growthChart{Table: table, ID: "growth-" + table, Width: chartWidth, Height: chartHeight,
-		HasBound: h.Bound, YLabel: "largest partition (log scale)"}
+		HasBound: h.Bound, YLabel: "largest partition (log scale)", TableURL: tableURL(h.Keyspace, h.Table)}
 	if h.Bound {
 		c.YLabel = "bound on largest partition (log)"
 	}

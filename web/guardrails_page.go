@@ -25,13 +25,14 @@ type pageGuardrails struct {
 
 type pageGuardrailRow struct{ Guardrail, Level, Value, Nodes, Refuses string }
 
-type pageCrossing struct{ Where, Key, Guardrail, Level, Current, Threshold, Percent, When string }
+type pageCrossing struct{ Where, TableURL, Key, Guardrail, Level, Current, Threshold, Percent, When string }
 
 type pageSuggested struct{ Guardrail, Warn, Fail, Evidence string }
 
 // keyChart draws one table's keys: each key's size over time.
 type keyChart struct {
 	ID, Table, Title string
+	TableURL         string
 	Width, Height    int
 	Lines            []keyLine
 	YMax             string
@@ -117,9 +118,10 @@ func pageCrossingOf(c analyzer.GuardrailCrossing, taken time.Time) pageCrossing 
 	u := crossingUnit(c.Guardrail)
 	p := pageCrossing{Where: c.Keyspace + "." + c.Table, Key: c.Key, Guardrail: c.Guardrail, Level: c.Level,
 		Current: guardrailValue(c.Current, u), Threshold: guardrailValue(c.Threshold, u), Percent: fmt.Sprintf("%.0f %%", c.Fraction*100)}
+	p.TableURL = tableURL(c.Keyspace, c.Table)
 	switch {
 	case c.Node != "":
-		p.Where, p.Key = "node "+c.Node, "(data disk)"
+		p.Where, p.Key, p.TableURL = "node "+c.Node, "(data disk)", ""
 	case c.Column != "":
 		p.Key = "column " + c.Column + " (Cassandra's line names no key)"
 		if c.Table == "" {
@@ -198,7 +200,7 @@ func keyChartOf(i int, table string, keys []analyzer.NamedKeySeries) (keyChart, 
 	span := max(t1-t0, 1)
 	c := keyChart{ID: fmt.Sprintf("keys-%d", i), Table: table, Width: w, Height: ht, YMax: format.Bytes(float64(ymax)),
 		From: time.Unix(t0, 0).UTC().Format("2006-01-02 15:04"), To: time.Unix(t1, 0).UTC().Format("2006-01-02 15:04"),
-		Title: table + ": size of each named key over time"}
+		Title: table + ": size of each named key over time", TableURL: tableKeyURL(table)}
 	for j, k := range keys {
 		if j == len(keyColours) {
 			break

@@ -32,7 +32,7 @@ func TestGuardrailPanel(t *testing.T) {
 		"this cluster has no authentication, so no client is guarded",
 		"partition_size_warn_threshold: 100MiB\npartition_size_fail_threshold: 500MiB",
 		`<td>collection_size</td><td class="num">—</td>`,
-		`<td>shop.events</td><td>acme</td><td>partition_size</td><td>warn</td>`,
+		`<td><a href="/tables/shop/events">shop.events</a></td><td>acme</td><td>partition_size</td><td>warn</td>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)

@@ -51,6 +51,7 @@ type pageHeatmaps struct {
 
 type pageHeatmap struct {
 	ID, Title, Table string
+	TableURL         string
 	Sentence         string // the map in one line of text
 	Panels           []heatPanel
 	Note             string
@@ -129,7 +130,7 @@ func newHeatmap(m analyzer.HeatMap, tokens map[string][]int64, hot float64) page
 	pm := pageHeatmap{ID: "heat-all", Title: "All tables", Table: ""}
 	if m.Table != "" {
 		pm.Table = m.Keyspace + "." + m.Table
-		pm.ID, pm.Title = "heat-"+m.Keyspace+"-"+m.Table, pm.Table
+		pm.ID, pm.Title, pm.TableURL = "heat-"+m.Keyspace+"-"+m.Table, pm.Table, tableURL(m.Keyspace, m.Table)
 	}
 	fine := ringRanges(m.Nodes, tokens)
 	if len(fine) == 0 {

@@ -34,7 +34,7 @@ func TestANewKindRendersEverywhere(t *testing.T) {
 	srv := newTestHandler(t, eLatest, e, nil)
 
 	page := get(t, srv.URL+"/").body
-	for _, want := range []string{"crowded partition · pm_small.crowd", "A partition holds more of the table than a fake rule allows.", "2.50× the fake mean"} {
+	for _, want := range []string{`crowded partition · <a class="table-link" href="/tables/pm_small/crowd">pm_small.crowd</a>`, "A partition holds more of the table than a fake rule allows.", "2.50× the fake mean"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("status page lacks %q", want)
 		}

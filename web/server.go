@@ -137,6 +137,7 @@ func NewHandler(latest *publish.Latest, e *exporter.Exporter, alerts prometheus.
 		writeText(w, http.StatusOK, "first cycle done\n")
 	})
 	mux.Handle("GET /{$}", page)
+	mux.Handle("GET /tables/{keyspace}/{table}", page.tableHandler())
 	// The page and the whole report are encoded once per report (the page
 	// at most once a second: it writes the report's age), and their
 	// requests, like every page and API request, are bounded.

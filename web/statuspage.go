@@ -24,11 +24,11 @@ var statusHTML string
 
 // pageParts are the templates status.html calls by name, one per picture.
 //
-//go:embed growth_chart.html replica_ring.html heatmap.html ring.html guardrails.html
+//go:embed growth_chart.html replica_ring.html heatmap.html ring.html guardrails.html style.html table.html
 var pageParts embed.FS
 
 // pagePartFiles lists pageParts' files; add a part's file here.
-var pagePartFiles = []string{"growth_chart.html", "replica_ring.html", "heatmap.html", "ring.html", "guardrails.html"}
+var pagePartFiles = []string{"growth_chart.html", "replica_ring.html", "heatmap.html", "ring.html", "guardrails.html", "style.html", "table.html"}
 
 // statusPage renders / from the latest report: no external assets, no script.
 type statusPage struct {
@@ -65,6 +65,8 @@ type pageData struct {
 	// StateLine is the cluster's state in one line, StateClass its severity.
 	StateLine, StateClass string
 	Problems              []pageProblem // one card per finding, most severe first
+	Urgent, Info          []pageProblem // Problems: critical and warning, then info (shown apart and small)
+	TablesWithFindings    []pageTableLink
 	Remarks               []pageProblem // schema-only notes, shown apart
 	Findings              []pageFinding // the cards again as one compact table
 	Keyspaces             []string      // columns of the ownership table after the raw one
@@ -75,9 +77,10 @@ type pageData struct {
 	Heatmaps              pageHeatmaps    // the ring's traffic over time
 	Guardrails            pageGuardrails  // thresholds, distances, suggestions and the key history
 	Sources               []pageSource
-	Down                  *pageDown // every source failed: one banner instead of a row each
-	MetricsPath           string    // the nav's link to the exposition
-	Notes                 []string  // what the analysis had to skip
+	Unsupported           []pageUnsupported // sources this engine or version lacks, one line
+	Down                  *pageDown         // every source failed: one banner instead of a row each
+	MetricsPath           string            // the nav's link to the exposition
+	Notes                 []string          // what the analysis had to skip
 }
 
 type pageCount struct {
@@ -87,6 +90,7 @@ type pageCount struct {
 
 type pageFinding struct {
 	ID, Severity, Kind, Scope, Key, Value, Threshold string
+	TableURL                                         string
 }
 
 type pageOwner struct {
@@ -104,6 +108,10 @@ type pageSource struct {
 	Source, Node, State, Duration, Rows, LastSuccess, Error string
 }
 
+// pageUnsupported is a source no node has (ScyllaDB's tables on Cassandra,
+// a 4.1 table on 4.0): said once, not a row a node as if it failed.
+type pageUnsupported struct{ Source, Why string }
+
 func (p *statusPage) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 	data := p.data()
 	var buf bytes.Buffer
@@ -117,7 +125,8 @@ func (p *statusPage) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 
 func (p *statusPage) data() pageData {
 	c := p.latest.Cycle()
-	d := pageData{Up: c.Up, Sources: pageSources(c.Sources), MetricsPath: cmp.Or(p.metricsPath, "/metrics")}
+	d := pageData{Up: c.Up, MetricsPath: cmp.Or(p.metricsPath, "/metrics")}
+	d.Sources, d.Unsupported = pageSources(c.Sources)
 	if d.Down = pageUnreachable(c); d.Down != nil {
 		d.Sources = nil
 	}
@@ -148,12 +157,23 @@ func (p *statusPage) data() pageData {
 	for _, f := range findings {
 		d.Findings = append(d.Findings, pageFinding{
 			ID: f.ID, Severity: f.Severity.String(), Kind: f.Kind, Scope: findingScope(f), Key: f.PartitionKey,
-			Value: pageValue(f.Kind, f.Value, f.Unit), Threshold: pageValue(f.Kind, f.Threshold, f.Unit),
+			Value: pageValue(f.Kind, f.Value, f.Unit), TableURL: tableURL(f.Keyspace, f.Table),
 		})
+		v, against := pageNumber(f, pageThresholds(r), r.Taken)
+		d.Findings[len(d.Findings)-1].Value, d.Findings[len(d.Findings)-1].Threshold = v, against
 	}
 
 	d.StateLine, d.StateClass = stateLine(r, c.Up)
-	d.Problems, d.Remarks = pageProblems(analyzer.ProblemsIn(r)), pageRemarks(r.Remarks)
+	th := pageThresholds(r)
+	d.Problems, d.Remarks = pageProblems(analyzer.ProblemsIn(r), th, r.Taken), pageRemarks(r.Remarks, th)
+	for _, p := range d.Problems {
+		if p.Severity == analyzer.SeverityInfo.String() {
+			d.Info = append(d.Info, p)
+		} else {
+			d.Urgent = append(d.Urgent, p)
+		}
+	}
+	d.TablesWithFindings = tablesWithFindings(r)
 	d.Ring = newRingPicture(r)
 	d.Growth, d.Replicas = newGrowthCharts(r), newReplicaPictures(r, d.Ring.Hot)
 	linkHotSets(d.Ring.Hot, d.Replicas)
@@ -245,9 +265,24 @@ func pageOwnership(r *analyzer.Report) ([]string, []pageOwner) {
 	return keyspaces, owners
 }
 
-func pageSources(sources []model.SourceStatus) []pageSource {
+func pageSources(sources []model.SourceStatus) ([]pageSource, []pageUnsupported) {
 	out := make([]pageSource, 0, len(sources))
+	supported := map[string]bool{}
 	for _, s := range sources {
+		if s.State != model.StateUnsupported {
+			supported[s.Source] = true
+		}
+	}
+	var unsupported []pageUnsupported
+	seen := map[string]bool{}
+	for _, s := range sources {
+		if s.State == model.StateUnsupported && !supported[s.Source] {
+			if !seen[s.Source] {
+				seen[s.Source] = true
+				unsupported = append(unsupported, pageUnsupported{s.Source, strings.TrimPrefix(s.Error, "unsupported: ")})
+			}
+			continue
+		}
 		node := s.Node
 		if node == "" {
 			node = "cluster"
@@ -264,7 +299,8 @@ func pageSources(sources []model.SourceStatus) []pageSource {
 		}
 		return out[i].Node < out[j].Node
 	})
-	return out
+	sort.Slice(unsupported, func(i, j int) bool { return unsupported[i].Source < unsupported[j].Source })
+	return out, unsupported
 }
 
 func pageTime(t time.Time) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/headline"
@@ -16,9 +17,13 @@ type pageProblem struct {
 	ID, Severity, Kind, Label, Where, Key, Sentence string
 	Kinds                                           string // every kind of the problem, space-separated
 	Value, Threshold                                string
-	Nodes                                           string // "127.0.0.1, 127.0.0.2" or ""
-	Summary, Advice, Sources                        string
-	PerNode                                         []pageNodeValue
+	// Against is what Value is judged against, in words (pageNumber).
+	Against string
+	// TableURL is the table's own page; empty for a keyspace or the cluster.
+	TableURL                 string
+	Nodes                    string // "127.0.0.1, 127.0.0.2" or ""
+	Summary, Advice, Sources string
+	PerNode                  []pageNodeValue
 	// Also is the evidence of the problem's other kinds (the analyzer's
 	// Problem gathers the kinds one partition shows into one card).
 	Also []pageEvidence
@@ -35,15 +40,16 @@ type pageNodeValue struct {
 }
 
 // pageRemarks are remarks as one-kind cards.
-func pageRemarks(fs []analyzer.Finding) []pageProblem {
+func pageRemarks(fs []analyzer.Finding, th analyzer.Thresholds) []pageProblem {
 	ps := make([]analyzer.Problem, len(fs))
 	for i, f := range fs {
 		ps[i] = analyzer.Problem{Finding: f, Kinds: []string{f.Kind}, Evidence: []analyzer.Finding{f}}
 	}
-	return pageProblems(ps)
+	return pageProblems(ps, th, time.Time{})
 }
 
-func pageProblems(ps []analyzer.Problem) []pageProblem {
+// pageProblems are the cards, most severe first; now dates a forecast.
+func pageProblems(ps []analyzer.Problem, th analyzer.Thresholds, now time.Time) []pageProblem {
 	sorted := append([]analyzer.Problem(nil), ps...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Severity > sorted[j].Severity })
 	out := make([]pageProblem, 0, len(sorted))
@@ -55,7 +61,9 @@ func pageProblems(ps []analyzer.Problem) []pageProblem {
 			Value: pageValue(f.Kind, f.Value, f.Unit), Threshold: pageValue(f.Kind, f.Threshold, f.Unit),
 			Nodes:   strings.Join(headline.Nodes(f), ", "),
 			Summary: f.Summary, Advice: f.Advice, Sources: strings.ReplaceAll(f.Source, ",", ", "),
+			TableURL: tableURL(f.Keyspace, f.Table),
 		}
+		p.Value, p.Against = pageNumber(f, th, now)
 		if f.Threshold == 0 {
 			p.Threshold = "" // schema remarks judge no number
 			if f.Value == 0 {

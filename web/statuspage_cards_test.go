@@ -35,7 +35,7 @@ func foldedReport() *analyzer.Report {
 	return r
 }
 
-var cardRE = regexp.MustCompile(`(?s)<section class="card (\w+)" id="problem-([^"]+)"(.*?)</section>`)
+var cardRE = regexp.MustCompile(`(?s)<section class="card (\w+)(?: compact)?" id="problem-([^"]+)"(.*?)</section>`)
 
 func TestStatusPageCards(t *testing.T) {
 	eLatest := &publish.Latest{}
@@ -57,7 +57,7 @@ func TestStatusPageCards(t *testing.T) {
 		want []string // in this order within the card
 		not  []string
 	}{
-		{"f-big", []string{`critical|`, `data-table="pm_big.events"`, `data-key="big"`, `<span class="sev">critical</span>oversized partition · pm_big.events`,
+		{"f-big", []string{`critical|`, `data-table="pm_big.events"`, `data-key="big"`, `<span class="sev">critical</span>oversized partition · <a class="table-link" href="/tables/pm_big/events">pm_big.events</a>`,
 			`<code class="key">big</code>`, `<dd class="nodes">127.0.0.1, 127.0.0.2, 127.0.0.3</dd>`,
 			"A partition has grown past the size", "<b>124 MiB</b>", "against 100 MiB (critical threshold)",
 			"<details><summary>Advice and evidence</summary>", "add a shard column: 124 MiB → ~25 MiB",
