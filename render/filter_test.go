@@ -117,7 +117,7 @@ func TestMarkdownEscapesKeys(t *testing.T) {
 			t.Errorf("markdown holds %q unescaped:\n%s", bad, out)
 		}
 	}
-	if !strings.Contains(out, `\[x\]\(http://evil\)`) {
+	if !strings.Contains(out, `\[x\](http://evil)`) {
 		t.Errorf("the key is not in the markdown, escaped:\n%s", out)
 	}
 }

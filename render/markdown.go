@@ -77,9 +77,10 @@ func renderMarkdown(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severi
 }
 
 // mdReplacer escapes what would make a key or a summary markup: a link
-// ([]()), code, emphasis, a table cell, HTML, or a line of its own.
+// (its brackets; parentheses alone make none), code, emphasis, a table
+// cell, HTML or an autolink, or a line of its own.
 var mdReplacer = strings.NewReplacer("\\", "\\\\", "|", "\\|", "*", "\\*", "_", "\\_", "`", "\\`",
-	"[", "\\[", "]", "\\]", "(", "\\(", ")", "\\)", "<", "&lt;", ">", "&gt;", "&", "&amp;",
+	"[", "\\[", "]", "\\]", "<", "&lt;", ">", "&gt;", "&", "&amp;",
 	"\r\n", " ", "\n", " ", "\r", " ")
 
 func mdEscape(s string) string { return mdReplacer.Replace(s) }
