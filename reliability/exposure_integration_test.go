@@ -51,6 +51,7 @@ func TestWrongPasswordFlood(t *testing.T) {
 		}
 		return time.Since(start)
 	}
+	scrape() // the first check of the password: its bcrypt
 	var quiet []time.Duration
 	for range 20 {
 		quiet = append(quiet, scrape())
@@ -97,8 +98,11 @@ func TestWrongPasswordFlood(t *testing.T) {
 	f50, f99 := percentile(flood, 50), percentile(flood, 99)
 	t.Logf("scrape latency quiet p50 %s p99 %s; during %d wrong passwords (%d told 429) p50 %s p99 %s over %d scrapes",
 		q50, q99, sent.Load(), refused.Load(), f50, f99, len(flood))
-	if bound := max(10*q99, 250*time.Millisecond); f99 > bound {
-		t.Errorf("scrape p99 during the flood %s, over %s: the right password waits behind wrong ones", f99, bound)
+	// Waiting behind the flood's bcrypt checks (32 clients, ~70 ms each
+	// on an idle core) is seconds a scrape; the CPU the flood takes from
+	// the scrape on a loaded 2-core box is a fraction of one.
+	if f50 > time.Second {
+		t.Errorf("scrape p50 during the flood %s, over 1 s: the right password waits behind wrong ones", f50)
 	}
 }
 

@@ -153,3 +153,55 @@ func TestRunExitsFourOnConfigErrorAtStart(t *testing.T) {
 		t.Errorf("exit %d, want %d; log %s", code, exitUsage, errb.String())
 	}
 }
+
+// Keys hidden without keys.secret_file: check-config says where the
+// generated secret is kept (and creates nothing), or that the process keys
+// them alone; hashed without a secret file nor a state file is refused.
+func TestCheckConfigSaysWhereTheKeySecretIs(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state.json")
+	cases := []struct {
+		yaml string
+		code int
+		want string
+	}{
+		{"collector:\n  hosts: [a]\nkeys:\n  mode: omitted\nstate:\n  file: " + state + "\n", exitOK, filepath.Join(dir, "partmon-keys.secret") + " (mode 0600"},
+		{"collector:\n  hosts: [a]\nkeys:\n  mode: omitted\n", exitOK, "random secret of each process"},
+		{"collector:\n  hosts: [a]\nkeys:\n  mode: hashed\n", exitUsage, "keys.mode hashed needs keys.secret_file, or state.file"},
+	}
+	for _, c := range cases {
+		var out, errb bytes.Buffer
+		code := run([]string{"check-config", writeFile(t, "partmon.yml", c.yaml)}, &out, &errb)
+		if code != c.code || !strings.Contains(out.String()+errb.String(), c.want) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want %d and %q", c.yaml, code, out.String(), errb.String(), c.code, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "partmon-keys.secret")); err == nil {
+		t.Error("check-config wrote the secret")
+	}
+}
+
+// A start with keys hidden and no keys.secret_file writes the secret beside
+// the state file (0600) once, and later starts read the same one: hashed
+// keys and finding IDs stay the same across restarts.
+func TestStartGeneratesTheKeySecretOnce(t *testing.T) {
+	dir := t.TempDir()
+	cfg := defaultConfig()
+	cfg.Keys.Mode, cfg.State.File = "hashed", filepath.Join(dir, "state.json")
+	var ids []string
+	for range 2 {
+		var errb bytes.Buffer
+		_, _, k, ok := configAndLogger(func() (Config, error) { return cfg, nil }, &errb)
+		if !ok {
+			t.Fatalf("start: %s", errb.String())
+		}
+		ids = append(ids, k.ID("finding"))
+	}
+	fi, err := os.Stat(filepath.Join(dir, "partmon-keys.secret"))
+	if err != nil || fi.Mode().Perm() != 0o600 || fi.Size() < 32 {
+		t.Fatalf("generated secret: %v %v", fi, err)
+	}
+	if ids[0] != ids[1] {
+		t.Errorf("finding IDs of two starts differ: %v", ids)
+	}
+}
