@@ -32,13 +32,16 @@ import (
 // differ by the instance label. Every other partmon series speaks for the
 // cluster's data and must come from exactly one sidecar.
 var perProcessMetrics = map[string]string{
-	"partmon_up":                           "whether this partmon could read the cluster",
-	"partmon_build_info":                   "this binary's version",
-	"partmon_last_cycle_timestamp_seconds": "this partmon's last analysis",
-	"partmon_cycle_duration_seconds":       "this partmon's last analysis",
-	"partmon_alerts_pushed_total":          "this partmon's alert pusher",
-	"partmon_alertmanager_errors_total":    "this partmon's alert pusher",
-	"partmon_analyzer_rule_failures":       "this partmon's own analysis of its snapshot",
+	"partmon_up":                                           "whether this partmon could read the cluster",
+	"partmon_build_info":                                   "this binary's version",
+	"partmon_last_cycle_timestamp_seconds":                 "this partmon's last analysis",
+	"partmon_cycle_duration_seconds":                       "this partmon's last analysis",
+	"partmon_start_time_seconds":                           "this process's start",
+	"partmon_config_last_reload_successful":                "this process's configuration",
+	"partmon_config_last_reload_success_timestamp_seconds": "this process's configuration",
+	"partmon_alerts_pushed_total":                          "this partmon's alert pusher",
+	"partmon_alertmanager_errors_total":                    "this partmon's alert pusher",
+	"partmon_analyzer_rule_failures":                       "this partmon's own analysis of its snapshot",
 	"partmon_findings": "this partmon's own count of findings (the dashboards count distinct " +
 		"partmon_finding_value series instead, see dashboards/dashboards_test.go)",
 }
