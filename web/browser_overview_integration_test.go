@@ -25,7 +25,8 @@ import (
 // TestOverviewAndTablePages runs the daemon on the fixture cluster and
 // reads its pages in Chromium as a paged person would, at 1,400 × 900 and
 // on a 390 px phone: every critical and warning problem on the first
-// screen (its heading and its number), every figure in words (a guardrail
+// screen (its card's heading and number; on a phone, its line in the list
+// of urgent problems above the cards), every figure in words (a guardrail
 // crossing as "crossed" or a date, a low cardinality against its threshold
 // per node), every mention of a table a link to its page, the ownership
 // and suggested-value tables with no word broken, no collector row that
@@ -78,34 +79,26 @@ func TestOverviewAndTablePages(t *testing.T) {
 		if err := chromedp.Run(ctx, chromedp.EmulateViewport(1400, 900)); err != nil {
 			t.Fatal(err)
 		}
-		for table, ids := range problemsByTable(problems) {
+		for table := range problemsByTable(problems) {
 			ks, tbl, _ := strings.Cut(table, ".")
 			page := base + "/tables/" + url.PathEscape(ks) + "/" + url.PathEscape(tbl)
-			resp, err := http.Get(page)
-			if err != nil {
-				t.Fatal(err)
+			// The report changes every cycle (a hot range comes and goes with
+			// traffic): the page is judged against the API read just before
+			// it, a few times before the mismatch counts.
+			var got tablePage
+			var ids []string
+			for try := 0; try < 4; try++ {
+				ids = problemsByTable(apiProblems(t, base))[table]
+				got = readTablePage(ctx, t, page)
+				slices.Sort(got.Cards)
+				slices.Sort(ids)
+				if slices.Equal(got.Cards, ids) {
+					break
+				}
 			}
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
-				t.Errorf("%s: HTTP %d", page, resp.StatusCode)
-				continue
+			if got.Status != http.StatusOK || !strings.Contains(got.Title, table) || !got.Back {
+				t.Errorf("%s: HTTP %d, title %q (want the table), link to the overview %v", page, got.Status, got.Title, got.Back)
 			}
-			var got struct {
-				Title string
-				Cards []string
-				Back  bool
-			}
-			if err := chromedp.Run(ctx, chromedp.Navigate(page), chromedp.WaitVisible("#state", chromedp.ByQuery), chromedp.Evaluate(`({
-				Title: document.querySelector('h1').innerText,
-				Cards: Array.from(document.querySelectorAll('section.card')).map(c => c.id),
-				Back: !!document.querySelector('a[href="/"]')})`, &got)); err != nil {
-				t.Fatalf("reading %s: %v", page, err)
-			}
-			if !strings.Contains(got.Title, table) || !got.Back {
-				t.Errorf("%s: title %q (want the table), link to the overview %v", page, got.Title, got.Back)
-			}
-			slices.Sort(got.Cards)
-			slices.Sort(ids)
 			if !slices.Equal(got.Cards, ids) {
 				t.Errorf("%s shows cards %v, want the table's problems %v", page, got.Cards, ids)
 			}
@@ -123,6 +116,32 @@ func TestOverviewAndTablePages(t *testing.T) {
 	})
 }
 
+// tablePage is what the check reads off a table's page.
+type tablePage struct {
+	Status int
+	Title  string
+	Cards  []string
+	Back   bool
+}
+
+func readTablePage(ctx context.Context, t *testing.T, page string) tablePage {
+	t.Helper()
+	var got tablePage
+	resp, err := http.Get(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	got.Status = resp.StatusCode
+	if err := chromedp.Run(ctx, chromedp.Navigate(page), chromedp.WaitVisible("#state", chromedp.ByQuery), chromedp.Evaluate(`({
+		Title: document.querySelector('h1').innerText,
+		Cards: Array.from(document.querySelectorAll('section.card')).map(c => c.id),
+		Back: !!document.querySelector('a[href="/"]')})`, &got)); err != nil {
+		t.Fatalf("reading %s: %v", page, err)
+	}
+	return got
+}
+
 // overview is what the check reads off the rendered overview.
 type overview struct {
 	ViewHeight   float64
@@ -135,6 +154,9 @@ type overview struct {
 type overviewCard struct {
 	ID, Severity, Kind, Text, Link string
 	Bottom                         float64 // of the heading and the number, whichever is lower
+	// ListBottom is where the problem's line in the phone's list of urgent
+	// problems ends (0: no line shown).
+	ListBottom float64
 }
 
 const readOverview = `(() => {
@@ -157,8 +179,10 @@ const readOverview = `(() => {
 		ScrollsSides: document.documentElement.scrollWidth > document.documentElement.clientWidth,
 		Cards: Array.from(document.querySelectorAll('section.card')).map(c => {
 			const h = c.querySelector('h3'), n = c.querySelector('.number'), a = h.querySelector('a');
+			const li = document.querySelector('li[data-problem="' + c.id + '"]');
+			const lb = li && li.offsetParent !== null ? li.getBoundingClientRect().bottom + window.scrollY : 0;
 			return {ID: c.id, Severity: c.classList[1], Kind: c.dataset.kind, Text: c.innerText, Link: a ? a.getAttribute('href') : '',
-				Bottom: Math.max(h.getBoundingClientRect().bottom, n ? n.getBoundingClientRect().bottom : 0) + window.scrollY};
+				Bottom: Math.max(h.getBoundingClientRect().bottom, n ? n.getBoundingClientRect().bottom : 0) + window.scrollY, ListBottom: lb};
 		})};
 })()`
 
@@ -177,7 +201,8 @@ func checkOverview(t *testing.T, o overview, problems []analyzer.Problem) {
 		}
 		if p.Severity >= analyzer.SeverityWarning {
 			urgent++
-			if c.Bottom > o.ViewHeight {
+			// The card, or on a phone its line in the list of urgent problems.
+			if c.Bottom > o.ViewHeight && (c.ListBottom == 0 || c.ListBottom > o.ViewHeight) {
 				t.Errorf("the %s %s card of %s.%s ends %.0f px down: past the first screen (%.0f px)", p.Severity, p.Kind, p.Keyspace, p.Table, c.Bottom, o.ViewHeight)
 			}
 		}

@@ -78,6 +78,8 @@ type pageData struct {
 	Guardrails            pageGuardrails  // thresholds, distances, suggestions and the key history
 	Sources               []pageSource
 	Unsupported           []pageUnsupported // sources this engine or version lacks, one line
+	SourcesOK             int               // reads that succeeded, the collapsed table's summary
+	SourcesFailed         int               // reads that failed: the table opens
 	Down                  *pageDown         // every source failed: one banner instead of a row each
 	MetricsPath           string            // the nav's link to the exposition
 	Notes                 []string          // what the analysis had to skip
@@ -127,6 +129,13 @@ func (p *statusPage) data() pageData {
 	c := p.latest.Cycle()
 	d := pageData{Up: c.Up, MetricsPath: cmp.Or(p.metricsPath, "/metrics")}
 	d.Sources, d.Unsupported = pageSources(c.Sources)
+	for _, s := range d.Sources {
+		if s.State == string(model.StateOK) {
+			d.SourcesOK++
+		} else if s.State == string(model.StateError) {
+			d.SourcesFailed++
+		}
+	}
 	if d.Down = pageUnreachable(c); d.Down != nil {
 		d.Sources = nil
 	}
