@@ -30,6 +30,7 @@ UNBAL_DIR=$PWD/.cluster-unbalanced
 TRUTH_DIR=$PWD/.cluster-truth-ci
 GUARD_DIR=$PWD/.cluster-guardrails
 DISK_DIR=$PWD/.cluster-disk
+ADVISE_DIR=$PWD/.cluster-advise
 
 STEP_PREFIX="side: "
 # shellcheck source=scripts/lib.sh
@@ -117,6 +118,20 @@ else
 	failed+=("starting the disk guardrail node")
 fi
 "$CLUSTER" down --dir "$DISK_DIR" || true
+
+# The key advisor's truth: four planted tables, each candidate key built for
+# real and held to tablestats, tablehistograms and max_partition_size, and
+# the sampler's rows-per-second and rows limits on a real node (about 210 s;
+# docs/detection.md#key-advisor). It writes tables: a node of its own.
+step "key advisor truth and limits on a fresh 5.0 node (127.0.0.173)"
+if "$CLUSTER" up --first-ip 127.0.0.173 --dir "$ADVISE_DIR" --nodes 1 --heap 512M; then
+	PARTMON_CLUSTER_DIR=$ADVISE_DIR go test -count=1 -json -tags integration -timeout 25m -run '^(TestKeyAdviceHeldToBuiltTables|TestKeySamplerHoldsItsLimits)$' ./keyadvice/ 2>&1 |
+		"$TESTSUMMARY" -v -times "$TEST_TIMES" -label "key advisor" | tee -a "$GOLOG" | tail -20 ||
+		failed+=("key advisor truth")
+else
+	failed+=("starting the key advisor node")
+fi
+"$CLUSTER" down --dir "$ADVISE_DIR" || true
 
 step ""
 if [ ${#failed[@]} -gt 0 ]; then
