@@ -82,10 +82,26 @@ func (c *Collector) SampleKeys(ctx context.Context, keyspace, table string, lim 
 	s := &keySampler{q: q, lim: lim, rowCap: max(rowCap, lim.PageRows), now: time.Now, sleep: sleepCtx,
 		sample: &model.KeySample{Keyspace: keyspace, Table: table, Node: addr, Columns: cols, Limits: lim}}
 	s.stmts = sampleStatements(keyspace, table, cols)
+	s.sample.NodeMaxPartitionBytes = nodeMaxPartition(ctx, q, keyspace, table)
 	if err := s.run(ctx); err != nil {
 		return nil, err
 	}
 	return s.sample, nil
+}
+
+// nodeMaxPartition is max_partition_size's figure for the table (4.0+),
+// 0 where the node has none.
+func nodeMaxPartition(ctx context.Context, q cql.Querier, keyspace, table string) int64 {
+	var b int64
+	_, err := cql.SelectAll(ctx, q, "SELECT mebibytes FROM system_views.max_partition_size WHERE keyspace_name = ? AND table_name = ?",
+		[]any{keyspace, table}, func(d *cql.Decoder) error {
+			b = mebibytesToBytes(d.Int64("mebibytes"))
+			return nil
+		})
+	if err != nil {
+		return 0 // 3.x and ScyllaDB have no such table: the sample stands alone
+	}
+	return b
 }
 
 func withSampleDefaults(l model.SampleLimits) model.SampleLimits {

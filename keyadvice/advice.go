@@ -1,7 +1,10 @@
 package keyadvice
 
 import (
+	"fmt"
 	"time"
+
+	"github.com/partmon/partmon/internal/format"
 
 	"github.com/partmon/partmon/model"
 )
@@ -29,6 +32,9 @@ type Sample struct {
 	ElapsedSeconds float64            `json:"elapsed_seconds"`
 	Stopped        string             `json:"stopped,omitempty"`
 	Limits         model.SampleLimits `json:"limits"`
+	// NodeMaxPartitionBytes: Cassandra's largest partition of the table on
+	// the node read (max_partition_size, rounded up to a MiB); 0 unknown.
+	NodeMaxPartitionBytes int64 `json:"node_max_partition_bytes,omitempty"`
 }
 
 // Advise projects the current key and each of keys (already Checked) on s.
@@ -36,12 +42,18 @@ func Advise(s *model.KeySample, keys []Key, o Options) *Advice {
 	a := &Advice{Keyspace: s.Keyspace, Table: s.Table, Sample: Sample{
 		Node: s.Node, Taken: s.Taken, Partitions: len(s.Partitions), Ranges: len(s.Ranges), Requests: s.Cost.Requests,
 		RowsRead: s.Cost.RowsRead, RingShare: s.Cost.RingShare, ElapsedSeconds: s.Cost.Elapsed.Seconds(), Stopped: s.Stopped, Limits: s.Limits,
+		NodeMaxPartitionBytes: s.NodeMaxPartitionBytes,
 	}}
 	for _, p := range s.Partitions {
 		a.Sample.Rows += len(p.Rows)
 	}
 	cur := CurrentKey(s.Columns)
-	a.Keys = append(a.Keys, Project(s, cur, o))
+	current := Project(s, cur, o)
+	if b := s.NodeMaxPartitionBytes; b > o.Thresholds.PartitionWarningBytes {
+		current.Warnings = append(current.Warnings, fmt.Sprintf("Cassandra's largest partition on %s is up to %s, over the %s warning: a partition the sample did not meet",
+			s.Node, format.Bytes(float64(b)), format.Bytes(float64(o.Thresholds.PartitionWarningBytes))))
+	}
+	a.Keys = append(a.Keys, current)
 	for _, k := range keys {
 		if k.String() != cur.String() {
 			a.Keys = append(a.Keys, Project(s, k, o))

@@ -189,3 +189,19 @@ func TestProjectRegroupedKnowsFewValuesAndSaysUnknownOfMany(t *testing.T) {
 		t.Errorf("every value once: %+v", p.Partitions)
 	}
 }
+
+// A whale the sample missed still reaches the current key's warnings
+// through Cassandra's own largest partition on the node.
+func TestAdviseWarnsOfTheNodesLargestPartition(t *testing.T) {
+	s := simulate(rand.New(rand.NewPCG(9, 10)), 7000, 10, 0.05, rowsOf)
+	th := analyzer.DefaultThresholds()
+	k, _ := ParseKey("((a, bucket(ts, 2m)), ts)")
+	if a := Advise(s, []Key{k}, Options{Thresholds: th}); len(a.Keys) != 2 || len(a.Keys[0].Warnings) != 0 || !a.Keys[0].Current {
+		t.Fatalf("no whale: %+v", a.Keys)
+	}
+	s.NodeMaxPartitionBytes = 2 * th.PartitionWarningBytes
+	a := Advise(s, []Key{k}, Options{Thresholds: th})
+	if len(a.Keys[0].Warnings) != 1 || !strings.Contains(a.Keys[0].Warnings[0], "the sample did not meet") || len(a.Keys[1].Warnings) != 0 {
+		t.Errorf("whale: %v / %v", a.Keys[0].Warnings, a.Keys[1].Warnings)
+	}
+}

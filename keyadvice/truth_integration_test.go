@@ -139,6 +139,9 @@ func TestKeyAdviceHeldToBuiltTables(t *testing.T) {
 			t.Logf("%s (%s): %d partitions, %d rows read in %d requests, %.2f %% of the ring, %v, node CPU %v; stopped: %q", pt.name, pt.problem,
 				len(sample.Partitions), sample.Cost.RowsRead, sample.Cost.Requests, 100*sample.Cost.RingShare, sample.Cost.Elapsed.Round(time.Millisecond),
 				nodeCPU(t)-cpu0, sample.Stopped)
+			if tr := readTruth(t, s, pt.name); sample.NodeMaxPartitionBytes < int64(tr.bytsMax) {
+				t.Errorf("the node's largest partition read as %d bytes, tablehistograms' max is %.0f", sample.NodeMaxPartitionBytes, tr.bytsMax)
+			}
 			var current Projection
 			for i, ks := range pt.candidates {
 				k, err := ParseKey(ks)

@@ -24,6 +24,10 @@ type KeySample struct {
 	// (a limit reached, the node's latency rising); empty when it reached it.
 	Stopped string
 	Taken   time.Time
+	// NodeMaxPartitionBytes is the table's largest partition on the node
+	// read, as system_views.max_partition_size rounds it up to a MiB (0:
+	// unknown). A whale the sample missed shows here.
+	NodeMaxPartitionBytes int64
 }
 
 // Column kinds as system_schema.columns names them.

@@ -33,6 +33,9 @@ func sampleLine(a *keyadvice.Advice) string {
 	if s.Stopped != "" {
 		line += "; stopped: " + s.Stopped
 	}
+	if s.NodeMaxPartitionBytes > 0 {
+		line += fmt.Sprintf("; Cassandra's largest partition of the table on that node: at most %s (max_partition_size)", format.Bytes(float64(s.NodeMaxPartitionBytes)))
+	}
 	return line
 }
 

@@ -11,7 +11,8 @@
 #   5. a write refused by the disk-usage guardrail, forecast on a fresh 5.0 node with auth (127.0.0.151),
 #   6. a write refused by collection_size, forecast from Cassandra's own warnings on the same 5.0
 #      node (before the disk test) and on a fresh 4.1 node with auth (127.0.0.166),
-#   7. load and ownership skew on a fresh, nearly empty 3-node ring of random tokens (127.0.0.161-163).
+#   7. load and ownership skew on a fresh, nearly empty 3-node ring of random tokens (127.0.0.161-163),
+#   8. the key advisor's truth and limits on a fresh 5.0 node (127.0.0.173).
 # Every step runs even when one fails; exits 1 if any failed. Go test lines go to
 # $GOLOG (default test-artifacts/go-test-side.log), test times to $TEST_TIMES.
 #   PARTMON_LOGS_VERSIONS  "4.1 4.0" (default), "4.1", or "" to leave the logs step out
@@ -35,13 +36,14 @@ GUARD_DIR=$PWD/.cluster-guardrails
 DISK_DIR=$PWD/.cluster-disk
 WGUARD_DIR=$PWD/.cluster-write-guardrails
 SKEW_DIR=$PWD/.cluster-skew
+ADVISE_DIR=$PWD/.cluster-advise
 
 STEP_PREFIX="side: "
 # shellcheck source=scripts/lib.sh
 . scripts/lib.sh
 # A TERM (make test stopping early) still takes the clusters down: the EXIT trap.
 trap 'exit 143' TERM INT
-trap '"$CLUSTER" down --dir "$TRUTH_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$UNBAL_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$GUARD_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$DISK_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$WGUARD_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$SKEW_DIR" >/dev/null 2>&1 || true' EXIT
+trap '"$CLUSTER" down --dir "$TRUTH_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$UNBAL_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$GUARD_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$DISK_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$WGUARD_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$SKEW_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$ADVISE_DIR" >/dev/null 2>&1 || true' EXIT
 
 failed=()
 # The truth corpus's CI subset (docs/detection.md "Truth corpus"): six scenarios
@@ -161,6 +163,19 @@ else
 	failed+=("starting the skew ring")
 fi
 "$CLUSTER" down --dir "$SKEW_DIR" || true
+# The key advisor's truth: four planted tables, each candidate key built for
+# real and held to tablestats, tablehistograms and max_partition_size, and
+# the sampler's rows-per-second and rows limits on a real node (about 210 s;
+# docs/detection.md#key-advisor). It writes tables: a node of its own.
+step "key advisor truth and limits on a fresh 5.0 node (127.0.0.173)"
+if "$CLUSTER" up --first-ip 127.0.0.173 --dir "$ADVISE_DIR" --nodes 1 --heap 512M; then
+	PARTMON_CLUSTER_DIR=$ADVISE_DIR go test -count=1 -json -tags integration -timeout 25m -run '^(TestKeyAdviceHeldToBuiltTables|TestKeySamplerHoldsItsLimits)$' ./keyadvice/ 2>&1 |
+		"$TESTSUMMARY" -v -times "$TEST_TIMES" -label "key advisor" | tee -a "$GOLOG" | tail -20 ||
+		failed+=("key advisor truth")
+else
+	failed+=("starting the key advisor node")
+fi
+"$CLUSTER" down --dir "$ADVISE_DIR" || true
 
 step ""
 if [ ${#failed[@]} -gt 0 ]; then
