@@ -100,7 +100,7 @@ var (
 	findingValue     = gauge("finding_value", "Measured value of a finding, in the finding's unit; findings naming partition keys fold into their table's series, the most severe and largest value first; a sidecar labels findings that name no node with its own node", findingLabels)
 	findingThreshold = gauge("finding_threshold", "Threshold the finding's value was compared with, in the finding's unit", findingLabels)
 
-	collectorSuccess     = gauge("collector_success", "1 when the collector's last attempt on the node succeeded, 0 when it failed", collectorLabels)
+	collectorSuccess     = gauge("collector_success", "1 when the collector's last attempt on the node succeeded, 0 when it failed or found the key sampler busy", collectorLabels)
 	collectorDuration    = gauge("collector_duration_seconds", "Duration of the collector's last attempt on the node, in seconds", collectorLabels)
 	collectorLastSuccess = gauge("collector_last_success_timestamp_seconds", "Unix time of the collector's last successful read on the node", collectorLabels)
 	collectorRows        = gauge("collector_rows", "Rows the collector read on the node in its last attempt", collectorLabels)

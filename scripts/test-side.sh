@@ -8,7 +8,8 @@
 #   2. partition keys from Cassandra's logs on fresh 4.1 and 4.0 nodes (127.0.0.44, .47),
 #   3. ownership against the real nodetool on an unbalanced ring (127.0.0.10-12),
 #   4. guardrail crossings forecast on a fresh 5.0 node with partition_size set (127.0.0.57),
-#   5. a write refused by the disk-usage guardrail, forecast on a fresh 5.0 node with auth (127.0.0.151).
+#   5. a write refused by the disk-usage guardrail, forecast on a fresh 5.0 node with auth (127.0.0.151),
+#      and on the same node a one-shot report beside another client's sampling (busy, not stale).
 # Every step runs even when one fails; exits 1 if any failed. Go test lines go to
 # $GOLOG (default test-artifacts/go-test-side.log), test times to $TEST_TIMES.
 #   PARTMON_LOGS_VERSIONS  "4.1 4.0" (default), "4.1", or "" to leave the logs step out
@@ -113,6 +114,11 @@ if PARTMON_NODE_JVM_OPTS="-Dcassandra.config.allow_system_properties=true -Dcass
 	PARTMON_CLUSTER_DIR=$DISK_DIR go test -count=1 -json -tags integration -run '^TestDiskGuardrailRefusalForecastOnRealNode$' ./analyzer/ 2>&1 |
 		"$TESTSUMMARY" -v -times "$TEST_TIMES" -label "disk guardrail" | tee -a "$GOLOG" | tail -20 ||
 		failed+=("disk guardrail refusal forecast")
+	# A one-shot report beside another client's profileload on the same
+	# node: the sampler busy, the node not stale (about 80 s).
+	PARTMON_CLUSTER_DIR=$DISK_DIR go test -count=1 -json -tags integration -run '^TestBusySamplerIsNotStale$' ./e2e/ 2>&1 |
+		"$TESTSUMMARY" -v -times "$TEST_TIMES" -label "busy sampler" | tee -a "$GOLOG" | tail -20 ||
+		failed+=("busy sampler")
 else
 	failed+=("starting the disk guardrail node")
 fi
