@@ -61,7 +61,7 @@ const (
 var (
 	tableMaxPartitionSize  = gauge("table_max_partition_size_bytes", "Size of the largest partition of the table on the node, in bytes", tableNodeLabels)
 	tableMeanPartitionSize = gauge("table_mean_partition_size_bytes", "Mean partition size of the table on the node, in bytes", tableNodeLabels)
-	tablePartitions        = gauge("table_partitions", "Partitions of the table in the node's primary ranges by system.table_estimates: an index-summary estimate that counts a key once per sstable holding it and at least ~128 per sstable", tableNodeLabels)
+	tablePartitions        = gauge("table_partitions", "Partitions of the table in the node's primary ranges by system.size_estimates: an index-summary estimate that counts a key once per sstable holding it and at least ~128 per sstable", tableNodeLabels)
 	tableDiskUsage         = gauge("table_disk_usage_bytes", "Disk space used by the table's live sstables on the node, in bytes", tableNodeLabels)
 	tableLocalReads        = counter("table_local_reads_total", "Local reads of the table on the node since the node started", tableNodeLabels)
 	tableLocalWrites       = counter("table_local_writes_total", "Local writes of the table on the node since the node started", tableNodeLabels)
