@@ -31,7 +31,7 @@ func trafficSource(name string) bool { return strings.Contains(name, "latency") 
 func freshness(s *model.Snapshot) map[string]*nodeFreshness {
 	out := map[string]*nodeFreshness{}
 	for _, st := range s.Sources {
-		if st.Node == "" || st.State == model.StateUnsupported || st.State == model.StateDisabled {
+		if st.Node == "" || st.State == model.StateUnsupported || st.State == model.StateDisabled || st.State == model.StateBusy {
 			continue
 		}
 		f := out[st.Node]

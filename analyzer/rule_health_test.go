@@ -275,6 +275,10 @@ func TestRuleStaleData(t *testing.T) {
 			wantSev: SeverityWarning, wantValue: (2 * after).Seconds(), wantAge: (2 * after).Seconds(), inText: []string{"never read: a (tried for 60 s)", "failing now: b, a"}},
 		{name: "unsupported is not stale", sources: []model.SourceStatus{
 			{Source: "top_partitions", Node: "10.0.0.1", State: model.StateUnsupported, Taken: t0}}},
+		// Another client's sampling on the node: the keys are missing, the
+		// node's data is not.
+		{name: "a busy sampler is not stale", sources: []model.SourceStatus{status("a", ok, time.Minute),
+			{Source: "nodetool_sampler", Node: "10.0.0.1", State: model.StateBusy, Taken: t0, FirstAttempt: t0.Add(-2 * after)}}, wantAge: 60},
 		{name: "cluster sources do not make a node stale", sources: []model.SourceStatus{
 			{Source: "schema", State: model.StateError, Taken: t0}}},
 	}

@@ -31,13 +31,10 @@ var hllUnder = 3 * 1.04 / math.Sqrt(1<<13)
 // low_cardinality_key bound.
 const srcKeyCount = "nodetool:tablestats"
 
-// estimateSource names the partition count and mean size estimates.
-func (a *analysis) estimateSource() string {
-	if a.s.Engine == model.EngineScyllaDB {
-		return "system.size_estimates"
-	}
-	return "system.table_estimates"
-}
+// estimateSource names the partition count and mean size estimates: the
+// collector reads them from system.size_estimates on either engine (the
+// primary estimates, also table_estimates' 'primary' rows on Cassandra).
+func (a *analysis) estimateSource() string { return "system.size_estimates" }
 
 // replicaNodes counts the nodes holding some of the keyspace.
 func (a *analysis) replicaNodes(ks *keyspaceView) int {

@@ -342,7 +342,7 @@ func ShareAssured(count, total float64) float64 {
 func (a *analysis) topPartitions() []PartitionEntry {
 	var out []PartitionEntry
 	for _, t := range a.tables {
-		es := a.keys[t.key]
+		es := a.withLogKeys(t)
 		keep := map[*PartitionEntry]bool{}
 		for _, metric := range []func(*PartitionEntry) float64{
 			func(e *PartitionEntry) float64 { return float64(e.SizeBytes) },

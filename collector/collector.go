@@ -9,6 +9,7 @@ import (
 
 	"github.com/gocql/gocql"
 	"github.com/partmon/partmon/collector/internal/cql"
+	"github.com/partmon/partmon/collector/internal/nodetool"
 	"github.com/partmon/partmon/model"
 	"go.uber.org/zap"
 )
@@ -423,6 +424,11 @@ func (c *Collector) record(source, node, hostID string, out *Output, rows int, e
 		st.State, st.Error = model.StateUnsupported, err.Error()
 		res.out = nil
 		c.log.Debug("source unsupported", append(fields, zap.Error(err))...)
+	case errors.Is(err, nodetool.ErrBusy):
+		// res.out keeps the last good keys, as on a failure; the node's
+		// data is not stale for it.
+		st.State, st.Error = model.StateBusy, err.Error()
+		c.log.Info("sampler busy", append(fields, zap.Error(err))...)
 	default:
 		st.State, st.Error = model.StateError, err.Error()
 		// res.out keeps the last good data; LastSuccess says how old it is.

@@ -142,10 +142,10 @@ func TestNodetoolSchedulesStaggered(t *testing.T) {
 	}
 	slices.Sort(firsts)
 	// The first nodetool source keeps its plain schedule (10m); the others are
-	// staggered. The four CQL sources on 10m (top_partitions and ScyllaDB's
-	// three large_* tables) start at 11m, settings and max_sstable_size (30m)
-	// at 32m.
-	want := []time.Duration{11 * time.Minute, 11 * time.Minute, 11 * time.Minute, 11 * time.Minute,
+	// staggered. The five CQL sources on 10m (size_estimates, top_partitions
+	// and ScyllaDB's three large_* tables) start at 11m, settings and
+	// max_sstable_size (30m) at 32m.
+	want := []time.Duration{11 * time.Minute, 11 * time.Minute, 11 * time.Minute, 11 * time.Minute, 11 * time.Minute,
 		10*time.Minute + 200*time.Second, 10*time.Minute + 400*time.Second, 32 * time.Minute, 32 * time.Minute}
 	if fmt.Sprint(firsts) != fmt.Sprint(want) {
 		t.Errorf("first runs of the staggered nodetool sources after %s: %v, want %v", t0, firsts, want)

@@ -110,7 +110,11 @@ func registry(cfg Config, d *sourceDeps) []registration {
 		source(topologySource{}, medium),
 		source(schemaSource{cache: d.schema}, medium),
 
-		source(sizeEstimatesSource{}, medium).within(time.Minute),
+		// Every 10 minutes: Cassandra recomputes the estimates every 5
+		// (size_recorder_interval) from the sstables alone, so they move
+		// only after a flush, a compaction or a stream; read at most 15
+		// minutes behind the recorder (docs/sources.md#table-estimates).
+		source(sizeEstimatesSource{}, rarely).within(time.Minute),
 		source(tableSizeSource{name: "max_partition_size", since: "4.0",
 			field: func(ts *model.TableStats) *int64 { return &ts.MaxPartitionBytes }}, often),
 		// Every 30 minutes: no rule, metric or page reads it yet (it is kept

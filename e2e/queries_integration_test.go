@@ -22,9 +22,9 @@ import (
 // selects in this run, and why. (Other tests on the shared cluster may run
 // repairs or load pm_hot meanwhile; then some of these exist, which is fine.)
 var expectedAbsent = map[string]string{
-	"partmon_partition_size_bytes": "top-K keys by size come from system.top_partitions, which Cassandra fills " +
-		"only from repair validation and persists hourly; this test runs no repair",
-	"partmon_partition_tombstones": "top-K keys by tombstones come from system.top_partitions too (see above)",
+	"partmon_partition_tombstones": "keys by tombstones come from system.top_partitions (filled only by a repair, " +
+		"which this test runs none of) and from the tombstone warnings Cassandra logged (pm_tomb's key); " +
+		"the table dashboard's pm_big.events has none",
 	"partmon_partition_operations_share_ratio": "hot keys come from `nodetool profileload` during live traffic; " +
 		"the test enables no sampler (one JVM per table and node)",
 	"partmon_table_traffic_skew_ratio": "needs >= 1 op/s of live traffic on a keyspace the nodes do not fully " +

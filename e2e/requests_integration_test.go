@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -125,8 +126,18 @@ type connTally struct {
 func measureRequests(ctx context.Context, t *testing.T, bin, mode string, hosts []string,
 	counters map[string]*gocql.Session, minutes int) map[string]nodeCount {
 	addr := testkit.FreeAddr(t)
-	p := promtest.Start(t, "partmon-"+mode, promtest.Options{}, bin, "run", "--mode", mode,
-		"--hosts", strings.Join(hosts, ","), "--web.listen-address", addr, "--log.level", "warn")
+	args := []string{"run", "--mode", mode, "--hosts", strings.Join(hosts, ","), "--web.listen-address", addr, "--log.level", "warn"}
+	// A cluster with PasswordAuthenticator: partmon logs in, and keeps its
+	// sessions open between runs (cql.Options.IdleClose is off with a password).
+	if env, err := testcluster.Env(); err == nil && env["AUTH"] == "true" {
+		cfg := filepath.Join(t.TempDir(), "partmon.yml")
+		body := fmt.Sprintf("collector:\n  username: %s\n  password: %s\n", testcluster.SuperuserName, testcluster.SuperuserPassword)
+		if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "--config.file", cfg)
+	}
+	p := promtest.Start(t, "partmon-"+mode, promtest.Options{}, bin, args...)
 	defer p.Stop()
 	client := &http.Client{Timeout: 5 * time.Second}
 	promtest.WaitFor(t, 2*time.Minute, "partmon /readyz/cycle", func() bool {

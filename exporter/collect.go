@@ -58,7 +58,7 @@ func collectCycle(m emitter, r *analyzer.Report) {
 func collectSources(m emitter, sources []model.SourceStatus) {
 	seen := make(map[[2]string]bool, len(sources))
 	for _, s := range sources {
-		if s.State != model.StateOK && s.State != model.StateError {
+		if s.State != model.StateOK && s.State != model.StateError && s.State != model.StateBusy {
 			continue
 		}
 		id := [2]string{s.Source, s.Node}

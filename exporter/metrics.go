@@ -62,7 +62,7 @@ const (
 var (
 	tableMaxPartitionSize  = gauge("table_max_partition_size_bytes", "Size of the largest partition of the table on the node, in bytes", tableNodeLabels)
 	tableMeanPartitionSize = gauge("table_mean_partition_size_bytes", "Mean partition size of the table on the node, in bytes", tableNodeLabels)
-	tablePartitions        = gauge("table_partitions", "Partitions of the table in the node's primary ranges by system.table_estimates: an index-summary estimate that counts a key once per sstable holding it and at least ~128 per sstable", tableNodeLabels)
+	tablePartitions        = gauge("table_partitions", "Partitions of the table in the node's primary ranges by system.size_estimates: an index-summary estimate that counts a key once per sstable holding it and at least ~128 per sstable", tableNodeLabels)
 	tableDiskUsage         = gauge("table_disk_usage_bytes", "Disk space used by the table's live sstables on the node, in bytes", tableNodeLabels)
 	tableLocalReads        = counter("table_local_reads_total", "Local reads of the table on the node since the node started", tableNodeLabels)
 	tableLocalWrites       = counter("table_local_writes_total", "Local writes of the table on the node since the node started", tableNodeLabels)
@@ -101,7 +101,7 @@ var (
 	findingValue     = gauge("finding_value", "Measured value of a finding, in the finding's unit; findings naming partition keys fold into their table's series, the most severe and largest value first; a sidecar labels findings that name no node with its own node", findingLabels)
 	findingThreshold = gauge("finding_threshold", "Threshold the finding's value was compared with, in the finding's unit", findingLabels)
 
-	collectorSuccess     = gauge("collector_success", "1 when the collector's last attempt on the node succeeded, 0 when it failed", collectorLabels)
+	collectorSuccess     = gauge("collector_success", "1 when the collector's last attempt on the node succeeded, 0 when it failed or found the key sampler busy", collectorLabels)
 	collectorDuration    = gauge("collector_duration_seconds", "Duration of the collector's last attempt on the node, in seconds", collectorLabels)
 	collectorLastSuccess = gauge("collector_last_success_timestamp_seconds", "Unix time of the collector's last successful read on the node", collectorLabels)
 	collectorRows        = gauge("collector_rows", "Rows the collector read on the node in its last attempt", collectorLabels)

@@ -283,6 +283,10 @@ const (
 	StateError       SourceState = "error"
 	StateUnsupported SourceState = "unsupported" // the engine or version lacks it; Error says why
 	StateDisabled    SourceState = "disabled"
+	// StateBusy: a key sampler the node could not run for partmon this
+	// time (another client's sampling, a JMX call that did not answer).
+	// It says nothing of the node's data, which other sources read.
+	StateBusy SourceState = "busy"
 )
 
 // SourceStatus is the outcome of one source on one node in one cycle.

@@ -324,7 +324,7 @@ func largestTables(r *analyzer.Report) []analyzer.TableSummary {
 func failedSources(r *analyzer.Report) []string {
 	var out []string
 	for _, s := range r.Sources {
-		if s.State != "error" {
+		if s.State != "error" && s.State != "busy" {
 			continue
 		}
 		where := s.Node
@@ -332,6 +332,9 @@ func failedSources(r *analyzer.Report) []string {
 			where = "cluster"
 		}
 		line := fmt.Sprintf("%s on %s: %s", s.Source, where, s.Error)
+		if s.State == "busy" {
+			line = fmt.Sprintf("%s on %s: sampler busy (the node's data is not stale for it): %s", s.Source, where, s.Error)
+		}
 		if !s.LastSuccess.IsZero() {
 			line += fmt.Sprintf(" (last success %s)", s.LastSuccess.UTC().Format(time.RFC3339))
 		}

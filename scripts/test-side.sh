@@ -10,7 +10,8 @@
 #   4. guardrail crossings forecast on a fresh 5.0 node with partition_size set (127.0.0.57),
 #   5. a write refused by the disk-usage guardrail, forecast on a fresh 5.0 node with auth (127.0.0.151),
 #   6. a write refused by collection_size, forecast from Cassandra's own warnings on the same 5.0
-#      node (before the disk test) and on a fresh 4.1 node with auth (127.0.0.166),
+#      node (before the disk test) and on a fresh 4.1 node with auth (127.0.0.166); on the same 5.0
+#      node a one-shot report beside another client's sampling (busy, not stale),
 #   7. load and ownership skew on a fresh, nearly empty 3-node ring of random tokens (127.0.0.161-163),
 #   8. the key advisor's truth and limits on a fresh 5.0 node (127.0.0.173).
 # Every step runs even when one fails; exits 1 if any failed. Go test lines go to
@@ -124,12 +125,18 @@ fi
 # One node for both saves a node's start (~35 s); the collection tables hold
 # a few KiB of the 64 MiB.
 WRITE_GUARDRAILS="-Dcassandra.settings.collection_size_warn_threshold=4KiB -Dcassandra.settings.collection_size_fail_threshold=8KiB -Dcassandra.settings.items_per_collection_warn_threshold=120 -Dcassandra.settings.items_per_collection_fail_threshold=240"
-step "write guardrail refusals forecast on a fresh 5.0 node with auth (127.0.0.151): collections, then the disk"
+step "write guardrail refusals forecast on a fresh 5.0 node with auth (127.0.0.151): collections, a busy sampler, then the disk"
 if PARTMON_NODE_JVM_OPTS="-Dcassandra.config.allow_system_properties=true $WRITE_GUARDRAILS -Dcassandra.disk_usage.monitor_interval_ms=1000 -Dcassandra.settings.data_disk_usage_max_disk_size=64MiB -Dcassandra.settings.data_disk_usage_percentage_warn_threshold=50 -Dcassandra.settings.data_disk_usage_percentage_fail_threshold=70" \
 	"$CLUSTER" up --first-ip 127.0.0.151 --dir "$DISK_DIR" --nodes 1 --auth --heap 512M; then
 	PARTMON_CLUSTER_DIR=$DISK_DIR go test -count=1 -json -tags integration -run '^TestWriteGuardrailRefusalForecastOnRealNode$' ./analyzer/ 2>&1 |
 		"$TESTSUMMARY" -v -times "$TEST_TIMES" -label "write guardrail 5.0" | tee -a "$GOLOG" | tail -20 ||
 		failed+=("write guardrail refusal forecast on 5.0")
+	# Before the disk test, which ends with the node refusing writes: a
+	# one-shot report beside another client's profileload on the same node,
+	# the sampler busy, the node not stale (about 80 s).
+	PARTMON_CLUSTER_DIR=$DISK_DIR go test -count=1 -json -tags integration -run '^TestBusySamplerIsNotStale$' ./e2e/ 2>&1 |
+		"$TESTSUMMARY" -v -times "$TEST_TIMES" -label "busy sampler" | tee -a "$GOLOG" | tail -20 ||
+		failed+=("busy sampler")
 	PARTMON_CLUSTER_DIR=$DISK_DIR go test -count=1 -json -tags integration -run '^TestDiskGuardrailRefusalForecastOnRealNode$' ./analyzer/ 2>&1 |
 		"$TESTSUMMARY" -v -times "$TEST_TIMES" -label "disk guardrail" | tee -a "$GOLOG" | tail -20 ||
 		failed+=("disk guardrail refusal forecast")

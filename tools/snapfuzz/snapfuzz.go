@@ -307,7 +307,7 @@ func dist(r *reader) model.Distribution {
 
 func sourceStatus(r *reader) model.SourceStatus {
 	st := model.SourceStatus{Source: pick(r, "table_sizes", "top_partitions", "topology", "nodetool_sampler", ""),
-		Node: pick(r, "10.0.0.1", "10.0.0.2", "", "10.0.0.9"), State: pick(r, model.StateOK, model.StateError, model.StateUnsupported, model.StateDisabled),
+		Node: pick(r, "10.0.0.1", "10.0.0.2", "", "10.0.0.9"), State: pick(r, model.StateOK, model.StateError, model.StateUnsupported, model.StateDisabled, model.StateBusy),
 		Taken: T0, Duration: time.Duration(r.int()), Rows: int(r.int())}
 	if r.bool() {
 		st.LastSuccess = T0.Add(-time.Duration(r.int()))

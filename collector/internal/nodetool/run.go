@@ -70,7 +70,7 @@ func runParsed(ctx context.Context, name string, args []string, limit int64, par
 	case out.overflow:
 		return fmt.Errorf("%s printed more than %d bytes", name, limit), nil
 	case waitErr != nil:
-		return fmt.Errorf("%s: %w: %s", name, waitErr, excerpt(stderr.String(), head.String(), int(limit-out.left))), nil
+		return busyOr(fmt.Errorf("%s: %w: %s", name, waitErr, excerpt(stderr.String(), head.String(), int(limit-out.left))), stderr.String(), head.String()), nil
 	}
 	return nil, parseErr
 }

@@ -2,6 +2,7 @@ package nodetool
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -48,10 +49,14 @@ func Sample(ctx context.Context, cfg SamplerConfig, tables []string) ([]model.Ho
 	args := append(append([]string{}, cfg.Command[1:]...),
 		"profileload", strconv.FormatInt(cfg.Duration.Milliseconds(), 10),
 		"-s", strconv.Itoa(cfg.Capacity), "-k", strconv.Itoa(listed), "-a", strings.Join(samplers, ","))
-	out, err := runBounded(ctx, cfg.Command[0], args)
-	if err != nil && strings.Contains(err.Error(), "Sampling already in progress") {
-		return nil, fmt.Errorf("nodetool profileload: another sampling is running on the node (a nodetool profileload or toppartitions, "+
-			"or a scheduled profileload --interval job); Cassandra samples a table once at a time, partmon tries again on its next run: %w", err)
+	// Busy: another client's window is usually as long as partmon's own;
+	// wait one window and try again while the source's timeout allows.
+	out, err := sampleWhileBusy(ctx, cfg.Duration, cfg.Duration+startGrace, func() (string, error) {
+		return runBounded(ctx, cfg.Command[0], args)
+	})
+	if errors.Is(err, ErrBusy) {
+		return nil, fmt.Errorf("nodetool profileload: the node's sampler is busy (another nodetool profileload or toppartitions, "+
+			"a scheduled profileload --interval job, or a JMX call that did not answer); Cassandra samples a table once at a time, partmon tries again on its next run: %w", err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sampling with nodetool profileload: %w", err)

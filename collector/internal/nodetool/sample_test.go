@@ -290,7 +290,7 @@ func TestSampleFailures(t *testing.T) {
 		wantErr string
 	}{
 		{"another sampling in progress", []string{"sh", "-c", "cat testdata/profileload_busy.stderr >&2; exit 2"},
-			[]string{"cap.events"}, "another sampling is running on the node"},
+			[]string{"cap.events"}, "the node's sampler is busy"},
 		{"argument error on stdout", []string{"sh", "-c", "cat testdata/profileload_bad_topk.stdout; exit 1"},
 			[]string{"pm_hot.kv"}, "TopK count (-k) option must be smaller"},
 		{"exit 0 but not profileload output", []string{"sh", "-c", "cat testdata/profileload_bad_topk.stdout"},
