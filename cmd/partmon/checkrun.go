@@ -5,12 +5,16 @@ import (
 	"net"
 	"os"
 	"strings"
+
+	"go.uber.org/zap"
 )
 
 // The checks below refuse at load (run and check-config alike, exit 4)
-// what run would otherwise find only when it listens or when a source
-// first opens its files: a listen address it cannot bind, the logs
-// source's file and the data_disk source's directories.
+// what run would otherwise find only when it listens: a listen address it
+// cannot bind. The files the node-local sources open (the logs source's
+// file, the data_disk source's directories) check-config refuses when
+// absent, while run starts with a warning: on a new pod they appear only
+// once Cassandra has started beside partmon, and the source retries.
 
 // listenAddressError says why run could not listen on a, from its text
 // alone: it holds on any host (check-config --syntax-only too).
@@ -88,7 +92,8 @@ var statDir = func(dir string) error {
 // syntaxOnly its text and values alone (no file opened, no name resolved).
 func (d *daemonFlags) checkedConfig(syntaxOnly bool) (Config, error) {
 	if !syntaxOnly {
-		return d.config()
+		d.extra, d.scope = d.applyFlags, filesCheck
+		return d.load()
 	}
 	d.extra, d.scope = d.applyFlags, filesNone
 	return d.load()
@@ -99,4 +104,12 @@ func syntaxOnlyNote(syntaxOnly bool) string {
 		return ""
 	}
 	return "; syntax only: the files it names were not opened"
+}
+
+// warnMissingSourceFiles logs, at run's start, each file a node-local
+// source will open that is not there (yet): check-config refuses them.
+func warnMissingSourceFiles(cfg Config, log *zap.Logger) {
+	for _, err := range cfg.sourceFileErrors() {
+		log.Warn("a node-local source's file is not there; the source fails until it is", zap.Error(err))
+	}
 }

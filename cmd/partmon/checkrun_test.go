@@ -2,19 +2,24 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 // TestCheckConfigRefusesWhatRunRefuses: each configuration here is one run
 // could not work with. check-config refuses it with exit 4 and a message
-// naming the key, and run refuses it the same way at once (exit 4, as its
-// help says for a bad configuration) instead of starting and failing
-// later (exit 1 on the listen address, a failing source on the files).
-// --syntax-only passes the files (they exist only where partmon is
-// deployed) and refuses the rest.
+// naming the key. run refuses the values the same way at once (exit 4, as
+// its help says for a bad configuration) instead of starting and failing
+// later (exit 1 on the listen address); a source's missing file it logs
+// and starts (the file may come with Cassandra), see
+// TestRunWarnsOfMissingSourceFiles. --syntax-only passes the files (they
+// exist only where partmon is deployed) and refuses the rest.
 func TestCheckConfigRefusesWhatRunRefuses(t *testing.T) {
 	dir := t.TempDir()
 	sidecar := func(extra string) string {
@@ -52,7 +57,9 @@ func TestCheckConfigRefusesWhatRunRefuses(t *testing.T) {
 			if !tc.syntaxPass && (code != exitUsage || !strings.Contains(errb.String(), tc.want)) {
 				t.Errorf("check-config --syntax-only: exit %d, want %d with %q:\n%s%s", code, exitUsage, tc.want, out.String(), errb.String())
 			}
-			runRefuses(t, tc.args, tc.want)
+			if !tc.syntaxPass {
+				runRefuses(t, tc.args, tc.want)
+			}
 		})
 	}
 }
@@ -87,4 +94,17 @@ func runFlags(args []string) []string {
 		out[i] = a
 	}
 	return out
+}
+
+// TestRunWarnsOfMissingSourceFiles: run logs each node-local source's file
+// that is not there, naming the key.
+func TestRunWarnsOfMissingSourceFiles(t *testing.T) {
+	core, logs := observer.New(zap.WarnLevel)
+	cfg := defaultConfig()
+	missing := filepath.Join(t.TempDir(), "system.log")
+	cfg.Collector.Logs.File = missing
+	warnMissingSourceFiles(cfg, zap.New(core))
+	if got := logs.All(); len(got) != 1 || !strings.Contains(fmt.Sprint(got[0].ContextMap()["error"]), "collector.logs.file: open "+missing) {
+		t.Errorf("logged %v, want one warning naming collector.logs.file", got)
+	}
 }

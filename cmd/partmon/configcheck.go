@@ -186,6 +186,7 @@ const (
 	filesNone   fileScope = iota // parsing only (tests, docs)
 	filesReport                  // report and collect: the collector's files, the state file if there
 	filesRun                     // run and check-config: every file, the state directory writable
+	filesCheck                   // check-config: filesRun's and the node-local sources' (sourceFileErrors)
 )
 
 // statFile opens path for reading; replaced in the test of the shipped
@@ -276,7 +277,9 @@ func (c *Config) fileErrors(scope fileScope) []error {
 			errs = append(errs, fmt.Errorf("state.file: its directory must be writable (the history is saved there): %w", err))
 		}
 	}
-	errs = append(errs, c.sourceFileErrors()...)
+	if scope == filesCheck {
+		errs = append(errs, c.sourceFileErrors()...)
+	}
 	return append(errs, c.listenHostErrors()...)
 }
 

@@ -119,6 +119,7 @@ func (d *daemonFlags) run(stderr io.Writer) int {
 		return exitUsage
 	}
 	defer func() { _ = log.Sync() }()
+	warnMissingSourceFiles(cfg, log)
 	return d.serve(cfg, log, keyer, stderr)
 }
 
