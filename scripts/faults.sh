@@ -6,7 +6,10 @@
 # (tools/testcluster) and the suite with the real partmon binary (kill -9,
 # SIGSTOP, restarts, SIGTERM, a soak, a read-only role, TLS with and without
 # a trusted client certificate, the password file, client certificate and CA
-# rotated while partmon runs), and stops the cluster whatever happens.
+# rotated while partmon runs; the exposure: a wrong-password flood during
+# scrapes, slowloris, an oversized header, an idle keep-alive connection, a
+# key with a newline through a failing profileload, about 150 s together),
+# and stops the cluster whatever happens.
 #   PARTMON_FAULT_CLUSTER_DIR  cluster directory (default <repo>/.cluster-faults)
 #   PARTMON_FAULT_FIRST_IP     first node address (default 127.0.0.4)
 #   PARTMON_SOAK_DURATION      soak length (default 3m)

@@ -165,7 +165,7 @@ func TestHostCheck(t *testing.T) {
 }
 
 // A header past 64 KiB is refused (431) and the connection closed; one
-// under it is served.
+// under it is served; a page request naming another site's Host gets 403.
 func TestServeBoundsHeaders(t *testing.T) {
 	latest := &publish.Latest{}
 	e := exporter.New(latest, exporter.Options{})
@@ -193,6 +193,14 @@ func TestServeBoundsHeaders(t *testing.T) {
 		if resp.StatusCode != want {
 			t.Errorf("%d-byte header: %d, want %d", size, resp.StatusCode, want)
 		}
+	}
+	// Serve checks the Host of the page and the API (DNS rebinding).
+	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/api/v1/report", nil)
+	req.Host = "rebind.attacker.example"
+	if resp, err := client.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a rebound Host through Serve: %v %v, want 403", resp, err)
+	} else {
+		resp.Body.Close()
 	}
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {

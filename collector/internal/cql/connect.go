@@ -30,7 +30,10 @@ func (n *Node[P]) connect(proto int) (*gocql.Session, error) {
 	cc.NumConns = 1
 	cc.ProtoVersion = proto
 	cc.ConnectTimeout = o.ConnectTimeout
-	cc.Dialer = setupDeadlineDialer{net.Dialer{Timeout: o.ConnectTimeout}}
+	// The host dialer is gocql's default one (the TCP dialer below, TLS by
+	// gocql.WrapTLS) with the connection guarded against the driver's
+	// heartbeat panic (heartbeat.go); it replaces Dialer and SslOpts.
+	hd := guardDialer{dialer: setupDeadlineDialer{net.Dialer{Timeout: o.ConnectTimeout}}}
 	cc.Timeout = o.QueryTimeout
 	cc.PageSize = o.PageSize
 	cc.Consistency = o.Consistency
@@ -45,8 +48,9 @@ func (n *Node[P]) connect(proto int) (*gocql.Session, error) {
 		cc.Authenticator = rotatingAuth{user: o.Username, password: o.Password, file: o.PasswordFile}
 	}
 	if t := o.TLS; t != nil {
-		cc.SslOpts = &gocql.SslOptions{Config: rotatingTLS(t, ip.String())}
+		hd.tls = rotatingTLS(t, ip.String())
 	}
+	cc.HostDialer = hd
 	return cc.CreateSession()
 }
 
