@@ -2,6 +2,7 @@ package keys
 
 import (
 	"reflect"
+	"sync"
 )
 
 // Redact and LearnFrom walk any value by reflection, so a field added to the
@@ -123,6 +124,9 @@ func LearnFrom(k *Keyer, v any) {
 }
 
 func collect(v reflect.Value, field string, found *[]string) {
+	if !v.IsValid() || !mayHoldKey(v.Type(), field) {
+		return // a snapshot's 300,000 table figures hold no key: not walked
+	}
 	switch v.Kind() {
 	case reflect.String:
 		if keyFields[field] {
@@ -152,4 +156,43 @@ func collect(v reflect.Value, field string, found *[]string) {
 			collect(it.Value(), field, found)
 		}
 	}
+}
+
+// holdsKey caches mayHoldKey per (type, field name).
+var holdsKey sync.Map
+
+type typeField struct {
+	t     reflect.Type
+	field string
+}
+
+// mayHoldKey: a value of type t reached through field can contain a key
+// field's string (an interface may hold anything: true).
+func mayHoldKey(t reflect.Type, field string) bool {
+	tf := typeField{t, field}
+	if v, ok := holdsKey.Load(tf); ok {
+		return v.(bool)
+	}
+	holdsKey.Store(tf, true) // a recursive type: assume yes while deciding
+	var out bool
+	switch t.Kind() {
+	case reflect.String:
+		out = keyFields[field]
+	case reflect.Interface:
+		out = true
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		out = mayHoldKey(t.Elem(), field)
+	case reflect.Struct:
+		for i := 0; i < t.NumField() && !out; i++ {
+			if f := t.Field(i); f.IsExported() && !identity[f.Name] {
+				name := f.Name
+				if f.Anonymous {
+					name = field
+				}
+				out = mayHoldKey(f.Type, name)
+			}
+		}
+	}
+	holdsKey.Store(tf, out)
+	return out
 }
