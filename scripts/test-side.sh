@@ -8,12 +8,12 @@
 #   2. partition keys from Cassandra's logs on fresh 4.1 and 4.0 nodes (127.0.0.44, .47),
 #   3. ownership against the real nodetool on an unbalanced ring (127.0.0.10-12),
 #   4. guardrail crossings forecast on a fresh 5.0 node with partition_size set (127.0.0.57),
+#      then the key advisor's truth and limits on the same node,
 #   5. a write refused by the disk-usage guardrail, forecast on a fresh 5.0 node with auth (127.0.0.151),
 #   6. a write refused by collection_size, forecast from Cassandra's own warnings on the same 5.0
 #      node (before the disk test) and on a fresh 4.1 node with auth (127.0.0.166); on the same 5.0
 #      node a one-shot report beside another client's sampling (busy, not stale),
-#   7. load and ownership skew on a fresh, nearly empty 3-node ring of random tokens (127.0.0.161-163),
-#   8. the key advisor's truth and limits on a fresh 5.0 node (127.0.0.173).
+#   7. load and ownership skew on a fresh, nearly empty 3-node ring of random tokens (127.0.0.161-163).
 # Every step runs even when one fails; exits 1 if any failed. Go test lines go to
 # $GOLOG (default test-artifacts/go-test-side.log), test times to $TEST_TIMES.
 #   PARTMON_LOGS_VERSIONS  "4.1 4.0" (default), "4.1", or "" to leave the logs step out
@@ -37,14 +37,13 @@ GUARD_DIR=$PWD/.cluster-guardrails
 DISK_DIR=$PWD/.cluster-disk
 WGUARD_DIR=$PWD/.cluster-write-guardrails
 SKEW_DIR=$PWD/.cluster-skew
-ADVISE_DIR=$PWD/.cluster-advise
 
 STEP_PREFIX="side: "
 # shellcheck source=scripts/lib.sh
 . scripts/lib.sh
 # A TERM (make test stopping early) still takes the clusters down: the EXIT trap.
 trap 'exit 143' TERM INT
-trap '"$CLUSTER" down --dir "$TRUTH_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$UNBAL_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$GUARD_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$DISK_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$WGUARD_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$SKEW_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$ADVISE_DIR" >/dev/null 2>&1 || true' EXIT
+trap '"$CLUSTER" down --dir "$TRUTH_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$UNBAL_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$GUARD_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$DISK_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$WGUARD_DIR" >/dev/null 2>&1 || true; "$CLUSTER" down --dir "$SKEW_DIR" >/dev/null 2>&1 || true' EXIT
 
 failed=()
 # The truth corpus's CI subset (docs/detection.md "Truth corpus"): six scenarios
@@ -98,12 +97,21 @@ fi
 # levels, set through Cassandra 5.0's -Dcassandra.settings.* (the fixture
 # cluster runs with a warn level only, so the main run skips this test and says
 # why): the forecast held to the crossing Cassandra logs (docs/detection.md).
-step "guardrail crossing forecast on a fresh 5.0 node with guardrails set (127.0.0.57)"
+step "guardrail crossing forecast, then the key advisor, on a fresh 5.0 node with guardrails set (127.0.0.57)"
 if PARTMON_NODE_JVM_OPTS="-Dcassandra.config.allow_system_properties=true -Dcassandra.settings.partition_size_warn_threshold=8MiB -Dcassandra.settings.partition_size_fail_threshold=16MiB" \
 	"$CLUSTER" up --first-ip 127.0.0.57 --dir "$GUARD_DIR" --nodes 1 --heap 512M; then
 	PARTMON_CLUSTER_DIR=$GUARD_DIR go test -count=1 -json -tags integration -run '^TestGuardrailCrossingForecastOnRealNode$' ./analyzer/ 2>&1 |
 		"$TESTSUMMARY" -v -times "$TEST_TIMES" -label "guardrails" | tee -a "$GOLOG" | tail -20 ||
 		failed+=("guardrail crossing forecast")
+	# Then, on the same node (saving a node's start): the key advisor's
+	# truth, four planted tables, each candidate key built for real and held
+	# to tablestats, tablehistograms and max_partition_size, and the
+	# sampler's rows-per-second and rows limits (about 210 s;
+	# docs/detection.md#key-advisor). Its tables are its own keyspace's; the
+	# partition_size levels only log.
+	PARTMON_CLUSTER_DIR=$GUARD_DIR go test -count=1 -json -tags integration -timeout 25m -run '^(TestKeyAdviceHeldToBuiltTables|TestKeySamplerHoldsItsLimits)$' ./keyadvice/ 2>&1 |
+		"$TESTSUMMARY" -v -times "$TEST_TIMES" -label "key advisor" | tee -a "$GOLOG" | tail -20 ||
+		failed+=("key advisor truth")
 else
 	failed+=("starting the guardrail node")
 fi
@@ -170,19 +178,6 @@ else
 	failed+=("starting the skew ring")
 fi
 "$CLUSTER" down --dir "$SKEW_DIR" || true
-# The key advisor's truth: four planted tables, each candidate key built for
-# real and held to tablestats, tablehistograms and max_partition_size, and
-# the sampler's rows-per-second and rows limits on a real node (about 210 s;
-# docs/detection.md#key-advisor). It writes tables: a node of its own.
-step "key advisor truth and limits on a fresh 5.0 node (127.0.0.173)"
-if "$CLUSTER" up --first-ip 127.0.0.173 --dir "$ADVISE_DIR" --nodes 1 --heap 512M; then
-	PARTMON_CLUSTER_DIR=$ADVISE_DIR go test -count=1 -json -tags integration -timeout 25m -run '^(TestKeyAdviceHeldToBuiltTables|TestKeySamplerHoldsItsLimits)$' ./keyadvice/ 2>&1 |
-		"$TESTSUMMARY" -v -times "$TEST_TIMES" -label "key advisor" | tee -a "$GOLOG" | tail -20 ||
-		failed+=("key advisor truth")
-else
-	failed+=("starting the key advisor node")
-fi
-"$CLUSTER" down --dir "$ADVISE_DIR" || true
 
 step ""
 if [ ${#failed[@]} -gt 0 ]; then
