@@ -79,7 +79,7 @@ say() { printf 'bench: %s\n' "$*" >&2; }
 self_cost() {
   mkdir -p "$OUT"
   say "partmon's own cost at scale (Go benchmarks, no cluster; CPU-heavy: on a shared box read cpu-ms/op, not ns/op)"
-  go test -run '^$' -count 1 -benchtime 1x -benchmem \
+  go test -timeout 60m -run '^$' -count 1 -benchtime 1x -benchmem \
     -bench "BenchmarkAnalyzeLogs|BenchmarkCycleAtScale/(${PARTMON_BENCH_SELF_SIZES:-.*})\$" ./analyzer ./cmd/partmon | tee "$OUT/selfcost.txt"
   go test -run '^$' -count 1 -benchtime 3x -benchmem -bench 'BenchmarkScrub' ./internal/keys | tee -a "$OUT/selfcost.txt"
   # cpu NAME: the cpu-ms/op of the benchmark named NAME.

@@ -149,17 +149,22 @@ func TestSaverPace(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
 	s := &Saver{Path: path, Every: time.Minute}
 	now := time.Now()
-	if !s.Due(now) {
+	h := bigHistory()
+	if !s.Due(now, h) {
 		t.Fatal("the first save is not due")
 	}
-	s.Save(bigHistory(), nil, nil)
-	if s.Due(time.Now()) || !s.Due(time.Now().Add(time.Minute)) {
+	s.Save(h, nil, nil)
+	if s.Due(time.Now(), h) || !s.Due(time.Now().Add(time.Minute), h) {
 		t.Error("want the next save due a minute later, not before")
+	}
+	h.Sizes["shop.new"] = []analyzer.SizePoint{{1, 1}}
+	if !s.Due(time.Now(), h) {
+		t.Error("a table new to the history: want a save at once")
 	}
 	if _, err := os.Stat(path); err != nil {
 		t.Error(err)
 	}
-	if (&Saver{}).Due(now) {
+	if (&Saver{}).Due(now, h) {
 		t.Error("no path: nothing is ever due")
 	}
 }

@@ -31,11 +31,17 @@ type Saver struct {
 
 	last, next time.Time
 	saidNewer  bool
+	saved      [2]int // the nodes with traffic and the tables with sizes at the last save
 }
 
-// Due: the pace allows a save at now (the first is always due).
-func (s *Saver) Due(now time.Time) bool {
-	return s.Path != "" && (s.last.IsZero() || !now.Before(s.next))
+// Due: the pace allows a save at now (the first is always due), or h has
+// nodes or tables the last save had not (a restart soon after start-up,
+// or after a node joined, keeps them).
+func (s *Saver) Due(now time.Time, h *analyzer.History) bool {
+	if s.Path == "" {
+		return false
+	}
+	return s.last.IsZero() || !now.Before(s.next) || (h != nil && (len(h.Traffic) > s.saved[0] || len(h.Sizes) > s.saved[1]))
 }
 
 // Save writes the state now; nothing without a path.
@@ -48,6 +54,9 @@ func (s *Saver) Save(h *analyzer.History, logs *collector.LogState, k *keys.Keye
 		log = zap.NewNop()
 	}
 	start := time.Now()
+	if h != nil {
+		s.saved = [2]int{len(h.Traffic), len(h.Sizes)}
+	}
 	f, err := save(s.Path, h, logs, k, maxStateBytes)
 	took := time.Since(start)
 	every := s.Every

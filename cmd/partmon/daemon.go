@@ -372,7 +372,7 @@ func (d *daemon) analyzeLocked(snap *model.Snapshot) *analyzer.Report {
 func (d *daemon) saveState(now bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.saver == nil || (!now && !d.saver.Due(time.Now())) {
+	if d.saver == nil || (!now && !d.saver.Due(time.Now(), d.history)) {
 		return
 	}
 	d.saver.Save(d.history, d.collector.LogState(), d.keys)
