@@ -137,11 +137,12 @@ func withSampleDefaults(l model.SampleLimits) model.SampleLimits {
 // the rest, each group in its order.
 func sampleColumns(ctx context.Context, q cql.Querier, keyspace, table string) ([]model.SampleColumn, error) {
 	var cols []model.SampleColumn
-	_, err := cql.SelectAll(ctx, q, "SELECT column_name, kind, position, type FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?",
+	_, err := cql.SelectAll(ctx, q, "SELECT column_name, kind, position, type, clustering_order FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?",
 		[]any{keyspace, table}, func(d *cql.Decoder) error {
 			t := d.String("type")
 			cols = append(cols, model.SampleColumn{Name: d.String("column_name"), Kind: d.String("kind"),
-				Position: int(d.Int64("position")), Type: t, Time: t == "timestamp" || t == "date"})
+				Position: int(d.Int64("position")), Type: t, Time: t == "timestamp" || t == "date",
+				Desc: d.String("clustering_order") == "desc"})
 			return nil
 		})
 	if err != nil {
@@ -200,11 +201,41 @@ func sampleStatements(keyspace, table string, cols []model.SampleColumn) sampleS
 	tok := "token(" + strings.Join(pk, ", ") + ")"
 	head := "SELECT " + strings.Join(slices.Concat([]string{tok + " AS " + sampleTokenAlias}, sel, wt), ", ") + " FROM " + quoteName(keyspace) + "." + quoteName(table)
 	st.afterToken = head + " WHERE " + tok + " > ? AND " + tok + " <= ? LIMIT ?"
-	if len(ck) > 0 {
-		where := strings.Join(pk, " = ? AND ") + " = ? AND (" + strings.Join(ck, ", ") + ") > (" + strings.TrimSuffix(strings.Repeat("?, ", len(ck)), ", ") + ")"
+	// The rest of a partition: the rows after the last one read, in
+	// clustering order. A tuple relation compares in each type's natural
+	// order, not the clustering order, so "after" is > where every
+	// clustering column ascends and < where every one descends; with mixed
+	// orders no single relation says it, and a partition cut by its first
+	// page is kept as a truncated one.
+	if op, ok := afterOp(cols); len(ck) > 0 && ok {
+		where := strings.Join(pk, " = ? AND ") + " = ? AND (" + strings.Join(ck, ", ") + ") " + op + " (" + strings.TrimSuffix(strings.Repeat("?, ", len(ck)), ", ") + ")"
 		st.inPartition = head + " WHERE " + where + " LIMIT ?"
 	}
 	return st
+}
+
+// afterOp is the tuple relation that reads a partition's rows after a
+// clustering, and whether one relation can (the clustering columns all in
+// one order).
+func afterOp(cols []model.SampleColumn) (string, bool) {
+	asc, desc := 0, 0
+	for _, c := range cols {
+		if c.Kind != model.ColumnClustering {
+			continue
+		}
+		if c.Desc {
+			desc++
+		} else {
+			asc++
+		}
+	}
+	switch {
+	case desc == 0:
+		return ">", true
+	case asc == 0:
+		return "<", true
+	}
+	return "", false
 }
 
 // primitiveTypes are CQL's native types a key column may have (duration

@@ -165,7 +165,9 @@ func (s *keySampler) partition(ctx context.Context, g []rawRow, more bool) (mode
 		g = append(g, rows...)
 		more = len(rows) == s.lim.PageRows
 	}
-	return s.toPartition(g, false), nil
+	// more with no statement to page on (mixed clustering orders): the
+	// partition goes on past what was read.
+	return s.toPartition(g, more), nil
 }
 
 func (s *keySampler) toPartition(g []rawRow, truncated bool) model.SampledPartition {

@@ -125,3 +125,37 @@ func TestKeySamplerRefusesATableTooSmall(t *testing.T) {
 		t.Errorf("100 partitions: %v", err)
 	}
 }
+
+// The rest of a partition is read after its last row in clustering order:
+// a tuple relation compares in each type's natural order, so a descending
+// clustering reads with <, and mixed orders have no single relation.
+func TestKeySampleStatementsFollowClusteringOrder(t *testing.T) {
+	col := func(name, kind string, desc bool) model.SampleColumn {
+		return model.SampleColumn{Name: name, Kind: kind, Type: "int", Desc: desc}
+	}
+	tests := []struct {
+		name string
+		ck   []model.SampleColumn
+		want string // the relation in the in-partition statement; "" for none
+	}{
+		{"ascending", []model.SampleColumn{col("c", model.ColumnClustering, false)}, `("c") > (?)`},
+		{"descending", []model.SampleColumn{col("c", model.ColumnClustering, true), col("d", model.ColumnClustering, true)}, `("c", "d") < (?, ?)`},
+		{"mixed", []model.SampleColumn{col("c", model.ColumnClustering, true), col("d", model.ColumnClustering, false)}, ""},
+		{"no clustering", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cols := append([]model.SampleColumn{col("k", model.ColumnPartitionKey, false)}, tt.ck...)
+			st := sampleStatements("ks", "t", cols)
+			if tt.want == "" {
+				if st.inPartition != "" {
+					t.Errorf("in-partition statement %q, want none", st.inPartition)
+				}
+				return
+			}
+			if !strings.Contains(st.inPartition, tt.want) {
+				t.Errorf("in-partition statement %q, want the relation %s", st.inPartition, tt.want)
+			}
+		})
+	}
+}

@@ -47,6 +47,8 @@ type SampleColumn struct {
 	// Time: a timestamp or date column (its values are times, RFC 3339 or
 	// a date).
 	Time bool
+	// Desc: a clustering column in descending clustering order.
+	Desc bool
 }
 
 // SampledRange is one token range read: (Start, End), where End is the
