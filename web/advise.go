@@ -36,6 +36,9 @@ func adviseHandler(f AdviseFunc) http.Handler {
 			writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": "a key sample is already running: retry when it has finished"})
 			return
 		}
+		// A sample may take minutes: past the server's write timeout its
+		// answer would be lost after the node was read for it.
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(adviseTimeout + 10*time.Second))
 		ctx, cancel := context.WithTimeout(r.Context(), adviseTimeout)
 		defer cancel()
 		adv, err := f(ctx, r.PathValue("keyspace")+"."+r.PathValue("table"), r.URL.Query()["key"])
