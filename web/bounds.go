@@ -166,7 +166,7 @@ func hostCheck(allowed []string, metricsPath string, next http.Handler) http.Han
 		return next
 	}
 	names := allowed
-	if names == nil {
+	if len(names) == 0 {
 		if h, err := os.Hostname(); err == nil && h != "" {
 			names = []string{h}
 		}

@@ -132,6 +132,12 @@ func newHeatmap(m analyzer.HeatMap, tokens map[string][]int64, hot float64) page
 		pm.Table = m.Keyspace + "." + m.Table
 		pm.ID, pm.Title, pm.TableURL = "heat-"+m.Keyspace+"-"+m.Table, pm.Table, tableURL(m.Keyspace, m.Table)
 	}
+	if m.Table != "" && len(m.Nodes) == 0 {
+		// The analysis keeps cells for the tables the overview draws first
+		// (analyzer.HeatTableMaps): the ones with findings or the most traffic.
+		pm.Note = fmt.Sprintf("not drawn: a heatmap of its own is kept for the %d tables with findings or the most traffic; this table's traffic is in the all-tables map", analyzer.HeatTableMaps)
+		return pm
+	}
 	fine := ringRanges(m.Nodes, tokens)
 	if len(fine) == 0 {
 		pm.Note = "no token values: the ring cannot be drawn"
