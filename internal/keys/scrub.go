@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"io"
 	"net/url"
+	"slices"
+	"strconv"
+	"strings"
 )
 
 // Free text (a finding's summary, a note, the statement Cassandra logged,
@@ -93,12 +96,27 @@ func encodings(key string) []string {
 			out = append(out, e)
 		}
 	}
-	for _, e := range []string{logJSON(key), url.QueryEscape(key), url.PathEscape(key), hex.EncodeToString([]byte(key))} {
-		if e != key {
+	forms := []string{logJSON(key), url.QueryEscape(key), url.PathEscape(key), hex.EncodeToString([]byte(key))}
+	// The logfmt log re-quotes a JSON string value with strconv.Quote (\x01,
+	// not \u0001), writes invalid UTF-8 as U+FFFD, and a key inside a
+	// nested value (an array, an object) escaped twice.
+	valid := strings.ToValidUTF8(key, "\uFFFD")
+	forms = append(forms, goQuoted(key), valid, goQuoted(valid))
+	if b, err := json.Marshal(key); err == nil {
+		forms = append(forms, goQuoted(string(b[1:len(b)-1])))
+	}
+	for _, e := range forms {
+		if e != key && !slices.Contains(out, e) {
 			out = append(out, e)
 		}
 	}
 	return out
+}
+
+// goQuoted is s as strconv.Quote writes it, without the quotes.
+func goQuoted(s string) string {
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
 }
 
 // isWord: an ASCII letter, digit or underscore, or any byte of a non-ASCII

@@ -1,8 +1,10 @@
 package keys
 
 import (
+	"encoding/json"
 	"math/rand"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -137,5 +139,22 @@ func TestScrubMemoFollowsLearning(t *testing.T) {
 	}
 	if n := len(k.learned().memo); n > memoMax {
 		t.Errorf("memo holds %d strings, bound %d", n, memoMax)
+	}
+}
+
+// The logfmt log quotes a value with strconv.Quote (a control byte as \x01,
+// invalid UTF-8 as U+FFFD) and a nested value's key twice: each form is
+// scrubbed like the JSON one.
+func TestScrubLogfmtForms(t *testing.T) {
+	k := New(Omitted, []byte("secret"), 0)
+	for _, key := range []string{"a\x01b\"c", "bad\xffutf8\"q", `x"y\z`} {
+		k.Learn(key)
+		nested, _ := json.Marshal(key)
+		for _, shown := range []string{strconv.Quote(key), strconv.Quote(strings.ToValidUTF8(key, "\uFFFD")), strconv.Quote(string(nested))} {
+			inner := shown[1 : len(shown)-1]
+			if got := k.Scrub("key=" + shown + " end"); strings.Contains(got, inner) {
+				t.Errorf("key %q written as %s: scrubbed to %s, the key's form still there", key, shown, got)
+			}
+		}
 	}
 }
