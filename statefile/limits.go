@@ -15,7 +15,7 @@ import (
 // series and a heat column entry of realistic figures.
 func CheckLimits(l analyzer.HistoryLimits) error {
 	d := analyzer.DefaultHistoryLimits()
-	keysN, points := or(l.MaxKeys, d.MaxKeys), or(l.KeyPoints, d.KeyPoints)
+	keysN, points := or(l.MaxKeys, d.MaxKeys), min(or(l.KeyPoints, d.KeyPoints), maxSizedPoints)
 	cols, tables := or(l.HeatColumns, d.HeatColumns), or(l.HeatTables, d.HeatTables)
 	keyBytes := keysN * seriesBytes(points)
 	heatBytes := cols * tables * heatTableBytes(3)
@@ -25,6 +25,10 @@ func CheckLimits(l analyzer.HistoryLimits) error {
 	}
 	return nil
 }
+
+// maxSizedPoints bounds the series seriesBytes builds to size one: past
+// it the bytes grow in proportion (and analysis.history refuses more).
+const maxSizedPoints = 1000
 
 func or(v, def int) int {
 	if v > 0 {
