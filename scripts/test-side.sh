@@ -86,7 +86,7 @@ if "$CLUSTER" up --first-ip 127.0.0.10 --dir "$UNBAL_DIR" --nodes 3 --heap 512M 
 	--tokens=-9000000000000000000,-7000000000000000000,2000000000000000000 --topology dc1:r1,dc1:r1,dc1:r2; then
 	PARTMON_TEST_UNBALANCED_HOSTS=127.0.0.10,127.0.0.11,127.0.0.12 PARTMON_TEST_UNBALANCED_DIR=$UNBAL_DIR \
 		go test -count=1 -json -tags integration -run TestOwnershipMatchesNodetoolUnbalanced ./ring/ 2>&1 |
-		"$TESTSUMMARY" -v -times "$TEST_TIMES" -label "unbalanced ring" | tee -a "$GOLOG" | tail -20 ||
+		"$TESTSUMMARY" -v -no-skip -times "$TEST_TIMES" -label "unbalanced ring" | tee -a "$GOLOG" | tail -20 ||
 		failed+=("ownership on an unbalanced ring")
 else
 	failed+=("starting the unbalanced ring")
@@ -101,7 +101,7 @@ step "guardrail crossing forecast, then the key advisor, on a fresh 5.0 node wit
 if PARTMON_NODE_JVM_OPTS="-Dcassandra.config.allow_system_properties=true -Dcassandra.settings.partition_size_warn_threshold=8MiB -Dcassandra.settings.partition_size_fail_threshold=16MiB" \
 	"$CLUSTER" up --first-ip 127.0.0.57 --dir "$GUARD_DIR" --nodes 1 --heap 512M; then
 	PARTMON_CLUSTER_DIR=$GUARD_DIR go test -count=1 -json -tags integration -run '^TestGuardrailCrossingForecastOnRealNode$' ./analyzer/ 2>&1 |
-		"$TESTSUMMARY" -v -times "$TEST_TIMES" -label "guardrails" | tee -a "$GOLOG" | tail -20 ||
+		"$TESTSUMMARY" -v -no-skip -times "$TEST_TIMES" -label "guardrails" | tee -a "$GOLOG" | tail -20 ||
 		failed+=("guardrail crossing forecast")
 	# Then, on the same node (saving a node's start): the key advisor's
 	# truth, four planted tables, each candidate key built for real and held
@@ -110,7 +110,7 @@ if PARTMON_NODE_JVM_OPTS="-Dcassandra.config.allow_system_properties=true -Dcass
 	# docs/detection.md#key-advisor). Its tables are its own keyspace's; the
 	# partition_size levels only log.
 	PARTMON_CLUSTER_DIR=$GUARD_DIR go test -count=1 -json -tags integration -timeout 25m -run '^(TestKeyAdviceHeldToBuiltTables|TestKeySamplerHoldsItsLimits)$' ./keyadvice/ 2>&1 |
-		"$TESTSUMMARY" -v -times "$TEST_TIMES" -label "key advisor" | tee -a "$GOLOG" | tail -20 ||
+		"$TESTSUMMARY" -v -no-skip -times "$TEST_TIMES" -label "key advisor" | tee -a "$GOLOG" | tail -20 ||
 		failed+=("key advisor truth")
 else
 	failed+=("starting the guardrail node")
@@ -137,16 +137,16 @@ step "write guardrail refusals forecast on a fresh 5.0 node with auth (127.0.0.1
 if PARTMON_NODE_JVM_OPTS="-Dcassandra.config.allow_system_properties=true $WRITE_GUARDRAILS -Dcassandra.disk_usage.monitor_interval_ms=1000 -Dcassandra.settings.data_disk_usage_max_disk_size=64MiB -Dcassandra.settings.data_disk_usage_percentage_warn_threshold=50 -Dcassandra.settings.data_disk_usage_percentage_fail_threshold=70" \
 	"$CLUSTER" up --first-ip 127.0.0.151 --dir "$DISK_DIR" --nodes 1 --auth --heap 512M; then
 	PARTMON_CLUSTER_DIR=$DISK_DIR go test -count=1 -json -tags integration -run '^TestWriteGuardrailRefusalForecastOnRealNode$' ./analyzer/ 2>&1 |
-		"$TESTSUMMARY" -v -times "$TEST_TIMES" -label "write guardrail 5.0" | tee -a "$GOLOG" | tail -20 ||
+		"$TESTSUMMARY" -v -no-skip -times "$TEST_TIMES" -label "write guardrail 5.0" | tee -a "$GOLOG" | tail -20 ||
 		failed+=("write guardrail refusal forecast on 5.0")
 	# Before the disk test, which ends with the node refusing writes: a
 	# one-shot report beside another client's profileload on the same node,
 	# the sampler busy, the node not stale (about 80 s).
 	PARTMON_CLUSTER_DIR=$DISK_DIR go test -count=1 -json -tags integration -run '^TestBusySamplerIsNotStale$' ./e2e/ 2>&1 |
-		"$TESTSUMMARY" -v -times "$TEST_TIMES" -label "busy sampler" | tee -a "$GOLOG" | tail -20 ||
+		"$TESTSUMMARY" -v -no-skip -times "$TEST_TIMES" -label "busy sampler" | tee -a "$GOLOG" | tail -20 ||
 		failed+=("busy sampler")
 	PARTMON_CLUSTER_DIR=$DISK_DIR go test -count=1 -json -tags integration -run '^TestDiskGuardrailRefusalForecastOnRealNode$' ./analyzer/ 2>&1 |
-		"$TESTSUMMARY" -v -times "$TEST_TIMES" -label "disk guardrail" | tee -a "$GOLOG" | tail -20 ||
+		"$TESTSUMMARY" -v -no-skip -times "$TEST_TIMES" -label "disk guardrail" | tee -a "$GOLOG" | tail -20 ||
 		failed+=("disk guardrail refusal forecast")
 else
 	failed+=("starting the write guardrail node")
@@ -159,7 +159,7 @@ step "collection guardrail refusal forecast from the log on a fresh 4.1 node wit
 if PARTMON_NODE_JVM_OPTS="-Dcassandra.config.allow_system_properties=true $WRITE_GUARDRAILS" \
 	"$CLUSTER" up --version 4.1 --first-ip 127.0.0.166 --dir "$WGUARD_DIR" --nodes 1 --auth --heap 512M; then
 	PARTMON_CLUSTER_DIR=$WGUARD_DIR go test -count=1 -json -tags integration -run '^TestWriteGuardrailRefusalForecastOnRealNode$' ./analyzer/ 2>&1 |
-		"$TESTSUMMARY" -v -times "$TEST_TIMES" -label "write guardrail 4.1" | tee -a "$GOLOG" | tail -20 ||
+		"$TESTSUMMARY" -v -no-skip -times "$TEST_TIMES" -label "write guardrail 4.1" | tee -a "$GOLOG" | tail -20 ||
 		failed+=("write guardrail refusal forecast on 4.1")
 else
 	failed+=("starting the 4.1 write guardrail node")
@@ -172,7 +172,7 @@ step "load and ownership skew on a fresh 3-node ring of random tokens (127.0.0.1
 if "$CLUSTER" up --first-ip 127.0.0.161 --dir "$SKEW_DIR" --nodes 3 --heap 512M --num-tokens 8 --token-allocation random \
 	--topology dc1:r1,dc1:r1,dc1:r1; then
 	PARTMON_CLUSTER_DIR=$SKEW_DIR go test -count=1 -json -tags integration -run '^TestSkewOnAFreshRing$' ./analyzer/ 2>&1 |
-		"$TESTSUMMARY" -v -times "$TEST_TIMES" -label "skew" | tee -a "$GOLOG" | tail -20 ||
+		"$TESTSUMMARY" -v -no-skip -times "$TEST_TIMES" -label "skew" | tee -a "$GOLOG" | tail -20 ||
 		failed+=("load and ownership skew on a fresh ring")
 else
 	failed+=("starting the skew ring")

@@ -26,6 +26,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -35,6 +36,7 @@ func main() {
 	times := flag.String("times", "", "append each top-level test's seconds to this file")
 	label := flag.String("label", "", "the label of this run in the -times file (e.g. the Cassandra release)")
 	slowest := flag.Int("slowest", 0, "print the N slowest tests of the -times files named as arguments")
+	noSkip := flag.Bool("no-skip", false, "exit 1 when every test of a package skipped: a step that must run what it names (a cluster started for it)")
 	// Every event keeps its time and its test's log lines, passing tests'
 	// too: where a slow run spent its minutes, after the fact.
 	raw := flag.String("raw", os.Getenv("TEST_JSON"), "append go test's JSON events, as read, to this file (default $TEST_JSON)")
@@ -67,10 +69,29 @@ func main() {
 		defer f.Close()
 		in = io.TeeReader(os.Stdin, f)
 	}
-	if err := render(in, os.Stdout, *verbose, timesOut); err != nil {
+	runs, err := render(in, os.Stdout, *verbose, timesOut)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "testsummary:", err)
 		os.Exit(1)
 	}
+	if *noSkip {
+		if skipped := allSkipped(runs); len(skipped) > 0 {
+			fmt.Fprintf(os.Stdout, "testsummary: every test of %s skipped (the reason above): this step started its cluster to run them\n", strings.Join(skipped, ", "))
+			os.Exit(1)
+		}
+	}
+}
+
+// allSkipped names the packages that passed with every test skipped.
+func allSkipped(runs map[string]*pkgRun) []string {
+	var out []string
+	for pkg, r := range runs {
+		if r.passed == 0 && r.skipped > 0 {
+			out = append(out, pkg)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // openAppend opens path for appending, or exits: make test's steps add to
@@ -101,7 +122,7 @@ type pkgRun struct {
 
 // render prints the plain log of a `go test -json` stream; with times,
 // each top-level test's duration goes there too.
-func render(in io.Reader, out io.Writer, verbose bool, times *timesWriter) error {
+func render(in io.Reader, out io.Writer, verbose bool, times *timesWriter) (map[string]*pkgRun, error) {
 	runs := map[string]*pkgRun{}
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
@@ -126,7 +147,7 @@ func render(in io.Reader, out io.Writer, verbose bool, times *timesWriter) error
 			times.record(e)
 		}
 	}
-	return sc.Err()
+	return runs, sc.Err()
 }
 
 // packageEvent prints a package's own lines, its ok line with what ran.

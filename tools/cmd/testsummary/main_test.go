@@ -61,7 +61,7 @@ func TestRender(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var out strings.Builder
-			if err := render(strings.NewReader(stream), &out, tc.verbose, nil); err != nil {
+			if _, err := render(strings.NewReader(stream), &out, tc.verbose, nil); err != nil {
 				t.Fatal(err)
 			}
 			if got := out.String(); got != tc.want {
@@ -76,7 +76,7 @@ func TestRender(t *testing.T) {
 // an ok line from a run not rendered by testsummary counts as passed.
 func TestTotal(t *testing.T) {
 	var rendered strings.Builder
-	if err := render(strings.NewReader(stream), &rendered, false, nil); err != nil {
+	if _, err := render(strings.NewReader(stream), &rendered, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
@@ -108,7 +108,7 @@ func TestSlowest(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out strings.Builder
-		err = render(strings.NewReader(stream), &out, false, &timesWriter{w: f, label: label})
+		_, err = render(strings.NewReader(stream), &out, false, &timesWriter{w: f, label: label})
 		f.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -129,5 +129,19 @@ func TestSlowest(t *testing.T) {
 	}
 	if err := printSlowest(&got, 3, []string{path}); err == nil {
 		t.Error("a line without seconds was read as a time")
+	}
+}
+
+// -no-skip: a step that started a cluster for its tests fails when every
+// test of a package skipped; a package whose tests ran is not named.
+func TestAllSkippedNamesOnlyPackagesThatRanNothing(t *testing.T) {
+	var out strings.Builder
+	runs, err := render(strings.NewReader(stream), &out, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := allSkipped(runs)
+	if len(got) != 1 || got[0] != "p/skipped" {
+		t.Errorf("allSkipped = %v, want [p/skipped]", got)
 	}
 }
