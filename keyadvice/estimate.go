@@ -59,7 +59,21 @@ type Sizes struct {
 	// LargestShare is the largest partition's share of the table, 0..1.
 	LargestShare float64 `json:"largest_share"`
 	Known        bool    `json:"known"`
+	// P99Draws is how many sampled current partitions hold the partitions
+	// at or over P99: the sample's independent draws behind its tail (0:
+	// not counted, as where every value was seen in several partitions).
+	// Under MinTailDraws the P99 is one or two draws' figure, not a
+	// percentile of the table: a rare whale sampled once reads as 1 % of
+	// the partitions.
+	P99Draws int `json:"p99_draws,omitempty"`
 }
+
+// MinTailDraws is the fewest sampled current partitions behind a P99 for
+// it to stand as the table's.
+const MinTailDraws = 3
+
+// P99Decided: the sample decides the P99 (enough draws behind its tail).
+func (s Sizes) P99Decided() bool { return s.Known && (s.P99Draws == 0 || s.P99Draws >= MinTailDraws) }
 
 func sizes(v []float64, total float64, atLeast bool) Sizes {
 	if len(v) == 0 {

@@ -205,3 +205,25 @@ func TestAdviseWarnsOfTheNodesLargestPartition(t *testing.T) {
 		t.Errorf("whale: %v / %v", a.Keys[0].Warnings, a.Keys[1].Warnings)
 	}
 }
+
+// A p99 whose tail lies in one sampled current partition (a whale drawn
+// once, split in shards) is one draw's figure, not the table's: undecided.
+func TestP99DecidedByTheDrawsBehindItsTail(t *testing.T) {
+	var gs []*group
+	for c := 0; c < 80; c++ { // 80 small partitions, one a current one
+		gs = append(gs, &group{rows: 5, currents: map[int]bool{c: true}})
+	}
+	for shard := 0; shard < 8; shard++ { // the whale's shards, all in current partition 80
+		gs = append(gs, &group{rows: 2500, currents: map[int]bool{80: true}})
+	}
+	rows := sizes(groupValues(gs, func(g *group) float64 { return float64(g.rows) }), 0, false)
+	rows.P99Draws = tailDraws(gs, rows.P99, func(g *group) float64 { return float64(g.rows) })
+	if rows.P99 != 2500 || rows.P99Draws != 1 || rows.P99Decided() {
+		t.Errorf("p99 %v from %d draws, decided %v: want 2500 from 1 draw, undecided", rows.P99, rows.P99Draws, rows.P99Decided())
+	}
+	even := sizes(groupValues(gs[:80], func(g *group) float64 { return float64(g.rows) }), 0, false)
+	even.P99Draws = tailDraws(gs[:80], even.P99, func(g *group) float64 { return float64(g.rows) })
+	if !even.P99Decided() {
+		t.Errorf("80 equal partitions: p99 from %d draws undecided", even.P99Draws)
+	}
+}

@@ -137,7 +137,23 @@ func (p *Projection) measureRefined(s *model.KeySample, rows []rowOf, dens Estim
 	totalBytes *= dens.Value / k
 	p.Rows = sizes(groupValues(groups, func(g *group) float64 { return float64(g.rows) }), totalRows, truncated)
 	p.Bytes = sizes(groupValues(groups, func(g *group) float64 { return g.bytes }), totalBytes, truncated)
+	p.Rows.P99Draws = tailDraws(groups, p.Rows.P99, func(g *group) float64 { return float64(g.rows) })
+	p.Bytes.P99Draws = tailDraws(groups, p.Bytes.P99, func(g *group) float64 { return g.bytes })
 	p.TopValues = topValues(groups, 1, totalRows, o.Show)
+}
+
+// tailDraws counts the sampled current partitions holding a candidate
+// partition at or over p99: the units the sample drew at random.
+func tailDraws(gs []*group, p99 float64, f func(*group) float64) int {
+	draws := map[int]bool{}
+	for _, g := range gs {
+		if f(g) >= p99 {
+			for c := range g.currents {
+				draws[c] = true
+			}
+		}
+	}
+	return max(len(draws), 1)
 }
 
 func groupValues(gs []*group, f func(*group) float64) []float64 {

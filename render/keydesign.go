@@ -50,8 +50,12 @@ func sizesText(s keyadvice.Sizes, unit func(float64) string) string {
 	if !s.Known {
 		return "unknown (too few sightings of each partition in the sample)"
 	}
+	p99 := unit(s.P99)
+	if !s.P99Decided() {
+		p99 = fmt.Sprintf("unknown (the top 1 %% rests on %d sampled partition(s): one draw's figure, not the table's)", s.P99Draws)
+	}
 	return fmt.Sprintf("p50 %s, p99 %s, largest sampled %s (%s of the table; a rarer larger one can exist)",
-		unit(s.P50), unit(s.P99), unit(s.Max), format.Percent(s.LargestShare))
+		unit(s.P50), p99, unit(s.Max), format.Percent(s.LargestShare))
 }
 
 func topText(v []keyadvice.ValueShare) string {
