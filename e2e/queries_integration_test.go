@@ -252,6 +252,12 @@ func withoutThresholds(e parser.Expr) parser.Expr {
 	switch n := e.(type) {
 	case *parser.BinaryExpr:
 		n.LHS, n.RHS = withoutThresholds(n.LHS), withoutThresholds(n.RHS)
+		if n.Op == parser.LUNLESS {
+			// A guard (unless partmon is down, unless a cycle finished):
+			// what is measured is its left side; with the guard's own
+			// comparison stripped it would take every series away.
+			return n.LHS
+		}
 		if n.Op.IsComparisonOperator() && !n.ReturnBool {
 			switch {
 			case isThreshold(n.RHS) && n.LHS.Type() == parser.ValueTypeVector:
