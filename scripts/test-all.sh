@@ -120,9 +120,8 @@ go test -count=1 -json ./... 2>&1 | "$TESTSUMMARY" -times "$TEST_TIMES" -label u
 # report a duration-bounded -fuzztime's own deadline as a failure when its
 # workers are slow to stop (golang/go#75804, fixed in 1.27), which a busy box
 # (the 5.0 cluster starts beside this step) makes likely. A count has no
-# deadline to race: contention only makes the step longer. The counts are
-# about 20 s of each target on this project's 2-core box (FuzzAnalyze
-# ~3,500 executions a second, FuzzOutputs ~250; docs/operations.md). A
+# deadline to race: contention only makes the step longer (7 s and 14 s on
+# this project's 2-core box beside the starting cluster; docs/operations.md). A
 # failing input is written to testdata/fuzz/ and fails the run; commit it
 # with the fix.
 step "fuzz the analyzer and the outputs"
