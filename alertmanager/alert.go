@@ -2,14 +2,13 @@ package alertmanager
 
 import (
 	"fmt"
-	"hash/fnv"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/publish"
 )
 
 // Which findings become pushed alerts.
@@ -152,23 +151,7 @@ func sameLabels(a, b map[string]string) bool {
 }
 
 // keyAnnotationMax bounds the partition_key annotation as the exporter
-// bounds its label (exporter/topk.go): a key can be megabytes, and every
-// receiver (Slack, PagerDuty, e-mail) repeats it.
-const keyAnnotationMax = 120
+// bounds its label: the same text, so an alert finds its series.
+const keyAnnotationMax = publish.KeyLabelMax
 
-// boundedKey is key as valid UTF-8 of at most keyAnnotationMax bytes: a
-// longer key keeps its start and gets a hash of the whole key, the same
-// text the exporter's partition_key label shows, so an alert finds its series.
-func boundedKey(key string) string {
-	key = strings.ToValidUTF8(key, "\uFFFD")
-	if len(key) <= keyAnnotationMax {
-		return key
-	}
-	h := fnv.New32a()
-	h.Write([]byte(key))
-	cut := keyAnnotationMax - 12 // room for "…" (3 bytes), "#" and 8 hex digits
-	for cut > 0 && !utf8.RuneStart(key[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s…#%08x", key[:cut], h.Sum32())
-}
+func boundedKey(key string) string { return publish.KeyLabel(key) }

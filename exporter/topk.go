@@ -1,34 +1,18 @@
 package exporter
 
 import (
-	"fmt"
-	"hash/fnv"
 	"slices"
 	"sort"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/publish"
 )
 
-// keyLabelMax bounds a partition_key label value. Longer keys keep their
-// start and get a hash of the whole key, so two long keys never collide.
-const keyLabelMax = 120
+// keyLabelMax bounds a partition_key label value (publish.KeyLabel).
+const keyLabelMax = publish.KeyLabelMax
 
 // partitionKeyLabel makes a key safe and bounded as a label value.
-func partitionKeyLabel(key string) string {
-	key = strings.ToValidUTF8(key, "\uFFFD")
-	if len(key) <= keyLabelMax {
-		return key
-	}
-	h := fnv.New32a()
-	h.Write([]byte(key))
-	cut := keyLabelMax - 12 // room for "…" (3 bytes), "#" and 8 hex digits
-	for cut > 0 && !utf8.RuneStart(key[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s…#%08x", key[:cut], h.Sum32())
-}
+func partitionKeyLabel(key string) string { return publish.KeyLabel(key) }
 
 // keyValue picks one top-K metric's value from an entry.
 type keyValue struct {
