@@ -225,32 +225,10 @@ func watchDiskState(ctx context.Context, s *gocql.Session, host string) (seen fu
 // role that may write it, and returns that role's session.
 func diskWriter(t *testing.T, s *gocql.Session, host, ks string) *gocql.Session {
 	t.Helper()
-	const role, password = "pm_disk_writer", "pm_disk_writer_pw"
-	for _, q := range []string{
-		"CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+	return ordinaryWriter(t, s, host, ks, "pm_disk_writer", []string{
 		"CREATE TABLE " + ks + ".grow (k int, c int, v blob, PRIMARY KEY (k, c)) WITH compaction = " +
 			"{'class': 'SizeTieredCompactionStrategy', 'enabled': 'false'} AND compression = {'enabled': 'false'}",
-		"DROP ROLE IF EXISTS " + role,
-		"CREATE ROLE " + role + " WITH LOGIN = true AND SUPERUSER = false AND PASSWORD = '" + password + "'",
-		"GRANT MODIFY ON KEYSPACE " + ks + " TO " + role,
-	} {
-		if err := s.Query(q).Exec(); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	cfg := testcluster.NewClusterConfig(host)
-	cfg.HostFilter = gocql.WhiteListHostFilter(host)
-	cfg.Authenticator = gocql.PasswordAuthenticator{Username: role, Password: password}
-	var w *gocql.Session
-	var err error
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
-		if w, err = cfg.CreateSession(); err == nil {
-			t.Cleanup(w.Close)
-			return w
-		}
-	}
-	t.Fatalf("logging in as %s: %v", role, err)
-	return nil
+	})
 }
 
 // diskCrossing is the node's data disk against one level.

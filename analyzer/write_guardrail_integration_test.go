@@ -59,7 +59,7 @@ func TestWriteGuardrailRefusalForecastOnRealNode(t *testing.T) {
 	}
 	ks := fmt.Sprintf("pm_wguard_%d", time.Now().Unix())
 	t.Cleanup(func() { _ = s.Query("DROP KEYSPACE IF EXISTS " + ks).Exec() })
-	writer := ordinaryWriter(t, s, host, ks, []string{
+	writer := ordinaryWriter(t, s, host, ks, "pm_wguard_writer", []string{
 		"CREATE TABLE " + ks + ".grow (id text PRIMARY KEY, " + growColumn + " set<text>)",
 		"CREATE TABLE " + ks + ".calm (k int PRIMARY KEY, tags set<text>)",
 	})
@@ -195,11 +195,12 @@ func growSet(ctx context.Context, t *testing.T, writer *gocql.Session, ks string
 	}
 }
 
-// ordinaryWriter creates ks with the tables and an ordinary role that may
-// modify it, and returns that role's session.
-func ordinaryWriter(t *testing.T, s *gocql.Session, host, ks string, tables []string) *gocql.Session {
+// ordinaryWriter creates ks with the tables and an ordinary role (no
+// superuser: guardrails check it) that may modify it, and returns that
+// role's session. The disk guardrail's test writes through it too.
+func ordinaryWriter(t *testing.T, s *gocql.Session, host, ks, role string, tables []string) *gocql.Session {
 	t.Helper()
-	const role, password = "pm_wguard_writer", "pm_wguard_writer_pw"
+	password := role + "_pw"
 	qs := append([]string{"CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"}, tables...)
 	qs = append(qs, "DROP ROLE IF EXISTS "+role,
 		"CREATE ROLE "+role+" WITH LOGIN = true AND SUPERUSER = false AND PASSWORD = '"+password+"'",
