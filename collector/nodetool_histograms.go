@@ -12,8 +12,8 @@ import (
 
 // nodetoolHistogramsTimeout bounds one node's `nodetool tablehistograms`:
 // a JVM start and JMX session, then five JMX reads per table of the node.
-// One minute was too short on a loaded 2-core box (truth run 5's daemon:
-// three nodes' JVMs started beside the sampler's), as for the sampler.
+// One minute is too short on a loaded 2-core box where three nodes' JVMs
+// start beside the sampler's, so it has the sampler's bound.
 const nodetoolHistogramsTimeout = nodetoolSamplerTimeout
 
 // nodetoolHistogramsSource reads each table's most cells per partition (and

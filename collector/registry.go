@@ -119,9 +119,9 @@ func registry(cfg Config, d *sourceDeps) []registration {
 			field: func(ts *model.TableStats) *int64 { return &ts.MaxPartitionBytes }}, often),
 		// Every 30 minutes: no rule, metric or page reads it yet (it is kept
 		// in the snapshot as a future fragment bound), it changes only when
-		// a table's sstables do, and at 1,000 tables its read was the
-		// dearest of the per-minute ones (33 ms of node CPU of the busiest
-		// minute's 171 ms, docs/benchmarks.md round six).
+		// a table's sstables do, and at 1,000 tables its read is the
+		// dearest of the per-minute ones (docs/benchmarks.md, "What a read
+		// costs the node").
 		source(tableSizeSource{name: "max_sstable_size", since: "5.0",
 			field: func(ts *model.TableStats) *int64 { return &ts.MaxSSTableBytes }}, hourly),
 		source(tableSizeSource{name: "disk_usage", since: "4.0", sumToLoad: true,

@@ -907,7 +907,7 @@ type ownershipFixtureKeyspace struct {
 	Status      string            `json:"nodetool_status"`
 	Ring        string            `json:"nodetool_ring"`
 	// DescribeRing is `nodetool describering <keyspace>`: every range with
-	// its replicas (recorded fixtures from before 2026-12-04 lack it).
+	// its replicas (older recorded fixtures lack it).
 	DescribeRing string `json:"nodetool_describering,omitempty"`
 }
 

@@ -1,5 +1,5 @@
-// Package testkit holds the helpers every test package of partmon needs and
-// used to write for itself: the repository root, a free loopback address and
+// Package testkit holds the helpers every test package of partmon needs,
+// written once: the repository root, a free loopback address and
 // the partmon binary built as `make build` builds it. Standard library only,
 // so that any package's tests may import it.
 package testkit

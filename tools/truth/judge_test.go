@@ -146,7 +146,7 @@ func TestContradictions(t *testing.T) {
 		{"consistent", Finding{Kind: "oversized_partition", Severity: "warning", Value: 60 << 20, Threshold: 50 << 20, Unit: "bytes"}, 0, 0, 0, ""},
 		{"below threshold", Finding{Kind: "oversized_partition", Severity: "warning", Value: 40 << 20, Threshold: 50 << 20, Unit: "bytes"}, 0, 0, 0, "below threshold"},
 		{"lower is worse", Finding{Kind: "low_cardinality_key", Severity: "warning", Value: 400, Threshold: 300, Unit: "partitions"}, 0, 0, 0, "not below threshold"},
-		// truth run 3: "crosses 100 MiB in 29 min" at critical (threshold 1 d) was listed as a contradiction.
+		// "crosses 100 MiB in 29 min" at critical (threshold 1 d): a forecast's value is worse the lower it is.
 		{"a forecast: sooner is worse", Finding{Kind: "partition_growth_forecast", Severity: "critical", Value: 1732, Threshold: 86400, Unit: "seconds"}, 0, 0, 0, ""},
 		{"a forecast later than its threshold", Finding{Kind: "partition_growth_forecast", Severity: "critical", Value: 90000, Threshold: 86400, Unit: "seconds"}, 0, 0, 0, "not below threshold"},
 		{"share above 1", Finding{Kind: "hot_partition", Severity: "info", Value: 1.3, Unit: "ratio"}, 0, 0, 0, "outside 0..1"},
@@ -354,8 +354,8 @@ func TestNoTablestatsIsNoReference(t *testing.T) {
 }
 
 // A results file read back (truthcorpus table, make truth's exit code)
-// keeps every verdict: Finding's UnmarshalJSON, promoted to Judged, dropped
-// them, and the table of truth run 3 said 0 false where the run judged 5.
+// keeps every verdict: Finding's UnmarshalJSON, promoted to Judged, must not
+// drop them, or the table counts 0 false where the run judged some.
 func TestResultsRoundTripKeepVerdicts(t *testing.T) {
 	in := ClusterResult{
 		Scenarios: []ScenarioBrief{{Name: "iot", Design: DesignGood}},
@@ -393,8 +393,8 @@ func TestBoundOfTakesTheFirstBoundWord(t *testing.T) {
 	}
 }
 
-// TestGrowingPartitionIsHeldToItsRange: truth run 7's daemon read the
-// growing sensor at 30,408,704 bytes; tablestats said 36,157,190 after the
+// TestGrowingPartitionIsHeldToItsRange: a daemon can read a growing
+// partition at 30,408,704 bytes while tablestats says 36,157,190 after the
 // report, the partition having grown through the phase. Partmon's reading
 // is held to the size from the phase's start to after the report; a
 // partition that did not grow keeps the one reference.

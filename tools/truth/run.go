@@ -209,8 +209,8 @@ func (r *runner) load(ctx context.Context) error {
 // node's size recorder refresh system.size_estimates and table_estimates
 // from those sstables, and resolves the truth's keys and replicas.
 // `nodetool refreshsizeestimates` runs the recorder Cassandra otherwise runs
-// on its own schedule (every 30 s on deploy/local clusters), at once: the
-// runner used to sleep 35 s for it.
+// on its own schedule (every 30 s on deploy/local clusters), at once, so
+// the runner need not wait for it.
 func (r *runner) settle(ctx context.Context) error {
 	for _, cmd := range []string{"flush", "compact", "refreshsizeestimates"} {
 		if err := r.c.OnEveryNode(ctx, cmd); err != nil {

@@ -15,11 +15,9 @@ import (
 // "Sampling already in progress"), so a reference `nodetool profileload`
 // can only sample another window than partmon's. Two windows of the same
 // traffic differ by more than sampling noise when the traffic's realized
-// mix moves, and until the traffic's seed changed per run (Options.Seed) one
-// unlucky window was met in every run at the same point (docs/detection.md,
-// "Hot-key shares: the same window"). The recorder wraps the command partmon
-// runs and keeps what nodetool printed for partmon's window: the reference
-// a sampled share is held to.
+// mix moves (docs/truth-corpus.md, "Hot-key shares: the same window"). The
+// recorder wraps the command partmon runs and keeps what nodetool printed
+// for partmon's window: the reference a sampled share is held to.
 
 // recorderScript runs the command after its two arguments (the capture
 // directory and the node's address) and, for a profileload run that

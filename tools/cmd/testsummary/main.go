@@ -1,7 +1,7 @@
 // Command testsummary turns `go test -json` into the log a person reads and
-// counts what really ran. make test's "N passed" used to count every `ok`
-// package, also one in which every test skipped (a package whose tests
-// need a cluster it was not given): the count was inflated.
+// counts what really ran: go test prints `ok` also for a package in which
+// every test skipped (a package whose tests need a cluster it was not
+// given), so counting `ok` packages would inflate "N passed".
 //
 //	go test -json ./... | testsummary [-v] [-times FILE [-label L]]
 //	                                         print go test's usual lines
