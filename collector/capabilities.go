@@ -3,8 +3,6 @@ package collector
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/partmon/partmon/collector/internal/cql"
 	"github.com/partmon/partmon/model"
@@ -31,6 +29,9 @@ type Capabilities struct {
 // scyllaReleaseVersion is what ScyllaDB reports in system.local.release_version
 // whatever its real version (scylladb version.hh: version::current()).
 const scyllaReleaseVersion = "3.0.8"
+
+// probeGrants are the keyspaces the probe reads, besides the sources' Grants.
+var probeGrants = []string{ksSystem, ksSystemSchema, ksSystemVirtualSchema}
 
 // probeCapabilities reads system.local and the schema tables of one node.
 // release_version 3.0.8 or a system.large_partitions table mean ScyllaDB;
@@ -65,7 +66,7 @@ func probeCapabilities(ctx context.Context, q cql.Querier) (*Capabilities, error
 		return c, probeScylla(ctx, q, c)
 	}
 	c.Engine = model.EngineCassandra
-	if major, ok := releaseMajor(c.ReleaseVersion); ok && major < 4 {
+	if versionBelow(c.ReleaseVersion, oldestCassandra) {
 		// Cassandra before 4.0 has no virtual tables: the system_views sources say unsupported.
 		return c, nil
 	}
@@ -83,17 +84,6 @@ func probeCapabilities(ctx context.Context, q cql.Querier) (*Capabilities, error
 		return nil, fmt.Errorf("probing system_virtual_schema.columns on %s (Cassandra %s; the role needs SELECT on system_virtual_schema): %w", addr, c.ReleaseVersion, err)
 	}
 	return c, nil
-}
-
-// releaseMajor is the major version of a release_version such as "4.0.19"
-// or "5.0-rc1"; ok is false when it does not start with a number.
-func releaseMajor(v string) (int, bool) {
-	end := strings.IndexFunc(v, func(r rune) bool { return r < '0' || r > '9' })
-	if end < 0 {
-		end = len(v)
-	}
-	n, err := strconv.Atoi(v[:end])
-	return n, err == nil
 }
 
 func probeScylla(ctx context.Context, q cql.Querier, c *Capabilities) error {
@@ -125,25 +115,6 @@ func probeScylla(ctx context.Context, q cql.Querier, c *Capabilities) error {
 	})
 	if err != nil {
 		return fmt.Errorf("probing system.large_* columns on %s: %w", addr, err)
-	}
-	return nil
-}
-
-// needVirtual returns ErrUnsupported unless system_views.<table> exists.
-func (c *Capabilities) needVirtual(table, since string) error {
-	if c.Engine == model.EngineScyllaDB {
-		return fmt.Errorf("%w: system_views.%s is Cassandra-only", ErrUnsupported, table)
-	}
-	if c.VirtualColumns[table] == nil {
-		return fmt.Errorf("%w: system_views.%s does not exist on this node (Cassandra %s+)", ErrUnsupported, table, since)
-	}
-	return nil
-}
-
-// needScyllaREST gates the REST sources: they exist on ScyllaDB only.
-func (c *Capabilities) needScyllaREST(what string) error {
-	if c == nil || c.Engine != model.EngineScyllaDB {
-		return fmt.Errorf("%w: %s is ScyllaDB's REST API", ErrUnsupported, what)
 	}
 	return nil
 }

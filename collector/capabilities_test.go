@@ -145,7 +145,7 @@ func TestVersionGates(t *testing.T) {
 			// An empty answer to any statement: a supported source succeeds, an unsupported one never queries.
 			f := &anyFake{fakeQuerier: newFake("n1")}
 			out := newOutput("n1")
-			_, err := registryByName(t, name).Collect(context.Background(), Input{Q: f, Caps: caps, Address: "n1"}, out)
+			_, err := gatedCollect(context.Background(), registryByName(t, name), Input{Q: f, Caps: caps, Address: "n1"}, out)
 			want := slices.Contains(supported[v], name)
 			if got := !errors.Is(err, ErrUnsupported); got != want || (want && err != nil) {
 				t.Errorf("%s on %s: supported=%v, err %v", name, v, want, err)

@@ -391,7 +391,7 @@ func (c *Collector) collectOnce(ctx context.Context, r registration, timeout tim
 	if _, ok := r.src.(interface{ readsHoldingOnly() }); ok {
 		in.Holding = c.holding(in.Address)
 	}
-	rows, err := r.src.Collect(sctx, in, out)
+	rows, err := gatedCollect(sctx, r.src, in, out)
 	if err != nil {
 		if sctx.Err() != nil && ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("%w (source timeout %s)", err, timeout)

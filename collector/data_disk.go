@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"time"
 
 	"github.com/partmon/partmon/model"
 )
@@ -52,6 +53,15 @@ func newDataDiskSource(cfg DataDiskConfig) dataDiskSource {
 
 func (dataDiskSource) Name() string { return "data_disk" }
 func (dataDiskSource) Scope() Scope { return NodeScope }
+
+// Facts: a one-minute bound, since Cassandra's own disk check runs every
+// 30 s and a walk of a large data directory may take seconds.
+func (s dataDiskSource) Facts() Facts {
+	return Facts{Reads: "the first host's data directories",
+		Help: "the first host's data directories, `collector.data_disk.directories` (each tree's size, each file store's usable space: what the disk-usage guardrail measures); sidecar mode only",
+		Gate: everywhere, Schedule: everyMinute, Timeout: time.Minute,
+		OffUnless: "collector.data_disk.directories", configured: s.cfg.Configured()}
+}
 
 func (s dataDiskSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
 	if !in.Own {

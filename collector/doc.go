@@ -2,24 +2,25 @@
 // 5.0) or ScyllaDB cluster into an immutable Snapshot.
 //
 // Every kind of data is a Source (source_interface.go), one file per source
-// named for what it reads, listed once in registry.go with its default
-// schedule and timeout, each switchable under collector.sources.<name> in
-// the YAML configuration. Cluster-scope sources
+// named for what it reads, declaring its Facts beside its code (facts.go):
+// what it reads, its version gate, default schedule and timeout, the
+// keyspaces it needs SELECT on and whether it is off by default. registry.go
+// lists the sources in run order and builds their registrations from those
+// Facts; each is switchable under collector.sources.<name> in the YAML
+// configuration, and the docs' tables of sources and grants are generated
+// from the same Facts (go generate ./tools/cmd/docgen). Cluster-scope sources
 // (topology, schema) are read once from any reachable node; node-scope
 // sources are read from every targeted node, from that node, through a gocql
 // session pinned to it (internal/cql). Which sources apply is decided by
-// probing each node's schema once per session (capabilities.go), never by
-// version strings alone; a source the node lacks reports "unsupported".
+// each source's Gate against the node's schema, probed once per session
+// (capabilities.go), never by version strings alone where a table can be
+// probed; a source the node lacks reports "unsupported".
 //
 // Safety towards the cluster: only system tables are read (system,
 // system_schema, system_views, system_virtual_schema; ScyllaDB's REST API
 // and nodetool when configured), never user tables, never with ALLOW
 // FILTERING; pages are bounded, consistency is ONE/LOCAL_ONE, every
 // statement is idempotent, each node has at most one query in flight, and a
-// failing node is backed off. A role with these grants is enough:
-//
-//	GRANT SELECT ON KEYSPACE system TO partmon;
-//	GRANT SELECT ON KEYSPACE system_schema TO partmon;
-//	GRANT SELECT ON KEYSPACE system_views TO partmon;          -- Cassandra 4.0+
-//	GRANT SELECT ON KEYSPACE system_virtual_schema TO partmon; -- Cassandra 4.0+
+// failing node is backed off. A role with SELECT on the keyspaces Grants
+// lists is enough (README, "Permissions").
 package collector

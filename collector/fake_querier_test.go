@@ -143,7 +143,7 @@ func set(items ...string) map[string]bool {
 func run(t *testing.T, src Source, f *fakeQuerier, caps *Capabilities) (*Output, int, error) {
 	t.Helper()
 	out := newOutput(f.addr)
-	rows, err := src.Collect(context.Background(), Input{Q: f, Caps: caps, Address: f.addr}, out)
+	rows, err := gatedCollect(context.Background(), src, Input{Q: f, Caps: caps, Address: f.addr}, out)
 	return out, rows, err
 }
 

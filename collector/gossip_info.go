@@ -18,6 +18,11 @@ type gossipInfoSource struct{}
 
 func (gossipInfoSource) Name() string { return "gossip_info" }
 func (gossipInfoSource) Scope() Scope { return NodeScope }
+func (gossipInfoSource) Facts() Facts {
+	return Facts{Reads: "system_views.gossip_info",
+		Help: "`system_views.gossip_info` (every node's load; on 5.0 its disk-usage guardrail state)",
+		Gate: virtualTable("gossip_info", "4.1"), Schedule: everyMinute, Grants: []string{ksSystemViews}}
+}
 
 const (
 	gossipInfoQuery         = "SELECT address, host_id, load FROM system_views.gossip_info"
@@ -26,9 +31,6 @@ const (
 )
 
 func (gossipInfoSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
-	if err := in.Caps.needVirtual("gossip_info", "4.1"); err != nil {
-		return 0, err
-	}
 	query, diskUsage := gossipInfoQuery, in.Caps.VirtualColumns["gossip_info"][gossipDiskUsageColumn]
 	if diskUsage {
 		query = gossipInfoWithDiskUsage

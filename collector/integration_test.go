@@ -163,7 +163,7 @@ func TestIntegrationEverySourceOnEveryNode(t *testing.T) {
 					continue // its status is checked above
 				}
 				out := newOutput(host)
-				if _, err := registryByName(t, name).Collect(ctx, Input{Q: q, Caps: caps, Address: host}, out); err != nil {
+				if _, err := gatedCollect(ctx, registryByName(t, name), Input{Q: q, Caps: caps, Address: host}, out); err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
 				for _, tb := range tables {

@@ -90,11 +90,14 @@ func newLogsSource(cfg LogsConfig, now func() time.Time) logsSource {
 
 func (logsSource) Name() string { return "logs" }
 func (logsSource) Scope() Scope { return NodeScope }
+func (logsSource) Facts() Facts {
+	return Facts{Reads: "system_views.system_logs or collector.logs.file",
+		Help:     "`system_views.system_logs` (Cassandra 5.0+), or `collector.logs.file` for the first host (4.0+)",
+		Gate:     cassandraOnly(oldestCassandra, "", "system.large_partitions names large partitions"),
+		Schedule: everyMinute, Grants: []string{ksSystemViews}}
+}
 
 func (s logsSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
-	if in.Caps != nil && in.Caps.Engine == model.EngineScyllaDB {
-		return 0, fmt.Errorf("%w: these are Cassandra's log messages; ScyllaDB names large partitions in system.large_partitions", ErrUnsupported)
-	}
 	n := s.store.lockNode(in.Address)
 	defer n.mu.Unlock()
 	var rows int

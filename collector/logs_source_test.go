@@ -204,7 +204,7 @@ func TestLogsSourceUnsupported(t *testing.T) {
 		{name: "4.x without a log file", in: Input{Q: newFake("10.0.0.1"), Caps: c41, Address: "10.0.0.1", Own: true},
 			want: "system_views.system_logs needs Cassandra 5.0 (this node runs 4.1.10) and collector.logs.file is not set"},
 		{name: "ScyllaDB", in: Input{Q: newFake("10.0.0.1"), Caps: scyllaCaps(), Address: "10.0.0.1"},
-			want: "ScyllaDB names large partitions in system.large_partitions"},
+			want: "is Cassandra-only (ScyllaDB: system.large_partitions names large partitions)"},
 		{name: "a log file is the first host's", cfg: LogsConfig{File: "/var/log/cassandra/system.log"}, in: Input{Q: newFake("10.0.0.2"), Caps: c41, Address: "10.0.0.2"},
 			want: "collector.logs.file is the first host's log"},
 	}
@@ -214,7 +214,7 @@ func TestLogsSourceUnsupported(t *testing.T) {
 			if c.cfg.File != "" {
 				s = newLogsSource(c.cfg, time.Now)
 			}
-			_, err := s.Collect(context.Background(), c.in, newOutput(c.in.Address))
+			_, err := gatedCollect(context.Background(), s, c.in, newOutput(c.in.Address))
 			if err == nil || !strings.Contains(err.Error(), c.want) || !errorsIsUnsupported(err) {
 				t.Fatalf("err = %v, want unsupported: %q", err, c.want)
 			}

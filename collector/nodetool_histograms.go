@@ -3,7 +3,6 @@ package collector
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/partmon/partmon/collector/internal/nodetool"
@@ -26,6 +25,14 @@ type nodetoolHistogramsSource struct{ cfg NodetoolSamplerConfig }
 
 func (nodetoolHistogramsSource) Name() string { return "nodetool_histograms" }
 func (nodetoolHistogramsSource) Scope() Scope { return NodeScope }
+func (s nodetoolHistogramsSource) Facts() Facts {
+	return Facts{Reads: "nodetool tablehistograms",
+		Help: "`nodetool tablehistograms` (JMX; every table in one run: the most cells one sstable holds for a partition)",
+		Gate: Gate{Cassandra: "5.0", ScyllaInstead: "rows are counted in system.large_partitions",
+			Why: "4.x's tablehistograms prints each table of a keyspace once per table of that keyspace when asked for all (fixed in 5.0); partmon does not run a JVM per table"},
+		Schedule: everyTenMinutes, Timeout: nodetoolHistogramsTimeout,
+		OffUnless: nodetoolCommandKey, configured: s.cfg.Configured(), Nodetool: true}
+}
 
 func (nodetoolHistogramsSource) copyOwnFields(dst, src *model.TableStats) {
 	dst.MaxCellsPerPartition = src.MaxCellsPerPartition
@@ -33,12 +40,8 @@ func (nodetoolHistogramsSource) copyOwnFields(dst, src *model.TableStats) {
 }
 
 func (s nodetoolHistogramsSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
-	if err := nodetoolReaches(s.cfg, in, "nodetool tablehistograms is Cassandra's; ScyllaDB counts rows in system.large_partitions"); err != nil {
+	if err := nodetoolReaches(s.cfg, in); err != nil {
 		return 0, err
-	}
-	if in.Caps != nil && majorVersion(in.Caps.Version) < 5 {
-		return 0, fmt.Errorf("%w: Cassandra %s's tablehistograms prints each table of a keyspace once per table of that keyspace when asked for all (fixed in 5.0); partmon does not run a JVM per table",
-			ErrUnsupported, in.Caps.Version)
 	}
 	tables, err := userTables(in.Schema)
 	if err != nil || len(tables) == 0 {
@@ -53,15 +56,4 @@ func (s nodetoolHistogramsSource) Collect(ctx context.Context, in Input, out *Ou
 		out.Node.Tables[t] = &model.TableStats{Keyspace: ks, Table: tb, MaxCellsPerPartition: m.Cells, MaxFragmentBytes: m.PartitionBytes}
 	}
 	return len(cells), nil
-}
-
-// majorVersion is the leading number of a release version ("5.0.8" → 5);
-// 0 when there is none.
-func majorVersion(v string) int {
-	head, _, _ := strings.Cut(v, ".")
-	n, err := strconv.Atoi(head)
-	if err != nil {
-		return 0
-	}
-	return n
 }

@@ -19,7 +19,7 @@ func TestNodetoolHistogramsGates(t *testing.T) {
 	}{
 		{name: "no command", cmd: nil, why: "command is not set"},
 		{name: "another node without {address}", cmd: []string{"nodetool", "-h", "10.0.0.1"}, why: "placeholder"},
-		{name: "ScyllaDB", cmd: cmd, in: func(in *Input) { in.Caps = scyllaCaps() }, why: "Cassandra's"},
+		{name: "ScyllaDB", cmd: cmd, in: func(in *Input) { in.Caps = scyllaCaps() }, why: "is Cassandra-only"},
 		{name: "Cassandra 4.1", cmd: cmd, in: func(in *Input) { c := *in.Caps; c.Version = "4.1.10"; in.Caps = &c }, why: "fixed in 5.0"},
 		{name: "Cassandra 4.0", cmd: cmd, in: func(in *Input) { c := *in.Caps; c.Version = "4.0.19"; in.Caps = &c }, why: "fixed in 5.0"},
 	}
@@ -30,7 +30,7 @@ func TestNodetoolHistogramsGates(t *testing.T) {
 				c.in(&in)
 			}
 			src := nodetoolHistogramsSource{cfg: NodetoolSamplerConfig{Command: c.cmd}}
-			_, err := src.Collect(ctx, in, newOutput(in.Address))
+			_, err := gatedCollect(ctx, src, in, newOutput(in.Address))
 			if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), c.why) {
 				t.Errorf("want ErrUnsupported saying %q, got %v", c.why, err)
 			}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/collector/internal/nodetool"
-	"github.com/partmon/partmon/model"
 )
 
 // NodetoolSamplerConfig is collector.nodetool_sampler: how to run
@@ -26,9 +25,18 @@ type nodetoolSource struct{ cfg NodetoolSamplerConfig }
 
 func (nodetoolSource) Name() string { return "nodetool_sampler" }
 func (nodetoolSource) Scope() Scope { return NodeScope }
+func (s nodetoolSource) Facts() Facts {
+	return Facts{Reads: "nodetool profileload", Help: "`nodetool profileload` (JMX)",
+		Gate:     cassandraOnly(oldestCassandra, "", "the scylla_top_partitions source samples hot keys"),
+		Schedule: everyTenMinutes, Timeout: nodetoolSamplerTimeout,
+		OffUnless: nodetoolCommandKey, configured: s.cfg.Configured(), Nodetool: true, Sampler: true}
+}
+
+// nodetoolCommandKey is the config key the nodetool sources need.
+const nodetoolCommandKey = "collector.nodetool_sampler.command"
 
 func (s nodetoolSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
-	if err := nodetoolReaches(s.cfg, in, "nodetool profileload is Cassandra's; ScyllaDB uses the REST toppartitions source"); err != nil {
+	if err := nodetoolReaches(s.cfg, in); err != nil {
 		return 0, err
 	}
 	tables, err := userTables(in.Schema)
@@ -43,13 +51,10 @@ func (s nodetoolSource) Collect(ctx context.Context, in Input, out *Output) (int
 	return len(hot), nil
 }
 
-// nodetoolReaches gates the sources that run the nodetool command: they are
-// Cassandra's (scylla says what ScyllaDB has instead), need the command, and
-// reach another node than the first host only through its {address}.
-func nodetoolReaches(cfg NodetoolSamplerConfig, in Input, scylla string) error {
-	if in.Caps != nil && in.Caps.Engine == model.EngineScyllaDB {
-		return fmt.Errorf("%w: %s", ErrUnsupported, scylla)
-	}
+// nodetoolReaches checks the config of the sources that run the nodetool
+// command: they need the command, and reach another node than the first
+// host only through its {address}.
+func nodetoolReaches(cfg NodetoolSamplerConfig, in Input) error {
 	if !cfg.Configured() {
 		return fmt.Errorf("%w: collector.nodetool_sampler.command is not set", ErrUnsupported)
 	}

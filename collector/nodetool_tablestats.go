@@ -24,6 +24,13 @@ type nodetoolTablestatsSource struct{ cfg NodetoolSamplerConfig }
 
 func (nodetoolTablestatsSource) Name() string { return "nodetool_tablestats" }
 func (nodetoolTablestatsSource) Scope() Scope { return NodeScope }
+func (s nodetoolTablestatsSource) Facts() Facts {
+	return Facts{Reads: "nodetool tablestats",
+		Help:     "`nodetool tablestats -F json` on the user keyspaces (JMX; one run: each table's distinct partition keys, HyperLogLog over the node's sstables plus memtable partitions)",
+		Gate:     cassandraOnly(oldestCassandra, "", "partition counts come from system.size_estimates"),
+		Schedule: everyTenMinutes, Timeout: nodetoolTablestatsTimeout,
+		OffUnless: nodetoolCommandKey, configured: s.cfg.Configured(), Nodetool: true}
+}
 
 func (nodetoolTablestatsSource) copyOwnFields(dst, src *model.TableStats) {
 	dst.DistinctPartitions = nil
@@ -37,7 +44,7 @@ func (nodetoolTablestatsSource) copyOwnFields(dst, src *model.TableStats) {
 func (nodetoolTablestatsSource) readsHoldingOnly() {}
 
 func (s nodetoolTablestatsSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
-	if err := nodetoolReaches(s.cfg, in, "partmon reads ScyllaDB's partition counts from system.size_estimates"); err != nil {
+	if err := nodetoolReaches(s.cfg, in); err != nil {
 		return 0, err
 	}
 	tables, err := userTables(in.Schema)

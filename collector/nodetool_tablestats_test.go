@@ -71,7 +71,7 @@ func TestNodetoolTablestatsOneRun(t *testing.T) {
 		t.Errorf("a failing nodetool: want its message, got %v", err)
 	}
 	in.Caps = &Capabilities{Engine: model.EngineScyllaDB}
-	if _, err := src.Collect(context.Background(), in, newOutput(in.Address)); !errors.Is(err, ErrUnsupported) {
+	if _, err := gatedCollect(context.Background(), src, in, newOutput(in.Address)); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("ScyllaDB: want ErrUnsupported, got %v", err)
 	}
 }

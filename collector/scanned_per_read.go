@@ -15,14 +15,15 @@ type distributionSource struct {
 	field func(ts *model.TableStats) *model.Distribution
 }
 
-func (s distributionSource) Name() string                             { return s.name }
-func (s distributionSource) Scope() Scope                             { return NodeScope }
+func (s distributionSource) Name() string { return s.name }
+func (s distributionSource) Scope() Scope { return NodeScope }
+func (s distributionSource) Facts() Facts {
+	return Facts{Reads: "system_views." + s.name, Gate: virtualTable(s.name, oldestCassandra),
+		Schedule: everyMinute, Grants: []string{ksSystemViews}}
+}
 func (s distributionSource) copyOwnFields(dst, src *model.TableStats) { *s.field(dst) = *s.field(src) }
 
 func (s distributionSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
-	if err := in.Caps.needVirtual(s.name, "4.0"); err != nil {
-		return 0, err
-	}
 	p50Col, err := in.Caps.column(s.name, "p50th", "50th")
 	if err != nil {
 		return 0, err

@@ -20,6 +20,11 @@ type schemaSource struct{ cache *schemaVersionCache }
 
 func (schemaSource) Name() string { return "schema" }
 func (schemaSource) Scope() Scope { return ClusterScope }
+func (schemaSource) Facts() Facts {
+	return Facts{Reads: "system_schema.keyspaces, tables, columns, indexes, views",
+		Help: "`system_schema.keyspaces`, `tables`, `columns`, `indexes`, `views`; the schema version from `system.local`",
+		Gate: everywhere, Schedule: everyFiveMinutes, Grants: []string{ksSystemSchema, ksSystem}}
+}
 
 const (
 	keyspacesQuery = "SELECT keyspace_name, replication FROM system_schema.keyspaces"

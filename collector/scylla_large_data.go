@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/partmon/partmon/collector/internal/cql"
 	"github.com/partmon/partmon/model"
@@ -27,11 +28,12 @@ type largeDataSource struct {
 
 func (s largeDataSource) Name() string { return s.table }
 func (s largeDataSource) Scope() Scope { return NodeScope }
+func (s largeDataSource) Facts() Facts {
+	return Facts{Reads: "system." + s.table, Gate: Gate{ScyllaDB: true, ScyllaTable: "system." + s.table},
+		Schedule: everyTenMinutes, Timeout: time.Minute, Grants: []string{ksSystem}}
+}
 
 func (s largeDataSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
-	if in.Caps.Engine != model.EngineScyllaDB {
-		return 0, fmt.Errorf("%w: system.%s is ScyllaDB-only", ErrUnsupported, s.table)
-	}
 	cols, ok := in.Caps.LargeDataColumns[s.table]
 	if !ok {
 		return 0, fmt.Errorf("%w: system.%s does not exist on this node", ErrUnsupported, s.table)

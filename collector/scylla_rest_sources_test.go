@@ -123,7 +123,7 @@ func TestRESTSources(t *testing.T) {
 		cass := in
 		cass.Caps = cassandra50Caps()
 		for _, src := range []Source{topSource(rest), scyllaSizeHistogramSource{rest}} {
-			if _, err := src.Collect(ctx, cass, newOutput(in.Address)); !errors.Is(err, ErrUnsupported) {
+			if _, err := gatedCollect(ctx, src, cass, newOutput(in.Address)); !errors.Is(err, ErrUnsupported) {
 				t.Errorf("%s: want ErrUnsupported, got %v", src.Name(), err)
 			}
 		}

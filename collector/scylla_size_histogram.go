@@ -3,6 +3,7 @@ package collector
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/partmon/partmon/collector/internal/cqlname"
 	"github.com/partmon/partmon/collector/internal/scyllarest"
@@ -15,15 +16,16 @@ type scyllaSizeHistogramSource struct{ rest *scyllarest.Clients }
 
 func (scyllaSizeHistogramSource) Name() string { return "scylla_size_histogram" }
 func (scyllaSizeHistogramSource) Scope() Scope { return NodeScope }
+func (scyllaSizeHistogramSource) Facts() Facts {
+	return Facts{Reads: "REST estimated_row_size_histogram", Help: "REST `estimated_row_size_histogram`",
+		Gate: Gate{ScyllaDB: true}, Schedule: everyFiveMinutes, Timeout: time.Minute}
+}
 
 func (scyllaSizeHistogramSource) copyOwnFields(dst, src *model.TableStats) {
 	dst.MaxPartitionBytes = src.MaxPartitionBytes
 }
 
 func (s scyllaSizeHistogramSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
-	if err := in.Caps.needScyllaREST("estimated_row_size_histogram"); err != nil {
-		return 0, err
-	}
 	tables, err := userTables(in.Schema)
 	if err != nil {
 		return 0, err

@@ -18,11 +18,13 @@ type scyllaTopPartitionsSource struct {
 
 func (scyllaTopPartitionsSource) Name() string { return "scylla_top_partitions" }
 func (scyllaTopPartitionsSource) Scope() Scope { return NodeScope }
+func (s scyllaTopPartitionsSource) Facts() Facts {
+	return Facts{Reads: "REST /storage_service/toppartitions/", Help: "REST `/storage_service/toppartitions/`",
+		Gate: Gate{ScyllaDB: true}, Schedule: everyFiveMinutes, Timeout: s.window + 30*time.Second,
+		Sampler: true, Window: s.window, WindowKey: "collector.scylla_rest.sample_duration"}
+}
 
 func (s scyllaTopPartitionsSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
-	if err := in.Caps.needScyllaREST("toppartitions"); err != nil {
-		return 0, err
-	}
 	tables, err := userTables(in.Schema)
 	if err != nil || len(tables) == 0 {
 		return 0, err

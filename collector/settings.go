@@ -16,6 +16,12 @@ type settingsSource struct{}
 
 func (settingsSource) Name() string { return "settings" }
 func (settingsSource) Scope() Scope { return NodeScope }
+func (settingsSource) Facts() Facts {
+	return Facts{Reads: "system_views.settings (ScyllaDB: system.config)",
+		Help:     "`system_views.settings` (thresholds, top_partitions settings); ScyllaDB's `system.config`",
+		Gate:     Gate{Cassandra: oldestCassandra, Table: "system_views.settings", ScyllaDB: true, ScyllaTable: "system.config"},
+		Schedule: everyHalfHour, Grants: []string{ksSystemViews, ksSystem}}
+}
 
 // relevantSettings are kept: the thresholds behind large-partition and
 // tombstone warnings, every guardrail threshold partmon measures keys
@@ -60,12 +66,7 @@ func isRelevantSetting(name string) bool { return slices.Contains(relevantSettin
 func (settingsSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
 	stmt, table := cassandraSettingsQuery, "system_views.settings"
 	if in.Caps.Engine == model.EngineScyllaDB {
-		if !in.Caps.SystemTables["config"] {
-			return 0, fmt.Errorf("%w: system.config does not exist on this node", ErrUnsupported)
-		}
 		stmt, table = "SELECT name, value FROM system.config", "system.config"
-	} else if err := in.Caps.needVirtual("settings", "4.0"); err != nil {
-		return 0, err
 	}
 	settings := map[string]string{}
 	n, err := cql.SelectAllInOnePage(ctx, in.Q, stmt, nil, func(row *cql.Decoder) error {

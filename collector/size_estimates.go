@@ -3,6 +3,7 @@ package collector
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/partmon/partmon/collector/internal/cql"
 	"github.com/partmon/partmon/model"
@@ -27,6 +28,16 @@ type sizeEstimatesSource struct{}
 
 func (sizeEstimatesSource) Name() string { return "size_estimates" }
 func (sizeEstimatesSource) Scope() Scope { return NodeScope }
+
+// Facts: read every 10 minutes, since Cassandra recomputes the estimates
+// every 5 (size_recorder_interval) from the sstables alone, so they move
+// only after a flush, a compaction or a stream; read at most 15 minutes
+// behind the recorder (docs/sources.md#table-estimates).
+func (sizeEstimatesSource) Facts() Facts {
+	return Facts{Reads: "system.size_estimates (else system.table_estimates)",
+		Help: "`system.size_estimates` (else `system.table_estimates`, its primary rows)",
+		Gate: everywhere, Schedule: everyTenMinutes, Timeout: time.Minute, Grants: []string{ksSystem}}
+}
 
 const (
 	sizeEstimatesQuery = "SELECT keyspace_name, table_name, mean_partition_size, partitions_count FROM system.size_estimates"

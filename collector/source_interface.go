@@ -37,7 +37,10 @@ var ErrUnsupported = errors.New("unsupported")
 type Source interface {
 	Name() string
 	Scope() Scope
-	// Collect reads the source through in and writes what it found into out:
+	// Facts declares the source's help, version gate, default schedule,
+	// grants and default state (facts.go).
+	Facts() Facts
+	// Collect runs only where Facts().Gate lets it (gatedCollect). It reads the source through in and writes what it found into out:
 	// out.Cluster for ClusterScope, out.Node for NodeScope. It returns the
 	// number of rows it used. On error, out is discarded.
 	Collect(ctx context.Context, in Input, out *Output) (rows int, err error)

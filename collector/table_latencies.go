@@ -23,14 +23,15 @@ type latencySource struct {
 	msToSeconds func(c *Capabilities) float64
 }
 
-func (s latencySource) Name() string                             { return s.name }
-func (s latencySource) Scope() Scope                             { return NodeScope }
+func (s latencySource) Name() string { return s.name }
+func (s latencySource) Scope() Scope { return NodeScope }
+func (s latencySource) Facts() Facts {
+	return Facts{Reads: "system_views." + s.name, Gate: virtualTable(s.name, oldestCassandra),
+		Schedule: everyMinute, Grants: []string{ksSystemViews}, Rates: true}
+}
 func (s latencySource) copyOwnFields(dst, src *model.TableStats) { *s.field(dst) = *s.field(src) }
 
 func (s latencySource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
-	if err := in.Caps.needVirtual(s.name, "4.0"); err != nil {
-		return 0, err
-	}
 	p99Col, err := in.Caps.column(s.name, "p99th_ms", "99th_ms")
 	if err != nil {
 		return 0, err

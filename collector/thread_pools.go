@@ -15,13 +15,14 @@ type threadPoolsSource struct{}
 
 func (threadPoolsSource) Name() string { return "thread_pools" }
 func (threadPoolsSource) Scope() Scope { return NodeScope }
+func (threadPoolsSource) Facts() Facts {
+	return Facts{Reads: "system_views.thread_pools", Gate: virtualTable("thread_pools", oldestCassandra),
+		Schedule: everyMinute, Grants: []string{ksSystemViews}}
+}
 
 const threadPoolsQuery = "SELECT name, active_tasks, pending_tasks, blocked_tasks, blocked_tasks_all_time, completed_tasks FROM system_views.thread_pools"
 
 func (threadPoolsSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
-	if err := in.Caps.needVirtual("thread_pools", "4.0"); err != nil {
-		return 0, err
-	}
 	n, err := cql.SelectAllInOnePage(ctx, in.Q, threadPoolsQuery, nil, func(row *cql.Decoder) error {
 		out.Node.ThreadPools = append(out.Node.ThreadPools, model.ThreadPool{
 			Name:           row.String("name"),

@@ -15,16 +15,15 @@ type topPartitionsSource struct{}
 
 func (topPartitionsSource) Name() string { return "top_partitions" }
 func (topPartitionsSource) Scope() Scope { return NodeScope }
+func (topPartitionsSource) Facts() Facts {
+	return Facts{Reads: "system.top_partitions",
+		Gate:     cassandraOnly("4.1", "system.top_partitions", "system.large_partitions"),
+		Schedule: everyTenMinutes, Grants: []string{ksSystem}}
+}
 
 const topPartitionsQuery = "SELECT keyspace_name, table_name, top_type, top, last_update FROM system.top_partitions"
 
 func (topPartitionsSource) Collect(ctx context.Context, in Input, out *Output) (int, error) {
-	if in.Caps.Engine == model.EngineScyllaDB {
-		return 0, fmt.Errorf("%w: system.top_partitions is Cassandra-only (ScyllaDB has system.large_partitions)", ErrUnsupported)
-	}
-	if !in.Caps.SystemTables["top_partitions"] {
-		return 0, fmt.Errorf("%w: system.top_partitions does not exist on this node (Cassandra 4.1+)", ErrUnsupported)
-	}
 	n, err := cql.SelectAll(ctx, in.Q, topPartitionsQuery, nil, func(row *cql.Decoder) error {
 		ks, tbl := tableOf(row)
 		typ, top, last := row.String("top_type"), row.OptKeyCounts("top"), row.OptTime("last_update")

@@ -18,6 +18,11 @@ type topologySource struct{}
 
 func (topologySource) Name() string { return "topology" }
 func (topologySource) Scope() Scope { return ClusterScope }
+func (topologySource) Facts() Facts {
+	return Facts{Reads: "system.local, system.peers_v2 (else system.peers)",
+		Help: "`system.local`, `system.peers_v2` (else `system.peers`)",
+		Gate: everywhere, Schedule: everyFiveMinutes, Grants: []string{ksSystem}}
+}
 
 const (
 	localQuery = "SELECT cluster_name, partitioner, host_id, data_center, rack, rpc_address, broadcast_address, " +
