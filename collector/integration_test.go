@@ -23,12 +23,19 @@ import (
 	"github.com/partmon/partmon/tools/testkit"
 )
 
-// cassandraNodeSources are partmon's node-scope sources for Cassandra.
-var cassandraNodeSources = []string{
-	"size_estimates", "max_partition_size", "max_sstable_size", "disk_usage",
-	"local_read_latency", "local_write_latency", "local_scan_latency",
-	"tombstones_per_read", "rows_per_read", "thread_pools", "gossip_info", "settings", "top_partitions",
-}
+// cassandraNodeSources are partmon's node-scope CQL sources for Cassandra,
+// from their declarations, so a new one is checked on every release
+// series without an edit here: every one on by default but logs, whose
+// table only 5.0 has and whose 4.x path reads a log file (e2e's logs tests).
+var cassandraNodeSources = func() []string {
+	var out []string
+	for _, d := range Declarations() {
+		if d.Scope == NodeScope && d.Gate.Cassandra != "" && d.OffUnless == "" && len(d.Grants) > 0 && d.Name != "logs" {
+			out = append(out, d.Name)
+		}
+	}
+	return out
+}()
 
 // unsupportedOn are the node sources a Cassandra release series lacks, with
 // the reason partmon must give (the matrix of docs/versions.md): read from
