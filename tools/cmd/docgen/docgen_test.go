@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/partmon/partmon/collector"
 )
 
 const root = "../../.."
@@ -75,7 +77,7 @@ func TestGrantsOnlyGenerated(t *testing.T) {
 }
 
 func TestRewrite(t *testing.T) {
-	grants := grantBlock(false)
+	grants := grantBlock(collector.Grants(), false)
 	for _, tc := range []struct {
 		name, in, want, err string
 	}{
@@ -145,5 +147,25 @@ func TestThresholdDefaults(t *testing.T) {
 		if got := binarySize(tc.v); got != tc.want {
 			t.Errorf("binarySize(%g) = %q, want %q", tc.v, got, tc.want)
 		}
+	}
+}
+
+// A new source is its declaration: from it alone, without an edit of any
+// doc, it gets its row in configuration.md's table and sources.md's index,
+// and a keyspace it is the first to read joins every GRANT block.
+func TestNewSourceNeedsNoDocEdit(t *testing.T) {
+	decls := append(collector.Declarations(), collector.Declaration{Name: "pending_hints", Scope: collector.NodeScope,
+		Facts: collector.Facts{Reads: "system_views.pending_hints", Schedule: "@every 5m",
+			Gate: collector.Gate{Cassandra: "4.1", Table: "system_views.pending_hints"}, Grants: []string{"system_views"}}})
+	for _, tc := range []struct{ table, row string }{
+		{sourcesTable(decls), "| `pending_hints` | `system_views.pending_hints` | Cassandra 4.1+ | `@every 5m` | on |\n"},
+		{sourceIndexTable(decls), "| `pending_hints` | each node | – | ✔ | ✔ | – | `system_views` |\n"},
+	} {
+		if !strings.HasSuffix(tc.table, tc.row) {
+			t.Errorf("the new source's row is not\n%s in\n%s", tc.row, tc.table)
+		}
+	}
+	if block := grantBlock(append(collector.Grants(), "system_auth"), false); !strings.Contains(block, "GRANT SELECT ON KEYSPACE system_auth TO partmon;\n") {
+		t.Errorf("a new keyspace is not granted:\n%s", block)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/partmon/partmon/collector"
 )
 
 const (
@@ -17,10 +19,10 @@ var beginLine = regexp.MustCompile(`(?m)^([ \t]*)<!-- BEGIN GENERATED: ([a-z-]+)
 // region's text as it stands, for the regions that keep a column of prose
 // written in the doc (the thresholds' meanings).
 var renderers = map[string]func(old string) (string, error){
-	"sources":      func(string) (string, error) { return sourcesTable(), nil },
-	"source-index": func(string) (string, error) { return sourceIndexTable(), nil },
-	"grants":       func(string) (string, error) { return grantBlock(false), nil },
-	"role-grants":  func(string) (string, error) { return grantBlock(true), nil },
+	"sources":      func(string) (string, error) { return sourcesTable(collector.Declarations()), nil },
+	"source-index": func(string) (string, error) { return sourceIndexTable(collector.Declarations()), nil },
+	"grants":       func(string) (string, error) { return grantBlock(collector.Grants(), false), nil },
+	"role-grants":  func(string) (string, error) { return grantBlock(collector.Grants(), true), nil },
 	"kinds":        func(string) (string, error) { return kindsTable(), nil },
 	"thresholds":   thresholdsTable,
 }

@@ -29,10 +29,10 @@ func row(cells ...string) string {
 
 // sourcesTable is docs/configuration.md's table of sources: what each
 // reads, where it runs, its default schedule and whether it is on.
-func sourcesTable() string {
+func sourcesTable(decls []collector.Declaration) string {
 	var b strings.Builder
 	b.WriteString("| source | reads | engine, version | default schedule | by default |\n|---|---|---|---|---|\n")
-	for _, d := range collector.Declarations() {
+	for _, d := range decls {
 		on := "on"
 		if d.OffUnless != "" {
 			on = "off unless " + code(d.OffUnless) + " is set"
@@ -49,7 +49,7 @@ var releases = []string{"4.0", "4.1", "5.0"}
 // sourceIndexTable is docs/sources.md's index of sources: where each is
 // read from, on which releases and engines its gate lets it run, and the
 // keyspaces its reads need SELECT on.
-func sourceIndexTable() string {
+func sourceIndexTable(decls []collector.Declaration) string {
 	var b strings.Builder
 	b.WriteString("| source | read from | Cassandra " + strings.Join(releases, " | ") + " | ScyllaDB | SELECT on |\n")
 	b.WriteString("|---|---|" + strings.Repeat("---|", len(releases)) + "---|---|\n")
@@ -59,7 +59,7 @@ func sourceIndexTable() string {
 		}
 		return "–"
 	}
-	for _, d := range collector.Declarations() {
+	for _, d := range decls {
 		from := "each node"
 		if d.Scope == collector.ClusterScope {
 			from = "any one node"
@@ -84,13 +84,13 @@ func sourceIndexTable() string {
 
 // grantBlock is the grants partmon's role needs, as CQL to paste into
 // cqlsh; withRole adds the statement that creates the role.
-func grantBlock(withRole bool) string {
+func grantBlock(keyspaces []string, withRole bool) string {
 	var b strings.Builder
 	b.WriteString("```sql\n")
 	if withRole {
 		b.WriteString("CREATE ROLE partmon WITH LOGIN = true AND SUPERUSER = false AND PASSWORD = '...';\n")
 	}
-	for _, ks := range collector.Grants() {
+	for _, ks := range keyspaces {
 		fmt.Fprintf(&b, "GRANT SELECT ON KEYSPACE %s TO partmon;\n", ks)
 	}
 	b.WriteString("```\n")
