@@ -16,6 +16,13 @@
 // (capabilities.go), never by version strings alone where a table can be
 // probed; a source the node lacks reports "unsupported".
 //
+// A new source is its file (the type, its Facts and Collect), its test, its
+// line in registry.go, the model field it fills (if its data is new) and its
+// section in docs/sources.md on what the number means; go generate
+// ./tools/cmd/docgen writes its rows in the docs' tables, and the
+// integration test checks it on every Cassandra release series from its
+// declaration.
+//
 // Safety towards the cluster: only system tables are read (system,
 // system_schema, system_views, system_virtual_schema; ScyllaDB's REST API
 // and nodetool when configured), never user tables, never with ALLOW
