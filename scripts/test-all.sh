@@ -196,8 +196,8 @@ step "integration and end-to-end tests (real cluster, real Prometheus and Alertm
 # ./reliability is make faults' (scripts/faults.sh). Two e2e tests run in the
 # side chain only (scripts/test-side.sh), on nodes of their own:
 # TestBusySamplerIsNotStale with auth (its other client's profileload keeps a
-# node's sampler busy for 240 s: here, the fixture cluster's first node for
-# the tests after it), and TestLogsOnAFreshCluster on 5.0 with 4.1 and 4.0
+# node's sampler busy for up to 10 minutes: here, the fixture cluster's first
+# node for the tests after it), and TestLogsOnAFreshCluster on 5.0 with 4.1 and 4.0
 # (a fresh node's start and a 50 MiB partition, off this chain).
 go test -count=1 -json -tags integration -timeout 40m -p 1 -skip '^(TestBusySamplerIsNotStale|TestLogsOnAFreshCluster)$' ./analyzer/ ./collector/ ./dashboards/ ./deploy/ \
 	./deploy/alertmanager/ ./e2e/ ./internal/murmur3/ ./ring/ ./tools/testcluster/ ./web/ 2>&1 |

@@ -176,8 +176,8 @@ side_disk() {
 		# Before the disk test, which ends with the node refusing writes: a
 		# one-shot report beside another client's profileload on the same node,
 		# the sampler busy, the node not stale (about 80 s). Here only: its
-		# profileload keeps sampling the node for 240 s, and with auth the
-		# report's collector logs in as a real sidecar does.
+		# profileload keeps sampling the node for up to 10 minutes, and with
+		# auth the report's collector logs in as a real sidecar does.
 		PARTMON_CLUSTER_DIR=$DISK_DIR go test -count=1 -json -tags integration -run '^TestBusySamplerIsNotStale$' ./e2e/ 2>&1 |
 			"$TESTSUMMARY" -v -no-skip -times "$TEST_TIMES" -label "busy sampler" | tee -a "$GOLOG" | tail -20 ||
 			fail "busy sampler"
