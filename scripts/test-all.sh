@@ -19,7 +19,8 @@
 # kept the box 100 % busy, made the main chain's fixture load 5x slower and ran
 # tests past their deadlines, for no shorter run; but the side chain mostly
 # waits on keys, sets and disks growing in real time on idle single nodes,
-# and fits beside the 4.x chain. Their logs are printed whole at the end.
+# and fits beside the 4.x chain (PARTMON_TEST_PARALLEL=serial runs them, and
+# the side chain's lanes, one after the other, as before). Their logs are printed whole at the end.
 # Where the time went: each step's "took N s", the CPU each cluster's nodes
 # used (at `cluster down`), and the slowest tests at the end
 # (test-artifacts/test-times.tsv).
@@ -165,12 +166,15 @@ start_chains() {
 		GOLOG=$VERSIONS_GOLOG TEST_JSON=$VERSIONS_JSON setsid scripts/test-versions.sh $versions >"$VERSIONS_LOG" 2>&1 &
 		chain_pids+=($!) chain_names+=(versions)
 		echo "== versions chain started (acceptance on Cassandra $versions): $VERSIONS_LOG"
+		[ "$PARALLEL" != serial ] || wait_chain "${#chain_pids[@]}"
 	else
 		echo "== versions chain left out: PARTMON_TEST_VERSIONS is empty"
 	fi
-	GOLOG=$SIDE_GOLOG TEST_JSON=$SIDE_JSON PARTMON_SIDE_TRUTH=$PARALLEL setsid scripts/test-side.sh >"$SIDE_LOG" 2>&1 &
+	GOLOG=$SIDE_GOLOG TEST_JSON=$SIDE_JSON PARTMON_SIDE_TRUTH=$([ "$PARALLEL" = 1 ] && echo 1 || echo 0) \
+		PARTMON_SIDE_LANES=${PARTMON_SIDE_LANES:-$([ "$PARALLEL" = serial ] && echo 1 || echo 2)} setsid scripts/test-side.sh >"$SIDE_LOG" 2>&1 &
 	chain_pids+=($!) chain_names+=(side)
 	echo "== side chain started (guardrails, key advisor, logs, rings$([ "$PARALLEL" = 1 ] && echo ", truth subset")): $SIDE_LOG"
+	[ "$PARALLEL" != serial ] || wait_chain "${#chain_pids[@]}"
 }
 chains_failed=()
 # wait_chain N: waits for the Nth chain started (1-based).
@@ -181,7 +185,7 @@ wait_chain() {
 if [ "$PARALLEL" = 1 ]; then
 	start_chains
 else
-	echo "== side chains after the main chain, side by side ($(nproc) cores; PARTMON_TEST_PARALLEL=1 runs them beside it)"
+	echo "== side chains after the main chain ($(nproc) cores; PARTMON_TEST_PARALLEL=1 runs them beside it, =serial one after the other)"
 fi
 
 step "load fixtures with planted problems"
@@ -225,12 +229,14 @@ step "stop the 5.0 cluster"
 if [ "$PARALLEL" = 1 ]; then
 	step "wait for the side chains"
 else
-	step "the side chains, side by side"
+	step "the side chains, $([ "$PARALLEL" = serial ] && echo "one after the other" || echo "side by side")"
 	start_chains
 fi
-for i in "${!chain_pids[@]}"; do
-	wait_chain $((i + 1))
-done
+if [ "$PARALLEL" != serial ]; then
+	for i in "${!chain_pids[@]}"; do
+		wait_chain $((i + 1))
+	done
+fi
 chain_pids=()
 for log in "$VERSIONS_LOG" "$SIDE_LOG"; do
 	echo "---- $log ----"
