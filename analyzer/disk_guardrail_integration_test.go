@@ -156,11 +156,27 @@ func TestDiskGuardrailRefusalForecastOnRealNode(t *testing.T) {
 	} else {
 		checkDiskForecast(t, "first warn", warn, warnAt, stuffed, stuffed)
 	}
-	if err := s.Query("INSERT INTO " + ks + ".grow (k, c, v) VALUES (0, -1, 0x00)").Exec(); err != nil {
+	// A superuser's write of a step's size: accepted, and it keeps the
+	// node past the fail level (Cassandra counts its memtable), where the
+	// refusal left it just at it and a system table's compaction could
+	// take it back under.
+	big := make([]byte, diskRowsPerStep*diskRowBytes)
+	_, _ = rand.Read(big)
+	if err := s.Query("INSERT INTO "+ks+".grow (k, c, v) VALUES (0, -1, ?)", big).Exec(); err != nil {
 		t.Errorf("a superuser's write past the fail level: %v; guardrails never check superusers", err)
 	}
-	if snap, _ := analyze(); !diskStateFull(snap, host) {
-		t.Errorf("gossip_info.disk_usage of %s is not FULL after the refusal", host)
+	// partmon reads gossip_info.disk_usage, which the node updates on its
+	// monitor's next check (every second here): read until FULL, 30 s at most.
+	read := false
+	for deadline := time.Now().Add(30 * time.Second); !read && time.Now().Before(deadline); {
+		if snap, _ := analyze(); diskStateFull(snap, host) {
+			read = true
+		} else {
+			time.Sleep(time.Second)
+		}
+	}
+	if !read {
+		t.Errorf("gossip_info.disk_usage of %s, as partmon read it, was not FULL within 30 s of the superuser's write past the fail level", host)
 	}
 }
 

@@ -29,7 +29,8 @@ const busyKeyspace = "pm_busy"
 func TestBusySamplerIsNotStale(t *testing.T) {
 	hosts := testcluster.Hosts()
 	host := hosts[0]
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	const bound = 10 * time.Minute
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	s := testcluster.Session(t, host)
 	for _, stmt := range []string{
@@ -44,13 +45,19 @@ func TestBusySamplerIsNotStale(t *testing.T) {
 	root := testkit.Root(t)
 	nodetool := []string{filepath.Join(root, "deploy", "local", "cluster"), "nodetool", "--dir", testcluster.Dir(), host}
 
-	// The other client: a profileload longer than partmon's run with its
-	// retries (four tries of a 5-s window and a JVM start each).
-	other := exec.CommandContext(ctx, nodetool[0], append(nodetool[1:], "profileload", "240000")...)
+	// The other client: a profileload as long as the test may run, so that
+	// it outlasts partmon's run with its retries (four tries of a 5-s window
+	// and a JVM start each) however slow the box: a fixed 240 s ran out
+	// first at load average 60, and partmon's sampler then found the node
+	// free. Cassandra goes on sampling after the client is killed, on this
+	// test's node of its own.
+	other := exec.CommandContext(ctx, nodetool[0], append(nodetool[1:], "profileload", fmt.Sprint(bound.Milliseconds()))...)
 	if err := other.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = other.Process.Kill(); _ = other.Wait() }()
+	otherDone := make(chan struct{})
+	go func() { _ = other.Wait(); close(otherDone) }()
+	defer func() { _ = other.Process.Kill(); <-otherDone }()
 	waitUntilSamplerBusy(ctx, t, nodetool)
 
 	env, err := testcluster.Env()
@@ -72,6 +79,11 @@ func TestBusySamplerIsNotStale(t *testing.T) {
 	start := time.Now()
 	r := runReport(ctx, t, bin, cfg)
 	t.Logf("the one-shot report took %s beside the other sampling", time.Since(start).Round(100*time.Millisecond))
+	select {
+	case <-otherDone:
+		t.Fatalf("the other client's profileload ended before partmon's report did: the node was not busy throughout")
+	default:
+	}
 
 	var sampler *model.SourceStatus
 	for i := range r.Sources {

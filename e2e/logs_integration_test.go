@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,7 +120,19 @@ func listFindings(r *analyzer.Report) string {
 
 // logsClusterAddress is where TestLogsOnAFreshCluster starts its single
 // node of each version: clear of the suite's clusters (127.0.0.1-33).
-var logsClusterAddress = map[string]string{"5.0": "127.0.0.41", "4.1": "127.0.0.44", "4.0": "127.0.0.47"}
+// PARTMON_LOGS_IPS moves them ("4.1=127.0.0.203 4.0=127.0.0.204"), e.g.
+// to run the test beside a running make test.
+func logsClusterAddress(t *testing.T) map[string]string {
+	addrs := map[string]string{"5.0": "127.0.0.41", "4.1": "127.0.0.44", "4.0": "127.0.0.47"}
+	for _, kv := range strings.Fields(os.Getenv("PARTMON_LOGS_IPS")) {
+		v, ip, ok := strings.Cut(kv, "=")
+		if _, known := addrs[v]; !ok || !known || net.ParseIP(ip) == nil {
+			t.Fatalf("PARTMON_LOGS_IPS: %q is not VERSION=ADDRESS of 5.0, 4.1 or 4.0", kv)
+		}
+		addrs[v] = ip
+	}
+	return addrs
+}
 
 // TestLogsOnAFreshCluster starts a fresh single node of each version in
 // PARTMON_LOGS_VERSIONS (default "5.0"; "5.0 4.1 4.0" for all) with
@@ -134,8 +147,9 @@ func TestLogsOnAFreshCluster(t *testing.T) {
 	if len(versions) == 0 {
 		versions = []string{"5.0"}
 	}
+	addrs := logsClusterAddress(t)
 	for _, v := range versions {
-		ip, ok := logsClusterAddress[v]
+		ip, ok := addrs[v]
 		if !ok {
 			t.Fatalf("PARTMON_LOGS_VERSIONS: %q is not 5.0, 4.1 or 4.0", v)
 		}

@@ -9,17 +9,21 @@
 #     cluster.
 #   versions (scripts/test-versions.sh): the acceptance suite on Cassandra 4.1 and
 #     4.0 (PARTMON_TEST_VERSIONS="4.1" picks, "" leaves it out).
-#   side (scripts/test-side.sh): keys from the logs of fresh 4.x nodes, ownership
-#     on an unbalanced ring, and (side by side) the truth subset on nodes of its own.
-# Side by side only where the box has the cores for it (PARTMON_TEST_PARALLEL,
-# default: 1 with 4 or more cores): make test is CPU-bound, and on 2 cores the
-# three chains together kept the box 100 % busy, made the main chain's fixture
-# load 5x slower and ran tests past their deadlines, for no shorter run. Then
-# the side chains start once the unit tests pass and the 5.0 cluster is up;
-# otherwise they run one after the other after the main chain. Their logs are
-# printed whole at the end. Where the time went: each step's "took N s", the
-# CPU each cluster's nodes used (at `cluster down`), and the slowest tests at
-# the end (test-artifacts/test-times.tsv).
+#   side (scripts/test-side.sh): the guardrails, the key advisor, keys from the
+#     logs of fresh 5.0 and 4.x nodes, ownership on an unbalanced ring, skew on a fresh
+#     ring, in two lanes of one small cluster each, and (side by side) the
+#     truth subset on nodes of its own.
+# With 4 or more cores (PARTMON_TEST_PARALLEL=1) the side chains start once the
+# unit tests pass and the 5.0 cluster is up. On 2 cores (PARTMON_TEST_PARALLEL=0)
+# they start after the main chain, side by side: the three chains together
+# kept the box 100 % busy, made the main chain's fixture load 5x slower and ran
+# tests past their deadlines, for no shorter run; but the side chain mostly
+# waits on keys, sets and disks growing in real time on idle single nodes,
+# and fits beside the 4.x chain (PARTMON_TEST_PARALLEL=serial runs them, and
+# the side chain's lanes, one after the other, as before). Their logs are printed whole at the end.
+# Where the time went: each step's "took N s", the CPU each cluster's nodes
+# used (at `cluster down`), and the slowest tests at the end
+# (test-artifacts/test-times.tsv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -151,8 +155,8 @@ start_pid=
 tail -1 "$START_LOG"
 
 # The side chains, each in a session of its own (setsid) so that it can be
-# stopped as one; their output goes to their logs. Side by side, they start
-# here; one after the other, after the main chain (below).
+# stopped as one; their output goes to their logs. With 4 cores or more they
+# start here; on 2, after the main chain (below).
 PARALLEL=${PARTMON_TEST_PARALLEL:-$(( $(nproc) >= 4 ? 1 : 0 ))}
 versions=${PARTMON_TEST_VERSIONS-4.1 4.0}
 : >"$VERSIONS_LOG"
@@ -162,14 +166,15 @@ start_chains() {
 		GOLOG=$VERSIONS_GOLOG TEST_JSON=$VERSIONS_JSON setsid scripts/test-versions.sh $versions >"$VERSIONS_LOG" 2>&1 &
 		chain_pids+=($!) chain_names+=(versions)
 		echo "== versions chain started (acceptance on Cassandra $versions): $VERSIONS_LOG"
-		[ "$PARALLEL" = 1 ] || wait_chain "${#chain_pids[@]}"
+		[ "$PARALLEL" != serial ] || wait_chain "${#chain_pids[@]}"
 	else
 		echo "== versions chain left out: PARTMON_TEST_VERSIONS is empty"
 	fi
-	GOLOG=$SIDE_GOLOG TEST_JSON=$SIDE_JSON PARTMON_SIDE_TRUTH=$PARALLEL setsid scripts/test-side.sh >"$SIDE_LOG" 2>&1 &
+	GOLOG=$SIDE_GOLOG TEST_JSON=$SIDE_JSON PARTMON_SIDE_TRUTH=$([ "$PARALLEL" = 1 ] && echo 1 || echo 0) \
+		PARTMON_SIDE_LANES=${PARTMON_SIDE_LANES:-$([ "$PARALLEL" = serial ] && echo 1 || echo 2)} setsid scripts/test-side.sh >"$SIDE_LOG" 2>&1 &
 	chain_pids+=($!) chain_names+=(side)
-	echo "== side chain started (logs, unbalanced ring$([ "$PARALLEL" = 1 ] && echo ", truth subset")): $SIDE_LOG"
-	[ "$PARALLEL" = 1 ] || wait_chain "${#chain_pids[@]}"
+	echo "== side chain started (guardrails, key advisor, logs, rings$([ "$PARALLEL" = 1 ] && echo ", truth subset")): $SIDE_LOG"
+	[ "$PARALLEL" != serial ] || wait_chain "${#chain_pids[@]}"
 }
 chains_failed=()
 # wait_chain N: waits for the Nth chain started (1-based).
@@ -180,7 +185,7 @@ wait_chain() {
 if [ "$PARALLEL" = 1 ]; then
 	start_chains
 else
-	echo "== side chains after the main chain ($(nproc) cores; PARTMON_TEST_PARALLEL=1 runs them side by side)"
+	echo "== side chains after the main chain ($(nproc) cores; PARTMON_TEST_PARALLEL=1 runs them beside it, =serial one after the other)"
 fi
 
 step "load fixtures with planted problems"
@@ -192,8 +197,13 @@ step "load fixtures with planted problems"
 step "integration and end-to-end tests (real cluster, real Prometheus and Alertmanager)"
 # The packages with integration tests (internal/suitecheck fails if one is
 # missing here): ./... built and ran every other package's unit tests again.
-# ./reliability is make faults' (scripts/faults.sh).
-go test -count=1 -json -tags integration -timeout 40m -p 1 ./analyzer/ ./collector/ ./dashboards/ ./deploy/ \
+# ./reliability is make faults' (scripts/faults.sh). Two e2e tests run in the
+# side chain only (scripts/test-side.sh), on nodes of their own:
+# TestBusySamplerIsNotStale with auth (its other client's profileload keeps a
+# node's sampler busy for up to 10 minutes: here, the fixture cluster's first
+# node for the tests after it), and TestLogsOnAFreshCluster on 5.0 with 4.1 and 4.0
+# (a fresh node's start and a 50 MiB partition, off this chain).
+go test -count=1 -json -tags integration -timeout 40m -p 1 -skip '^(TestBusySamplerIsNotStale|TestLogsOnAFreshCluster)$' ./analyzer/ ./collector/ ./dashboards/ ./deploy/ \
 	./deploy/alertmanager/ ./e2e/ ./internal/murmur3/ ./ring/ ./tools/testcluster/ ./web/ 2>&1 |
 	"$TESTSUMMARY" -times "$TEST_TIMES" -label integration | tee -a "$GOLOG"
 
@@ -218,12 +228,14 @@ step "stop the 5.0 cluster"
 
 if [ "$PARALLEL" = 1 ]; then
 	step "wait for the side chains"
+else
+	step "the side chains, $([ "$PARALLEL" = serial ] && echo "one after the other" || echo "side by side")"
+	start_chains
+fi
+if [ "$PARALLEL" != serial ]; then
 	for i in "${!chain_pids[@]}"; do
 		wait_chain $((i + 1))
 	done
-else
-	step "the side chains, one after the other"
-	start_chains
 fi
 chain_pids=()
 for log in "$VERSIONS_LOG" "$SIDE_LOG"; do

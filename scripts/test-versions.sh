@@ -5,6 +5,8 @@
 #   every source ok or unsupported with the version's reason, the latency unit against that
 #   node's nodetool, sizes and counts against tablestats, top partitions against tablestats
 #   (4.1), ownership against nodetool status, the planted problems found.
+# The next version's cluster starts while the one before runs its acceptance tests (after
+# its fixtures, the heavier load): its start is then no longer a step of its own.
 #
 #   scripts/test-versions.sh [4.1] [4.0]      default: both, 4.1 first
 #
@@ -38,49 +40,67 @@ E2E_TESTS='^TestSchemaZoo$'
 # shellcheck source=scripts/lib.sh
 . scripts/lib.sh
 
-# Addresses of their own, clear of the 5.0 suite (127.0.0.1-12) and of each other.
+# Addresses of their own, clear of the 5.0 suite (127.0.0.1-12) and of each other
+# (PARTMON_VERSIONS_41_IP and PARTMON_VERSIONS_40_IP move them).
 first_ip() {
 	case $1 in
-		4.1) echo 127.0.0.21 ;;
-		4.0) echo 127.0.0.31 ;;
+		4.1) echo "${PARTMON_VERSIONS_41_IP:-127.0.0.21}" ;;
+		4.0) echo "${PARTMON_VERSIONS_40_IP:-127.0.0.31}" ;;
 		*) echo "test-versions: no addresses for Cassandra $1 (use 4.1 or 4.0)" >&2; return 1 ;;
 	esac
 }
 
-# stop_cluster DIR: down, and no longer on the exit trap.
-stop_cluster() {
-	"$CLUSTER" down --dir "$1" || return 1
-	trap - EXIT
+dir_of() { echo "$PWD/.cluster-${1/./}"; }
+hosts_of() {
+	local ip
+	ip=$(first_ip "$1")
+	echo "$ip,${ip%.*}.$((${ip##*.} + 1))"
 }
 
-run_version() {
-	local series=$1 ip dir version hosts
-	ip=$(first_ip "$series")
-	dir=$PWD/.cluster-${series/./}
-	hosts="$ip,${ip%.*}.$((${ip##*.} + 1))"
-
-	# Two nodes, the fewest these tests need (a hot key's replica and a node
-	# that is not; a wide key read whole on one node and paged on another).
-	# What a third node adds (replication over part of the ring, folding
-	# over three replicas) is the 5.0 suite's; here each version's sources,
-	# parsers and units are what is proven, and a third node cost ~1/3 more
-	# CPU in every step (the box is the limit).
-	step "Cassandra $series: start 2 nodes on $hosts"
-	# Expanded now: the trap runs outside this function, where $dir is gone.
-	# shellcheck disable=SC2064
-	trap "\"$CLUSTER\" down --dir \"$dir\" || true" EXIT
+# start_version SERIES: its cluster's start, its output to a log of its own
+# (run in the background while the version before is tested).
+# Two nodes, the fewest these tests need (a hot key's replica and a node
+# that is not; a wide key read whole on one node and paged on another).
+# What a third node adds (replication over part of the ring, folding
+# over three replicas) is the 5.0 suite's; here each version's sources,
+# parsers and units are what is proven, and a third node cost ~1/3 more
+# CPU in every step (the box is the limit).
+start_version() {
+	local dir
+	dir=$(dir_of "$1")
 	"$CLUSTER" down --dir "$dir" >/dev/null 2>&1 || true
-	# (set -e does not apply inside a function called with ||: each step says when to stop)
 	# 16 allocated tokens a node, as 4.0 and 4.1 ship (docs/versions.md "Rings").
-	"$CLUSTER" up --version "$series" --first-ip "$ip" --dir "$dir" --nodes 2 --heap 512M --num-tokens 16 \
-		${ZOO_SWITCHES:---materialized-views --sasi --udf --cdc} || { stop_cluster "$dir"; return 1; }
+	"$CLUSTER" up --version "$1" --first-ip "$(first_ip "$1")" --dir "$dir" --nodes 2 --heap 512M --num-tokens 16 \
+		${ZOO_SWITCHES:---materialized-views --sasi --udf --cdc} >"test-artifacts/versions-start-${1/./}.log" 2>&1
+}
+
+# run_version SERIES START_PID NEXT: waits for SERIES' cluster (started as
+# START_PID), loads the fixtures, starts NEXT's cluster in the background
+# (NEXT_PID; its start overlaps these acceptance tests, which mostly wait on
+# sampler windows and nodetool), then runs them and stops the cluster.
+run_version() {
+	local series=$1 start_pid=$2 next=$3 dir version hosts
+	dir=$(dir_of "$series")
+	hosts=$(hosts_of "$series")
+
+	step "Cassandra $series: start 2 nodes on $hosts"
+	# (set -e does not apply inside a function called with ||: each step says when to stop)
+	local up=0
+	wait "$start_pid" || up=$?
+	cat "test-artifacts/versions-start-${series/./}.log"
+	[ "$up" = 0 ] || { "$CLUSTER" down --dir "$dir" || true; return 1; }
 	version=$(sed -n 's/^VERSION=//p' "$dir/cluster.env")
 
 	step "Cassandra $version: load fixtures"
-	"$FIXTURES" --dir "$dir" load --large-mib "$LARGE_MIB" || { stop_cluster "$dir"; return 1; }
+	"$FIXTURES" --dir "$dir" load --large-mib "$LARGE_MIB" || { "$CLUSTER" down --dir "$dir" || true; return 1; }
 	if [ "$series" != 4.0 ]; then
 		# system.top_partitions exists from 4.1 on (CASSANDRA-16310) and is written hourly.
-		"$FIXTURES" --dir "$dir" top-partitions || { stop_cluster "$dir"; return 1; }
+		"$FIXTURES" --dir "$dir" top-partitions || { "$CLUSTER" down --dir "$dir" || true; return 1; }
+	fi
+	if [ -n "$next" ]; then
+		start_version "$next" &
+		NEXT_PID=$!
+		echo "== Cassandra $next: starting beside these tests (test-artifacts/versions-start-${next/./}.log)"
 	fi
 
 	step "Cassandra $version: acceptance tests"
@@ -98,7 +118,7 @@ run_version() {
 		-run "$E2E_TESTS" ./e2e/ 2>&1 | "$TESTSUMMARY" -times "$TEST_TIMES" -label "$version" | tag "$version" | tee -a "$GOLOG" || failed=1
 
 	step "Cassandra $version: stop"
-	stop_cluster "$dir" || failed=1
+	"$CLUSTER" down --dir "$dir" || failed=1
 	return "$failed"
 }
 
@@ -110,9 +130,28 @@ series=("$@")
 for s in "${series[@]}"; do
 	first_ip "$s" >/dev/null
 done
+# Every cluster comes down on the way out, a start under way stopped first.
+stop_all() {
+	local s
+	jobs -p | xargs -r kill 2>/dev/null || true
+	wait 2>/dev/null || true
+	for s in "${series[@]}"; do "$CLUSTER" down --dir "$(dir_of "$s")" >/dev/null 2>&1 || true; done
+}
+trap stop_all EXIT
+trap 'exit 143' TERM INT
 failed=()
-for s in "${series[@]}"; do
-	run_version "$s" || failed+=("$s")
+start_version "${series[0]}" &
+pid=$!
+for i in "${!series[@]}"; do
+	next=${series[$((i + 1))]:-}
+	NEXT_PID=
+	run_version "${series[$i]}" "$pid" "$next" || failed+=("${series[$i]}")
+	if [ -n "$next" ] && [ -z "$NEXT_PID" ]; then
+		# This version stopped before its tests: the next starts now.
+		start_version "$next" &
+		NEXT_PID=$!
+	fi
+	pid=$NEXT_PID
 done
 step ""
 if [ ${#failed[@]} -gt 0 ]; then
