@@ -11,6 +11,7 @@ import (
 
 	"github.com/gocql/gocql"
 	"github.com/partmon/partmon/collector/internal/cql"
+	"github.com/partmon/partmon/internal/configerr"
 	"github.com/robfig/cron/v3"
 )
 
@@ -162,82 +163,94 @@ const (
 func (c Config) Validate() error {
 	c = c.WithDefaults()
 	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	bad := func(path, format string, a ...any) { errs = append(errs, configerr.Field(path, format, a...)) }
 	if c.MinSchedule < MinScheduleFloor {
-		bad("collector.min_schedule: %s is under %s", c.MinSchedule, MinScheduleFloor)
+		bad("collector.min_schedule", "%s is under %s", c.MinSchedule, MinScheduleFloor)
 	}
 
 	if len(c.Hosts) == 0 {
-		bad("collector.hosts: at least one host is required")
+		bad("collector.hosts", "at least one host is required")
 	}
 	for i, h := range c.Hosts {
 		if _, _, err := splitHost(h, c.Port); err != nil {
-			bad("collector.hosts[%d]: %v", i, err)
+			bad(fmt.Sprintf("collector.hosts[%d]", i), "%v", err)
 		}
 	}
 	if c.Mode != ModeSidecar && c.Mode != ModeCluster {
-		bad("collector.mode: must be %q or %q, got %q", ModeSidecar, ModeCluster, c.Mode)
+		bad("collector.mode", "must be %q or %q, got %q", ModeSidecar, ModeCluster, c.Mode)
 	}
 	if c.Port < 1 || c.Port > 65535 {
-		bad("collector.port: must be between 1 and 65535, got %d", c.Port)
+		bad("collector.port", "must be between 1 and 65535, got %d", c.Port)
 	}
 	if c.Password != "" && c.PasswordFile != "" {
-		bad("collector.password and collector.password_file are mutually exclusive")
+		bad("collector.password_file", "set collector.password or collector.password_file, not both")
 	}
 	if (c.Password != "" || c.PasswordFile != "") && c.Username == "" {
-		bad("collector.username: required when a password is set")
+		bad("collector.username", "required when a password is set")
 	}
-	if (c.TLS.CertFile == "") != (c.TLS.KeyFile == "") {
-		bad("collector.tls.cert_file and collector.tls.key_file must be set together")
+	switch {
+	case c.TLS.CertFile != "" && c.TLS.KeyFile == "":
+		bad("collector.tls.cert_file", "set without collector.tls.key_file: give both or neither")
+	case c.TLS.CertFile == "" && c.TLS.KeyFile != "":
+		bad("collector.tls.key_file", "set without collector.tls.cert_file: give both or neither")
 	}
 	if !c.TLS.Enabled && (c.TLS.CAFile != "" || c.TLS.CertFile != "" || c.TLS.ServerName != "") {
-		bad("collector.tls: files or server_name are set but collector.tls.enabled is false")
+		bad("collector.tls", "files or server_name are set but collector.tls.enabled is false")
 	}
 	for _, d := range []struct {
 		name string
 		v    time.Duration
 	}{{"connect_timeout", c.ConnectTimeout}, {"query_timeout", c.QueryTimeout}, {"retry_backoff", c.RetryBackoff}, {"max_retry_backoff", c.MaxRetryBackoff}} {
 		if d.v < 0 {
-			bad("collector.%s: must not be negative, got %s", d.name, d.v)
+			bad("collector."+d.name, "must not be negative, got %s", d.v)
 		}
 	}
 	if c.MaxRetryBackoff < c.RetryBackoff {
-		bad("collector.max_retry_backoff: must be at least collector.retry_backoff (%s), got %s", c.RetryBackoff, c.MaxRetryBackoff)
+		bad("collector.max_retry_backoff", "must be at least collector.retry_backoff (%s), got %s", c.RetryBackoff, c.MaxRetryBackoff)
 	}
 	if c.PageSize < minPageSize || c.PageSize > maxPageSize {
-		bad("collector.page_size: must be between %d and %d, got %d", minPageSize, maxPageSize, c.PageSize)
+		bad("collector.page_size", "must be between %d and %d, got %d", minPageSize, maxPageSize, c.PageSize)
 	}
 	for i, dc := range c.Datacenters {
 		if strings.TrimSpace(dc) == "" {
-			bad("collector.datacenters[%d]: empty DC name", i)
+			bad(fmt.Sprintf("collector.datacenters[%d]", i), "empty DC name")
 		}
 	}
 	if len(c.Datacenters) > 0 && c.Mode != ModeCluster {
-		bad("collector.datacenters: only in cluster mode (a sidecar reads its own node), got mode %q", c.Mode)
+		bad("collector.datacenters", "only in cluster mode (a sidecar reads its own node), got mode %q", c.Mode)
 	}
 	if c.NodeConcurrency < 1 || c.NodeConcurrency > maxNodeConcurrency {
-		bad("collector.node_concurrency: must be between 1 and %d, got %d", maxNodeConcurrency, c.NodeConcurrency)
+		bad("collector.node_concurrency", "must be between 1 and %d, got %d", maxNodeConcurrency, c.NodeConcurrency)
 	}
 	if c.ProtoVersion != 0 && c.ProtoVersion != 3 && c.ProtoVersion != 4 {
-		bad("collector.proto_version: must be 3 or 4 (0 negotiates), got %d", c.ProtoVersion)
+		bad("collector.proto_version", "must be 3 or 4 (0 negotiates), got %d", c.ProtoVersion)
 	}
-	if c.ScyllaREST.Port < 1 || c.ScyllaREST.Port > 65535 {
-		bad("collector.scylla_rest.port: must be between 1 and 65535, got %d", c.ScyllaREST.Port)
-	}
-	if c.ScyllaREST.Scheme != "http" && c.ScyllaREST.Scheme != "https" {
-		bad("collector.scylla_rest.scheme: must be \"http\" or \"https\", got %q", c.ScyllaREST.Scheme)
-	}
-	if c.ScyllaREST.SampleDuration < time.Millisecond {
-		bad("collector.scylla_rest.sample_duration: must be at least 1ms, got %s", c.ScyllaREST.SampleDuration)
-	}
-	if c.ScyllaREST.ListSize < 1 {
-		bad("collector.scylla_rest.list_size: must be positive, got %d", c.ScyllaREST.ListSize)
-	}
+	errs = append(errs, c.ScyllaREST.validate()...)
 	errs = append(errs, c.Logs.validate(c.Mode)...)
 	errs = append(errs, c.DataDisk.validate(c.Mode)...)
 	errs = append(errs, c.validateSources()...)
 	errs = append(errs, c.validateNodetool()...)
 	return errors.Join(errs...)
+}
+
+func (c ScyllaRESTConfig) validate() []error {
+	var errs []error
+	bad := func(key, format string, a ...any) {
+		errs = append(errs, configerr.Field("collector.scylla_rest."+key, format, a...))
+	}
+	if c.Port < 1 || c.Port > 65535 {
+		bad("port", "must be between 1 and 65535, got %d", c.Port)
+	}
+	if c.Scheme != "http" && c.Scheme != "https" {
+		bad("scheme", "must be \"http\" or \"https\", got %q", c.Scheme)
+	}
+	if c.SampleDuration < time.Millisecond {
+		bad("sample_duration", "must be at least 1ms, got %s", c.SampleDuration)
+	}
+	if c.ListSize < 1 {
+		bad("list_size", "must be positive, got %d", c.ListSize)
+	}
+	return errs
 }
 
 func (c Config) validateSources() []error {
@@ -253,23 +266,24 @@ func (c Config) validateSources() []error {
 	sort.Strings(names)
 	for _, name := range names {
 		sc := c.Sources[name]
+		path := "collector.sources." + name
 		reg, ok := known[name]
 		if !ok {
-			errs = append(errs, fmt.Errorf("collector.sources: unknown source %q (known: %s)", name, strings.Join(SourceNames(), ", ")))
+			errs = append(errs, configerr.Field(path, "unknown source (known: %s)", strings.Join(SourceNames(), ", ")))
 			continue
 		}
 		if sc.Schedule != "" {
 			if _, err := cron.ParseStandard(sc.Schedule); err != nil {
-				errs = append(errs, fmt.Errorf("collector.sources.%s.schedule: %q: %v", name, sc.Schedule, err))
+				errs = append(errs, configerr.Field(path+".schedule", "%q: %v", sc.Schedule, err))
 			}
 		}
 		if sc.Timeout < 0 {
-			errs = append(errs, fmt.Errorf("collector.sources.%s.timeout: must not be negative, got %s", name, sc.Timeout))
+			errs = append(errs, configerr.Field(path+".timeout", "must not be negative, got %s", sc.Timeout))
 		}
 		eff := c.sourceSettings(reg)
 		if reg.window > 0 && eff.enabled && eff.timeout <= reg.window {
-			errs = append(errs, fmt.Errorf("collector.sources.%s.timeout: must be longer than %s (%s), got %s",
-				name, reg.windowKey, reg.window, eff.timeout))
+			errs = append(errs, configerr.Field(path+".timeout", "must be longer than %s (%s), got %s",
+				reg.windowKey, reg.window, eff.timeout))
 		}
 	}
 	return errs
@@ -394,11 +408,11 @@ func (c Config) validateNodetool() []error {
 		enabled = *sc.Enabled
 	}
 	if enabled && !c.NodetoolSampler.Configured() {
-		errs = append(errs, fmt.Errorf("collector.sources.nodetool_sampler: enabled but collector.nodetool_sampler.command is empty"))
+		errs = append(errs, configerr.Field("collector.sources.nodetool_sampler", "enabled but collector.nodetool_sampler.command is empty"))
 	}
 	if c.NodetoolSampler.Configured() {
 		if err := c.NodetoolSampler.WithDefaults().Validate(); err != nil {
-			errs = append(errs, fmt.Errorf("collector.nodetool_sampler: %w", err))
+			errs = append(errs, configerr.Under("collector.nodetool_sampler", err))
 		}
 	}
 	return errs

@@ -36,10 +36,10 @@ func TestConfigValidate(t *testing.T) {
 		{"mode", func(c *Config) { c.Mode = "Sidecar" }, []string{`collector.mode: must be "sidecar" or "cluster", got "Sidecar"`}},
 		{"port", func(c *Config) { c.Port = 70000 }, []string{"collector.port: must be between 1 and 65535, got 70000"}},
 		{"password twice", func(c *Config) { c.Username, c.Password, c.PasswordFile = "u", "p", "f" }, []string{
-			"collector.password and collector.password_file are mutually exclusive"}},
+			"collector.password_file: set collector.password or collector.password_file, not both"}},
 		{"password without user", func(c *Config) { c.Password = "p" }, []string{"collector.username: required when a password is set"}},
 		{"half a key pair", func(c *Config) { c.TLS = TLSConfig{Enabled: true, CertFile: "c.pem"} }, []string{
-			"collector.tls.cert_file and collector.tls.key_file must be set together"}},
+			"collector.tls.cert_file: set without collector.tls.key_file: give both or neither"}},
 		{"tls files but tls off", func(c *Config) { c.TLS = TLSConfig{CAFile: "ca.pem"} }, []string{
 			"collector.tls: files or server_name are set but collector.tls.enabled is false"}},
 		{"negative timeout", func(c *Config) { c.QueryTimeout = -time.Second }, []string{"collector.query_timeout: must not be negative, got -1s"}},
@@ -53,13 +53,13 @@ func TestConfigValidate(t *testing.T) {
 			"collector.datacenters[1]: empty DC name"}},
 		{"nodetool runs", func(c *Config) {
 			c.NodetoolSampler = NodetoolSamplerConfig{Command: []string{"nodetool"}, MaxConcurrentRuns: 100}
-		}, []string{"collector.nodetool_sampler: nodetool sampler: max_concurrent_runs 100 must be between 1 and 64"}},
+		}, []string{"collector.nodetool_sampler.max_concurrent_runs: 100 must be between 1 and 64"}},
 		{"protocol", func(c *Config) { c.ProtoVersion = 5 }, []string{"collector.proto_version: must be 3 or 4 (0 negotiates), got 5"}},
 		{"rest", func(c *Config) { c.ScyllaREST = ScyllaRESTConfig{Port: -1, Scheme: "ftp"} }, []string{
 			"collector.scylla_rest.port: must be between 1 and 65535, got -1",
 			`collector.scylla_rest.scheme: must be "http" or "https", got "ftp"`}},
 		{"unknown source", func(c *Config) { c.Sources = map[string]SourceConfig{"max_partition_sizes": {}} }, []string{
-			`collector.sources: unknown source "max_partition_sizes" (known: ` + strings.Join(SourceNames(), ", ") + ")"}},
+			`collector.sources.max_partition_sizes: unknown source (known: ` + strings.Join(SourceNames(), ", ") + ")"}},
 		{"bad cron", func(c *Config) {
 			c.Sources = map[string]SourceConfig{"disk_usage": {Schedule: "every minute"}, "settings": {Schedule: "61 * * * *", Timeout: -time.Second}}
 		}, []string{
@@ -76,7 +76,7 @@ func TestConfigValidate(t *testing.T) {
 		{"nodetool config checked", func(c *Config) {
 			c.NodetoolSampler = NodetoolSamplerConfig{Command: []string{"nodetool"}, Capacity: 5000}
 		}, []string{
-			"collector.nodetool_sampler: nodetool sampler: capacity 5000 must be between 2 and 1024"}},
+			"collector.nodetool_sampler.capacity: 5000 must be between 2 and 1024"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

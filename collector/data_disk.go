@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/partmon/partmon/internal/configerr"
 	"github.com/partmon/partmon/model"
 )
 
@@ -25,11 +26,11 @@ func (c DataDiskConfig) Configured() bool { return len(c.Directories) > 0 }
 func (c DataDiskConfig) validate(mode string) []error {
 	var errs []error
 	if c.Configured() && mode == ModeCluster {
-		errs = append(errs, fmt.Errorf("collector.data_disk.directories: data directories are one node's; they need mode %q", ModeSidecar))
+		errs = append(errs, configerr.Field("collector.data_disk.directories", "data directories are one node's; they need mode %q", ModeSidecar))
 	}
 	for i, d := range c.Directories {
 		if !filepath.IsAbs(d) {
-			errs = append(errs, fmt.Errorf("collector.data_disk.directories[%d]: %q is not an absolute path", i, d))
+			errs = append(errs, configerr.Field(fmt.Sprintf("collector.data_disk.directories[%d]", i), "%q is not an absolute path", d))
 		}
 	}
 	return errs

@@ -7,6 +7,7 @@ import (
 
 	"github.com/partmon/partmon/collector/internal/cassandralog"
 	"github.com/partmon/partmon/collector/internal/logtail"
+	"github.com/partmon/partmon/internal/configerr"
 	"github.com/partmon/partmon/model"
 )
 
@@ -51,24 +52,26 @@ func (c LogsConfig) withDefaults() LogsConfig {
 func (c LogsConfig) validate(mode string) []error {
 	c = c.withDefaults()
 	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	bad := func(key, format string, a ...any) {
+		errs = append(errs, configerr.Field("collector.logs."+key, format, a...))
+	}
 	if _, err := time.LoadLocation(c.Timezone); err != nil {
-		bad("collector.logs.timezone: %v (an IANA zone such as Europe/Berlin, Local or UTC)", err)
+		bad("timezone", "%v (an IANA zone such as Europe/Berlin, Local or UTC)", err)
 	}
 	if c.File != "" && mode == ModeCluster {
-		bad("collector.logs.file: a log file is one node's; it needs mode %q (in cluster mode, 5.0 nodes are read through system_views.system_logs)", ModeSidecar)
+		bad("file", "a log file is one node's; it needs mode %q (in cluster mode, 5.0 nodes are read through system_views.system_logs)", ModeSidecar)
 	}
 	if c.MaxRows < 1 || c.MaxRows > 100_000 {
-		bad("collector.logs.max_rows: must be between 1 and 100000 (the most system_logs holds), got %d", c.MaxRows)
+		bad("max_rows", "must be between 1 and 100000 (the most system_logs holds), got %d", c.MaxRows)
 	}
 	if c.MaxBytes < 64<<10 {
-		bad("collector.logs.max_bytes: must be at least 65536, got %d", c.MaxBytes)
+		bad("max_bytes", "must be at least 65536, got %d", c.MaxBytes)
 	}
 	if c.MaxAge < time.Minute {
-		bad("collector.logs.max_age: must be at least 1m, got %s", c.MaxAge)
+		bad("max_age", "must be at least 1m, got %s", c.MaxAge)
 	}
 	if c.MaxKeys < 1 {
-		bad("collector.logs.max_keys: must be positive, got %d", c.MaxKeys)
+		bad("max_keys", "must be positive, got %d", c.MaxKeys)
 	}
 	return errs
 }

@@ -1,10 +1,11 @@
 package exporter
 
 import (
-	"fmt"
+	"errors"
 	"math"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/internal/configerr"
 	"github.com/partmon/partmon/model"
 )
 
@@ -41,13 +42,20 @@ func DefaultTableFloor() TableFloor {
 	return TableFloor{Enabled: true, MinTables: 200, DiskBytes: 100 << 20}
 }
 
-// Validate says what is wrong with a floor.
+// Validate says what is wrong with a floor, each problem a configerr.Field
+// whose path is relative to the floor's section.
 func (f TableFloor) Validate() error {
-	if f.MinTables < 0 || f.DiskBytes < 0 || f.OpsPerSecond < 0 || math.IsNaN(f.OpsPerSecond) || math.IsInf(f.OpsPerSecond, 0) {
-		return fmt.Errorf("table_floor: min_tables %d, disk_bytes %d and ops_per_second %g must be finite and not negative",
-			f.MinTables, f.DiskBytes, f.OpsPerSecond)
+	var errs []error
+	if f.MinTables < 0 {
+		errs = append(errs, configerr.Field("min_tables", "must not be negative, got %d", f.MinTables))
 	}
-	return nil
+	if f.DiskBytes < 0 {
+		errs = append(errs, configerr.Field("disk_bytes", "must not be negative, got %d", f.DiskBytes))
+	}
+	if f.OpsPerSecond < 0 || math.IsNaN(f.OpsPerSecond) || math.IsInf(f.OpsPerSecond, 0) {
+		errs = append(errs, configerr.Field("ops_per_second", "must be finite and not negative, got %g", f.OpsPerSecond))
+	}
+	return errors.Join(errs...)
 }
 
 // floorFilter says which families of which table nodes one report's

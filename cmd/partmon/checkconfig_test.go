@@ -33,6 +33,14 @@ func TestCheckConfigBrokenCases(t *testing.T) {
 		{"fractional top_k", "collector:\n  hosts: [a]\nthresholds:\n  top_k: 3.5\n", 4, "thresholds.top_k: want a whole number, got 3.5"},
 		{"fractional port", "collector:\n  hosts: [a]\n  port: 9042.5\n", 3, "collector.port: want a whole number"},
 		{"second document", "collector:\n  hosts: [a]\n---\nweb:\n  listen_addresses: [\":1\"]\n", 3, "second YAML document"},
+		{"a source's key misspelt", "collector:\n  hosts: [a]\n  sources:\n    schema:\n      schedul: \"@every 1m\"\n", 5,
+			"collector.sources.schema.schedul: unknown key (did you mean schedule? docs/configuration.md lists every key)"},
+		{"an unknown source", "collector:\n  hosts: [a]\n  sources:\n    schemas:\n      schedule: \"@every 1m\"\n", 4,
+			"collector.sources.schemas: unknown source (known: "},
+		{"a key given twice", "collector:\n  hosts: [a]\nlog:\n  level: info\n  level: debug\n", 5,
+			"log.level: given twice in one mapping (first at line 4): keep one"},
+		{"hosts missing from the collector section", "collector:\n  port: 9042\n", 1, "collector.hosts: at least one host is required"},
+		{"a bad log level", "collector:\n  hosts: [a]\nlog:\n  level: chatty\n", 4, `log.level: "chatty": want debug, info, warn or error`},
 		{"missing password_file", "collector:\n  hosts: [a]\n  username: u\n  password_file: " + missing + "\n", 4, "collector.password_file"},
 		{"empty password_file", "collector:\n  hosts: [a]\n  username: u\n  password_file: " + emptyPw + "\n", 4, "is empty"},
 		{"missing tls ca_file", "collector:\n  hosts: [a]\n  tls:\n    enabled: true\n    ca_file: " + missing + "\n", 5, "collector.tls.ca_file"},
@@ -167,7 +175,7 @@ func TestCheckConfigSaysWhereTheKeySecretIs(t *testing.T) {
 	}{
 		{"collector:\n  hosts: [a]\nkeys:\n  mode: omitted\nstate:\n  file: " + state + "\n", exitOK, filepath.Join(dir, "partmon-keys.secret") + " (mode 0600"},
 		{"collector:\n  hosts: [a]\nkeys:\n  mode: omitted\n", exitOK, "random secret of each process"},
-		{"collector:\n  hosts: [a]\nkeys:\n  mode: hashed\n", exitUsage, "keys.mode hashed needs keys.secret_file, or state.file"},
+		{"collector:\n  hosts: [a]\nkeys:\n  mode: hashed\n", exitUsage, "line 4: keys.mode: hashed needs keys.secret_file, or state.file"},
 	}
 	for _, c := range cases {
 		var out, errb bytes.Buffer

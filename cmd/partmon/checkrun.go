@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.uber.org/zap"
+
+	"github.com/partmon/partmon/internal/configerr"
 )
 
 // The checks below refuse at load (run and check-config alike, exit 4)
@@ -17,17 +19,18 @@ import (
 // once Cassandra has started beside partmon, and the source retries.
 
 // listenAddressError says why run could not listen on a, from its text
-// alone: it holds on any host (check-config --syntax-only too).
+// alone: it holds on any host (check-config --syntax-only too). The caller
+// names the key.
 func listenAddressError(a string) error {
 	host, port, err := net.SplitHostPort(a)
 	if err != nil {
-		return fmt.Errorf("web.listen_addresses: %q is not host:port (e.g. :9808 or 127.0.0.1:9808)", a)
+		return fmt.Errorf("%q is not host:port (e.g. :9808 or 127.0.0.1:9808)", a)
 	}
 	if _, err := net.LookupPort("tcp", port); err != nil {
-		return fmt.Errorf("web.listen_addresses: %q: port %q is not a port number (e.g. :9808)", a, port)
+		return fmt.Errorf("%q: port %q is not a port number (e.g. :9808)", a, port)
 	}
 	if dottedQuad(host) && net.ParseIP(host) == nil {
-		return fmt.Errorf("web.listen_addresses: %q: %s is not an IP address (four numbers of 0-255)", a, host)
+		return fmt.Errorf("%q: %s is not an IP address (four numbers of 0-255)", a, host)
 	}
 	return nil
 }
@@ -43,13 +46,13 @@ func dottedQuad(host string) bool {
 // --syntax-only.
 func (c *Config) listenHostErrors() []error {
 	var errs []error
-	for _, a := range c.Web.ListenAddresses {
+	for i, a := range c.Web.ListenAddresses {
 		host, _, err := net.SplitHostPort(a)
 		if err != nil || host == "" || net.ParseIP(strings.Trim(host, "[]")) != nil || dottedQuad(host) {
 			continue // refused by listenAddressError, or nothing to resolve
 		}
 		if _, err := lookupHost(host); err != nil {
-			errs = append(errs, fmt.Errorf("web.listen_addresses: %q: %s does not resolve on this host: %w", a, host, err))
+			errs = append(errs, configerr.Field(fmt.Sprintf("web.listen_addresses[%d]", i), "%q: %s does not resolve on this host: %v", a, host, err))
 		}
 	}
 	return errs
@@ -65,12 +68,12 @@ func (c *Config) sourceFileErrors() []error {
 	var errs []error
 	if f := c.Collector.Logs.File; f != "" {
 		if err := statFile(f); err != nil {
-			errs = append(errs, fmt.Errorf("collector.logs.file: %w (the node's Cassandra system.log, read by the logs source)", err))
+			errs = append(errs, configerr.Field("collector.logs.file", "%v (the node's Cassandra system.log, read by the logs source)", err))
 		}
 	}
-	for _, d := range c.Collector.DataDisk.Directories {
+	for i, d := range c.Collector.DataDisk.Directories {
 		if err := statDir(d); err != nil {
-			errs = append(errs, fmt.Errorf("collector.data_disk.directories: %w (the node's data_file_directories)", err))
+			errs = append(errs, configerr.Field(fmt.Sprintf("collector.data_disk.directories[%d]", i), "%v (the node's data_file_directories)", err))
 		}
 	}
 	return errs

@@ -32,7 +32,8 @@ func TestCheckConfigRefusesWhatRunRefuses(t *testing.T) {
 		syntaxPass bool // a file's absence: --syntax-only does not look
 	}{
 		{name: "a port that is no number", args: []string{"--hosts=127.0.0.1", "--web.listen-address=:notaport"},
-			want: `web.listen_addresses: ":notaport": port "notaport" is not a port number`},
+			// The item's index: run's own test address comes first.
+			want: `]: ":notaport": port "notaport" is not a port number`},
 		{name: "an IPv4 address out of range", args: []string{"--hosts=127.0.0.1", "--web.listen-address=999.1.1.1:80"},
 			want: "999.1.1.1 is not an IP address"},
 		{name: "a URL for a host", args: []string{"--hosts=http://127.0.0.9"},
@@ -40,7 +41,7 @@ func TestCheckConfigRefusesWhatRunRefuses(t *testing.T) {
 		{name: "a missing log file", args: []string{sidecar("  logs:\n    file: " + filepath.Join(dir, "logs", "system.log") + "\n")},
 			want: "collector.logs.file: open " + filepath.Join(dir, "logs", "system.log") + ": no such file", syntaxPass: true},
 		{name: "a missing data directory", args: []string{sidecar("  data_disk:\n    directories: [" + filepath.Join(dir, "data") + "]\n")},
-			want: "collector.data_disk.directories: stat " + filepath.Join(dir, "data") + ": no such file", syntaxPass: true},
+			want: "collector.data_disk.directories[0]: stat " + filepath.Join(dir, "data") + ": no such file", syntaxPass: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

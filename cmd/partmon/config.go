@@ -1,17 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"reflect"
 	"slices"
 	"strings"
 	"time"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/collector"
@@ -135,120 +131,135 @@ func parseConfig(data []byte, name string, override func(*Config)) (Config, erro
 	return parseConfigScoped(data, name, override, filesNone)
 }
 
+// configDocs is where an unknown key's message sends the reader.
+const configDocs = "docs/configuration.md"
+
 func parseConfigScoped(data []byte, name string, override func(*Config), scope fileScope) (Config, error) {
 	cfg := defaultConfig()
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return cfg, fmt.Errorf("%s: %s", name, configerr.CleanYAMLError(err))
+	doc, err := configerr.Parse(data)
+	if err != nil {
+		return cfg, doc.Report(name, err)
 	}
-	if err := secondDocument(data); err != nil {
-		return cfg, &configerr.Error{File: name, Errs: []error{err}}
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	// A TypeError lists every unknown key and every value of the wrong type
-	// while the rest of the file is still decoded: report them together with
-	// what validation finds, so one run of check-config shows every error.
-	var decodeErrs []error
-	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
-		var te *yaml.TypeError
-		if !errors.As(err, &te) {
-			return cfg, fmt.Errorf("%s: %s", name, configerr.CleanYAMLError(err))
-		}
-		for _, msg := range te.Errors {
-			decodeErrs = append(decodeErrs, errors.New(configerr.ExplainTypeError(&root, msg)))
-		}
-	}
-	decodeErrs = append(decodeErrs, fractionalIntegers(&root, reflect.TypeFor[Config](), "")...)
+	// Unknown keys and values of the wrong type are reported with what
+	// validation finds, the rest of the file decoded: one run of
+	// check-config shows every error.
+	decodeErrs := doc.Decode(&cfg, configDocs)
 	if override != nil {
 		override(&cfg)
 	}
-	return cfg, cfg.validateScoped(&root, name, scope, decodeErrs...)
+	return cfg, cfg.validateScoped(doc, name, scope, decodeErrs...)
 }
 
 // validate checks every section and reports every problem at once, after
-// the decoding errors found before, ordered by line. With the parsed
-// document it points at the line of the offending key.
-func (c *Config) validate(root *yaml.Node, name string, decodeErrs ...error) error {
-	return c.validateScoped(root, name, filesNone, decodeErrs...)
+// the decoding errors found before, each at the line of its key in doc
+// (nil: a config of flags and defaults), ordered by line.
+func (c *Config) validate(doc *configerr.Doc, name string, decodeErrs ...error) error {
+	return c.validateScoped(doc, name, filesNone, decodeErrs...)
 }
 
-// validateScoped is validate that also checks the files a command of scope opens.
-func (c *Config) validateScoped(root *yaml.Node, name string, scope fileScope, decodeErrs ...error) error {
+// validateScoped is validate that also checks the files a command of
+// scope opens. Every check names its value by YAML path (configerr.Field);
+// a section's own validator names them relative to the section.
+func (c *Config) validateScoped(doc *configerr.Doc, name string, scope fileScope, decodeErrs ...error) error {
 	errs := slices.Clone(decodeErrs)
-	add := func(section string, err error) {
-		if err == nil {
-			return
-		}
-		for _, e := range configerr.SplitJoined(err) {
-			msg := e.Error()
-			if !strings.HasPrefix(msg, section+".") && !strings.HasPrefix(msg, section+":") {
-				msg = section + ": " + msg
-			}
-			if line := configerr.Locate(root, section, e.Error()); line > 0 {
-				msg = fmt.Sprintf("line %d: %s", line, msg)
-			}
-			errs = append(errs, errors.New(msg))
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
 		}
 	}
-	add("collector", c.Collector.Validate())
-	for _, name := range slices.Sorted(maps.Keys(c.Collector.Sources)) {
-		if err := scheduleFloor(c.Collector.Sources[name].Schedule, c.Collector.WithDefaults().MinSchedule); err != nil {
-			add("collector", fmt.Errorf("collector.sources.%s.schedule: %w", name, err))
+	add(c.Collector.Validate())
+	minSchedule := c.Collector.WithDefaults().MinSchedule
+	for _, src := range slices.Sorted(maps.Keys(c.Collector.Sources)) {
+		if err := scheduleFloor(c.Collector.Sources[src].Schedule, minSchedule); err != nil {
+			add(configerr.Field("collector.sources."+src+".schedule", "%v", err))
 		}
 	}
-	add("thresholds", c.Thresholds.Validate())
+	add(keyedErrors[analyzer.Thresholds]("thresholds", c.Thresholds.Validate()))
 	// The analysis queries nothing (it reads the last snapshot): no floor.
 	if err := parseCronSpec(c.Analysis.Schedule); err != nil {
-		add("analysis", fmt.Errorf("schedule %q: %w", c.Analysis.Schedule, err))
+		add(configerr.Field("analysis.schedule", "%q: %v", c.Analysis.Schedule, err))
 	}
-	add("analysis", c.Analysis.History.Validate())
-	add("analysis", historyFitsStateFile(c))
+	add(keyedErrors[analyzer.HistoryLimits]("analysis.history", c.Analysis.History.Validate()))
+	add(configerr.Under("analysis.history", historyFitsStateFile(c)))
 	if len(c.Web.ListenAddresses) == 0 {
-		add("web", errors.New("listen_addresses must name at least one address"))
+		add(configerr.Field("web.listen_addresses", "must name at least one address (e.g. :9808)"))
 	}
-	for _, a := range c.Web.ListenAddresses {
-		add("web", listenAddressError(a))
+	for i, a := range c.Web.ListenAddresses {
+		add(configerr.Under(fmt.Sprintf("web.listen_addresses[%d]", i), listenAddressError(a)))
 	}
 	// The files themselves are checked by Serve and by check-config
 	// (fileErrors); parsing alone opens none.
 	if len(c.Web.PageUsers) > 0 && c.Web.ConfigFile == "" {
-		add("web", errors.New("page_users needs config_file with basic_auth_users naming them"))
+		add(configerr.Field("web.page_users", "needs web.config_file with basic_auth_users naming them"))
 	}
 	if p := c.Web.TelemetryPath; p != "" && (!strings.HasPrefix(p, "/") || p == "/" || reservedPath(p)) {
-		add("web", fmt.Errorf("--web.telemetry-path: want a path such as /metrics, not / or one of the API's, got %q", p))
+		// A flag only: no key, no line.
+		add(fmt.Errorf("--web.telemetry-path: want a path such as /metrics, not / or one of the API's, got %q", p))
 	}
-	add("metrics", c.Metrics.TableFloor.Validate())
-	for _, u := range c.Alertmanager.URLs {
+	add(configerr.Under("metrics.table_floor", c.Metrics.TableFloor.Validate()))
+	for i, u := range c.Alertmanager.URLs {
 		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
-			add("alertmanager", fmt.Errorf("urls: %q is not an http(s) URL", u))
+			add(configerr.Field(fmt.Sprintf("alertmanager.urls[%d]", i), "%q is not an http(s) URL", u))
 		}
 	}
 	if c.Alertmanager.ResendInterval < time.Second {
-		add("alertmanager", fmt.Errorf("resend_interval %s is below 1s", c.Alertmanager.ResendInterval))
+		add(configerr.Field("alertmanager.resend_interval", "%s is below 1s", c.Alertmanager.ResendInterval))
 	}
 	if _, err := analyzer.ParseSeverity(c.Alertmanager.MinSeverity); err != nil {
-		add("alertmanager", fmt.Errorf("min_severity: %w", err))
+		add(configerr.Field("alertmanager.min_severity", "%v", err))
 	}
 	if _, err := newLogger(c.Log.Level, c.Log.Format); err != nil {
-		add("log", err)
+		add(err)
 	}
 	for _, err := range c.fileErrors(scope) {
-		section, _, _ := strings.Cut(err.Error(), ".")
-		add(section, err)
+		add(err)
 	}
 	if _, err := keys.Load(c.Keys); err != nil {
-		add("keys", err)
+		add(err)
 	} else if c.Keys.Mode == keys.Hashed && c.Keys.SecretFile == "" && c.State.File == "" {
 		// A secret of the process alone would change every shown key at
 		// each restart, and key-hash could not reproduce one.
-		add("keys", errors.New("keys.mode hashed needs keys.secret_file, or state.file to keep a generated secret beside it"))
+		add(configerr.Field("keys.mode", "hashed needs keys.secret_file, or state.file to keep a generated secret beside it"))
 	}
-	if len(errs) == 0 {
-		return nil
+	return doc.Report(name, errs...)
+}
+
+// keyedErrors places at section.key the errors of a validator (the
+// analyzer's Thresholds and HistoryLimits) that names the key T reads as
+// the first word of each message ("top_k must be in 1..1000, got 0"):
+// the key is matched whole against T's yaml keys, never searched for in
+// the text. Errors already naming their path (configerr.Pathed, relative
+// to the section) are placed Under it; any other is about the section.
+func keyedErrors[T any](section string, err error) error {
+	keys := yamlKeys(reflect.TypeFor[T]())
+	var out []error
+	for _, e := range configerr.Split(err) {
+		if _, ok := e.(configerr.Pathed); ok {
+			out = append(out, configerr.Under(section, e))
+			continue
+		}
+		msg := e.Error()
+		first, rest, _ := strings.Cut(msg, " ")
+		if slices.Contains(keys, first) && rest != "" {
+			out = append(out, configerr.Field(section+"."+first, "%s", rest))
+			continue
+		}
+		out = append(out, configerr.Field(section, "%s", msg))
 	}
-	configerr.SortByLine(errs)
-	return &configerr.Error{File: name, Errs: errs}
+	return errors.Join(out...)
+}
+
+// yamlKeys are the keys struct t reads from YAML.
+func yamlKeys(t reflect.Type) []string {
+	var keys []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if f.IsExported() && name != "" && name != "-" {
+			keys = append(keys, name)
+		}
+	}
+	return keys
 }
 
 // webAccess is who may reach which endpoint (web.Access).

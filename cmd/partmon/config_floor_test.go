@@ -19,8 +19,8 @@ func TestMetricsTableFloorConfig(t *testing.T) {
 		{"off", head + "    enabled: false\n", exporter.TableFloor{MinTables: 200, DiskBytes: 100 << 20}, nil},
 		{"parts", head + "    disk_bytes: 1048576\n    ops_per_second: 0.5\n    min_tables: 10\n",
 			exporter.TableFloor{Enabled: true, MinTables: 10, DiskBytes: 1 << 20, OpsPerSecond: 0.5}, nil},
-		{"negative", head + "    disk_bytes: -1\n", exporter.TableFloor{}, []string{"metrics", "not negative"}},
-		{"negative min_tables", head + "    min_tables: -1\n", exporter.TableFloor{}, []string{"metrics", "not negative"}},
+		{"negative", head + "    disk_bytes: -1\n", exporter.TableFloor{}, []string{"line 5: metrics.table_floor.disk_bytes: must not be negative, got -1"}},
+		{"negative min_tables", head + "    min_tables: -1\n", exporter.TableFloor{}, []string{"line 5: metrics.table_floor.min_tables: must not be negative, got -1"}},
 		{"misspelt key", head + "    disk: 1\n", exporter.TableFloor{}, []string{"line 5", "disk"}},
 	}
 	for _, tc := range tests {

@@ -92,19 +92,24 @@ func TestParseConfigErrors(t *testing.T) {
 			want: []string{`line 4: alertmanager.timeout: want a duration such as 30s, 5m or 1h, got "5"`},
 		},
 		{
-			name: "a long value is named by its key although yaml cuts it",
+			name: "a long value is named by its key and shown whole",
 			yaml: "collector:\n  hosts: [127.0.0.1]\n  tls:\n    enabled: definitely-not\n",
-			want: []string{`line 4: collector.tls.enabled: want true or false, got "definit..."`},
+			want: []string{`line 4: collector.tls.enabled: want true or false, got "definitely-not"`},
 		},
 		{
 			name: "sizes in binary units, not exponent notation",
 			yaml: "collector:\n  hosts: [127.0.0.1]\nthresholds:\n  partition_warning_bytes: 204857600\n",
-			want: []string{"partition_warning_bytes (195 MiB, 204857600 bytes) must not be above partition_critical_bytes (100 MiB, 104857600 bytes)"},
+			want: []string{"line 4: thresholds.partition_warning_bytes: (195 MiB, 204857600 bytes) must not be above partition_critical_bytes (100 MiB, 104857600 bytes)"},
+		},
+		{
+			name: "a bad listen address names the item",
+			yaml: "collector:\n  hosts: [127.0.0.1]\nweb:\n  listen_addresses:\n    - \":9808\"\n    - nowhere\n",
+			want: []string{`line 6: web.listen_addresses[1]: "nowhere" is not host:port`},
 		},
 		{
 			name: "not YAML at all",
 			yaml: "collector: [unclosed\n",
-			want: []string{"test.yml"},
+			want: []string{"invalid config test.yml:\n  line 1: did not find expected ',' or ']'"},
 		},
 	}
 	for _, tc := range tests {
@@ -139,7 +144,7 @@ func TestCheckConfigReportsEveryError(t *testing.T) {
 			name: "unknown key, negative threshold, bad cron spec",
 			yaml: "collector:\n  hosts: [127.0.0.1]\nweb:\n  colour: blue\nthresholds:\n  partition_warning_bytes: -5\n" +
 				"analysis:\n  schedule: \"every minute please\"\n",
-			want: []problem{{4, "web.colour: unknown key"}, {6, "partition_warning_bytes must be positive"}, {8, "every minute please"}},
+			want: []problem{{4, "web.colour: unknown key"}, {6, "thresholds.partition_warning_bytes: must be positive"}, {8, "every minute please"}},
 		},
 		{
 			name: "unknown keys in two sections, a bad duration and a bad severity",

@@ -1,19 +1,18 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/robfig/cron/v3"
-	"go.yaml.in/yaml/v3"
+
+	"github.com/partmon/partmon/internal/configerr"
 )
 
 // maxConfigBytes bounds a config file (and stdin for `check-config -`): a
@@ -58,102 +57,6 @@ func readConfig(path string) ([]byte, string, error) {
 		return nil, name, fmt.Errorf("reading config %s: larger than %d bytes (1 MiB); is it the right file?", name, maxConfigBytes)
 	}
 	return data, name, nil
-}
-
-// secondDocument is the error for a config with more than one YAML
-// document: partmon reads the first only, so the rest would be ignored.
-func secondDocument(data []byte) error {
-	dec := yaml.NewDecoder(strings.NewReader(string(data)))
-	var first, second yaml.Node
-	if err := dec.Decode(&first); err != nil {
-		return nil // the first document's own errors are reported elsewhere
-	}
-	if err := dec.Decode(&second); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		return nil // a broken second document: refused below as well
-	}
-	return fmt.Errorf("line %d: a second YAML document (after ---): partmon reads one; merge them or remove the separator", second.Line)
-}
-
-var durationType = reflect.TypeFor[time.Duration]()
-
-// fractionalIntegers finds the values yaml would truncate silently: a number
-// with a fraction (top_k: 3.5) for an integer key.
-func fractionalIntegers(n *yaml.Node, t reflect.Type, path string) []error {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if n == nil {
-		return nil
-	}
-	if n.Kind == yaml.DocumentNode {
-		if len(n.Content) == 0 {
-			return nil
-		}
-		return fractionalIntegers(n.Content[0], t, path)
-	}
-	join := func(k string) string {
-		if path == "" {
-			return k
-		}
-		return path + "." + k
-	}
-	var errs []error
-	switch t.Kind() {
-	case reflect.Struct:
-		if n.Kind != yaml.MappingNode {
-			return nil
-		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if f, ok := yamlField(t, n.Content[i].Value); ok {
-				errs = append(errs, fractionalIntegers(n.Content[i+1], f.Type, join(n.Content[i].Value))...)
-			}
-		}
-	case reflect.Map:
-		if n.Kind == yaml.MappingNode {
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				errs = append(errs, fractionalIntegers(n.Content[i+1], t.Elem(), join(n.Content[i].Value))...)
-			}
-		}
-	case reflect.Slice, reflect.Array:
-		if n.Kind == yaml.SequenceNode {
-			for i, c := range n.Content {
-				errs = append(errs, fractionalIntegers(c, t.Elem(), fmt.Sprintf("%s[%d]", path, i))...)
-			}
-		}
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		if t != durationType && n.Kind == yaml.ScalarNode && n.ShortTag() == "!!float" {
-			errs = append(errs, fmt.Errorf("line %d: %s: want a whole number, got %s", n.Line, path, n.Value))
-		}
-	}
-	return errs
-}
-
-// yamlField is the field of struct t that yaml key names, through inlined structs.
-func yamlField(t reflect.Type, key string) (reflect.StructField, bool) {
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if strings.Contains(opts, "inline") {
-			if g, ok := yamlField(f.Type, key); ok {
-				return g, true
-			}
-			continue
-		}
-		if name == "" {
-			name = strings.ToLower(f.Name)
-		}
-		if name == key {
-			return f, true
-		}
-	}
-	return reflect.StructField{}, false
 }
 
 // scheduleFloor refuses a schedule that runs more often than minSchedule
@@ -246,7 +149,7 @@ func (c *Config) fileErrors(scope fileScope) []error {
 			return
 		}
 		if err := statFile(path); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", key, err))
+			errs = append(errs, configerr.Field(key, "%v", err))
 		}
 	}
 	if c.Collector.TLS.Enabled {
@@ -256,7 +159,7 @@ func (c *Config) fileErrors(scope fileScope) []error {
 	}
 	if p := c.Collector.PasswordFile; p != "" {
 		if err := checkPasswordFile(p); err != nil {
-			errs = append(errs, fmt.Errorf("collector.password_file: %w", err))
+			errs = append(errs, configerr.Field("collector.password_file", "%v", err))
 		}
 	}
 	if scope == filesReport {
@@ -267,14 +170,14 @@ func (c *Config) fileErrors(scope fileScope) []error {
 	}
 	if c.Web.ConfigFile != "" {
 		if err := statFile(c.Web.ConfigFile); err != nil {
-			errs = append(errs, fmt.Errorf("web.config_file: %w", err))
+			errs = append(errs, configerr.Field("web.config_file", "%v", err))
 		} else if err := checkWebConfig(c.Web.ConfigFile); err != nil {
-			errs = append(errs, fmt.Errorf("web.config_file: %s: %w", c.Web.ConfigFile, err))
+			errs = append(errs, configerr.Field("web.config_file", "%s: %v", c.Web.ConfigFile, err))
 		}
 	}
 	if c.State.File != "" {
 		if err := checkDirWritable(filepath.Dir(c.State.File)); err != nil {
-			errs = append(errs, fmt.Errorf("state.file: its directory must be writable (the history is saved there): %w", err))
+			errs = append(errs, configerr.Field("state.file", "its directory must be writable (the history is saved there): %v", err))
 		}
 	}
 	if scope == filesCheck {

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/partmon/partmon/internal/configerr"
 	"github.com/partmon/partmon/internal/keys"
 )
 
@@ -22,7 +23,7 @@ func newLogger(level, format string) (*zap.Logger, error) {
 func newLoggerTo(level, format string, w io.Writer) (*zap.Logger, error) {
 	var lvl zapcore.Level
 	if err := lvl.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("bad log level %q (want debug, info, warn or error)", level)
+		return nil, configerr.Field("log.level", "%q: want debug, info, warn or error", level)
 	}
 	var enc zapcore.Encoder
 	switch format {
@@ -37,7 +38,7 @@ func newLoggerTo(level, format string, w io.Writer) (*zap.Logger, error) {
 		cfg.EncodeTime = zapcore.ISO8601TimeEncoder
 		enc = zapcore.NewConsoleEncoder(cfg)
 	default:
-		return nil, fmt.Errorf("bad log format %q (want json, logfmt or console)", format)
+		return nil, configerr.Field("log.format", "%q: want json, logfmt or console", format)
 	}
 	// Logs go to stderr so that `partmon report` and `partmon collect` keep stdout for their output.
 	out := zapcore.Lock(zapcore.AddSync(w))

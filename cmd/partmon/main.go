@@ -106,11 +106,14 @@ func nameFlags(err error) error {
 	if !errors.As(err, &ce) {
 		return err
 	}
-	for i, e := range ce.Errs {
-		msg := configerr.LinePrefix.ReplaceAllString(e.Error(), "")
+	for _, e := range ce.Errs {
+		p, ok := e.(*configerr.Problem)
+		if !ok {
+			continue
+		}
 		for key, flag := range keyFlags {
-			if strings.HasPrefix(msg, key+":") || strings.HasPrefix(msg, key+"[") {
-				ce.Errs[i] = fmt.Errorf("%w (flag --%s or %s, or %s in --config.file)", e, flag, envVar(flag), key)
+			if p.Path == key || strings.HasPrefix(p.Path, key+"[") {
+				p.Msg += fmt.Sprintf(" (flag --%s or %s, or %s in --config.file)", flag, envVar(flag), key)
 			}
 		}
 	}

@@ -56,15 +56,24 @@ type Config struct {
 	HashLength int    `yaml:"hash_length"`
 }
 
+// FieldError is what is wrong with one key of the keys: section, named by
+// its YAML path; the config's report places it at the key's line
+// (internal/configerr's Pathed, which this package of the standard library
+// alone does not import).
+type FieldError struct{ Path, Msg string }
+
+func (e *FieldError) Error() string                   { return e.Path + ": " + e.Msg }
+func (e *FieldError) ConfigField() (path, msg string) { return e.Path, e.Msg }
+
 // Validate says what is wrong with c, naming the field.
 func (c Config) Validate() error {
 	switch c.Mode {
 	case Plain, Hashed, Omitted, "":
 	default:
-		return fmt.Errorf("keys.mode: want plain, hashed or omitted, got %q", c.Mode)
+		return &FieldError{"keys.mode", fmt.Sprintf("want plain, hashed or omitted, got %q", c.Mode)}
 	}
 	if c.HashLength != 0 && (c.HashLength < MinHashLength || c.HashLength > MaxHashLength) {
-		return fmt.Errorf("keys.hash_length: want %d to %d hex digits, got %d", MinHashLength, MaxHashLength, c.HashLength)
+		return &FieldError{"keys.hash_length", fmt.Sprintf("want %d to %d hex digits, got %d", MinHashLength, MaxHashLength, c.HashLength)}
 	}
 	return nil
 }
@@ -104,11 +113,11 @@ func Load(c Config) (*Keyer, error) {
 	if c.SecretFile != "" && c.Mode != Plain && c.Mode != "" {
 		b, err := os.ReadFile(c.SecretFile)
 		if err != nil {
-			return nil, fmt.Errorf("keys.secret_file: %w", err)
+			return nil, &FieldError{"keys.secret_file", err.Error()}
 		}
 		b = []byte(strings.TrimRight(string(b), "\r\n"))
 		if len(b) < minSecretBytes {
-			return nil, fmt.Errorf("keys.secret_file %s: %d bytes, want at least %d (e.g. head -c 32 /dev/urandom | base64 > FILE)", c.SecretFile, len(b), minSecretBytes)
+			return nil, &FieldError{"keys.secret_file", fmt.Sprintf("%s: %d bytes, want at least %d (e.g. head -c 32 /dev/urandom | base64 > FILE)", c.SecretFile, len(b), minSecretBytes)}
 		}
 		secret = b
 	}

@@ -9,10 +9,11 @@
 package nodetool
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/partmon/partmon/internal/configerr"
 )
 
 // SamplerConfig says how to run the sampler against one node.
@@ -87,40 +88,41 @@ func (c SamplerConfig) WithDefaults() SamplerConfig {
 }
 
 // Validate checks the config as nodetool profileload would, so a bad value
-// fails before a JVM is started.
+// fails before a JVM is started. Its first problem is a configerr.Field
+// whose path is relative to the sampler's section.
 func (c SamplerConfig) Validate() error {
 	if len(c.Command) == 0 || c.Command[0] == "" {
-		return errors.New("nodetool sampler: command is empty")
+		return configerr.Field("command", "empty: give nodetool and its connection options")
 	}
 	for _, a := range c.Command[1:] {
 		// A password on nodetool's command line shows in ps and
 		// /proc/PID/cmdline, of nodetool and of partmon's config.
 		if a == "-pw" || a == "--password" || strings.HasPrefix(a, "--password=") {
-			return errors.New("nodetool sampler: command gives the JMX password on the command line (-pw), visible in ps: use -pwf FILE (--password-file) instead")
+			return configerr.Field("command", "gives the JMX password on the command line (-pw), visible in ps: use -pwf FILE (--password-file) instead")
 		}
 	}
 	if c.Duration < time.Millisecond || c.Duration.Milliseconds() > 1<<31-1 {
-		return fmt.Errorf("nodetool sampler: duration %s must be between 1ms and 2^31-1 ms", c.Duration)
+		return configerr.Field("duration", "%s must be between 1ms and 2^31-1 ms", c.Duration)
 	}
 	if c.Capacity < 2 || c.Capacity > maxSamplerCapacity {
-		return fmt.Errorf("nodetool sampler: capacity %d must be between 2 and %d", c.Capacity, maxSamplerCapacity)
+		return configerr.Field("capacity", "%d must be between 2 and %d", c.Capacity, maxSamplerCapacity)
 	}
 	if c.TopK < 1 || c.TopK >= c.Capacity {
-		return fmt.Errorf("nodetool sampler: top_k %d must be positive and below capacity %d", c.TopK, c.Capacity)
+		return configerr.Field("top_k", "%d must be positive and below capacity %d", c.TopK, c.Capacity)
 	}
 	if len(c.Samplers) == 0 {
-		return errors.New("nodetool sampler: no samplers")
+		return configerr.Field("samplers", "none: give READS, WRITES or both")
 	}
-	for _, s := range c.Samplers {
+	for i, s := range c.Samplers {
 		if _, ok := samplerOps[strings.ToUpper(strings.TrimSpace(s))]; !ok {
-			return fmt.Errorf("nodetool sampler: sampler %q is not READS or WRITES", s)
+			return configerr.Field(fmt.Sprintf("samplers[%d]", i), "%q is not READS or WRITES", s)
 		}
 	}
 	if c.Parallel < 1 || c.Parallel > maxSamplerParallel {
-		return fmt.Errorf("nodetool sampler: parallel %d must be between 1 and %d", c.Parallel, maxSamplerParallel)
+		return configerr.Field("parallel", "%d must be between 1 and %d", c.Parallel, maxSamplerParallel)
 	}
 	if c.MaxConcurrentRuns < 1 || c.MaxConcurrentRuns > maxMaxRuns {
-		return fmt.Errorf("nodetool sampler: max_concurrent_runs %d must be between 1 and %d", c.MaxConcurrentRuns, maxMaxRuns)
+		return configerr.Field("max_concurrent_runs", "%d must be between 1 and %d", c.MaxConcurrentRuns, maxMaxRuns)
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ import (
 func Sample(ctx context.Context, cfg SamplerConfig, tables []string) ([]model.HotPartition, error) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("nodetool sampler: %w", err)
 	}
 	samplers := make([]string, len(cfg.Samplers))
 	for i, s := range cfg.Samplers {

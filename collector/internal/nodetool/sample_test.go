@@ -200,7 +200,7 @@ func TestSamplerConfigValidate(t *testing.T) {
 		edit    func(*SamplerConfig)
 		wantErr string
 	}{
-		{"no command", func(c *SamplerConfig) { c.Command = nil }, "command is empty"},
+		{"no command", func(c *SamplerConfig) { c.Command = nil }, "command: empty"},
 		{"sub-millisecond", func(c *SamplerConfig) { c.Duration = time.Microsecond }, "duration"},
 		{"duration beyond an int of ms", func(c *SamplerConfig) { c.Duration = 1 << 31 * time.Millisecond }, "duration"},
 		{"capacity above nodetool's limit", func(c *SamplerConfig) { c.Capacity = 1025 }, "capacity"},
