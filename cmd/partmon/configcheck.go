@@ -66,7 +66,7 @@ func secondDocument(data []byte) error {
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
 	var first, second yaml.Node
 	if err := dec.Decode(&first); err != nil {
-		return nil // the first document's own errors are reported elsewhere
+		return nil //nolint:nilerr // the first document's own errors are reported elsewhere
 	}
 	if err := dec.Decode(&second); err != nil {
 		if errors.Is(err, io.EOF) {
@@ -163,7 +163,7 @@ func yamlField(t reflect.Type, key string) (reflect.StructField, bool) {
 func scheduleFloor(spec string, minSchedule time.Duration) error {
 	s, err := cron.ParseStandard(spec)
 	if err != nil {
-		return nil // the parse error is reported where the spec is parsed
+		return nil //nolint:nilerr // the parse error is reported where the spec is parsed
 	}
 	every, ok := s.(cron.ConstantDelaySchedule)
 	if !ok {

@@ -58,7 +58,7 @@ func runDaemon(ctx context.Context, bin, host string, scrapes int, life time.Dur
 		case <-exited:
 		case <-time.After(30 * time.Second):
 			_ = cmd.Process.Kill()
-			<-exited
+			_ = <-exited // killed: its exit error says only that
 		}
 	}
 	defer stop()
