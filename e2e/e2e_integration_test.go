@@ -139,7 +139,7 @@ func stepTimer(t *testing.T) func(string) {
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if built.dir != "" {
-		os.RemoveAll(built.dir)
+		_ = os.RemoveAll(built.dir) // a temporary directory
 	}
 	os.Exit(code)
 }

@@ -46,12 +46,6 @@ func (s sharedLabels) emit(d *metricDesc, v float64) {
 	s.m.ch <- sharedLabelMetric{d: d, value: v, pairs: s.pairs}
 }
 
-func (s sharedLabels) emitPositive(d *metricDesc, v float64) {
-	if v > 0 {
-		s.emit(d, v)
-	}
-}
-
 // sharedLabelMetric is a const metric whose label pairs other metrics share.
 // Like client_golang's own const metrics, it hands out the same read-only
 // pairs to every Write.

@@ -111,7 +111,7 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-step "lint (gofmt, go vet)"
+step "lint (gofmt, go vet, golangci-lint)"
 make --no-print-directory lint
 
 step "unit tests"

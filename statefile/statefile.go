@@ -201,13 +201,13 @@ func write(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	defer func() { _ = os.Remove(tmp.Name()) }() // no-op after a successful rename
 	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
+		_ = tmp.Close() // the write's error is the one to report
 		return err
 	}
 	if err := tmp.Sync(); err != nil {
-		tmp.Close()
+		_ = tmp.Close() // the sync's error is the one to report
 		return err
 	}
 	if err := tmp.Close(); err != nil {
@@ -218,7 +218,7 @@ func write(path string, data []byte) error {
 	}
 	if d, err := os.Open(dir); err == nil { // make the rename itself durable
 		_ = d.Sync()
-		d.Close()
+		_ = d.Close()
 	}
 	return nil
 }

@@ -98,9 +98,8 @@ func readWebConfig(path string) (*web.Config, error) {
 	}
 	c := &web.Config{
 		TLSConfig: web.TLSConfig{
-			MinVersion:               web.TLSVersion(tls.VersionTLS12),
-			MaxVersion:               web.TLSVersion(tls.VersionTLS13),
-			PreferServerCipherSuites: true,
+			MinVersion: web.TLSVersion(tls.VersionTLS12),
+			MaxVersion: web.TLSVersion(tls.VersionTLS13),
 		},
 		HTTPConfig: web.HTTPConfig{HTTP2: true},
 	}

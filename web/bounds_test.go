@@ -178,7 +178,12 @@ func TestServeBoundsHeaders(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() { errc <- Serve(ctx, []string{addr}, Access{}, h, nil) }()
-	defer func() { cancel(); <-errc }()
+	defer func() {
+		cancel()
+		if err := <-errc; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	}()
 	client := &http.Client{Timeout: 10 * time.Second}
 	waitServing(t, client, "http://"+addr+"/healthz", errc)
 	for size, want := range map[int]int{32 << 10: http.StatusOK, 128 << 10: http.StatusRequestHeaderFieldsTooLarge} {

@@ -5,6 +5,7 @@ package web_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -138,7 +139,7 @@ func readHot(ctx context.Context, t *testing.T, hosts []string, key string) *ato
 				if i%10 == 9 {
 					k = fmt.Sprintf("cold-%d", i%1000)
 				}
-				if err := s.Query("SELECT v FROM pm_hot.kv WHERE k = ?", k).WithContext(ctx).Scan(&v); err == nil || err == gocql.ErrNotFound {
+				if err := s.Query("SELECT v FROM pm_hot.kv WHERE k = ?", k).WithContext(ctx).Scan(&v); err == nil || errors.Is(err, gocql.ErrNotFound) {
 					n.Add(1)
 				}
 				time.Sleep(5 * time.Millisecond)

@@ -220,7 +220,9 @@ func scaleOf(t *testing.T, svg svgNode, bytes float64) float64 {
 	tickBytes := func(label string) float64 {
 		var v float64
 		var unit string
-		fmt.Sscanf(label, "%g %s", &v, &unit)
+		if _, err := fmt.Sscanf(label, "%g %s", &v, &unit); err != nil {
+			t.Fatalf("y tick %q: %v", label, err)
+		}
 		return v * map[string]float64{"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[unit]
 	}
 	a, b := ticks[0], ticks[len(ticks)-1]

@@ -32,11 +32,11 @@ func freshHandler(t *testing.T, cs ...prometheus.Collector) http.Handler {
 }
 
 type response struct {
-	status                    int
-	contentType, encoding     string
-	vary                      []string
-	body                      []byte // decompressed
-	compressedLen, decodedLen int
+	status                int
+	contentType, encoding string
+	vary                  []string
+	body                  []byte // decompressed
+	compressedLen         int
 }
 
 func serve(t *testing.T, h http.Handler, path, accept, acceptEncoding string) response {

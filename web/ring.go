@@ -253,8 +253,10 @@ func tokenArcsAt(radius float64, tokens []ringToken, nodes []analyzer.NodeSummar
 func hotMarks(hot []hotRange) []ringHotMark {
 	var out []ringHotMark
 	for i, h := range hot {
-		var token int64
-		fmt.Sscan(h.Token, &token)
+		token, err := strconv.ParseInt(h.Token, 10, 64)
+		if err != nil {
+			continue // not a Murmur3 token: no angle to mark it at
+		}
 		a := tokenAngle(token)
 		x1, y1 := ringPointAt(ringInnerR-22, a)
 		x2, y2 := ringPointAt(ringRadius+16, a)

@@ -214,7 +214,7 @@ func Serve(ctx context.Context, listenAddresses []string, access Access, handler
 		l, err := net.Listen("tcp", addr)
 		if err != nil {
 			for _, o := range listeners {
-				o.Close()
+				_ = o.Close() // the failed Listen's error is the one to report
 			}
 			return fmt.Errorf("serving HTTP on %v: %w", listenAddresses, err)
 		}
@@ -246,7 +246,7 @@ func Serve(ctx context.Context, listenAddresses []string, access Access, handler
 		_ = l.Close()
 	}
 	for range listeners {
-		<-done
+		_ = <-done // after Shutdown, each Serve returns ErrServerClosed or its closed listener's error
 	}
 	if err != nil {
 		return fmt.Errorf("shutting down HTTP server: %w", err)

@@ -66,7 +66,7 @@ func readConfig(path string) ([]byte, string, error) {
 func scheduleFloor(spec string, minSchedule time.Duration) error {
 	s, err := cron.ParseStandard(spec)
 	if err != nil {
-		return nil // the parse error is reported where the spec is parsed
+		return nil //nolint:nilerr // the parse error is reported where the spec is parsed
 	}
 	every, ok := s.(cron.ConstantDelaySchedule)
 	if !ok {

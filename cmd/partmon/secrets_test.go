@@ -34,7 +34,9 @@ func TestPasswordFromEnvironment(t *testing.T) {
 				t.Setenv(passwordEnv, *tt.env)
 			} else {
 				t.Setenv(passwordEnv, "") // registers the restore; then unset for the case
-				os.Unsetenv(passwordEnv)
+				if err := os.Unsetenv(passwordEnv); err != nil {
+					t.Fatal(err)
+				}
 			}
 			var d daemonFlags
 			app := newTestApp(&d)

@@ -94,8 +94,11 @@ func TestWriter(t *testing.T) {
 func TestLoad(t *testing.T) {
 	dir := t.TempDir()
 	good, short := filepath.Join(dir, "secret"), filepath.Join(dir, "short")
-	os.WriteFile(good, append(secret, '\n'), 0o600)
-	os.WriteFile(short, []byte("tiny\n"), 0o600)
+	for path, data := range map[string][]byte{good: append(secret, '\n'), short: []byte("tiny\n")} {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	cases := []struct {
 		cfg     Config
 		wantErr string

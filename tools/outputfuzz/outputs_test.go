@@ -164,7 +164,7 @@ func stateRoundTrip(t *testing.T, h *analyzer.History) {
 	dir := t.TempDir()
 	if shm, err := os.MkdirTemp("/dev/shm", "outputfuzz"); err == nil {
 		dir = shm
-		defer os.RemoveAll(shm)
+		defer func() { _ = os.RemoveAll(shm) }() // a temporary directory
 	}
 	path := filepath.Join(dir, "state.json")
 	if err := statefile.Save(path, h, nil, nil); err != nil {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 )
@@ -117,7 +118,7 @@ func Analyze(expr string) (Analysis, error) {
 		}
 		s := Selector{Metric: vs.Name}
 		for _, m := range vs.LabelMatchers {
-			if m.Name == labels.MetricName {
+			if m.Name == model.MetricNameLabel {
 				if s.Metric == "" && m.Type == labels.MatchEqual {
 					s.Metric = m.Value
 				}

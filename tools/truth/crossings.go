@@ -216,7 +216,7 @@ func firstLoggedCrossings(logs map[string]string, since time.Time) (map[string]L
 			}
 		}
 		err = sc.Err()
-		f.Close()
+		_ = f.Close() // only read
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}

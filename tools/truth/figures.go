@@ -138,7 +138,6 @@ type figureContext struct {
 	truthRows  int64 // live rows of the table's largest partition, as written
 	cellsOfRow int   // regular (non-key) columns: cells per row
 	truthParts int64 // partitions written into the table
-	keyString  string
 }
 
 // checkFigures compares a finding's value with the nodetool figure that

@@ -162,7 +162,9 @@ func bytesOf(v string) int64 {
 		return 0
 	}
 	var n int64
-	fmt.Sscanf(v, "%d", &n)
+	if _, err := fmt.Sscanf(v, "%d", &n); err != nil {
+		return 0 // past int64: not a size this comparison knows
+	}
 	mult := map[string]int64{"": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[m[1]]
 	return n * mult
 }

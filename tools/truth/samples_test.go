@@ -1,6 +1,7 @@
 package truth
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,7 +29,7 @@ func TestRecorderKeepsProfileloadRuns(t *testing.T) {
 		c := exec.Command(prefix[0], args...)
 		b, err := c.Output()
 		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
+		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
 			code = ee.ExitCode()
 		} else if err != nil {
 			t.Fatal(err)

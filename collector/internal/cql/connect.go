@@ -67,7 +67,7 @@ func (d setupDeadlineDialer) DialContext(ctx context.Context, network, addr stri
 		return nil, err
 	}
 	if err := conn.SetDeadline(time.Now().Add(d.Timeout)); err != nil {
-		conn.Close()
+		_ = conn.Close() // the deadline's error is the one to report
 		return nil, err
 	}
 	return conn, nil

@@ -129,7 +129,7 @@ func (t *Tailer) Poll(budget int64, line func(string)) (Stats, error) {
 	if err := t.read(&st, &budget, line); err != nil || st.More {
 		return st, err
 	}
-	t.Close()
+	_ = t.Close() // the rotated-away file was only read
 	st.Rotated = true
 	if err := t.open(&st); err != nil {
 		return st, err
@@ -146,7 +146,7 @@ func (t *Tailer) open(st *Stats) error {
 	}
 	fi, err := f.Stat()
 	if err != nil {
-		f.Close()
+		_ = f.Close() // only read; the stat's error is the one to report
 		return fmt.Errorf("stat %s: %w", t.path, err)
 	}
 	dev, ino := fileID(fi)

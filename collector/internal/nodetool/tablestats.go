@@ -138,6 +138,6 @@ func skipToObject(r *bufio.Reader) (string, error) {
 		if b == '{' {
 			return skipped.String(), r.UnreadByte()
 		}
-		skipped.Write([]byte{b})
+		_, _ = skipped.Write([]byte{b}) // cappedBuffer.Write never fails
 	}
 }

@@ -55,10 +55,10 @@ func runDaemon(ctx context.Context, bin, host string, scrapes int, life time.Dur
 	stop := func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
-		case <-exited:
+		case _ = <-exited: // stopped by SIGTERM: its exit status says only that
 		case <-time.After(30 * time.Second):
 			_ = cmd.Process.Kill()
-			<-exited
+			_ = <-exited // killed: its exit error says only that
 		}
 	}
 	defer stop()

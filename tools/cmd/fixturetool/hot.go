@@ -97,7 +97,9 @@ func driveHotKey(ctx context.Context, s *gocql.Session, d time.Duration, share, 
 		}(uint64(w))
 	}
 	for w := 0; w < hotWorkers; w++ {
-		<-errs
+		if err := <-errs; err != nil {
+			return 0, 0, err
+		}
 	}
 	if total.Load() == 0 {
 		return 0, 0, fmt.Errorf("hot-key traffic: no operation succeeded (%d failed)", failed.Load())

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -34,7 +35,7 @@ func readTopPartitions(s *gocql.Session, keyspace, table, topType string) ([]top
 	)
 	err := s.Query("SELECT top, last_update FROM system.top_partitions WHERE keyspace_name = ? AND table_name = ? AND top_type = ?",
 		keyspace, table, topType).Consistency(gocql.One).Scan(&top, &lastUpdate)
-	if err == gocql.ErrNotFound {
+	if errors.Is(err, gocql.ErrNotFound) {
 		return nil, time.Time{}, nil
 	}
 	if err != nil {

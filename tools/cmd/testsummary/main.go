@@ -245,7 +245,7 @@ func totalOf(paths []string) (string, error) {
 				failed++
 			}
 		}
-		f.Close()
+		_ = f.Close() // only read
 		if err := sc.Err(); err != nil {
 			return "", err
 		}

@@ -46,12 +46,12 @@ func printSlowest(out io.Writer, n int, paths []string) error {
 			secs, rest, ok := strings.Cut(sc.Text(), "\t")
 			v, err := strconv.ParseFloat(secs, 64)
 			if !ok || err != nil {
-				f.Close()
+				_ = f.Close() // only read
 				return fmt.Errorf("%s: not a -times line: %q", p, sc.Text())
 			}
 			all = append(all, timed{v, rest})
 		}
-		f.Close()
+		_ = f.Close() // only read
 		if err := sc.Err(); err != nil {
 			return err
 		}
