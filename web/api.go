@@ -166,6 +166,11 @@ func reportHandler(latest *publish.Latest) http.Handler {
 			writeJSON(w, http.StatusServiceUnavailable, apiError{notReadyMessage})
 			return
 		}
-		writeJSON(w, http.StatusOK, rep)
+		// Compact, not indented: at 30 nodes × 10,000 tables the indented
+		// report was 750 MB and its indenting most of the cycle's CPU
+		// (docs/benchmarks.md); a reader pipes it through jq.
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_ = writeCompactJSON(w, rep) // the client went away; nothing left to tell it
 	})
 }
