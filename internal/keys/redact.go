@@ -34,15 +34,16 @@ func Redact[T any](k *Keyer, v T) T {
 	if !k.Hides() {
 		return v
 	}
-	w := walker{k: k, scrubbed: map[string]string{}}
+	w := walker{k: k, shown: map[string]string{}, ids: map[string]string{}, scrubbed: map[string]string{}}
 	return w.copy(reflect.ValueOf(&v).Elem(), "").Interface().(T)
 }
 
 type walker struct {
 	k *Keyer
-	// scrubbed memoises Scrub over one Redact: a report repeats its
-	// summaries, sources and notes many times.
-	scrubbed map[string]string
+	// shown, ids and scrubbed memoise Show, ID and Scrub over one Redact:
+	// a report names a key, and repeats its summaries, sources and notes,
+	// many times (Show and ID are an HMAC each).
+	shown, ids, scrubbed map[string]string
 }
 
 func (w walker) copy(v reflect.Value, field string) reflect.Value {
@@ -112,18 +113,23 @@ func (w walker) str(v reflect.Value, field string) reflect.Value {
 	case identity[field]:
 		return v
 	case keyFields[field]:
-		shown = w.k.Show(s)
+		shown = memo(w.shown, s, w.k.Show)
 	case field == "ID":
-		shown = w.k.ID(s)
+		shown = memo(w.ids, s, w.k.ID)
 	default:
-		var ok bool
-		if shown, ok = w.scrubbed[s]; !ok {
-			shown = w.k.Scrub(s)
-			w.scrubbed[s] = shown
-		}
+		shown = memo(w.scrubbed, s, w.k.Scrub)
 	}
 	out := reflect.New(v.Type()).Elem()
 	out.SetString(shown)
+	return out
+}
+
+func memo(seen map[string]string, s string, f func(string) string) string {
+	out, ok := seen[s]
+	if !ok {
+		out = f(s)
+		seen[s] = out
+	}
 	return out
 }
 
