@@ -51,6 +51,7 @@ func TestWriteCompactJSON(t *testing.T) {
 		{"the fixture cluster's report", reporttest.Cluster()},
 		{"a report of more table nodes than a chunk", large},
 		{"a report of empty and nil lists", empty},
+		{"the findings", findingsResponse{Cluster: "demo", Findings: large.Findings, Problems: large.Problems, Count: len(large.Findings)}},
 		{"an empty struct", struct{}{}},
 		{"tags, options and marshalers", &tagged{Plain: many, Bytes: []byte("abc"), Hidden: "x", Dash: "y", Untagged: 1.5,
 			Quoted: selfQuoted{"q"}, Quotes: quotes, HTML: "<a&b>", Nested: map[string][]bool{"a": {true}}}},
