@@ -151,7 +151,7 @@ func findingsHandler(latest *publish.Latest, e *exporter.Exporter) http.Handler 
 			}
 		}
 		out.Count = len(out.Findings)
-		writeJSON(w, http.StatusOK, out)
+		writeCompact(w, out)
 	})
 }
 
@@ -166,6 +166,16 @@ func reportHandler(latest *publish.Latest) http.Handler {
 			writeJSON(w, http.StatusServiceUnavailable, apiError{notReadyMessage})
 			return
 		}
-		writeJSON(w, http.StatusOK, rep)
+		writeCompact(w, rep)
 	})
+}
+
+// writeCompact writes the report and the findings: compact, not indented,
+// since at 30 nodes × 10,000 tables the indented report was 750 MB and
+// indenting it and the findings most of the cycle's CPU (docs/benchmarks.md);
+// a reader pipes them through jq.
+func writeCompact(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_ = writeCompactJSON(w, v) // the client went away; nothing left to tell it
 }

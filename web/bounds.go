@@ -65,6 +65,7 @@ type responseCache struct {
 	build sync.Mutex // one encoding at a time: others wait and take it
 	mu    sync.Mutex
 	have  map[string]*cachedResponse
+	sizes map[string]int // each path's last body length, under build
 }
 
 type cachedResponse struct {
@@ -75,7 +76,7 @@ type cachedResponse struct {
 }
 
 func newResponseCache(latest *publish.Latest, next http.Handler, maxAge map[string]time.Duration) *responseCache {
-	return &responseCache{latest: latest, next: next, maxAge: maxAge, now: time.Now, have: map[string]*cachedResponse{}}
+	return &responseCache{latest: latest, next: next, maxAge: maxAge, now: time.Now, have: map[string]*cachedResponse{}, sizes: map[string]int{}}
 }
 
 func (c *responseCache) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -91,14 +92,21 @@ func (c *responseCache) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.build.Lock()
 	e := c.fresh(r.URL.Path, maxAge)
 	if e == nil {
+		// The stale body goes now, not once the new one is built: the
+		// report's is hundreds of MB on a large cluster, and two at once
+		// would double the peak (requests writing it keep their own hold).
+		c.mu.Lock()
+		delete(c.have, r.URL.Path)
+		c.mu.Unlock()
 		gen := c.latest.Cycle().Generation // read before: a later Publish only makes it stale
-		rec := &recorder{header: http.Header{}, status: http.StatusOK}
+		rec := &recorder{header: http.Header{}, status: http.StatusOK, body: sizedBuffer(c.sizes[r.URL.Path])}
 		c.next.ServeHTTP(rec, r)
 		if rec.status != http.StatusOK {
 			c.build.Unlock()
 			rec.writeTo(w)
 			return
 		}
+		c.sizes[r.URL.Path] = rec.body.Len()
 		e = &cachedResponse{generation: gen, built: c.now(), header: rec.header, body: rec.body.Bytes()}
 		c.mu.Lock()
 		c.have[r.URL.Path] = e
@@ -131,7 +139,7 @@ type recorder struct {
 	header http.Header
 	status int
 	wrote  bool
-	body   bytes.Buffer
+	body   *bytes.Buffer
 }
 
 func (r *recorder) Header() http.Header { return r.header }

@@ -113,25 +113,31 @@ func (m *metricsHandler) build() *exposition {
 	m.builds.Add(1)
 	// Encode at once what the previous report was served as, so that
 	// scrapes after a Publish find their bytes ready.
-	for f, deflated := range prev.servedFormats() {
-		x.part(f, deflated)
+	for f, served := range prev.servedFormats() {
+		x.part(f, served.deflated, served.size)
 	}
 	m.page.Store(x)
 	return x
 }
 
-// servedFormats are the formats x was encoded in, and whether deflated; a
-// copy, so that encoding the next page does not hold x's lock (scrapes of x
-// take it).
-func (x *exposition) servedFormats() map[expfmt.Format]bool {
+// served is how one format of a page was served: deflated or not, and
+// its size (the next page's buffer starts at it).
+type served struct {
+	deflated bool
+	size     int
+}
+
+// servedFormats are the formats x was encoded in; a copy, so that encoding
+// the next page does not hold x's lock (scrapes of x take it).
+func (x *exposition) servedFormats() map[expfmt.Format]served {
 	if x == nil {
 		return nil
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	out := make(map[expfmt.Format]bool, len(x.encoded))
+	out := make(map[expfmt.Format]served, len(x.encoded))
 	for f, p := range x.encoded {
-		out[f] = p.deflate != nil
+		out[f] = served{p.deflate != nil, len(p.text)}
 	}
 	return out
 }
@@ -139,15 +145,16 @@ func (x *exposition) servedFormats() map[expfmt.Format]bool {
 // refresh runs after every Publish.
 func (m *metricsHandler) refresh() { m.build() }
 
-// part is the exporter's families encoded in format f (and deflated).
-func (x *exposition) part(f expfmt.Format, deflated bool) *encodedPart {
+// part is the exporter's families encoded in format f (and deflated);
+// size is what the last page's took, 0 unknown.
+func (x *exposition) part(f expfmt.Format, deflated bool, size int) *encodedPart {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	p := x.encoded[f]
 	if p == nil {
-		var buf bytes.Buffer
+		buf := sizedBuffer(size)
 		p = &encodedPart{}
-		enc := expfmt.NewEncoder(&buf, f)
+		enc := expfmt.NewEncoder(buf, f)
 		for _, mf := range x.families {
 			if err := enc.Encode(mf); err != nil && p.encErr == nil {
 				p.encErr = fmt.Errorf("encoding %s: %w", mf.GetName(), err)
@@ -224,7 +231,7 @@ func (m *metricsHandler) write(w http.ResponseWriter, r *http.Request, x *exposi
 		m.log.Println("error getting writer", fmt.Errorf("content compression format not recognized: %q", encoding))
 		encoding = "identity"
 	}
-	part := x.part(format, encoding == "gzip")
+	part := x.part(format, encoding == "gzip", 0)
 	head, tail, encErr := encodeLive(format, before, after)
 	for _, err := range []error{part.encErr, encErr} {
 		if err != nil {

@@ -116,6 +116,7 @@ func newRingPicture(r *analyzer.Report) ringPicture {
 	pic.Height = legendTop + legendRowStep*float64(len(nodes)) + 4
 
 	colour := func(i int) string { return ringPalette[i%len(ringPalette)] }
+	th := pageThresholds(r)
 	for i, n := range nodes {
 		y := legendTop + legendRowStep*float64(i)
 		text := n.Address
@@ -124,7 +125,7 @@ func newRingPicture(r *analyzer.Report) ringPicture {
 			text += "  owns " + format.PercentCell(o.Owns) + "  skew ×" + format.RatioCell(o.Skew)
 		}
 		pic.Legend = append(pic.Legend, ringLegend{X: num(legendX), TextX: num(legendX + 18), Y: num(y), TextY: num(y + 11), Color: colour(i), Text: text,
-			Skewed: ok && skewed(o.Skew, pageThresholds(r))})
+			Skewed: ok && skewed(o.Skew, th)})
 	}
 
 	var tokens []ringToken

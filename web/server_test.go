@@ -97,7 +97,7 @@ func TestRoutes(t *testing.T) {
 			`partmon_table_max_partition_size_bytes{cluster="demo",dc="dc1",keyspace="shop",node="127.0.0.1",rack="r1",table="orders"} 2.097152e+08`,
 			"partmon_alerts_pushed_total 0", "partmon_alertmanager_errors_total 0", "process_cpu_seconds_total"}},
 		{name: "report after", publish: true, path: "/api/v1/report", wantStatus: 200, wantType: "application/json",
-			wantContain: []string{`"cluster": "demo"`, `"id": "f-oversized"`, `"token_values"`}},
+			wantContain: []string{`"cluster":"demo"`, `"id":"f-oversized"`, `"token_values"`}},
 		{name: "unknown path", path: "/nope", wantStatus: 404},
 		{name: "post to findings", method: http.MethodPost, path: "/api/v1/findings", wantStatus: 405},
 		{name: "report takes no parameters", publish: true, path: "/api/v1/report?x=1", wantStatus: 400, wantContain: []string{"no parameters"}},

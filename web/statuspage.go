@@ -161,6 +161,7 @@ func (p *statusPage) data() pageData {
 		d.Counts = append(d.Counts, pageCount{s.String(), counts[s]})
 	}
 
+	th := pageThresholds(r)
 	findings := append([]analyzer.Finding(nil), r.Findings...)
 	sort.SliceStable(findings, func(i, j int) bool { return findings[i].Severity > findings[j].Severity })
 	for _, f := range findings {
@@ -168,12 +169,11 @@ func (p *statusPage) data() pageData {
 			ID: f.ID, Severity: f.Severity.String(), Kind: f.Kind, Scope: findingScope(f), Key: f.PartitionKey,
 			Value: pageValue(f.Kind, f.Value, f.Unit), TableURL: tableURL(f.Keyspace, f.Table),
 		})
-		v, against := pageNumber(f, pageThresholds(r), r.Taken)
+		v, against := pageNumber(f, th, r.Taken)
 		d.Findings[len(d.Findings)-1].Value, d.Findings[len(d.Findings)-1].Threshold = v, against
 	}
 
 	d.StateLine, d.StateClass = stateLine(r, c.Up)
-	th := pageThresholds(r)
 	d.Problems, d.Remarks = pageProblems(analyzer.ProblemsIn(r), th, r.Taken), pageRemarks(r.Remarks, th)
 	for _, p := range d.Problems {
 		if p.Severity == analyzer.SeverityInfo.String() {
@@ -245,6 +245,7 @@ func pageOwnership(r *analyzer.Report) ([]string, []pageOwner) {
 	}
 	sort.Strings(keyspaces)
 
+	th := pageThresholds(r)
 	owners := make([]pageOwner, 0, len(r.Nodes))
 	for i, n := range r.Nodes {
 		po := pageOwner{Address: n.Address, DC: n.DC, Rack: n.Rack, Tokens: n.Tokens,
@@ -266,7 +267,7 @@ func pageOwnership(r *analyzer.Report) ([]string, []pageOwner) {
 			}
 			po.Cells = append(po.Cells, pageCell{
 				Text:   format.PercentCell(o.Owns) + " (×" + format.RatioCell(o.Skew) + ")",
-				Skewed: skewed(o.Skew, pageThresholds(r)),
+				Skewed: skewed(o.Skew, th),
 			})
 		}
 		owners = append(owners, po)

@@ -34,7 +34,9 @@ import (
 // capture (tools/cmd/fleet/testdata): its system tables, settings and its
 // healthy table's figures, scaled to nodes × tables in make scale's
 // realistic mix (of every 20 tables 14 idle, 5 busy, 1 large), with 1,000
-// log entries a node and 20,000 sampled keys over the busy tables.
+// log entries a node and 20,000 sampled keys over the busy tables. The
+// exporter runs as the daemon's does by default, with its table floor
+// (--metrics.all-tables turns it off).
 func BenchmarkCycleAtScale(b *testing.B) {
 	for _, size := range []struct{ nodes, tables int }{{10, 1000}, {30, 1000}, {30, 2000}, {60, 1000}, {30, 10000}} {
 		b.Run(fmt.Sprintf("%dx%d", size.nodes, size.tables), func(b *testing.B) { benchCycle(b, size.nodes, size.tables) })
@@ -48,7 +50,8 @@ func benchCycle(b *testing.B, nodes, tables int) {
 	cfg := defaultConfig()
 	latest := &publish.Latest{Keys: keyer}
 	d := &daemon{cfg: cfg, log: zap.NewNop(), collector: &collector.Collector{}, latest: latest, keys: keyer,
-		exporter: exporter.New(latest, exporter.Options{Cluster: "bench", Mode: publish.ModeCluster, TopK: cfg.Thresholds.TopK, Thresholds: cfg.Thresholds}),
+		exporter: exporter.New(latest, exporter.Options{Cluster: "bench", Mode: publish.ModeCluster, TopK: cfg.Thresholds.TopK,
+			TableFloor: cfg.Metrics.TableFloor, Thresholds: cfg.Thresholds}),
 		history:  analyzer.NewHistory(cfg.Analysis.History),
 		saver:    &statefile.Saver{Path: filepath.Join(b.TempDir(), "state.json"), Every: 1000 * time.Hour},
 		snapshot: func() *model.Snapshot { return snap }}

@@ -189,3 +189,55 @@ func TestRedactKeepsNames(t *testing.T) {
 		t.Error("Redact changed its input")
 	}
 }
+
+// TestRedactSharesWhatShowsNoKey: the parts whose type holds no string
+// that can show a key (names and numbers) are the input's own, not copies;
+// a part holding one is copied and redacted, and the input stays as it was.
+func TestRedactSharesWhatShowsNoKey(t *testing.T) {
+	type figures struct {
+		Keyspace, Node string
+		Bytes          int64
+		Rates          []float64
+	}
+	type withText struct {
+		Table string
+		Note  string
+	}
+	type doc struct {
+		Figures []figures
+		ByNode  map[string]*figures
+		Texts   []withText
+		Keys    map[string][]string
+	}
+	k := New(Hashed, secret, 0)
+	k.Learn("k1")
+	in := doc{
+		Figures: []figures{{"shop", "n1", 1, []float64{1, 2}}},
+		ByNode:  map[string]*figures{"n1": {Keyspace: "k1", Bytes: 2}},
+		Texts:   []withText{{"k1", "key k1 is large"}},
+		Keys:    map[string][]string{"t": {"k1"}},
+	}
+	out := Redact(k, in)
+	tok := k.Show("k1")
+	tests := []struct {
+		name  string
+		share bool
+		got   bool
+	}{
+		{"a slice of names and numbers", true, &out.Figures[0] == &in.Figures[0]},
+		{"a map of pointers to names and numbers", true, out.ByNode["n1"] == in.ByNode["n1"]},
+		{"a slice holding free text", false, &out.Texts[0] == &in.Texts[0]},
+		{"a map of free text", false, &out.Keys["t"][0] == &in.Keys["t"][0]},
+	}
+	for _, tc := range tests {
+		if tc.got != tc.share {
+			t.Errorf("%s: shared %v, want %v", tc.name, tc.got, tc.share)
+		}
+	}
+	if out.Texts[0].Table != "k1" || out.Texts[0].Note != "key "+tok+" is large" || out.Keys["t"][0] != tok {
+		t.Errorf("redacted %+v %+v", out.Texts, out.Keys)
+	}
+	if in.Texts[0].Note != "key k1 is large" || in.Keys["t"][0] != "k1" || out.ByNode["n1"].Keyspace != "k1" {
+		t.Errorf("input changed, or a name redacted: %+v %+v %+v", in.Texts, in.Keys, out.ByNode["n1"])
+	}
+}

@@ -23,21 +23,33 @@ var identity = map[string]bool{
 // keyFields hold a partition key and nothing else.
 var keyFields = map[string]bool{"Key": true, "PartitionKey": true}
 
-// Redact returns a deep copy of v in which every string shows keys as k
-// does: a key field (Key, PartitionKey) by Show, an ID field by ID, any
-// other string scrubbed of learned keys. v itself is not changed; in plain
-// mode v is returned as it is.
+// Redact returns a copy of v in which every string shows keys as k does:
+// a key field (Key, PartitionKey) by Show, an ID field by ID, any other
+// string scrubbed of learned keys. v itself is not changed; in plain mode
+// v is returned as it is. The parts of v whose type holds no string that
+// can show a key (a report's 300,000 table figures: numbers and names) are
+// shared with v, not copied: like the plain report, neither side may
+// change after (publish.Latest's rule for a published report).
 func Redact[T any](k *Keyer, v T) T {
 	if !k.Hides() {
 		return v
 	}
-	w := walker{k: k}
+	w := walker{k: k, shown: map[string]string{}, ids: map[string]string{}, scrubbed: map[string]string{}}
 	return w.copy(reflect.ValueOf(&v).Elem(), "").Interface().(T)
 }
 
-type walker struct{ k *Keyer }
+type walker struct {
+	k *Keyer
+	// shown, ids and scrubbed memoise Show, ID and Scrub over one Redact:
+	// a report names a key, and repeats its summaries, sources and notes,
+	// many times (Show and ID are an HMAC each).
+	shown, ids, scrubbed map[string]string
+}
 
 func (w walker) copy(v reflect.Value, field string) reflect.Value {
+	if !mayShowKey(v.Type(), field) {
+		return v // nothing in it changes: shared
+	}
 	switch v.Kind() {
 	case reflect.String:
 		return w.str(v, field)
@@ -101,14 +113,23 @@ func (w walker) str(v reflect.Value, field string) reflect.Value {
 	case identity[field]:
 		return v
 	case keyFields[field]:
-		shown = w.k.Show(s)
+		shown = memo(w.shown, s, w.k.Show)
 	case field == "ID":
-		shown = w.k.ID(s)
+		shown = memo(w.ids, s, w.k.ID)
 	default:
-		shown = w.k.Scrub(s)
+		shown = memo(w.scrubbed, s, w.k.Scrub)
 	}
 	out := reflect.New(v.Type()).Elem()
 	out.SetString(shown)
+	return out
+}
+
+func memo(seen map[string]string, s string, f func(string) string) string {
+	out, ok := seen[s]
+	if !ok {
+		out = f(s)
+		seen[s] = out
+	}
 	return out
 }
 
@@ -194,5 +215,40 @@ func mayHoldKey(t reflect.Type, field string) bool {
 		}
 	}
 	holdsKey.Store(tf, out)
+	return out
+}
+
+// showsKey caches mayShowKey per (type, field name).
+var showsKey sync.Map
+
+// mayShowKey: Redact may change a value of type t reached through field,
+// because it holds a string that is not a name (identity): a key field, an
+// ID, or free text that may quote a key (an interface may hold anything).
+func mayShowKey(t reflect.Type, field string) bool {
+	tf := typeField{t, field}
+	if v, ok := showsKey.Load(tf); ok {
+		return v.(bool)
+	}
+	showsKey.Store(tf, true) // a recursive type: assume yes while deciding
+	var out bool
+	switch t.Kind() {
+	case reflect.String:
+		out = !identity[field]
+	case reflect.Interface:
+		out = true
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		out = mayShowKey(t.Elem(), field)
+	case reflect.Struct:
+		for i := 0; i < t.NumField() && !out; i++ {
+			if f := t.Field(i); f.IsExported() && !identity[f.Name] {
+				name := f.Name
+				if f.Anonymous {
+					name = field
+				}
+				out = mayShowKey(f.Type, name)
+			}
+		}
+	}
+	showsKey.Store(tf, out)
 	return out
 }
