@@ -1,18 +1,24 @@
 package analyzer
 
-import "github.com/partmon/partmon/model"
+import (
+	"github.com/partmon/partmon/analyzer/history"
+	"github.com/partmon/partmon/analyzer/scope"
+	"github.com/partmon/partmon/model"
+)
 
 // rule finds one kind of problem.
 type rule func(*analysis) []Finding
 
-// Analyze turns a snapshot and the history of earlier ones into a report.
-// It is pure: it reads s and h and changes neither (call h.Record(s) before
-// or after; points at s's own time are not counted twice). Generated is the
-// snapshot's time; a caller that wants the wall clock sets it. Invalid
+// Analyze records s into h, then turns s and the history of earlier
+// snapshots into a report: recording and analyzing are one call, so the
+// history a report is judged by always holds its own snapshot (recording
+// the same snapshot again changes nothing). It changes nothing but h, and
+// h not at all when it is nil. Generated is the snapshot's time; a caller
+// that wants the wall clock sets it. Invalid
 // thresholds are replaced by the defaults, with a note. It does not panic:
 // each rule and each step runs behind a recover (guard.go), and one that
 // fails is a RuleFailure and a note, the rest of the report standing.
-func Analyze(s *model.Snapshot, h *History, th Thresholds) *Report {
+func Analyze(s *model.Snapshot, h *history.History, th Thresholds) *Report {
 	if s == nil {
 		return &Report{Notes: []string{"no snapshot to analyze"}}
 	}
@@ -22,8 +28,10 @@ func Analyze(s *model.Snapshot, h *History, th Thresholds) *Report {
 		th = DefaultThresholds()
 	}
 	if h == nil {
-		h = NewHistory(HistoryLimits{})
+		h = history.New(history.Limits{})
 	}
+	sc := scope.Of(s)
+	h.Record(s, sc)
 	r := &Report{
 		Thresholds: th,
 		Generated:  s.Taken,
@@ -35,7 +43,7 @@ func Analyze(s *model.Snapshot, h *History, th Thresholds) *Report {
 	}
 	var fs failures
 	var a *analysis
-	if fs.step(StepIndex, "no figure and no finding", func() { a = newAnalysis(s, h, th); a.noteWithoutSchema() }) {
+	if fs.step(StepIndex, "no figure and no finding", func() { a = newAnalysis(s, sc, h, th); a.noteWithoutSchema() }) {
 		fs.step(StepSummaries, "some node, table or key figures are missing", func() { a.summarize(r) })
 		all := a.runRules(&fs)
 		fs.step(StepFold, "no finding", func() { a.fold(r, all) })

@@ -86,7 +86,7 @@ func TestAnalyzeFindsPlantedProblems(t *testing.T) {
 		}
 		return false
 	}
-	want := []scope{
+	want := []match{
 		{KindOversizedPartition, "pm_big", "events", "10.0.0.1", "big"},
 		{KindOversizedPartition, "pm_big", "events", "10.0.0.3", "big"},
 		{KindHotPartition, "pm_hot", "kv", "10.0.0.2", "hot-key"},

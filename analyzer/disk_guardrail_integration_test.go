@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"github.com/partmon/partmon/analyzer/history"
 	"maps"
 	"path/filepath"
 	"strings"
@@ -80,13 +81,12 @@ func TestDiskGuardrailRefusalForecastOnRealNode(t *testing.T) {
 	defer coll.Close()
 	th := analyzer.DefaultThresholds()
 	th.ForecastMinPoints, th.ForecastMinSpan = 4, 3*diskPeriod
-	h := analyzer.NewHistory(analyzer.HistoryLimits{})
+	h := history.New(history.Limits{})
 	analyze := func() (*model.Snapshot, *analyzer.Report) {
 		if err := coll.CollectAll(ctx); err != nil {
 			t.Logf("collection incomplete: %v", err)
 		}
 		snap := coll.Snapshot()
-		h.Record(snap)
 		return snap, analyzer.Analyze(snap, h, th)
 	}
 

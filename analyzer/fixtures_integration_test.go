@@ -5,6 +5,7 @@ package analyzer_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/partmon/partmon/analyzer/history"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -122,7 +123,7 @@ func TestFixturesFoundOnRealCluster(t *testing.T) {
 		wide = readWideKey(t, wideKey[0], hosts[0], hosts[1:]...)
 	}
 	// Two cycles a little apart: traffic rates come from counter differences.
-	history := analyzer.NewHistory(analyzer.HistoryLimits{})
+	hist := history.New(history.Limits{})
 	var report *analyzer.Report
 	for cycle := 0; cycle < 2; cycle++ {
 		if cycle > 0 {
@@ -146,8 +147,7 @@ func TestFixturesFoundOnRealCluster(t *testing.T) {
 				t.Errorf("source %s on %q failed: %s", s.Source, s.Node, s.Error)
 			}
 		}
-		history.Record(snap)
-		report = analyzer.Analyze(snap, history, analyzer.DefaultThresholds())
+		report = analyzer.Analyze(snap, hist, analyzer.DefaultThresholds())
 	}
 	if t.Failed() {
 		t.FailNow()

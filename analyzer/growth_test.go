@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"github.com/partmon/partmon/analyzer/history"
 	"math"
 	"math/rand"
 	"sort"
@@ -37,11 +38,11 @@ func TestTheilSen(t *testing.T) {
 
 // series builds size points every step seconds before now (oldest first)
 // from a function of the age in seconds.
-func series(now int64, n int, step int64, size func(age float64) float64) []SizePoint {
-	out := make([]SizePoint, 0, n)
+func series(now int64, n int, step int64, size func(age float64) float64) []history.SizePoint {
+	out := make([]history.SizePoint, 0, n)
 	for i := n; i >= 1; i-- {
 		age := i * int(step)
-		out = append(out, SizePoint{now - int64(age), int64(size(float64(age)))})
+		out = append(out, history.SizePoint{now - int64(age), int64(size(float64(age)))})
 	}
 	return out
 }
@@ -59,7 +60,7 @@ func TestFitGrowth(t *testing.T) {
 	perDay := func(bytes float64) float64 { return bytes / 86400 }
 	cases := []struct {
 		name      string
-		pts       []SizePoint
+		pts       []history.SizePoint
 		current   int64
 		wantOK    bool
 		wantSlope float64 // bytes/s, checked within 5 %
@@ -135,7 +136,7 @@ func TestRulePartitionGrowthForecast(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			b := newSnap().ring("dc1", 1).keyspace("ks", simple("1"), table("t", pk("id", "text", 0)))
 			b.stats("h01", "ks", "t", model.TableStats{MaxPartitionBytes: c.current})
-			h := NewHistory(HistoryLimits{})
+			h := history.New(history.Limits{})
 			h.Sizes["ks.t"] = series(t0.Unix(), 48, 1800, func(age float64) float64 {
 				return float64(c.current) - c.growth*mib/day*age
 			})

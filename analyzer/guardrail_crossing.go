@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"github.com/partmon/partmon/analyzer/history"
 	"math"
 	"sort"
 
@@ -47,7 +48,7 @@ type GuardrailCrossing struct {
 }
 
 // keyMeasure is what a per-partition guardrail compares with a key's
-// series: index 1 (size) or 2 (tombstones) of a KeyPoint.
+// series: index 1 (size) or 2 (tombstones) of a history.KeyPoint.
 var keyMeasure = map[string]int{
 	"partition_size": 1, "compaction_large_partition": 1,
 	"partition_tombstones": 2, "compaction_tombstone": 2,
@@ -92,7 +93,7 @@ func (a *analysis) guardrailCrossings(gr *GuardrailReport) []GuardrailCrossing {
 	return out
 }
 
-func keySeries(pts []KeyPoint, idx int) ([]int64, []float64) {
+func keySeries(pts []history.KeyPoint, idx int) ([]int64, []float64) {
 	var ts []int64
 	var vs []float64
 	for _, p := range pts {
@@ -103,7 +104,7 @@ func keySeries(pts []KeyPoint, idx int) ([]int64, []float64) {
 	return ts, vs
 }
 
-func tableSeries(pts []SizePoint) ([]int64, []float64) {
+func tableSeries(pts []history.SizePoint) ([]int64, []float64) {
 	ts, vs := make([]int64, len(pts)), make([]float64, len(pts))
 	for i, p := range pts {
 		ts[i], vs[i] = p[0], float64(p[1])

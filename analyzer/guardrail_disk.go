@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"fmt"
+	"github.com/partmon/partmon/analyzer/history"
 	"sort"
 
 	"github.com/partmon/partmon/model"
@@ -88,7 +89,7 @@ func (a *analysis) diskCrossingFindings(gr *GuardrailReport) []Finding {
 		if s == SeverityCritical {
 			f.Threshold = a.th.GuardrailFailLead.Seconds()
 		}
-		f.Source = joinSources(dataDiskSource, "system_views.settings", "disk history")
+		f.Source = joinSources(history.DataDiskSource, "system_views.settings", "disk history")
 		f.Summary = diskCrossingSummary(c, a.now)
 		f.Advice = "free space on the data disk (nodetool clearsnapshot: snapshots count; nodetool cleanup after a topology change), " +
 			"add disk or nodes, expire data with a TTL, or raise the threshold or data_disk_usage_max_disk_size if the disk has room " +

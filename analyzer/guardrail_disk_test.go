@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"encoding/json"
+	"github.com/partmon/partmon/analyzer/history"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +22,7 @@ func diskSnap(at time.Time, authenticator string, used int64) *model.Snapshot {
 		model.DataDiskMaxSizeSetting: "100GiB", "authenticator": authenticator,
 	}
 	nd.DataDisk = &model.DataDisk{UsedBytes: used, UsableBytes: 1024*gib - used, Directories: 1}
-	b.s.Sources = append(b.s.Sources, model.SourceStatus{Source: dataDiskSource, Node: nd.Address, State: model.StateOK, Taken: at, LastSuccess: at})
+	b.s.Sources = append(b.s.Sources, model.SourceStatus{Source: history.DataDiskSource, Node: nd.Address, State: model.StateOK, Taken: at, LastSuccess: at})
 	return b.s
 }
 
@@ -29,11 +30,11 @@ func diskSnap(at time.Time, authenticator string, used int64) *model.Snapshot {
 // start and analyzes the last.
 func diskFindings(t *testing.T, authenticator string, start, perHour int64, hours int) (*Report, []Finding) {
 	t.Helper()
-	h := NewHistory(HistoryLimits{})
+	h := history.New(history.Limits{})
 	var s *model.Snapshot
 	for i := 0; i <= hours; i++ {
 		s = diskSnap(t0.Add(time.Duration(i)*time.Hour), authenticator, start+int64(i)*perHour)
-		h.Record(s)
+		record(h, s)
 	}
 	r := Analyze(s, h, DefaultThresholds())
 	var got []Finding
@@ -118,22 +119,22 @@ func TestDiskGuardrailForecastDate(t *testing.T) {
 // success: a snapshot whose read failed (same LastSuccess) adds no point;
 // the series is bounded and survives the state file.
 func TestDiskHistory(t *testing.T) {
-	h := NewHistory(HistoryLimits{MaxPoints: 8})
+	h := history.New(history.Limits{MaxPoints: 8})
 	for i := 0; i < 20; i++ {
-		h.Record(diskSnap(t0.Add(time.Duration(i)*time.Hour), "PasswordAuthenticator", int64(i+1)*gib))
+		record(h, diskSnap(t0.Add(time.Duration(i)*time.Hour), "PasswordAuthenticator", int64(i+1)*gib))
 	}
 	stale := diskSnap(t0.Add(25*time.Hour), "PasswordAuthenticator", 99*gib)
 	stale.Sources[0].LastSuccess = t0.Add(19 * time.Hour) // the last good read
-	h.Record(stale)
+	record(h, stale)
 	pts := h.Disks[hostID(1)]
-	if len(pts) != 8 || pts[len(pts)-1] != (SizePoint{t0.Add(19 * time.Hour).Unix(), 20 * gib}) {
+	if len(pts) != 8 || pts[len(pts)-1] != (history.SizePoint{t0.Add(19 * time.Hour).Unix(), 20 * gib}) {
 		t.Fatalf("disk history %v, want 8 points ending at the last good read", pts)
 	}
 	data, err := json.Marshal(h)
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := DecodeHistory(data, HistoryLimits{MaxPoints: 8})
+	back, err := history.Decode(data, history.Limits{MaxPoints: 8})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ package analyzer_test
 import (
 	"context"
 	"fmt"
+	"github.com/partmon/partmon/analyzer/history"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -71,7 +72,7 @@ func TestGuardrailCrossingForecastOnRealNode(t *testing.T) {
 
 	th := analyzer.DefaultThresholds()
 	th.ForecastMinPoints, th.ForecastMinSpan = 4, 30*time.Second
-	h := analyzer.NewHistory(analyzer.HistoryLimits{})
+	h := history.New(history.Limits{})
 	const rowBytes, rowsPerStep = 128 << 10, 4 // 512 KiB a step
 	blob := make([]byte, rowBytes)
 	var forecast, madeAt, crossed time.Time
@@ -91,7 +92,6 @@ func TestGuardrailCrossingForecastOnRealNode(t *testing.T) {
 			t.Logf("collection incomplete: %v", err)
 		}
 		snap := coll.Snapshot()
-		h.Record(snap)
 		r := analyzer.Analyze(snap, h, th)
 		checkCalmSilent(t, r)
 		time.Sleep(2 * time.Second) // a steady pace in time, as a real key grows

@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"fmt"
+	"github.com/partmon/partmon/analyzer/internal/set"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -49,7 +50,7 @@ func (a *analysis) writeSeriesOf() []*writeSeries {
 				by[id] = ws
 				order = append(order, id)
 			}
-			ws.wheres = addSorted(ws.wheres, logWhere(e.Where))
+			ws.wheres = set.AddSorted(ws.wheres, logWhere(e.Where))
 			if !e.Failure {
 				ws.pts = append(ws.pts, e.Series...)
 				ws.warnLimit = e.Threshold

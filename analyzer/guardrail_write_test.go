@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"github.com/partmon/partmon/analyzer/history"
 	"strings"
 	"testing"
 	"time"
@@ -65,7 +66,7 @@ func writeFindings(r *Report) []Finding {
 // role: critical, on the one table holding a collection named items.
 func TestWriteGuardrailForecast(t *testing.T) {
 	now := t0.Add(80 * time.Second)
-	r := Analyze(writeSnap(now, 6, false, false), NewHistory(HistoryLimits{}), DefaultThresholds())
+	r := Analyze(writeSnap(now, 6, false, false), history.New(history.Limits{}), DefaultThresholds())
 	c := writeCrossingOf(r)
 	if c == nil {
 		t.Fatalf("no crossing of column items: %+v", r.Guardrails.Crossings)
@@ -106,7 +107,7 @@ func suggestionOf(r *Report, name string) SuggestedGuardrail {
 // forecasts nothing.
 func TestWriteGuardrailRefusedAndUndecided(t *testing.T) {
 	now := t0.Add(80 * time.Second)
-	r := Analyze(writeSnap(now, 6, true, true), NewHistory(HistoryLimits{}), DefaultThresholds())
+	r := Analyze(writeSnap(now, 6, true, true), history.New(history.Limits{}), DefaultThresholds())
 	c := writeCrossingOf(r)
 	if c == nil || !c.Crossed || c.Refused != 1 || c.RefusedAt != now.Add(-time.Second).Unix() || c.Table != "" ||
 		strings.Join(c.Tables, ",") != "ks.docs,ks2.other" {
@@ -118,15 +119,15 @@ func TestWriteGuardrailRefusedAndUndecided(t *testing.T) {
 		t.Fatalf("findings %+v", got)
 	}
 
-	short := Analyze(writeSnap(t0.Add(30*time.Second), 3, false, false), NewHistory(HistoryLimits{}), DefaultThresholds())
+	short := Analyze(writeSnap(t0.Add(30*time.Second), 3, false, false), history.New(history.Limits{}), DefaultThresholds())
 	if c := writeCrossingOf(short); c == nil || c.At != 0 || c.Why == "" {
 		t.Errorf("3 warnings over 30 s: %+v, want no forecast", c)
 	}
-	quiet := Analyze(writeSnap(t0.Add(3*time.Hour), 6, false, false), NewHistory(HistoryLimits{}), DefaultThresholds())
+	quiet := Analyze(writeSnap(t0.Add(3*time.Hour), 6, false, false), history.New(history.Limits{}), DefaultThresholds())
 	if c := writeCrossingOf(quiet); c == nil || c.At != 0 || !strings.Contains(c.Why, "stopped") || len(writeFindings(quiet)) != 0 {
 		t.Errorf("quiet for hours: %+v, want no forecast and no finding", c)
 	}
-	none := Analyze(writeSnap(now, 0, false, false), NewHistory(HistoryLimits{}), DefaultThresholds())
+	none := Analyze(writeSnap(now, 0, false, false), history.New(history.Limits{}), DefaultThresholds())
 	if s := suggestionOf(none, "collection_size"); s.Warn != 0 || !strings.HasPrefix(s.Why, "unknown") {
 		t.Errorf("no lines: suggestion %+v, want unknown", s)
 	}

@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"fmt"
+	"github.com/partmon/partmon/analyzer/history"
 	"sort"
 	"strings"
 
@@ -146,11 +147,11 @@ func heatMapsWithCells(order []HeatMap) []bool {
 }
 
 // heatTraffic is a table's mean reads plus writes per second over the columns.
-func heatTraffic(h *Heat, key string) float64 {
+func heatTraffic(h *history.Heat, key string) float64 {
 	var ops, seconds float64
 	for _, c := range h.Columns {
 		span := float64(c.End - c.Start)
-		ops += busiest(c.Tables[key]) * span
+		ops += history.Busiest(c.Tables[key]) * span
 		seconds += span
 	}
 	if seconds <= 0 {
@@ -159,7 +160,7 @@ func heatTraffic(h *Heat, key string) float64 {
 	return ops / seconds
 }
 
-func inHeat(h *Heat, key string) bool {
+func inHeat(h *history.Heat, key string) bool {
 	for _, c := range h.Columns {
 		if _, ok := c.Tables[key]; ok {
 			return true
@@ -268,16 +269,16 @@ func (a *analysis) fillTableHeat(m *HeatMap, t *tableView, total *HeatMap, idx m
 
 // heatRate is a node's rate in a column (col: its index in the rates, -1
 // none): 0 where the table had no traffic.
-func heatRate(rates HeatRates, present bool, col int, write bool) float64 {
+func heatRate(rates history.HeatRates, present bool, col int, write bool) float64 {
 	switch {
 	case !present:
 		return 0
 	case col < 0:
-		return noRate
+		return history.NoRate
 	case write:
-		return rateAt(rates.Writes, col)
+		return history.RateAt(rates.Writes, col)
 	}
-	return rateAt(rates.Reads, col)
+	return history.RateAt(rates.Reads, col)
 }
 
 // heatCell judges one cell as hot_token_range judges a window: within the
@@ -316,7 +317,7 @@ func addToTotal(tc *HeatCell, cell HeatCell, rate float64, g *heatGroup, owns fl
 	}
 	switch {
 	case rate < 0 || (g != nil && !g.complete):
-		*tc = HeatCell{Rate: noRate, Note: "a table's rate is missing on a node of its DC"}
+		*tc = HeatCell{Rate: history.NoRate, Note: "a table's rate is missing on a node of its DC"}
 	case cell.Ratio > 0:
 		tc.Rate += rate
 		tc.Share += g.total

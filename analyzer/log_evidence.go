@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"fmt"
+	"github.com/partmon/partmon/analyzer/internal/set"
 	"path/filepath"
 	"strings"
 	"time"
@@ -67,8 +68,8 @@ func (a *analysis) seenWhereWhen(seen []logSeen) string {
 	var count int64
 	first, last := seen[0].ev.First, seen[0].ev.Last
 	for _, s := range seen {
-		nodes = addSorted(nodes, s.node)
-		wheres = addSorted(wheres, s.ev.Where)
+		nodes = set.AddSorted(nodes, s.node)
+		wheres = set.AddSorted(wheres, s.ev.Where)
 		count += s.ev.Count
 		if s.ev.First.Before(first) {
 			first = s.ev.First
@@ -232,7 +233,7 @@ func maxValue(seen []logSeen) int64 {
 func (a *analysis) logTombstoneFindings(t *tableView, done map[string]bool) []Finding {
 	keys := a.tombstoneKeys(t)
 	var out []Finding
-	for _, key := range sortedKeys(keys) {
+	for _, key := range set.Keys(keys) {
 		if done[key] {
 			continue
 		}
@@ -272,7 +273,7 @@ func (a *analysis) logHotFindings(t *tableView, done map[string]bool) []Finding 
 	}
 	tomb, sizes := a.tombstoneKeys(t), a.logKeys(t, model.LogPartitionSize)
 	var out []Finding
-	for _, key := range sortedKeys(slow) {
+	for _, key := range set.Keys(slow) {
 		if done[key] {
 			continue
 		}

@@ -3,6 +3,7 @@ package analyzer
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/partmon/partmon/analyzer/history"
 	"math"
 	"math/rand"
 	"strings"
@@ -149,7 +150,7 @@ func figureInvariants(f Finding, g *Figures, th Thresholds) error {
 // genSnapshot builds a random cluster: 1–6 nodes in one or two DCs with
 // random tokens, a few keyspaces and tables with random schema and random,
 // often contradictory, figures on random nodes, and a random history.
-func genSnapshot(r *rand.Rand) (*model.Snapshot, *History) {
+func genSnapshot(r *rand.Rand) (*model.Snapshot, *history.History) {
 	b := newSnap()
 	if r.Intn(5) == 0 {
 		b.s.Engine = model.EngineScyllaDB
@@ -197,7 +198,7 @@ func genSnapshot(r *rand.Rand) (*model.Snapshot, *History) {
 		}
 		b.sources(model.SourceStatus{Source: "max_partition_size", Node: addr(i), State: state, Taken: t0, LastSuccess: last})
 	}
-	h := NewHistory(HistoryLimits{})
+	h := history.New(history.Limits{})
 	for _, ks := range b.s.Schema.Keyspaces {
 		for _, tb := range ks.Tables {
 			if r.Intn(2) == 0 {

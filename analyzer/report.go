@@ -4,6 +4,7 @@
 package analyzer
 
 import (
+	"github.com/partmon/partmon/analyzer/history"
 	"time"
 
 	"github.com/partmon/partmon/model"
@@ -146,9 +147,9 @@ type Report struct {
 	// Guardrails are the guardrail thresholds each node runs with, how
 	// close each known key is to them and suggested values.
 	Guardrails *GuardrailReport `json:"guardrails,omitempty"`
-	// KeyHistory is each table's named keys over time (a copy of the
+	// history.KeyHistory is each table's named keys over time (a copy of the
 	// history's), by table key. Left out of the JSON: /api/v1/keys serves it.
-	KeyHistory map[string][]NamedKeySeries `json:"-"`
+	KeyHistory map[string][]history.NamedKeySeries `json:"-"`
 }
 
 // RuleFailure is one rule, or one step of the analysis, that panicked.

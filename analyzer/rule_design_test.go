@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"github.com/partmon/partmon/analyzer/history"
 	"math"
 	"strings"
 	"testing"
@@ -129,7 +130,7 @@ func TestRuleUnbucketedTimeSeries(t *testing.T) {
 	withTTL := readings
 	withTTL.DefaultTTLSeconds = 30 * 86400
 	// The design guidance's recommended table (truth scenario 07, viewing history).
-	history := table("viewing_history", pk("user_id", "uuid", 0), ck("watched_at", "timestamp", 0, "desc"), ck("content_id", "uuid", 1, "asc"),
+	viewing := table("viewing_history", pk("user_id", "uuid", 0), ck("watched_at", "timestamp", 0, "desc"), ck("content_id", "uuid", 1, "asc"),
 		col("content_title", "text"), col("progress_seconds", "int"))
 	bucketed := table("readings_by_day", pk("sensor_id", "text", 0), pk("day", "date", 1), ck("ts", "timestamp", 0, "desc"))
 	bucketInt := table("readings_by_bucket", pk("sensor_id", "text", 0), pk("bucket", "int", 1), ck("ts", "timeuuid", 0, "desc"))
@@ -163,7 +164,7 @@ func TestRuleUnbucketedTimeSeries(t *testing.T) {
 		{name: "small, no history, written: growth unknown, said so", tbl: readings, max: 1 * mib, writes: 100,
 			note: "unbucketed_time_series of ks.readings unknown: written, clustered by ts with no time bucket in its partition key and no default TTL; " +
 				"whether its partitions keep growing needs 6 points over 60 minutes of history (have one collection); its largest partition fragment is up to 1.0 MiB (max_partition_size)"},
-		{name: "the guidance's viewing history, measured flat", tbl: history, max: 1 * mib, mibPerDay: flat, writes: 100},
+		{name: "the guidance's viewing history, measured flat", tbl: viewing, max: 1 * mib, mibPerDay: flat, writes: 100},
 		{name: "small and flat under a TTL", tbl: withTTL, max: 10*mib - 1, writes: 100},
 		{name: "small, written, growing slowly", tbl: readings, max: 2 * mib, mibPerDay: 1, writes: 100},
 		{name: "large, growth not measured yet", tbl: readings, max: 10 * mib, want: SeverityInfo, value: 10 * testMiB,
@@ -225,7 +226,7 @@ func TestRuleUnbucketedTimeSeries(t *testing.T) {
 					model.HotPartition{Keyspace: "ks", Table: c.tbl.Name, Key: "s1", Op: "write", Count: c.sampled, Window: 10, Source: "nodetool"},
 					model.HotPartition{Keyspace: "ks", Table: c.tbl.Name, Key: "s2", Op: "write", Count: c.sampled / 2, Window: 10, Source: "nodetool"})
 			}
-			h := NewHistory(HistoryLimits{})
+			h := history.New(history.Limits{})
 			if c.mibPerDay != 0 {
 				rate := max(c.mibPerDay, 0)
 				// Two days of hourly points ending at the current size.

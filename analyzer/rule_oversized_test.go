@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"github.com/partmon/partmon/analyzer/history"
 	"strings"
 	"testing"
 
@@ -90,7 +91,7 @@ func TestOversizedAdviceUsesMeasuredGrowth(t *testing.T) {
 	b := newSnap().ring("dc1", 1).keyspace("ks", simple("1"),
 		table("readings", pk("sensor_id", "text", 0), ck("ts", "timestamp", 0, "desc"), col("value", "double")))
 	b.stats("h01", "ks", "readings", model.TableStats{MaxPartitionBytes: 480 * mib})
-	h := NewHistory(HistoryLimits{})
+	h := history.New(history.Limits{})
 	// 16 MiB a day for two weeks: 224 MiB, more than one bucket step (~20 %).
 	h.Sizes["ks.readings"] = series(t0.Unix(), 96, 12600, func(age float64) float64 { return 480*mib - 16*mib*age/86400 })
 	fs := ruleOversizedPartition(analysisWith(t, b.s, h, DefaultThresholds()))

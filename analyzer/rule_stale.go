@@ -21,15 +21,15 @@ import (
 // its LastSuccess is not judged: some sources run only every 30 minutes.
 func ruleStaleData(a *analysis) []Finding {
 	var out []Finding
-	fr := freshness(a.s)
+	fr := a.sc.Fresh
 	after := a.th.StaleAfter.Seconds()
 	for i := range a.s.Nodes {
 		n := &a.s.Nodes[i]
 		fresh := fr[n.Address]
-		if !fresh.isStale() {
+		if !fresh.IsStale() {
 			continue
 		}
-		age, never := fresh.failedAge(a.s.Taken), fresh.neverAge(a.s.Taken)
+		age, never := fresh.FailedAge(a.s.Taken), fresh.NeverAge(a.s.Taken)
 		f := a.newFinding(KindStaleData, SeverityInfo, n, "", "")
 		f.Value, f.Threshold, f.Unit = max(age, never), after, UnitSeconds
 		switch {
@@ -39,17 +39,17 @@ func ruleStaleData(a *analysis) []Finding {
 			f.Severity = SeverityWarning
 		}
 		var parts []string
-		if len(fresh.never) > 0 {
-			parts = append(parts, fmt.Sprintf("never read: %s (tried for %s)", strings.Join(fresh.never, ", "), format.Seconds(never)))
+		if len(fresh.Never) > 0 {
+			parts = append(parts, fmt.Sprintf("never read: %s (tried for %s)", strings.Join(fresh.Never, ", "), format.Seconds(never)))
 		}
-		if len(fresh.failed) > 0 {
-			parts = append(parts, "failing now: "+strings.Join(fresh.failed, ", "))
+		if len(fresh.Failed) > 0 {
+			parts = append(parts, "failing now: "+strings.Join(fresh.Failed, ", "))
 		}
-		if !fresh.oldestFailed.IsZero() {
+		if !fresh.OldestFailed.IsZero() {
 			parts = append(parts, fmt.Sprintf("their data is %s old (last read %s)",
-				format.Seconds(age), fresh.oldestFailed.UTC().Format(time.RFC3339)))
+				format.Seconds(age), fresh.OldestFailed.UTC().Format(time.RFC3339)))
 		}
-		f.Source = joinSources(append(append([]string{}, fresh.failed...), fresh.never...)...)
+		f.Source = joinSources(append(append([]string{}, fresh.Failed...), fresh.Never...)...)
 		f.Summary = fmt.Sprintf("node-local data of %s is stale (warning after %s): %s", n.Address, format.Seconds(after), strings.Join(parts, "; "))
 		f.Advice = fmt.Sprintf("check that partmon reaches %s (CQL, and REST on ScyllaDB) and the errors behind partmon_collector_success{node=%q}; until then its figures are from its last good read",
 			n.Address, n.Address)

@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"github.com/partmon/partmon/analyzer/history"
 	"math"
 	"strings"
 	"testing"
@@ -221,7 +222,7 @@ func TestRuleHotTokenRange(t *testing.T) {
 		name          string
 		repl          map[string]string
 		reads, writes []float64
-		want          []scope
+		want          []match
 		wantSev       Severity
 		wantValue     float64
 		wantThreshold float64
@@ -230,18 +231,18 @@ func TestRuleHotTokenRange(t *testing.T) {
 		{name: "balanced", repl: simple("1"), reads: []float64{100, 100, 100}, writes: []float64{10, 10, 10}},
 		{name: "RF 1: just under twice the fair share", repl: simple("1"), reads: []float64{199, 50.5, 50.5}, writes: []float64{0, 0, 0}},
 		{name: "RF 1: twice the fair share", repl: simple("1"), reads: []float64{200, 50, 50}, writes: []float64{0, 0, 0},
-			want: []scope{{KindHotTokenRange, "ks", "t", "10.0.0.1", ""}}, wantSev: SeverityWarning, wantValue: 2, wantThreshold: 2,
+			want: []match{{KindHotTokenRange, "ks", "t", "10.0.0.1", ""}}, wantSev: SeverityWarning, wantValue: 2, wantThreshold: 2,
 			inText: []string{"10.0.0.1 serves 67 % of ks.t's local reads in the ring (200 ops/s of 300 ops/s) for a 33 % share", "nodetool -h 10.0.0.1 toppartitions ks t"}},
 		{name: "idle table under the floor", repl: simple("1"), reads: []float64{0.6, 0.1, 0.1}, writes: []float64{0, 0, 0}},
 		{name: "a replica without a rate: no share", repl: simple("1"), reads: []float64{300, -1, 10}, writes: []float64{0, 0, 0}},
 		// RF 2 on 3 nodes: a hot key's writes reach 1.5× on its two replicas
 		// at most, so the warning level drops to 1.25.
 		{name: "RF 2 writes: hot replica set", repl: simple("2"), reads: []float64{0, 0, 0}, writes: []float64{100, 100, 2},
-			want:    []scope{{KindHotTokenRange, "ks", "t", "10.0.0.1", ""}, {KindHotTokenRange, "ks", "t", "10.0.0.2", ""}},
+			want:    []match{{KindHotTokenRange, "ks", "t", "10.0.0.1", ""}, {KindHotTokenRange, "ks", "t", "10.0.0.2", ""}},
 			wantSev: SeverityWarning, wantThreshold: 1.25, inText: []string{"replica set 10.0.0.2"}},
 		{name: "RF 3 on 3 nodes: every node holds everything", repl: simple("3"), reads: []float64{1000, 1, 1}, writes: []float64{5, 5, 5}},
 		{name: "critical", repl: nts("dc1", "1"), reads: []float64{1, 1, 1, 1, 1, 1, 1, 1, 100, 1}, writes: make([]float64, 10),
-			want: []scope{{KindHotTokenRange, "ks", "t", "10.0.0.9", ""}}, wantSev: SeverityCritical, wantThreshold: 4,
+			want: []match{{KindHotTokenRange, "ks", "t", "10.0.0.9", ""}}, wantSev: SeverityCritical, wantThreshold: 4,
 			inText: []string{"in dc1"}},
 	}
 	for _, c := range cases {
@@ -277,14 +278,14 @@ func TestRatesFromHistoryWindow(t *testing.T) {
 	// Counters 15 minutes apart: the rate is their delta over the window,
 	// whatever the collector's one-interval rate says.
 	s := trafficSnap(simple("1"), []float64{999, 999, 999}, []float64{0, 0, 0})
-	h := NewHistory(HistoryLimits{TrafficWindow: 15 * time.Minute})
+	h := history.New(history.Limits{TrafficWindow: 15 * time.Minute})
 	before := trafficSnap(simple("1"), []float64{0, 0, 0}, []float64{0, 0, 0})
 	before.Taken = t0.Add(-15 * time.Minute)
 	for i, host := range []string{"h01", "h02", "h03"} {
 		before.PerNode[host].Tables["ks.t"].LocalReads.Count = 1e6 - int64(900*(3-i)*100)
 	}
-	h.Record(before)
-	h.Record(s) // recording the analyzed snapshot first changes nothing
+	record(h, before)
+	record(h, s) // recording the analyzed snapshot first changes nothing
 	a := analysisWith(t, s, h, DefaultThresholds())
 	for i, tn := range a.tables[0].nodes {
 		want := float64(900*(3-i)*100) / 900

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"github.com/partmon/partmon/analyzer/history"
 	"strings"
 	"testing"
 	"time"
@@ -87,7 +88,7 @@ func TestSkewOnAFreshRing(t *testing.T) {
 		if err := coll.CollectAll(ctx); err != nil {
 			t.Logf("collection incomplete: %v", err)
 		}
-		return analyzer.Analyze(coll.Snapshot(), analyzer.NewHistory(analyzer.HistoryLimits{}), th)
+		return analyzer.Analyze(coll.Snapshot(), history.New(history.Limits{}), th)
 	}
 
 	// One node flushed: its load grows once gossip carries it (every 60 s).

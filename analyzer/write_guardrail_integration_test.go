@@ -5,6 +5,7 @@ package analyzer_test
 import (
 	"context"
 	"fmt"
+	"github.com/partmon/partmon/analyzer/history"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -75,13 +76,12 @@ func TestWriteGuardrailRefusalForecastOnRealNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer coll.Close()
-	h := analyzer.NewHistory(analyzer.HistoryLimits{})
+	h := history.New(history.Limits{})
 	analyze := func() (*model.Snapshot, *analyzer.Report) {
 		if err := coll.CollectAll(ctx); err != nil {
 			t.Logf("collection incomplete: %v", err)
 		}
 		snap := coll.Snapshot()
-		h.Record(snap)
 		return snap, analyzer.Analyze(snap, h, analyzer.DefaultThresholds())
 	}
 

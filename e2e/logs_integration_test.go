@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/partmon/partmon/analyzer/history"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -375,8 +376,7 @@ func cycle(ctx context.Context, t *testing.T, c *collector.Collector, source str
 			t.Fatalf("the node had %d top partitions and %d sampled keys: the test wants neither", len(nd.TopPartitions), len(nd.HotPartitions))
 		}
 	}
-	h := analyzer.NewHistory(analyzer.HistoryLimits{})
-	h.Record(snap)
+	h := history.New(history.Limits{})
 	report := analyzer.Analyze(snap, h, analyzer.DefaultThresholds())
 	for _, key := range keys {
 		kind, table := analyzer.KindTombstoneHeavy, "pm_logs.queue"

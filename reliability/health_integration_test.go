@@ -5,6 +5,7 @@ package reliability
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/partmon/partmon/analyzer/history"
 	"os"
 	"sort"
 	"strings"
@@ -252,10 +253,10 @@ func (c *cluster) seedTraffic(t *testing.T) {
 
 // stateDoc is cmd/partmon's state file.
 type stateDoc struct {
-	Format  string           `json:"format"`
-	Version int              `json:"version"`
-	Saved   time.Time        `json:"saved"`
-	History analyzer.History `json:"history"`
+	Format  string          `json:"format"`
+	Version int             `json:"version"`
+	Saved   time.Time       `json:"saved"`
+	History history.History `json:"history"`
 }
 
 func readState(path string) (stateDoc, error) {
@@ -274,7 +275,7 @@ func readState(path string) (stateDoc, error) {
 }
 
 // firstPoints are the oldest point of every history series, by series name.
-func firstPoints(h analyzer.History) map[string]int64 {
+func firstPoints(h history.History) map[string]int64 {
 	out := map[string]int64{}
 	for key, pts := range h.Sizes {
 		if len(pts) > 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"github.com/partmon/partmon/analyzer/history"
 	stdhtml "html"
 	"math"
 	"regexp"
@@ -120,10 +121,10 @@ func mustFloat(t *testing.T, s string) float64 {
 }
 
 // sizeSeries is n points ending at end, one every step, growing perStep.
-func sizeSeries(end time.Time, n int, step time.Duration, first, perStep int64) []analyzer.SizePoint {
-	out := make([]analyzer.SizePoint, n)
+func sizeSeries(end time.Time, n int, step time.Duration, first, perStep int64) []history.SizePoint {
+	out := make([]history.SizePoint, n)
 	for i := range n {
-		out[i] = analyzer.SizePoint{end.Add(-time.Duration(n-1-i) * step).Unix(), first + int64(i)*perStep}
+		out[i] = history.SizePoint{end.Add(-time.Duration(n-1-i) * step).Unix(), first + int64(i)*perStep}
 	}
 	return out
 }
@@ -265,7 +266,7 @@ func TestGrowthChartOfAnAnalyzedReport(t *testing.T) {
 	}
 	th := analyzer.DefaultThresholds()
 	perSecond := float64(th.PartitionCriticalBytes-current) / (3 * 86400) // critical in three days
-	h := analyzer.NewHistory(analyzer.HistoryLimits{})
+	h := history.New(history.Limits{})
 	h.Sizes[key] = sizeSeries(snap.Taken.Add(-30*time.Minute), 24, 30*time.Minute,
 		current-int64(perSecond*(30*60*24)), int64(perSecond*30*60))
 	r := analyzer.Analyze(snap, h, th)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"github.com/partmon/partmon/analyzer/history"
 	"strings"
 	"testing"
 
@@ -25,8 +26,8 @@ func TestANewKindRendersEverywhere(t *testing.T) {
 		Node: "127.0.0.1", Keyspace: "pm_small", Table: "crowd", Value: 2.5, Threshold: 2, Unit: analyzer.UnitRatio,
 		Summary: "pm_small.crowd is crowded", Advice: "spread it"}}
 	r.SizeHistory = []analyzer.SizeHistory{
-		{Keyspace: "pm_big", Table: "events", Points: []analyzer.SizePoint{{1, 100 << 20}}},
-		{Keyspace: "pm_small", Table: "crowd", Points: []analyzer.SizePoint{{1, 1 << 20}}},
+		{Keyspace: "pm_big", Table: "events", Points: []history.SizePoint{{1, 100 << 20}}},
+		{Keyspace: "pm_small", Table: "crowd", Points: []history.SizePoint{{1, 1 << 20}}},
 	}
 	eLatest := &publish.Latest{}
 	e := exporter.New(eLatest, exporter.Options{})

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"github.com/partmon/partmon/analyzer/history"
 	"math"
 	"net/http"
 	"sort"
@@ -153,7 +154,7 @@ func tablePictures(r *analyzer.Report, ks, tbl string) (growthCharts, pageHeatma
 		}
 		one.Heat = &heat
 	}
-	one.KeyHistory = map[string][]analyzer.NamedKeySeries{}
+	one.KeyHistory = map[string][]history.NamedKeySeries{}
 	if k := model.TableKey(ks, tbl); r.KeyHistory[k] != nil {
 		one.KeyHistory[k] = r.KeyHistory[k]
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/partmon/partmon/analyzer/history"
 	"io"
 	"maps"
 	"reflect"
@@ -43,7 +44,7 @@ type AnalysisConfig struct {
 	// Schedule is a cron spec; each run analyzes the latest data and publishes it.
 	Schedule string `yaml:"schedule"`
 	// History bounds the history kept for growth forecasts and traffic windows.
-	History analyzer.HistoryLimits `yaml:"history"`
+	History history.Limits `yaml:"history"`
 }
 
 // WebConfig is where the HTTP server listens.
@@ -100,7 +101,7 @@ func defaultConfig() Config {
 	return Config{
 		Collector:    collector.Config{}, // zero values are the collector's defaults
 		Thresholds:   analyzer.DefaultThresholds(),
-		Analysis:     AnalysisConfig{Schedule: "@every 1m", History: analyzer.DefaultHistoryLimits()},
+		Analysis:     AnalysisConfig{Schedule: "@every 1m", History: history.DefaultLimits()},
 		Web:          WebConfig{ListenAddresses: []string{":9808"}},
 		Alertmanager: AlertmanagerConfig{ResendInterval: time.Minute, Timeout: 10 * time.Second, MinSeverity: "warning"},
 		Log:          LogConfig{Level: "info", Format: "json"},

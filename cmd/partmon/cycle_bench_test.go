@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"github.com/partmon/partmon/analyzer/history"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -16,7 +17,6 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/keys"
@@ -49,7 +49,7 @@ func benchCycle(b *testing.B, nodes, tables int) {
 	latest := &publish.Latest{Keys: keyer}
 	d := &daemon{cfg: cfg, log: zap.NewNop(), collector: &collector.Collector{}, latest: latest, keys: keyer,
 		exporter: exporter.New(latest, exporter.Options{Cluster: "bench", Mode: publish.ModeCluster, TopK: cfg.Thresholds.TopK, Thresholds: cfg.Thresholds}),
-		history:  analyzer.NewHistory(cfg.Analysis.History),
+		history:  history.New(cfg.Analysis.History),
 		saver:    &statefile.Saver{Path: filepath.Join(b.TempDir(), "state.json"), Every: 1000 * time.Hour},
 		snapshot: func() *model.Snapshot { return snap }}
 	handler, err := web.NewHandler(latest, d.exporter, nil, web.HandlerOptions{Logger: zap.NewNop(), TelemetryPath: "/metrics"})

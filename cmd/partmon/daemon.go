@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/partmon/partmon/analyzer/history"
 	"io"
 	"sync"
 	"time"
@@ -136,7 +137,7 @@ type daemon struct {
 	keys *keys.Keyer // shows keys in every output; the logger's writer shares it
 
 	mu      sync.Mutex // guards history and saver: analysis and the state saves
-	history *analyzer.History
+	history *history.History
 	saver   *statefile.Saver // saves on a pace, and at shutdown
 
 	snapshot func() *model.Snapshot // the collector's; a test's seam
@@ -364,7 +365,6 @@ func (d *daemon) analyze(start time.Time) {
 func (d *daemon) analyzeLocked(snap *model.Snapshot) *analyzer.Report {
 	d.mu.Lock()
 	defer d.mu.Unlock() // also when it panics: the next cycle must not wait forever
-	d.history.Record(snap)
 	return analyzer.Analyze(snap, d.history, d.cfg.Thresholds)
 }
 

@@ -70,7 +70,6 @@ func (r *reportFlags) run(stdout, stderr io.Writer) int {
 		return exitCollectFail
 	}
 	history := statefile.Load(cfg.State.File, cfg.Analysis.History, zap.NewNop())
-	history.Record(snap)
 	report := analyzer.Analyze(snap, history, cfg.Thresholds)
 	report.Generated = time.Now()
 	if cfg.Cluster != "" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/partmon/partmon/analyzer/history"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -158,7 +159,7 @@ func push(t *testing.T, r *analyzer.Report, url string, bad chan string) {
 
 // stateRoundTrip writes the history to a state file and reads it back: a
 // file Load cannot read is moved aside, so it must still be there.
-func stateRoundTrip(t *testing.T, h *analyzer.History) {
+func stateRoundTrip(t *testing.T, h *history.History) {
 	// Save syncs the file: on a busy disk that took seconds an input, so
 	// the state goes to memory where there is a tmpfs.
 	dir := t.TempDir()

@@ -4,6 +4,7 @@
 package reporttest
 
 import (
+	"github.com/partmon/partmon/analyzer/history"
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
@@ -128,15 +129,15 @@ func guardrails() *analyzer.GuardrailReport {
 
 // keyHistory: shop.events' key acme growing over three hours, and a key
 // seen once.
-func keyHistory() map[string][]analyzer.NamedKeySeries {
+func keyHistory() map[string][]history.NamedKeySeries {
 	const mib = 1 << 20
 	at := func(h int) int64 { return Time.Add(time.Duration(h-3) * time.Hour).Unix() }
-	return map[string][]analyzer.NamedKeySeries{
+	return map[string][]history.NamedKeySeries{
 		"shop.events": {
-			{Key: "acme", KeySeries: analyzer.KeySeries{First: at(0), Last: at(3), Replicas: []string{"127.0.0.1", "127.0.0.2"},
-				Points: []analyzer.KeyPoint{{at(0), 34 * mib, 0, 0}, {at(1), 36 * mib, 0, 0}, {at(2), 38 * mib, 120, 0}, {at(3), 40 * mib, 150, 410000}}}},
-			{Key: "globex", KeySeries: analyzer.KeySeries{First: at(1), Last: at(1), Replicas: []string{"127.0.0.3"},
-				Points: []analyzer.KeyPoint{{at(1), 2 * mib, 0, 0}}}},
+			{Key: "acme", KeySeries: history.KeySeries{First: at(0), Last: at(3), Replicas: []string{"127.0.0.1", "127.0.0.2"},
+				Points: []history.KeyPoint{{at(0), 34 * mib, 0, 0}, {at(1), 36 * mib, 0, 0}, {at(2), 38 * mib, 120, 0}, {at(3), 40 * mib, 150, 410000}}}},
+			{Key: "globex", KeySeries: history.KeySeries{First: at(1), Last: at(1), Replicas: []string{"127.0.0.3"},
+				Points: []history.KeyPoint{{at(1), 2 * mib, 0, 0}}}},
 		},
 	}
 }

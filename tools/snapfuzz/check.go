@@ -1,6 +1,7 @@
 package snapfuzz
 
 import (
+	"github.com/partmon/partmon/analyzer/history"
 	"math"
 	"testing"
 
@@ -10,15 +11,13 @@ import (
 // Report analyzes the last snapshot data builds, recording the earlier
 // ones into the history first, as the daemon does; it returns the history
 // too (the state file keeps it).
-func Report(data []byte) (*analyzer.Report, *analyzer.History) {
+func Report(data []byte) (*analyzer.Report, *history.History) {
 	snaps := Build(data)
-	h := analyzer.NewHistory(analyzer.HistoryLimits{})
+	h := history.New(history.Limits{})
 	for _, s := range snaps[:len(snaps)-1] {
 		analyzer.Analyze(s, h, analyzer.DefaultThresholds())
-		h.Record(s)
 	}
 	last := snaps[len(snaps)-1]
-	h.Record(last)
 	return analyzer.Analyze(last, h, analyzer.DefaultThresholds()), h
 }
 
