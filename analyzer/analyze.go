@@ -44,10 +44,10 @@ func Analyze(s *model.Snapshot, h *history.History, th Thresholds) *Report {
 	var fs failures
 	var a *analysis
 	if fs.step(StepIndex, "no figure and no finding", func() { a = newAnalysis(s, sc, h, th); a.noteWithoutSchema() }) {
-		fs.step(StepSummaries, "some node, table or key figures are missing", func() { a.summarize(r) })
-		all := a.runRules(&fs)
-		fs.step(StepFold, "no finding", func() { a.fold(r, all) })
-		fs.step(StepHeatMap, "no heat map", func() { r.Heat = a.heatMaps(r.Findings) })
+		fs.step(StepSummaries, "some node, table or key figures are missing", func() { figures{a}.summarize(r) })
+		all := pipeline{a}.runRules(&fs)
+		fs.step(StepFold, "no finding", func() { pipeline{a}.fold(r, all) })
+		fs.step(StepHeatMap, "no heat map", func() { r.Heat = figures{a}.heatMaps(r.Findings) })
 		notes = append(notes, a.notes...)
 	}
 	r.Notes = append(notes, fs.notes...)
@@ -56,7 +56,7 @@ func Analyze(s *model.Snapshot, h *history.History, th Thresholds) *Report {
 }
 
 // summarize fills the report's figures (everything but findings).
-func (a *analysis) summarize(r *Report) {
+func (a figures) summarize(r *Report) {
 	r.Nodes = a.nodeSummaries()
 	r.Ownership = a.ownershipFigures()
 	r.Tables = a.tableSummaries()
@@ -64,13 +64,13 @@ func (a *analysis) summarize(r *Report) {
 	r.TopPartitions = a.topPartitions()
 	r.SizeHistory = a.sizeHistories()
 	r.Placements = a.placements()
-	r.Guardrails = a.guardrailView()
+	r.Guardrails = guardrails{a.analysis}.guardrailView()
 	r.KeyHistory = a.keyHistories()
 }
 
 // fold folds the rules' findings into the report's findings, remarks and
 // problems; nothing of it when a step fails.
-func (a *analysis) fold(r *Report, all []Finding) {
+func (a pipeline) fold(r *Report, all []Finding) {
 	a.nameViewBases(all)
 	var findings, remarks []Finding
 	for _, f := range fold(all) {
@@ -88,7 +88,7 @@ func (a *analysis) fold(r *Report, all []Finding) {
 }
 
 // tableSummaries fills Report.Tables.
-func (a *analysis) tableSummaries() []TableSummary {
+func (a figures) tableSummaries() []TableSummary {
 	out := make([]TableSummary, 0, len(a.tables))
 	crit := float64(a.th.PartitionCriticalBytes)
 	for _, t := range a.tables {
@@ -111,7 +111,7 @@ func (a *analysis) tableSummaries() []TableSummary {
 }
 
 // tableNodes fills Report.TableNodes.
-func (a *analysis) tableNodes() []TableNode {
+func (a figures) tableNodes() []TableNode {
 	n := 0
 	for _, t := range a.tables {
 		n += len(t.nodes)

@@ -266,7 +266,7 @@ func TestTopPartitionsBoundedPerTable(t *testing.T) {
 	th := DefaultThresholds()
 	th.TopK = 3
 	a := analysisWith(t, b.s, nil, th)
-	got := a.topPartitions()
+	got := figures{a}.topPartitions()
 	var keys []string
 	for _, e := range got {
 		keys = append(keys, e.Key)

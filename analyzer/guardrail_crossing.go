@@ -56,7 +56,7 @@ var keyMeasure = map[string]int{
 
 // guardrailCrossings measures every recorded key and every table's largest
 // partition against each set per-partition guardrail level.
-func (a *analysis) guardrailCrossings(gr *GuardrailReport) []GuardrailCrossing {
+func (a crossings) guardrailCrossings(gr *GuardrailReport) []GuardrailCrossing {
 	var out []GuardrailCrossing
 	minSpan := int64(a.th.ForecastMinSpan.Seconds())
 	for _, g := range model.Guardrails {
@@ -115,7 +115,7 @@ func tableSeries(pts []history.SizePoint) ([]int64, []float64) {
 // tableCrossing is a table's largest partition against one level: its
 // forecast only where partition_growth_forecast trusts the table's growth
 // (a rise past one bucket step), so both say the same of one series.
-func (a *analysis) tableCrossing(base GuardrailCrossing, t *tableView, minSpan int64) GuardrailCrossing {
+func (a crossings) tableCrossing(base GuardrailCrossing, t *tableView, minSpan int64) GuardrailCrossing {
 	ts, vs := tableSeries(a.sizePointsNow(t))
 	c := base
 	c.Keyspace, c.Table = t.keyspace, t.name
@@ -129,7 +129,7 @@ func (a *analysis) tableCrossing(base GuardrailCrossing, t *tableView, minSpan i
 }
 
 // crossing fills the current figure, the distance and the forecast.
-func (a *analysis) crossing(c GuardrailCrossing, ts []int64, vs []float64, minSpan int64) GuardrailCrossing {
+func (a crossings) crossing(c GuardrailCrossing, ts []int64, vs []float64, minSpan int64) GuardrailCrossing {
 	c.Current = vs[len(vs)-1]
 	c.Fraction = c.Current / c.Threshold
 	c.Crossed = c.Current >= c.Threshold
@@ -176,3 +176,6 @@ func forecastCrossing(ts []int64, vs []float64, limit float64, now int64, minPoi
 	}
 	return when(slope), when(q(0.75)), when(q(0.25)), ""
 }
+
+// crossings forecast when a table's keys cross the guardrails the nodes run with.
+type crossings struct{ *analysis }

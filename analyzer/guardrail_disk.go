@@ -19,7 +19,7 @@ const diskGuardrail = "data_disk_usage_percentage"
 // when above the level. The forecast fits the used bytes over time and
 // aims at the bytes where the level is passed; a rise under 1 % of the
 // disk (the guardrail's own step) is no growth.
-func (a *analysis) diskCrossings(gr *GuardrailReport) []GuardrailCrossing {
+func (a dataDiskGuardrail) diskCrossings(gr *GuardrailReport) []GuardrailCrossing {
 	facts, _ := model.GuardrailFactsOf(diskGuardrail)
 	hosts := make([]string, 0, len(a.s.PerNode))
 	for host, nd := range a.s.PerNode {
@@ -68,7 +68,7 @@ func (a *analysis) diskCrossings(gr *GuardrailReport) []GuardrailCrossing {
 // ruleGuardrailCrossing grades a partition's: critical when a fail level
 // that refuses writes (authentication on) is crossed or forecast within
 // GuardrailFailLead. The findings of all nodes fold into one problem.
-func (a *analysis) diskCrossingFindings(gr *GuardrailReport) []Finding {
+func (a dataDiskGuardrail) diskCrossingFindings(gr *GuardrailReport) []Finding {
 	var out []Finding
 	best := map[string]int{}
 	for i := range gr.Crossings {
@@ -76,7 +76,7 @@ func (a *analysis) diskCrossingFindings(gr *GuardrailReport) []Finding {
 		if c.Node == "" {
 			continue
 		}
-		s, left := a.crossingSeverity(c)
+		s, left := guardrails{a.analysis}.crossingSeverity(c)
 		if s == SeverityNone {
 			continue
 		}
@@ -106,7 +106,7 @@ func (a *analysis) diskCrossingFindings(gr *GuardrailReport) []Finding {
 
 // nodeByAddress is the ring's node at address; a bare node when the ring
 // does not have it.
-func (a *analysis) nodeByAddress(addr string) *model.Node {
+func (a dataDiskGuardrail) nodeByAddress(addr string) *model.Node {
 	for _, n := range a.byHost {
 		if n.Address == addr {
 			return n
@@ -132,3 +132,6 @@ func diskCrossingSummary(c *GuardrailCrossing, now int64) string {
 	return fmt.Sprintf("%s: forecast to cross on %s, in %s (%s; up to the memtables' size sooner); then %s", head, when,
 		in, rng, consequence)
 }
+
+// dataDiskGuardrail is the data-disk guardrail's crossings and rule over the index.
+type dataDiskGuardrail struct{ *analysis }

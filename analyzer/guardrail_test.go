@@ -131,7 +131,7 @@ func TestCrossingSeverity(t *testing.T) {
 		{"crossed refusing fail", GuardrailCrossing{Level: "fail", Crossed: true, Refuses: "the write"}, SeverityCritical},
 		{"no forecast", GuardrailCrossing{Level: "warn"}, SeverityNone},
 	} {
-		if got, _ := a.crossingSeverity(&tc.c); got != tc.want {
+		if got, _ := (guardrails{a}).crossingSeverity(&tc.c); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}

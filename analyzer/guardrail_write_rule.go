@@ -14,7 +14,7 @@ import (
 // fail level that refuses (authentication on, an ordinary role) is forecast
 // within GuardrailFailLead or has refused a write. One finding per table
 // (per column when the table is not known).
-func (a *analysis) writeCrossingFindings(gr *GuardrailReport) []Finding {
+func (a writeGuardrails) writeCrossingFindings(gr *GuardrailReport) []Finding {
 	var out []Finding
 	at := map[string]int{}
 	for i := range gr.Crossings {
@@ -22,7 +22,7 @@ func (a *analysis) writeCrossingFindings(gr *GuardrailReport) []Finding {
 		if c.Column == "" {
 			continue
 		}
-		s, left := a.crossingSeverity(c)
+		s, left := guardrails{a.analysis}.crossingSeverity(c)
 		if s == SeverityNone {
 			continue
 		}
@@ -104,7 +104,7 @@ func writeCrossingAdvice(c *GuardrailCrossing) string {
 // is known and the healthy ones are not. Warn stays at the level the
 // nodes run (no healthy figure says where else to put it), fail goes above
 // the largest figure logged so no write seen would be refused.
-func (a *analysis) suggestWrite(gr *GuardrailReport, name string) SuggestedGuardrail {
+func (a writeGuardrails) suggestWrite(gr *GuardrailReport, name string) SuggestedGuardrail {
 	g, _ := model.GuardrailFactsOf(name)
 	s := SuggestedGuardrail{Guardrail: name, Unit: g.Unit}
 	largest, n, stored := 0.0, 0, false

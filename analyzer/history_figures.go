@@ -7,7 +7,7 @@ import (
 
 // keyHistories copies the history's key series for the report (the
 // history goes on changing after the analysis).
-func (a *analysis) keyHistories() map[string][]history.NamedKeySeries {
+func (a figures) keyHistories() map[string][]history.NamedKeySeries {
 	out := map[string][]history.NamedKeySeries{}
 	for _, t := range a.tables {
 		ks := a.h.KeysOf(t.keyspace, t.name)

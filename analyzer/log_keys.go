@@ -24,7 +24,7 @@ func (a *analysis) withLogKeys(t *tableView) []*PartitionEntry {
 		return out
 	}
 	kinds := []model.LogEvidenceKind{model.LogPartitionSize, model.LogPartitionTombstones, model.LogTombstoneWarning, model.LogTombstoneAbort}
-	for key, seen := range a.logKeys(t, kinds...) {
+	for key, seen := range (logEvidence{a}).logKeys(t, kinds...) {
 		e := byKey[key]
 		if e == nil {
 			e = &PartitionEntry{Keyspace: t.keyspace, Table: t.name, Key: key}

@@ -9,7 +9,7 @@ import (
 
 // nodeLoad is the node's own load figure, else what another node's gossip
 // says of it (Cassandra 4.1+ gossip_info); 0 when nobody knows.
-func (a *analysis) nodeLoad(n *model.Node) float64 {
+func (a figures) nodeLoad(n *model.Node) float64 {
 	if nd := a.s.PerNode[n.HostID]; nd != nil && nd.LoadBytes > 0 {
 		return nd.LoadBytes
 	}
@@ -29,7 +29,7 @@ func (a *analysis) loadSkews() (loads, skews map[string]float64) {
 	count := map[string]int{}
 	for i := range a.s.Nodes {
 		n := &a.s.Nodes[i]
-		if l := a.nodeLoad(n); l > 0 {
+		if l := (figures{a}).nodeLoad(n); l > 0 {
 			loads[n.HostID] = l
 			sum[n.DC] += l
 			count[n.DC]++
@@ -48,7 +48,7 @@ func (a *analysis) loadSkews() (loads, skews map[string]float64) {
 }
 
 // nodeSummaries fills Report.Nodes in ring order.
-func (a *analysis) nodeSummaries() []NodeSummary {
+func (a figures) nodeSummaries() []NodeSummary {
 	fr := a.sc.Fresh
 	loads, skews := a.loadSkews()
 	out := make([]NodeSummary, 0, len(a.s.Nodes))
@@ -72,7 +72,7 @@ func (a *analysis) nodeSummaries() []NodeSummary {
 }
 
 // ownershipFigures fills Report.Ownership: raw ("") then every keyspace.
-func (a *analysis) ownershipFigures() []Ownership {
+func (a figures) ownershipFigures() []Ownership {
 	var out []Ownership
 	add := func(keyspace string, owns, skew map[string]float64) {
 		for _, n := range a.s.Nodes {
@@ -96,3 +96,6 @@ func (a *analysis) ownershipFigures() []Ownership {
 	}
 	return out
 }
+
+// figures are the report's figures for the page (everything but findings), read from the index; no rule reads them.
+type figures struct{ *analysis }

@@ -92,7 +92,7 @@ func BenchmarkOwnershipKeyspaces1000x256(b *testing.B) {
 					b.Fatalf("%d keyspaces analysed, the first's ownership %v; want %d with ownership (notes %v)",
 						len(a.keyspaces), a.keyspaces[0].owns != nil, c.keyspaces, a.notes)
 				}
-				a.placements()
+				figures{a}.placements()
 			}
 		})
 	}

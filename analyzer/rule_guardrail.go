@@ -17,7 +17,7 @@ import (
 // so on today's versions only a node's data disk (diskCrossingFindings,
 // data_disk_usage_percentage) can be "will refuse".
 func ruleGuardrailCrossing(a *analysis) []Finding {
-	gr := a.guardrailView()
+	gr := guardrails{a}.guardrailView()
 	best := map[string]*GuardrailCrossing{}
 	sev := map[string]Severity{}
 	secs := map[string]float64{}
@@ -27,7 +27,7 @@ func ruleGuardrailCrossing(a *analysis) []Finding {
 		if c.Node != "" || c.Column != "" {
 			continue // a node's data disk, a column's write guardrail: their own findings
 		}
-		s, left := a.crossingSeverity(c)
+		s, left := guardrails{a}.crossingSeverity(c)
 		if s == SeverityNone {
 			continue
 		}
@@ -54,12 +54,12 @@ func ruleGuardrailCrossing(a *analysis) []Finding {
 		f.Advice = crossingAdvice(c)
 		out = append(out, f)
 	}
-	return append(append(out, a.diskCrossingFindings(gr)...), a.writeCrossingFindings(gr)...)
+	return append(append(out, dataDiskGuardrail{a}.diskCrossingFindings(gr)...), writeGuardrails{a}.writeCrossingFindings(gr)...)
 }
 
 // crossingSeverity grades one crossing and says how long until it (0 once
 // crossed).
-func (a *analysis) crossingSeverity(c *GuardrailCrossing) (Severity, float64) {
+func (a guardrails) crossingSeverity(c *GuardrailCrossing) (Severity, float64) {
 	left := 0.0
 	if !c.Crossed {
 		if c.At == 0 {

@@ -287,7 +287,7 @@ func TestRuleStaleData(t *testing.T) {
 			b := newSnap().ring("dc1", 2).sources(c.sources...)
 			a := analysisOf(t, b.s)
 			fs := ruleStaleData(a)
-			nodes := a.nodeSummaries()
+			nodes := figures{a}.nodeSummaries()
 			if nodes[0].DataAgeSeconds != c.wantAge || nodes[1].Stale {
 				t.Fatalf("node summaries: %+v", nodes)
 			}

@@ -40,7 +40,7 @@ func ruleHotPartition(a *analysis) []Finding {
 			if hk.window > 0 {
 				rate = float64(hk.count) / hk.window
 			}
-			if few := a.fewestPartitions(t); few > 0 && hk.share <= a.th.HotRangeRatioWarning/few {
+			if few := (hotPartitions{a}).fewestPartitions(t); few > 0 && hk.share <= a.th.HotRangeRatioWarning/few {
 				continue
 			}
 			f := a.newFinding(KindHotPartition, sev, nil, t.keyspace, t.name)
@@ -66,11 +66,11 @@ func ruleHotPartition(a *analysis) []Finding {
 			if len(hk.nodes) > 1 {
 				f.Summary += "; sampled on " + strings.Join(hk.nodes, ", ")
 			}
-			f.Advice = a.hotKeyAdvice(hk)
-			a.hotKeyNodes(&f, hk)
+			f.Advice = hotPartitions{a}.hotKeyAdvice(hk)
+			hotPartitions{a}.hotKeyNodes(&f, hk)
 			out = append(out, f)
 		}
-		out = append(out, a.logHotFindings(t, findingKeys(out[from:], t))...)
+		out = append(out, logEvidence{a}.logHotFindings(t, findingKeys(out[from:], t))...)
 	}
 	return out
 }
@@ -78,7 +78,7 @@ func ruleHotPartition(a *analysis) []Finding {
 // hotKeyNodes names the replicas on which the key reached the thresholds,
 // each with its own share: the nodes an operator looks at and the ones a
 // sidecar speaks for. The hottest one is always among them.
-func (a *analysis) hotKeyNodes(f *Finding, hk *hotKey) {
+func (a hotPartitions) hotKeyNodes(f *Finding, hk *hotKey) {
 	var nodes []NodeValue
 	for _, p := range hk.perNode {
 		sev := severityFor(p.assured, a.th.HotKeyShareWarning, a.th.HotKeyShareCritical)
@@ -94,7 +94,7 @@ func (a *analysis) hotKeyNodes(f *Finding, hk *hotKey) {
 // hotKeyAdvice: b suffix buckets bring the key's share on each replica set
 // from s to s ÷ b; b = ⌈s × N⌉ makes it at most 1/N of the table's
 // operations, a fair share of one node among the N of its DC.
-func (a *analysis) hotKeyAdvice(hk *hotKey) string {
+func (a hotPartitions) hotKeyAdvice(hk *hotKey) string {
 	n := 0
 	for _, m := range a.s.Nodes {
 		if m.DC == hk.node.DC && len(m.Tokens) > 0 {
@@ -116,7 +116,7 @@ func (a *analysis) hotKeyAdvice(hk *hotKey) string {
 // fewestPartitions is the fewest partitions the table may have: the data on
 // disk ÷ the mean partition size (low by the compression ratio), else the
 // key estimate; never fewer than the keys the samplers name. 0 when unknown.
-func (a *analysis) fewestPartitions(t *tableView) float64 {
+func (a hotPartitions) fewestPartitions(t *tableView) float64 {
 	few := t.partitions
 	if c := a.tableCardinality(t); c.byBytes > 0 && (few <= 0 || c.byBytes < few) {
 		few = c.byBytes
@@ -126,3 +126,6 @@ func (a *analysis) fewestPartitions(t *tableView) float64 {
 	}
 	return few
 }
+
+// hotPartitions is the hot_partition rule's own reasoning over the index.
+type hotPartitions struct{ *analysis }

@@ -95,7 +95,7 @@ func ruleHotTokenRange(a *analysis) []Finding {
 			if peers := hotPeers(t, tn, s.write, s.thr); len(peers) > 0 {
 				f.Summary += "; its replica set " + strings.Join(peers, ", ") + " is hot too"
 			}
-			f.Advice = a.hotRangeAdvice(t, tn, op)
+			f.Advice = hotRanges{a}.hotRangeAdvice(t, tn, op)
 			out = append(out, f)
 		}
 	}
@@ -120,7 +120,7 @@ func hotPeers(t *tableView, self *tableNode, write bool, thr float64) []string {
 	return out
 }
 
-func (a *analysis) hotRangeAdvice(t *tableView, tn *tableNode, op string) string {
+func (a hotRanges) hotRangeAdvice(t *tableView, tn *tableNode, op string) string {
 	var sampled []string
 	for _, hk := range a.hot[t.key] {
 		if len(sampled) == 3 {
@@ -143,3 +143,6 @@ func (a *analysis) hotRangeAdvice(t *tableView, tn *tableNode, op string) string
 	}
 	return advice
 }
+
+// hotRanges is the hot_token_range rule's own reasoning over the index.
+type hotRanges struct{ *analysis }

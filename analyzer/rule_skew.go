@@ -16,7 +16,7 @@ const topologySource = "system.local,system.peers,system_schema.keyspaces"
 // over-owning nodes inside.
 func ruleOwnershipSkew(a *analysis) []Finding {
 	var out []Finding
-	choices := a.allocatorChoices()
+	choices := tokenAdvice{a}.allocatorChoices()
 	for _, ks := range a.keyspaces {
 		if ks.skew == nil {
 			continue
@@ -34,14 +34,14 @@ func ruleOwnershipSkew(a *analysis) []Finding {
 			f := a.newFinding(KindOwnershipSkew, sev, n, ks.ks.Name, "")
 			f.Value, f.Threshold, f.Unit = skew, thresholdFor(sev, a.th.OwnershipSkewWarning, a.th.OwnershipSkewCritical), UnitRatio
 			f.Source = topologySource
-			where, nodes := a.groupOf(ks, n)
+			where, nodes := ownershipSkew{a}.groupOf(ks, n)
 			rf := ks.repl.FactorIn(n.DC)
 			if ks.repl.Class == ring.StrategyEverywhere {
 				rf = nodes
 			}
 			f.Summary = fmt.Sprintf("%s owns %s of %s (effective) in %s for a fair %s (RF %d over %d nodes): %.2f×",
 				n.Address, format.Percent(ks.owns[n.HostID]), ks.ks.Name, where, format.Percent(ks.owns[n.HostID]/skew), rf, nodes, skew)
-			f.Advice = a.ownershipAdvice(ks, n, choices[n.DC])
+			f.Advice = tokenAdvice{a}.ownershipAdvice(ks, n, choices[n.DC])
 			out = append(out, f)
 		}
 	}
@@ -49,7 +49,7 @@ func ruleOwnershipSkew(a *analysis) []Finding {
 }
 
 // groupOf names a node's placement group and counts its nodes with tokens.
-func (a *analysis) groupOf(ks *keyspaceView, n *model.Node) (string, int) {
+func (a ownershipSkew) groupOf(ks *keyspaceView, n *model.Node) (string, int) {
 	g := placementGroup(ks.repl, n)
 	count := 0
 	for _, m := range a.s.Nodes {
@@ -91,7 +91,7 @@ func ruleLoadSkew(a *analysis) []Finding {
 			f.Severity = SeverityInfo
 			f.Summary += fmt.Sprintf(", below the %s mean a skew is judged from (load_skew_min_mean_bytes): rows still in memtables are not in the load", format.Bytes(float64(a.th.LoadSkewMinMeanBytes)))
 		}
-		own, ownKS := a.maxOwnershipSkew(n)
+		own, ownKS := ownershipSkew{a}.maxOwnershipSkew(n)
 		switch {
 		case ownKS != "" && own >= 1+(skew-1)*0.75:
 			f.Advice = fmt.Sprintf("token ownership explains it (%s's ownership skew in %s is %.2f×): even out the tokens (see ownership_skew)", n.Address, ownKS, own)
@@ -106,7 +106,7 @@ func ruleLoadSkew(a *analysis) []Finding {
 }
 
 // maxOwnershipSkew is the node's largest ownership skew over the keyspaces.
-func (a *analysis) maxOwnershipSkew(n *model.Node) (float64, string) {
+func (a ownershipSkew) maxOwnershipSkew(n *model.Node) (float64, string) {
 	best, name := 0.0, ""
 	for _, ks := range a.keyspaces {
 		if s, ok := ks.skew[n.HostID]; ok && s > best {
@@ -115,3 +115,6 @@ func (a *analysis) maxOwnershipSkew(n *model.Node) (float64, string) {
 	}
 	return best, name
 }
+
+// ownershipSkew is the ownership_skew rule's own reasoning over the index.
+type ownershipSkew struct{ *analysis }

@@ -94,10 +94,10 @@ func ruleTombstoneHeavy(a *analysis) []Finding {
 				f.Summary += fmt.Sprintf(" among %s rows", format.Count(float64(e.Rows)))
 			}
 			f.Advice = "a full read of this partition scans every one of them until compaction purges them; " + tombstoneAdvice(t, v, 0)
-			a.withLogTombstones(&f, t)
+			logEvidence{a}.withLogTombstones(&f, t)
 			out = append(out, f)
 		}
-		out = append(out, a.logTombstoneFindings(t, findingKeys(out[from:], t))...)
+		out = append(out, logEvidence{a}.logTombstoneFindings(t, findingKeys(out[from:], t))...)
 	}
 	return out
 }

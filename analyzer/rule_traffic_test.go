@@ -496,7 +496,7 @@ func TestHotKeyAdviceNamesTheKeyOnce(t *testing.T) {
 	b := newSnap().ring("dc1", 3).keyspace("ks", simple("1"))
 	a := analysisOf(t, b.s)
 	for _, key := range []string{"alice@example.org", "42"} {
-		advice := a.hotKeyAdvice(&hotKey{key: key, op: "read", node: &a.s.Nodes[0], share: 0.9})
+		advice := hotPartitions{a}.hotKeyAdvice(&hotKey{key: key, op: "read", node: &a.s.Nodes[0], share: 0.9})
 		if n := strings.Count(advice, key); n != 1 {
 			t.Errorf("key %q named %d times: %s", key, n, advice)
 		}

@@ -48,7 +48,7 @@ func largestKnown(t *tableView) float64 {
 func ruleUnbucketedTimeSeries(a *analysis) []Finding {
 	var out []Finding
 	warnBytes := float64(a.th.PartitionWarningBytes)
-	writers := a.fastWriters()
+	writers := unbucketed{a}.fastWriters()
 	for _, t := range a.tables {
 		col, ok := timeClustering(t)
 		if !ok || hasBucket(t) {
@@ -83,37 +83,37 @@ func ruleUnbucketedTimeSeries(a *analysis) []Finding {
 		case !g.judged && size >= float64(a.th.TimeSeriesLargeBytes):
 			sev, value, threshold = SeverityInfo, size, float64(a.th.TimeSeriesLargeBytes)
 			why = "growth is not measured yet (the history is shorter than " + format.Seconds(a.th.ForecastMinSpan.Seconds()) + ")"
-		case ttl == 0 && !g.ok && (!g.judged || twcs(t)) && !deletedFrom(t) && writers[t.key].assured >= a.rowsRateWarning():
+		case ttl == 0 && !g.ok && (!g.judged || twcs(t)) && !deletedFrom(t) && writers[t.key].assured >= unbucketed{a}.rowsRateWarning():
 			// No size history shows growth, and none can rule it out yet (or,
 			// under TWCS, ever): the sampler's write rate into one key can,
 			// unless reads meet tombstones (a delete is a write too).
 			kw := writers[t.key]
-			sev, value, threshold = SeverityInfo, kw.assured, a.rowsRateWarning()
+			sev, value, threshold = SeverityInfo, kw.assured, unbucketed{a}.rowsRateWarning()
 			why = fmt.Sprintf("its busiest key %s took %s writes in %s on %s (at least %s by that sample), and every write at a new %s adds a row that stays: "+
 				"at that rate it passes %s rows (the wide partition warning) in %s",
 				kw.key, format.Count(float64(kw.count)), format.Seconds(kw.window), kw.node, writesPerSecond(kw.assured), col,
 				format.Count(float64(a.th.PartitionRowsWarning)), format.Seconds(float64(a.th.PartitionRowsWarning)/kw.assured))
-			f := a.unbucketedFinding(t, col, size, why)
+			f := unbucketed{a}.unbucketedFinding(t, col, size, why)
 			f.Severity, f.Value, f.Threshold, f.Unit, f.PartitionKey = sev, value, threshold, UnitOpsPerSec, kw.key
 			f.Source = joinSources(f.Source, srcSampler)
-			f.Advice = a.rowsBucketAdvice(col, partitionKeyWords(t.schema), kw.assured)
+			f.Advice = bucketAdvice{a}.rowsBucketAdvice(col, partitionKeyWords(t.schema), kw.assured)
 			out = append(out, f)
 			continue
 		default:
 			// Under TWCS a flat history is no evidence either (twcsWindow).
 			if window, isTWCS := twcsWindow(t.schema); ttl == 0 && (!g.judged || isTWCS) {
-				a.noteGrowthUnknown(t, col, window)
+				unbucketed{a}.noteGrowthUnknown(t, col, window)
 			}
 			continue
 		}
-		f := a.unbucketedFinding(t, col, size, why)
+		f := unbucketed{a}.unbucketedFinding(t, col, size, why)
 		f.Severity, f.Value, f.Threshold = sev, value, threshold
 		out = append(out, f)
 	}
 	return out
 }
 
-func (a *analysis) unbucketedFinding(t *tableView, col string, size float64, why string) Finding {
+func (a unbucketed) unbucketedFinding(t *tableView, col string, size float64, why string) Finding {
 	var key []string
 	for _, c := range partitionKey(t.schema) {
 		key = append(key, c.Name)
@@ -141,7 +141,7 @@ func (a *analysis) unbucketedFinding(t *tableView, col string, size float64, why
 	} else if t.growth.ok {
 		f.Summary += "; no default TTL: it grows for as long as its key is written"
 	}
-	f.Advice = a.splitAdvice(t, size)
+	f.Advice = bucketAdvice{a.analysis}.splitAdvice(t, size)
 	return f
 }
 
@@ -153,7 +153,7 @@ func (a *analysis) unbucketedFinding(t *tableView, col string, size float64, why
 // per-user history that stays small looks the same. Only history tells
 // them apart (forecast_min_points over forecast_min_span), and under
 // TimeWindowCompactionStrategy (window > 0) not even history: see twcsWindow.
-func (a *analysis) noteGrowthUnknown(t *tableView, col string, window time.Duration) {
+func (a unbucketed) noteGrowthUnknown(t *tableView, col string, window time.Duration) {
 	written := false
 	for _, tn := range t.nodes {
 		written = written || tn.stats.LocalWrites.Count > 0
@@ -208,7 +208,7 @@ type keyWrites struct {
 
 // fastWriters is, per table key, the key whose sampled writes assure the
 // highest rate on any node (tables with no sampled write are absent).
-func (a *analysis) fastWriters() map[string]keyWrites {
+func (a unbucketed) fastWriters() map[string]keyWrites {
 	best := map[string]keyWrites{}
 	for _, at := range a.perNode() {
 		for _, hp := range at.nd.HotPartitions {
@@ -228,7 +228,7 @@ func (a *analysis) fastWriters() map[string]keyWrites {
 
 // rowsRateWarning is the write rate at which a key that gains a row per
 // write passes the wide partition warning within ForecastWarning.
-func (a *analysis) rowsRateWarning() float64 {
+func (a unbucketed) rowsRateWarning() float64 {
 	return float64(a.th.PartitionRowsWarning) / a.th.ForecastWarning.Seconds()
 }
 
@@ -255,3 +255,6 @@ func twcsWindow(s *model.Table) (time.Duration, bool) {
 	}
 	return time.Duration(size) * unit, true
 }
+
+// unbucketed is the unbucketed_time_series rule's own reasoning over the index.
+type unbucketed struct{ *analysis }

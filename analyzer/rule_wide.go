@@ -118,7 +118,7 @@ func cellsOnNode(tn *tableNode, t *tableView) (e wideEvidence, ok bool) {
 // of a wide partition show it; a range read counts the rows of many
 // partitions, so a node that ran range reads recently gives no bound.
 // ok is false when no source bounds the rows.
-func (a *analysis) wideOnNode(tn *tableNode, t *tableView) (e wideEvidence, ok bool, why string) {
+func (a wideRows) wideOnNode(tn *tableNode, t *tableView) (e wideEvidence, ok bool, why string) {
 	if tn.widestRows > 0 {
 		e = wideEvidence{rows: float64(tn.widestRows), key: tn.widestKey, bytes: float64(tn.widestBytes), source: srcLargePartitions}
 		return e, true, ""
@@ -136,7 +136,7 @@ func (a *analysis) wideOnNode(tn *tableNode, t *tableView) (e wideEvidence, ok b
 
 // perReadOnNode is Cassandra's system_views.rows_per_read max as a bound
 // of one partition's rows (see wideOnNode).
-func (a *analysis) perReadOnNode(tn *tableNode) (e wideEvidence, ok bool, why string) {
+func (a wideRows) perReadOnNode(tn *tableNode) (e wideEvidence, ok bool, why string) {
 	st := tn.stats
 	if a.s.Engine == model.EngineScyllaDB || st.RowsPerRead.Count == 0 || st.RowsPerRead.Max < 1 {
 		return e, false, ""
@@ -172,7 +172,7 @@ func ruleWidePartition(a *analysis) []Finding {
 		}
 		before := len(out)
 		for _, tn := range t.nodes {
-			e, ok, why := a.wideOnNode(tn, t)
+			e, ok, why := wideRows{a}.wideOnNode(tn, t)
 			if !ok {
 				if why != "" && bound.rows >= warn && max(tn.stats.RowsPerRead.Max, tn.stats.RowsPerRead.P99) >= warn {
 					a.note("wide_partition of %s on %s unknown: %s", t.key, tn.node.Address, why)
@@ -188,10 +188,10 @@ func ruleWidePartition(a *analysis) []Finding {
 				// through the range-read rate: never more than a warning.
 				sev = min(sev, SeverityWarning)
 			}
-			out = append(out, a.wideFinding(t, tn, e, sev, warn, crit))
+			out = append(out, wideRows{a}.wideFinding(t, tn, e, sev, warn, crit))
 		}
 		if len(out) == before && bound.rows >= warn && !math.IsInf(bound.rows, 1) {
-			a.noteWideUnknown(t, bound)
+			wideRows{a}.noteWideUnknown(t, bound)
 		}
 	}
 	return out
@@ -203,7 +203,7 @@ func ruleWidePartition(a *analysis) []Finding {
 // and a page or a LIMIT caps what one command reads; the cell histogram
 // bounds rows from below only (a row marker or a row deletion writes no
 // cell). The note names the one thing that would decide.
-func (a *analysis) noteWideUnknown(t *tableView, bound rowBound) {
+func (a wideRows) noteWideUnknown(t *tableView, bound rowBound) {
 	if a.s.Engine == model.EngineScyllaDB {
 		return // ScyllaDB's large_partitions counts rows when they are many
 	}
@@ -231,7 +231,7 @@ var fixedClusteringBytes = map[string]int{
 	"bigint": 8, "timestamp": 8, "time": 8, "double": 8, "counter": 8, "uuid": 16, "timeuuid": 16,
 }
 
-func (a *analysis) wideFinding(t *tableView, tn *tableNode, e wideEvidence, sev Severity, warn, crit float64) Finding {
+func (a wideRows) wideFinding(t *tableView, tn *tableNode, e wideEvidence, sev Severity, warn, crit float64) Finding {
 	f := a.newFinding(KindWidePartition, sev, tn.node, t.keyspace, t.name)
 	f.Value, f.Threshold, f.Unit = e.rows, thresholdFor(sev, warn, crit), UnitRows
 	f.PartitionKey, f.Source = e.key, e.source
@@ -275,13 +275,13 @@ func (a *analysis) wideFinding(t *tableView, tn *tableNode, e wideEvidence, sev 
 	return f
 }
 
-func (a *analysis) wideAdvice(t *tableView, e wideEvidence) string {
+func (a wideRows) wideAdvice(t *tableView, e wideEvidence) string {
 	warn := float64(a.th.PartitionRowsWarning)
 	n := splitCount(e.rows, warn/2)
 	advice := fmt.Sprintf("split the partition: %d buckets bring its %s rows or more to ~%s or more per partition; ",
 		n, format.Count(e.rows), format.Count(math.Ceil(e.rows/float64(n))))
 	if col, ok := timeClustering(t); ok && !hasBucket(t) && t.maxBytes > 0 {
-		advice += fmt.Sprintf("a time bucket of %s in the partition key does this for a time series (%s)", col, a.splitAdvice(t, float64(t.maxBytes)))
+		advice += fmt.Sprintf("a time bucket of %s in the partition key does this for a time series (%s)", col, bucketAdvice{a.analysis}.splitAdvice(t, float64(t.maxBytes)))
 	} else {
 		advice += "use a shard column in the partition key, and page reads (fetch size ≤ 5,000) instead of reading the partition whole"
 	}
@@ -290,3 +290,6 @@ func (a *analysis) wideAdvice(t *tableView, e wideEvidence) string {
 	}
 	return advice
 }
+
+// wideRows is the wide_partition rule's own reasoning over the index.
+type wideRows struct{ *analysis }

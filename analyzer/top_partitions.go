@@ -340,7 +340,7 @@ func ShareAssured(count, total float64) float64 {
 
 // topPartitions is Report.TopPartitions: per table the TopK largest, the TopK
 // most tombstone-heavy and the TopK hottest keys, largest first.
-func (a *analysis) topPartitions() []PartitionEntry {
+func (a figures) topPartitions() []PartitionEntry {
 	var out []PartitionEntry
 	for _, t := range a.tables {
 		es := a.withLogKeys(t)

@@ -13,7 +13,7 @@ const viewAdvice = " %s is a materialized view of %s: its primary key cannot be 
 
 // nameViewBases marks the findings about a materialized view with the table
 // the view is built from, in the finding and in its advice.
-func (a *analysis) nameViewBases(fs []Finding) {
+func (a pipeline) nameViewBases(fs []Finding) {
 	bases := map[string]string{}
 	for _, t := range a.tables {
 		if t.schema != nil && t.schema.IsView() {
