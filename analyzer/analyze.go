@@ -1,13 +1,14 @@
 package analyzer
 
 import (
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/analyzer/scope"
 	"github.com/partmon/partmon/model"
 )
 
 // rule finds one kind of problem.
-type rule func(*analysis) []Finding
+type rule func(*analysis) []finding.Finding
 
 // Analyze records s into h, then turns s and the history of earlier
 // snapshots into a report: recording and analyzing are one call, so the
@@ -70,12 +71,12 @@ func (a figures) summarize(r *Report) {
 
 // fold folds the rules' findings into the report's findings, remarks and
 // problems; nothing of it when a step fails.
-func (a pipeline) fold(r *Report, all []Finding) {
+func (a pipeline) fold(r *Report, all []finding.Finding) {
 	a.nameViewBases(all)
-	var findings, remarks []Finding
+	var findings, remarks []finding.Finding
 	for _, f := range fold(all) {
-		f.nameID()
-		if f.remark {
+		nameID(&f)
+		if f.Remark {
 			remarks = append(remarks, f)
 		} else {
 			findings = append(findings, f)

@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"encoding/json"
+	"github.com/partmon/partmon/analyzer/finding"
 	"math"
 	"sort"
 	"strings"
@@ -67,7 +68,7 @@ func plantedSnapshot(scale float64) *model.Snapshot {
 
 func TestAnalyzeFindsPlantedProblems(t *testing.T) {
 	r := Analyze(plantedSnapshot(1), nil, DefaultThresholds())
-	onNode := func(f Finding, node string) bool {
+	onNode := func(f finding.Finding, node string) bool {
 		if node == "*" || f.Node == node {
 			return true
 		}
@@ -185,7 +186,7 @@ func TestAnalyzeFindingOrderAndIDs(t *testing.T) {
 			t.Fatalf("not sorted by severity at %d", i)
 		}
 	}
-	ids := map[string]Finding{}
+	ids := map[string]finding.Finding{}
 	for _, f := range r1.Findings {
 		if prev, dup := ids[f.ID]; dup {
 			t.Fatalf("two findings share ID %s:\n%+v\n%+v", f.ID, prev, f)
@@ -311,13 +312,13 @@ func TestSidecarView(t *testing.T) {
 func TestSchemaOnlyRemarksStayApart(t *testing.T) {
 	r := Analyze(plantedSnapshot(1), nil, DefaultThresholds())
 	for _, f := range r.Findings {
-		if f.Kind == KindAscendingTimeOrder || f.remark {
+		if f.Kind == KindAscendingTimeOrder || f.Remark {
 			t.Errorf("a schema-only remark among the findings: %+v", f)
 		}
 	}
 	found := false
 	for _, f := range r.Remarks {
-		if f.Severity != SeverityInfo || f.ID == "" {
+		if f.Severity != finding.SeverityInfo || f.ID == "" {
 			t.Errorf("remark %+v: want severity info and an ID", f)
 		}
 		found = found || (f.Kind == KindAscendingTimeOrder && f.Keyspace == "pm_lowcard")

@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/analyzer/scope"
 	"math/bits"
@@ -158,9 +159,11 @@ func analysisWith(t *testing.T, s *model.Snapshot, h *history.History, th Thresh
 // match is what a test (and the fixture truth) matches a finding by.
 type match struct{ kind, keyspace, table, node, key string }
 
-func scopeOf(f Finding) match { return match{f.Kind, f.Keyspace, f.Table, f.Node, f.PartitionKey} }
+func scopeOf(f finding.Finding) match {
+	return match{f.Kind, f.Keyspace, f.Table, f.Node, f.PartitionKey}
+}
 
-func scopes(fs []Finding) []match {
+func scopes(fs []finding.Finding) []match {
 	out := make([]match, 0, len(fs))
 	for _, f := range fs {
 		out = append(out, scopeOf(f))

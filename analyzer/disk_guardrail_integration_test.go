@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/analyzer/history"
 	"maps"
 	"path/filepath"
@@ -126,7 +127,7 @@ func TestDiskGuardrailRefusalForecastOnRealNode(t *testing.T) {
 		if c := diskCrossing(r, host, "fail"); c != nil && c.At > 0 && refused.IsZero() {
 			if first == nil {
 				first, firstAt = c, snap.Taken
-				if f := diskFinding(r, host); f == nil || f.Severity != analyzer.SeverityCritical || !strings.Contains(f.Summary, "will refuse") {
+				if f := diskFinding(r, host); f == nil || f.Severity != finding.SeverityCritical || !strings.Contains(f.Summary, "will refuse") {
 					t.Errorf("the first forecast's finding %+v, want critical: the fail level refuses the ordinary role", f)
 				}
 			}
@@ -245,7 +246,7 @@ func diskCrossing(r *analyzer.Report, host, level string) *analyzer.GuardrailCro
 }
 
 // diskFinding is the guardrail_crossing finding of the node's data disk.
-func diskFinding(r *analyzer.Report, host string) *analyzer.Finding {
+func diskFinding(r *analyzer.Report, host string) *finding.Finding {
 	for i, f := range r.Findings {
 		if f.Kind == analyzer.KindGuardrailCrossing && f.Table == "" && f.Node == host {
 			return &r.Findings[i]

@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/analyzer/history"
 	"math"
 	"math/rand"
@@ -124,13 +125,13 @@ func TestRulePartitionGrowthForecast(t *testing.T) {
 		name    string
 		growth  float64 // MiB per day
 		current int64
-		want    Severity
+		want    finding.Severity
 	}{
-		{"crosses in 5 days: warning", 10, 50 * mib, SeverityWarning},
-		{"crosses in 12 hours: critical", 100, 50 * mib, SeverityCritical},
-		{"crosses in 50 days: nothing", 1, 50 * mib, SeverityNone},
-		{"already critical: oversized speaks", 10, 120 * mib, SeverityNone},
-		{"flat: nothing", 0, 90 * mib, SeverityNone},
+		{"crosses in 5 days: warning", 10, 50 * mib, finding.SeverityWarning},
+		{"crosses in 12 hours: critical", 100, 50 * mib, finding.SeverityCritical},
+		{"crosses in 50 days: nothing", 1, 50 * mib, finding.SeverityNone},
+		{"already critical: oversized speaks", 10, 120 * mib, finding.SeverityNone},
+		{"flat: nothing", 0, 90 * mib, finding.SeverityNone},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -141,7 +142,7 @@ func TestRulePartitionGrowthForecast(t *testing.T) {
 				return float64(c.current) - c.growth*mib/day*age
 			})
 			fs := rulePartitionGrowthForecast(analysisWith(t, b.s, h, DefaultThresholds()))
-			if c.want == SeverityNone {
+			if c.want == finding.SeverityNone {
 				if len(fs) != 0 {
 					t.Fatalf("want none, got %+v", fs)
 				}
@@ -152,7 +153,7 @@ func TestRulePartitionGrowthForecast(t *testing.T) {
 			}
 			f := fs[0]
 			wantSecs := float64(100*mib-c.current) / (c.growth * mib / day)
-			if math.Abs(f.Value-wantSecs) > 0.05*wantSecs || f.Unit != UnitSeconds {
+			if math.Abs(f.Value-wantSecs) > 0.05*wantSecs || f.Unit != finding.UnitSeconds {
 				t.Fatalf("value %g %s, want ~%g seconds", f.Value, f.Unit, wantSecs)
 			}
 			if f.Advice == "" || f.Node != "" || f.Table != "t" {

@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"fmt"
+	"github.com/partmon/partmon/analyzer/finding"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -85,12 +86,12 @@ func (fs *failures) step(name, lost string, f func()) bool {
 // runRules runs every rule behind its own recover: a rule that panics
 // costs its own findings only (on the tables it fails on, when it fails on
 // some alone), never the other rules'.
-func (a pipeline) runRules(fs *failures) []Finding {
-	var all []Finding
+func (a pipeline) runRules(fs *failures) []finding.Finding {
+	var all []finding.Finding
 	for _, k := range kinds {
 		if k.rule == nil && k.Rule != nil {
 			outside := k.Rule
-			k.rule = func(a *analysis) []Finding { return outside(a.s) }
+			k.rule = func(a *analysis) []finding.Finding { return outside(a.s) }
 		}
 		if k.rule == nil {
 			continue
@@ -115,9 +116,9 @@ func (a pipeline) runRules(fs *failures) []Finding {
 // runRule runs one rule; when it panics, it runs it on each table alone
 // to name the tables it fails on, then once more without them, whose
 // findings stand. A rule that fails whatever the tables loses them all.
-func (a pipeline) runRule(k KindFacts) ([]Finding, *RuleFailure) {
+func (a pipeline) runRule(k KindFacts) ([]finding.Finding, *RuleFailure) {
 	keep := len(a.notes)
-	found, err := try(func() []Finding { return k.rule(a.analysis) })
+	found, err := try(func() []finding.Finding { return k.rule(a.analysis) })
 	if err == nil {
 		return found, nil
 	}
@@ -152,8 +153,8 @@ func (a *analysis) only(tables []*tableView) *analysis {
 	return &b
 }
 
-func (a pipeline) try(r rule) ([]Finding, error) {
-	return try(func() []Finding { return r(a.analysis) })
+func (a pipeline) try(r rule) ([]finding.Finding, error) {
+	return try(func() []finding.Finding { return r(a.analysis) })
 }
 
 func plural(n int, one, many string) string {

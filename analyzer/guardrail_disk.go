@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"fmt"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/analyzer/history"
 	"sort"
 
@@ -68,8 +69,8 @@ func (a dataDiskGuardrail) diskCrossings(gr *GuardrailReport) []GuardrailCrossin
 // ruleGuardrailCrossing grades a partition's: critical when a fail level
 // that refuses writes (authentication on) is crossed or forecast within
 // GuardrailFailLead. The findings of all nodes fold into one problem.
-func (a dataDiskGuardrail) diskCrossingFindings(gr *GuardrailReport) []Finding {
-	var out []Finding
+func (a dataDiskGuardrail) diskCrossingFindings(gr *GuardrailReport) []finding.Finding {
+	var out []finding.Finding
 	best := map[string]int{}
 	for i := range gr.Crossings {
 		c := &gr.Crossings[i]
@@ -77,16 +78,16 @@ func (a dataDiskGuardrail) diskCrossingFindings(gr *GuardrailReport) []Finding {
 			continue
 		}
 		s, left := guardrails{a.analysis}.crossingSeverity(c)
-		if s == SeverityNone {
+		if s == finding.SeverityNone {
 			continue
 		}
 		if j, seen := best[c.Node]; seen && (out[j].Severity > s || (out[j].Severity == s && out[j].Value <= left)) {
 			continue
 		}
 		f := a.newFinding(KindGuardrailCrossing, s, a.nodeByAddress(c.Node), "", "")
-		f.Value, f.Unit = left, UnitSeconds
+		f.Value, f.Unit = left, finding.UnitSeconds
 		f.Threshold = a.th.GuardrailWarnLead.Seconds()
-		if s == SeverityCritical {
+		if s == finding.SeverityCritical {
 			f.Threshold = a.th.GuardrailFailLead.Seconds()
 		}
 		f.Source = joinSources(history.DataDiskSource, "system_views.settings", "disk history")

@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"encoding/json"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/analyzer/history"
 	"strings"
 	"testing"
@@ -28,7 +29,7 @@ func diskSnap(at time.Time, authenticator string, used int64) *model.Snapshot {
 
 // diskFindings records hours+1 hourly reads of a disk growing perHour from
 // start and analyzes the last.
-func diskFindings(t *testing.T, authenticator string, start, perHour int64, hours int) (*Report, []Finding) {
+func diskFindings(t *testing.T, authenticator string, start, perHour int64, hours int) (*Report, []finding.Finding) {
 	t.Helper()
 	h := history.New(history.Limits{})
 	var s *model.Snapshot
@@ -37,7 +38,7 @@ func diskFindings(t *testing.T, authenticator string, start, perHour int64, hour
 		record(h, s)
 	}
 	r := Analyze(s, h, DefaultThresholds())
-	var got []Finding
+	var got []finding.Finding
 	for _, f := range r.Findings {
 		if f.Kind == KindGuardrailCrossing {
 			got = append(got, f)
@@ -56,18 +57,18 @@ func TestDiskGuardrailCrossing(t *testing.T) {
 		name           string
 		authenticator  string
 		start, perHour int64
-		sev            Severity
+		sev            finding.Severity
 		hours          float64 // the finding's value, in hours
 		summary        string
 	}{
-		{"refusing fail level ahead", "PasswordAuthenticator", 40 * gib, gib, SeverityCritical, 22, "it will refuse every write"},
-		{"no authentication: warn ahead", "AllowAllAuthenticator", 40 * gib, gib, SeverityWarning, 2, "warns the clients"},
-		{"fail crossed", "PasswordAuthenticator", 60 * gib, 2 * gib, SeverityCritical, 0, "crossed; it will refuse"},
-		{"flat and far", "PasswordAuthenticator", 10 * gib, 0, SeverityNone, 0, ""},
+		{"refusing fail level ahead", "PasswordAuthenticator", 40 * gib, gib, finding.SeverityCritical, 22, "it will refuse every write"},
+		{"no authentication: warn ahead", "AllowAllAuthenticator", 40 * gib, gib, finding.SeverityWarning, 2, "warns the clients"},
+		{"fail crossed", "PasswordAuthenticator", 60 * gib, 2 * gib, finding.SeverityCritical, 0, "crossed; it will refuse"},
+		{"flat and far", "PasswordAuthenticator", 10 * gib, 0, finding.SeverityNone, 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, got := diskFindings(t, tc.authenticator, tc.start, tc.perHour, 8)
-			if tc.sev == SeverityNone {
+			if tc.sev == finding.SeverityNone {
 				if len(got) != 0 {
 					t.Fatalf("findings %+v, want none", got)
 				}

@@ -5,6 +5,7 @@ package analyzer_test
 import (
 	"context"
 	"fmt"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/analyzer/history"
 	"os"
 	"path/filepath"
@@ -76,7 +77,7 @@ func TestGuardrailCrossingForecastOnRealNode(t *testing.T) {
 	const rowBytes, rowsPerStep = 128 << 10, 4 // 512 KiB a step
 	blob := make([]byte, rowBytes)
 	var forecast, madeAt, crossed time.Time
-	var forecastSev analyzer.Severity
+	var forecastSev finding.Severity
 	row := 0
 	for step := 0; step < 80 && crossed.IsZero(); step++ {
 		for i := 0; i < rowsPerStep; i++ {
@@ -119,7 +120,7 @@ func TestGuardrailCrossingForecastOnRealNode(t *testing.T) {
 	if miss < -tol || miss > tol {
 		t.Errorf("forecast %s, logged crossing %s: off by %s, beyond the tolerance %s", forecast, crossed, miss, tol)
 	}
-	if forecastSev != analyzer.SeverityWarning {
+	if forecastSev != finding.SeverityWarning {
 		t.Errorf("severity %v, want warning: partition_size's fail level only logs", forecastSev)
 	}
 }
@@ -139,8 +140,8 @@ func guardrailSetting(t *testing.T, s *gocql.Session, name string) string {
 // growCrossing is the fail-level crossing of pm_guard.grow (the key when a
 // source names it, else the table's largest partition) and the severity of
 // the table's guardrail_crossing finding.
-func growCrossing(r *analyzer.Report) (*analyzer.GuardrailCrossing, analyzer.Severity) {
-	var sev analyzer.Severity
+func growCrossing(r *analyzer.Report) (*analyzer.GuardrailCrossing, finding.Severity) {
+	var sev finding.Severity
 	for _, f := range r.Findings {
 		if f.Kind == analyzer.KindGuardrailCrossing && f.Keyspace == guardrailKeyspace && f.Table == "grow" {
 			sev = f.Severity

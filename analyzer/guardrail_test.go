@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/analyzer/history"
 	"strings"
 	"testing"
@@ -43,7 +44,7 @@ func TestGuardrailCrossingForecast(t *testing.T) {
 		record(h, s)
 	}
 	r := Analyze(s, h, DefaultThresholds())
-	var got []Finding
+	var got []finding.Finding
 	for _, f := range r.Findings {
 		if f.Kind == KindGuardrailCrossing {
 			got = append(got, f)
@@ -53,7 +54,7 @@ func TestGuardrailCrossingForecast(t *testing.T) {
 		t.Fatalf("guardrail_crossing findings = %+v, want one", got)
 	}
 	f := got[0]
-	if f.Severity != SeverityWarning {
+	if f.Severity != finding.SeverityWarning {
 		t.Errorf("severity = %v, want warning: partition_size only logs", f.Severity)
 	}
 	// At t0+8h the key is at 2 MiB (warn crossed: info) and forecast to
@@ -118,18 +119,18 @@ func TestCrossingSeverity(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		c    GuardrailCrossing
-		want Severity
+		want finding.Severity
 	}{
-		{"warn in 3 days", GuardrailCrossing{Level: "warn", At: now + 3*day}, SeverityWarning},
-		{"warn in 30 days", GuardrailCrossing{Level: "warn", At: now + 30*day}, SeverityNone},
-		{"fail that logs, in 2 days", GuardrailCrossing{Level: "fail", At: now + 2*day}, SeverityWarning},
-		{"refusing fail in 2 days", GuardrailCrossing{Level: "fail", At: now + 2*day, Refuses: "the write"}, SeverityCritical},
-		{"refusing fail in 6 days", GuardrailCrossing{Level: "fail", At: now + 6*day, Refuses: "the write"}, SeverityCritical},
-		{"refusing fail in 9 days", GuardrailCrossing{Level: "fail", At: now + 9*day, Refuses: "the write"}, SeverityNone},
-		{"fail that logs, in 5 days", GuardrailCrossing{Level: "fail", At: now + 5*day}, SeverityNone},
-		{"crossed warn", GuardrailCrossing{Level: "warn", Crossed: true}, SeverityInfo},
-		{"crossed refusing fail", GuardrailCrossing{Level: "fail", Crossed: true, Refuses: "the write"}, SeverityCritical},
-		{"no forecast", GuardrailCrossing{Level: "warn"}, SeverityNone},
+		{"warn in 3 days", GuardrailCrossing{Level: "warn", At: now + 3*day}, finding.SeverityWarning},
+		{"warn in 30 days", GuardrailCrossing{Level: "warn", At: now + 30*day}, finding.SeverityNone},
+		{"fail that logs, in 2 days", GuardrailCrossing{Level: "fail", At: now + 2*day}, finding.SeverityWarning},
+		{"refusing fail in 2 days", GuardrailCrossing{Level: "fail", At: now + 2*day, Refuses: "the write"}, finding.SeverityCritical},
+		{"refusing fail in 6 days", GuardrailCrossing{Level: "fail", At: now + 6*day, Refuses: "the write"}, finding.SeverityCritical},
+		{"refusing fail in 9 days", GuardrailCrossing{Level: "fail", At: now + 9*day, Refuses: "the write"}, finding.SeverityNone},
+		{"fail that logs, in 5 days", GuardrailCrossing{Level: "fail", At: now + 5*day}, finding.SeverityNone},
+		{"crossed warn", GuardrailCrossing{Level: "warn", Crossed: true}, finding.SeverityInfo},
+		{"crossed refusing fail", GuardrailCrossing{Level: "fail", Crossed: true, Refuses: "the write"}, finding.SeverityCritical},
+		{"no forecast", GuardrailCrossing{Level: "warn"}, finding.SeverityNone},
 	} {
 		if got, _ := (guardrails{a}).crossingSeverity(&tc.c); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)

@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"fmt"
+	"github.com/partmon/partmon/analyzer/finding"
 	"strings"
 	"time"
 
@@ -14,8 +15,8 @@ import (
 // fail level that refuses (authentication on, an ordinary role) is forecast
 // within GuardrailFailLead or has refused a write. One finding per table
 // (per column when the table is not known).
-func (a writeGuardrails) writeCrossingFindings(gr *GuardrailReport) []Finding {
-	var out []Finding
+func (a writeGuardrails) writeCrossingFindings(gr *GuardrailReport) []finding.Finding {
+	var out []finding.Finding
 	at := map[string]int{}
 	for i := range gr.Crossings {
 		c := &gr.Crossings[i]
@@ -23,7 +24,7 @@ func (a writeGuardrails) writeCrossingFindings(gr *GuardrailReport) []Finding {
 			continue
 		}
 		s, left := guardrails{a.analysis}.crossingSeverity(c)
-		if s == SeverityNone {
+		if s == finding.SeverityNone {
 			continue
 		}
 		id := c.Keyspace + "." + c.Table
@@ -34,9 +35,9 @@ func (a writeGuardrails) writeCrossingFindings(gr *GuardrailReport) []Finding {
 			continue
 		}
 		f := a.newFinding(KindGuardrailCrossing, s, nil, c.Keyspace, c.Table)
-		f.Value, f.Unit = left, UnitSeconds
+		f.Value, f.Unit = left, finding.UnitSeconds
 		f.Threshold = a.th.GuardrailWarnLead.Seconds()
-		if s == SeverityCritical {
+		if s == finding.SeverityCritical {
 			f.Threshold = a.th.GuardrailFailLead.Seconds()
 		}
 		f.Source = joinSources("system_views.settings", "logs")

@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/analyzer/history"
 	"strings"
 	"testing"
@@ -50,8 +51,8 @@ func writeCrossingOf(r *Report) *GuardrailCrossing {
 	return nil
 }
 
-func writeFindings(r *Report) []Finding {
-	var out []Finding
+func writeFindings(r *Report) []finding.Finding {
+	var out []finding.Finding
 	for _, f := range r.Findings {
 		if f.Kind == KindGuardrailCrossing {
 			out = append(out, f)
@@ -76,7 +77,7 @@ func TestWriteGuardrailForecast(t *testing.T) {
 		t.Fatalf("crossing %+v, want at %d on ks.docs, no key, refusing", c, want)
 	}
 	got := writeFindings(r)
-	if len(got) != 1 || got[0].Severity != SeverityCritical || got[0].Table != "docs" || got[0].PartitionKey != "" ||
+	if len(got) != 1 || got[0].Severity != finding.SeverityCritical || got[0].Table != "docs" || got[0].PartitionKey != "" ||
 		!strings.Contains(got[0].Summary, "column items of ks.docs") || !strings.Contains(got[0].Summary, "name no key") ||
 		!strings.Contains(got[0].Summary, "will refuse") {
 		t.Fatalf("findings %+v, want one critical on ks.docs", got)
@@ -114,7 +115,7 @@ func TestWriteGuardrailRefusedAndUndecided(t *testing.T) {
 		t.Fatalf("crossing %+v, want crossed, one refusal, table undecided between ks.docs and ks2.other", c)
 	}
 	got := writeFindings(r)
-	if len(got) != 1 || got[0].Severity != SeverityCritical || got[0].Table != "" || !strings.Contains(got[0].Summary, "1 write refused") ||
+	if len(got) != 1 || got[0].Severity != finding.SeverityCritical || got[0].Table != "" || !strings.Contains(got[0].Summary, "1 write refused") ||
 		!strings.Contains(got[0].Summary, "ks.docs, ks2.other all have") {
 		t.Fatalf("findings %+v", got)
 	}

@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"fmt"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/analyzer/history"
 	"sort"
 	"strings"
@@ -71,7 +72,7 @@ type HeatKey struct {
 // heatMaps builds the report's heatmaps from the history's columns with
 // the current ownership, one per table with traffic and the all-tables map;
 // nil without columns.
-func (a figures) heatMaps(findings []Finding) *HeatMaps {
+func (a figures) heatMaps(findings []finding.Finding) *HeatMaps {
 	heat := a.h.Heat
 	if heat == nil || len(heat.Columns) == 0 {
 		return nil
@@ -351,7 +352,7 @@ func finishTotal(m *HeatMap, floor float64) {
 // heatKeys are the table's hot keys, sampled or named by a hot_partition
 // finding, placed at their tokens in the newest column (the one they were
 // seen in: the history keeps no keys).
-func (a figures) heatKeys(t *tableView, column int, findings []Finding) []HeatKey {
+func (a figures) heatKeys(t *tableView, column int, findings []finding.Finding) []HeatKey {
 	var out []HeatKey
 	at := map[string]int{}
 	add := func(key string, share float64, col int) {

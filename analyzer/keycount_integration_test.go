@@ -5,6 +5,7 @@ package analyzer_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/partmon/partmon/analyzer/finding"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -73,7 +74,7 @@ func TestLowCardinalityFromKeyCountsOnRealCluster(t *testing.T) {
 	t.Logf("%s: %d keys counted over the nodes, %d written", tk, sum, p.ExpectedPartitions)
 
 	report := analyzer.Analyze(snap, nil, analyzer.DefaultThresholds())
-	var found []analyzer.Finding
+	var found []finding.Finding
 	for _, f := range report.Findings {
 		if f.Kind != analyzer.KindLowCardinalityKey {
 			continue

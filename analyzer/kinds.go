@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"github.com/partmon/partmon/analyzer/finding"
 	"strconv"
 
 	"github.com/partmon/partmon/model"
@@ -88,7 +89,7 @@ type KindFacts struct {
 	// Rule, for a kind added from outside this package (AddKind), finds
 	// its problems in the snapshot. Tests use it: a rule that panics shows
 	// what the analysis and the daemon do then (guard.go).
-	Rule func(*model.Snapshot) []Finding
+	Rule func(*model.Snapshot) []finding.Finding
 }
 
 // kinds is the one table of kinds, in a fixed order.

@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"github.com/partmon/partmon/analyzer/finding"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -69,14 +70,14 @@ func TestEveryKindHasWords(t *testing.T) {
 // problem are one finding with both nodes.
 func TestANewKindIsRunAndFolded(t *testing.T) {
 	const fake = "fake_table_problem"
-	seen := func(node string) Finding {
-		return Finding{Kind: fake, Severity: SeverityWarning, Node: node, Keyspace: "ks", Table: "t", Value: 3, Threshold: 2, Unit: UnitRatio}
+	seen := func(node string) finding.Finding {
+		return finding.Finding{Kind: fake, Severity: finding.SeverityWarning, Node: node, Keyspace: "ks", Table: "t", Value: 3, Threshold: 2, Unit: finding.UnitRatio}
 	}
 	remove := AddKind(KindFacts{Name: fake, Label: "fake", Sentence: "A fake problem."})
 	defer remove()
-	kinds[len(kinds)-1].rule = func(*analysis) []Finding { return []Finding{seen("10.0.0.1"), seen("10.0.0.2")} }
+	kinds[len(kinds)-1].rule = func(*analysis) []finding.Finding { return []finding.Finding{seen("10.0.0.1"), seen("10.0.0.2")} }
 
-	var got []Finding
+	var got []finding.Finding
 	for _, f := range Analyze(newSnap().ring("dc1", 3).s, nil, DefaultThresholds()).Findings {
 		if f.Kind == fake {
 			got = append(got, f)

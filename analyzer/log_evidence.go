@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"fmt"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/analyzer/internal/set"
 	"path/filepath"
 	"strings"
@@ -171,19 +172,19 @@ func (a logEvidence) tombstoneKeys(t *tableView) map[string]*logTombstones {
 // logTombstoneFinding is the per-key tombstone_heavy finding the logs give;
 // ok is false below the thresholds. An aborted read is critical whatever
 // the count.
-func (a logEvidence) logTombstoneFinding(t *tableView, key string, lt *logTombstones) (Finding, bool) {
+func (a logEvidence) logTombstoneFinding(t *tableView, key string, lt *logTombstones) (finding.Finding, bool) {
 	th := a.th
 	v := float64(lt.most)
 	sev := severityFor(v, th.TombstonesPerReadWarning, th.TombstonesPerReadCritical)
 	if lt.aborted {
-		sev = SeverityCritical
+		sev = finding.SeverityCritical
 	}
-	if sev == SeverityNone {
-		return Finding{}, false
+	if sev == finding.SeverityNone {
+		return finding.Finding{}, false
 	}
 	f := a.newFinding(KindTombstoneHeavy, sev, nil, t.keyspace, t.name)
 	f.PartitionKey = key
-	f.Value, f.Threshold, f.Unit = v, thresholdFor(sev, th.TombstonesPerReadWarning, th.TombstonesPerReadCritical), UnitTombstones
+	f.Value, f.Threshold, f.Unit = v, thresholdFor(sev, th.TombstonesPerReadWarning, th.TombstonesPerReadCritical), finding.UnitTombstones
 	f.Source = logSource(lt.allSeen)
 	f.Summary = fmt.Sprintf("partition %s of %s: %s", key, t.key, a.logTombstoneNote(lt))
 	f.Advice = "every read of this partition scans its tombstones until compaction purges them; " + tombstoneAdvice(t, v, 0)
@@ -230,9 +231,9 @@ func maxValue(seen []logSeen) int64 {
 
 // logTombstoneFindings: the keys the logs name with many tombstones that
 // the key lists did not already report (done).
-func (a logEvidence) logTombstoneFindings(t *tableView, done map[string]bool) []Finding {
+func (a logEvidence) logTombstoneFindings(t *tableView, done map[string]bool) []finding.Finding {
 	keys := a.tombstoneKeys(t)
-	var out []Finding
+	var out []finding.Finding
 	for _, key := range set.Keys(keys) {
 		if done[key] {
 			continue
@@ -246,15 +247,15 @@ func (a logEvidence) logTombstoneFindings(t *tableView, done map[string]bool) []
 
 // withLogTombstones adds the logs' word on a key the key lists reported to
 // its finding, raising it to critical when a read of it was aborted.
-func (a logEvidence) withLogTombstones(f *Finding, t *tableView) {
+func (a logEvidence) withLogTombstones(f *finding.Finding, t *tableView) {
 	lt := a.tombstoneKeys(t)[f.PartitionKey]
 	if lt == nil {
 		return
 	}
 	f.Summary += "; Cassandra's log: " + a.logTombstoneNote(lt)
 	f.Source = joinSources(f.Source, logSource(lt.allSeen))
-	if lt.aborted && f.Severity < SeverityCritical {
-		f.Severity, f.Threshold = SeverityCritical, a.th.TombstonesPerReadCritical
+	if lt.aborted && f.Severity < finding.SeverityCritical {
+		f.Severity, f.Threshold = finding.SeverityCritical, a.th.TombstonesPerReadCritical
 	}
 }
 
@@ -263,7 +264,7 @@ func (a logEvidence) withLogTombstones(f *Finding, t *tableView) {
 // The share is of slow reads, not of all operations: it says which key the
 // slow statements hit, not how much traffic it gets. Keys a sampler already
 // reported (done) get no second finding.
-func (a logEvidence) logHotFindings(t *tableView, done map[string]bool) []Finding {
+func (a logEvidence) logHotFindings(t *tableView, done map[string]bool) []finding.Finding {
 	slow := a.logKeys(t, model.LogSlowRead)
 	total := map[string]int64{} // per node
 	for _, seen := range slow {
@@ -272,7 +273,7 @@ func (a logEvidence) logHotFindings(t *tableView, done map[string]bool) []Findin
 		}
 	}
 	tomb, sizes := a.tombstoneKeys(t), a.logKeys(t, model.LogPartitionSize)
-	var out []Finding
+	var out []finding.Finding
 	for _, key := range set.Keys(slow) {
 		if done[key] {
 			continue
@@ -286,9 +287,9 @@ func (a logEvidence) logHotFindings(t *tableView, done map[string]bool) []Findin
 		if share < a.th.HotKeyShareWarning {
 			continue
 		}
-		f := a.newFinding(KindHotPartition, SeverityWarning, nil, t.keyspace, t.name)
+		f := a.newFinding(KindHotPartition, finding.SeverityWarning, nil, t.keyspace, t.name)
 		f.PartitionKey = key
-		f.Value, f.Threshold, f.Unit = share, a.th.HotKeyShareWarning, UnitRatio
+		f.Value, f.Threshold, f.Unit = share, a.th.HotKeyShareWarning, finding.UnitRatio
 		f.Source = logSource(slow[key])
 		e := best.ev
 		f.Summary = fmt.Sprintf("key %s takes %s of the reads of %s that Cassandra logged as slow on %s (%s of %s, longest %s, over slow_query_log_timeout %s); %s",
@@ -312,7 +313,7 @@ func (a logEvidence) logHotFindings(t *tableView, done map[string]bool) []Findin
 }
 
 // findingKeys are the keys t's findings in fs name.
-func findingKeys(fs []Finding, t *tableView) map[string]bool {
+func findingKeys(fs []finding.Finding, t *tableView) map[string]bool {
 	out := map[string]bool{}
 	for _, f := range fs {
 		if f.PartitionKey != "" && f.Keyspace == t.keyspace && f.Table == t.name {

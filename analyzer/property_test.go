@@ -3,6 +3,7 @@ package analyzer
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/analyzer/history"
 	"math"
 	"math/rand"
@@ -28,7 +29,7 @@ func TestFindingsAreMutuallyPossible(t *testing.T) {
 		s, h := genSnapshot(rand.New(rand.NewSource(seed)))
 		r := Analyze(s, h, th)
 		ids := map[string]bool{}
-		for _, list := range [][]Finding{r.Findings, r.Remarks} {
+		for _, list := range [][]finding.Finding{r.Findings, r.Remarks} {
 			for _, f := range list {
 				seen[f.Kind]++
 				if ids[f.ID] {
@@ -41,7 +42,7 @@ func TestFindingsAreMutuallyPossible(t *testing.T) {
 			}
 		}
 		for _, f := range r.Remarks {
-			if f.Severity != SeverityInfo {
+			if f.Severity != finding.SeverityInfo {
 				t.Errorf("seed %d: remark %s at %v", seed, f.Kind, f.Severity)
 			}
 		}
@@ -68,14 +69,14 @@ func TestFindingsAreMutuallyPossible(t *testing.T) {
 }
 
 // severityInvariant: a warning or critical value reached its threshold.
-func severityInvariant(kind string, sev Severity, value, threshold float64) error {
+func severityInvariant(kind string, sev finding.Severity, value, threshold float64) error {
 	if math.IsNaN(value) || math.IsInf(value, 0) || math.IsNaN(threshold) || math.IsInf(threshold, 0) {
 		return fmt.Errorf("value %g, threshold %g", value, threshold)
 	}
-	if sev < SeverityInfo || sev > SeverityCritical {
+	if sev < finding.SeverityInfo || sev > finding.SeverityCritical {
 		return fmt.Errorf("severity %v", sev)
 	}
-	if sev < SeverityWarning {
+	if sev < finding.SeverityWarning {
 		return nil
 	}
 	const eps = 1e-9
@@ -89,7 +90,7 @@ func severityInvariant(kind string, sev Severity, value, threshold float64) erro
 	return nil
 }
 
-func findingInvariants(f Finding, th Thresholds) []error {
+func findingInvariants(f finding.Finding, th Thresholds) []error {
 	var errs []error
 	add := func(err error) {
 		if err != nil {
@@ -108,7 +109,7 @@ func findingInvariants(f Finding, th Thresholds) []error {
 			add(fmt.Errorf("node %s is %v, the finding only %v", n.Node, n.Severity, f.Severity))
 		}
 	}
-	if f.Unit == UnitRatio && (f.Kind == KindHotPartition || f.Kind == KindTombstoneHeavy) && (f.Value < 0 || f.Value > 1) {
+	if f.Unit == finding.UnitRatio && (f.Kind == KindHotPartition || f.Kind == KindTombstoneHeavy) && (f.Value < 0 || f.Value > 1) {
 		add(fmt.Errorf("a share of %g", f.Value))
 	}
 	if g := f.Figures; g != nil {
@@ -117,7 +118,7 @@ func findingInvariants(f Finding, th Thresholds) []error {
 	return errs
 }
 
-func figureInvariants(f Finding, g *Figures, th Thresholds) error {
+func figureInvariants(f finding.Finding, g *finding.Figures, th Thresholds) error {
 	const eps = 1e-9
 	switch {
 	case g.Rows > 0 && g.PartitionBytes > 0 && g.Rows*minRowBytes > g.PartitionBytes:

@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"fmt"
+	"github.com/partmon/partmon/analyzer/finding"
 	"math"
 	"strings"
 
@@ -24,13 +25,13 @@ import (
 // it in hundreds of pages while the WRITES sampler saw 3 of 4 writes. One
 // finding per key, cluster-wide: the summary names the replica where it was
 // hottest.
-func ruleHotPartition(a *analysis) []Finding {
-	var out []Finding
+func ruleHotPartition(a *analysis) []finding.Finding {
+	var out []finding.Finding
 	for _, t := range a.tables {
 		from := len(out) // t's findings: the keys of the tables before are not t's
 		for _, hk := range a.hot[t.key] {
 			sev := severityFor(hk.assured, a.th.HotKeyShareWarning, a.th.HotKeyShareCritical)
-			if sev == SeverityNone {
+			if sev == finding.SeverityNone {
 				continue
 			}
 			if !hk.enough {
@@ -45,8 +46,8 @@ func ruleHotPartition(a *analysis) []Finding {
 			}
 			f := a.newFinding(KindHotPartition, sev, nil, t.keyspace, t.name)
 			f.PartitionKey = hk.key
-			f.Value, f.Threshold, f.Unit = hk.share, thresholdFor(sev, a.th.HotKeyShareWarning, a.th.HotKeyShareCritical), UnitRatio
-			f.Figures = &Figures{Share: hk.share}
+			f.Value, f.Threshold, f.Unit = hk.share, thresholdFor(sev, a.th.HotKeyShareWarning, a.th.HotKeyShareCritical), finding.UnitRatio
+			f.Figures = &finding.Figures{Share: hk.share}
 			f.Source = hk.source
 			op := hk.op + "s"
 			takes := format.Percent(hk.share)
@@ -78,17 +79,17 @@ func ruleHotPartition(a *analysis) []Finding {
 // hotKeyNodes names the replicas on which the key reached the thresholds,
 // each with its own share: the nodes an operator looks at and the ones a
 // sidecar speaks for. The hottest one is always among them.
-func (a hotPartitions) hotKeyNodes(f *Finding, hk *hotKey) {
-	var nodes []NodeValue
+func (a hotPartitions) hotKeyNodes(f *finding.Finding, hk *hotKey) {
+	var nodes []finding.NodeValue
 	for _, p := range hk.perNode {
 		sev := severityFor(p.assured, a.th.HotKeyShareWarning, a.th.HotKeyShareCritical)
-		if sev == SeverityNone {
+		if sev == finding.SeverityNone {
 			continue
 		}
-		nodes = append(nodes, NodeValue{Node: p.node.Address, DC: p.node.DC, Rack: p.node.Rack, Value: p.share,
+		nodes = append(nodes, finding.NodeValue{Node: p.node.Address, DC: p.node.DC, Rack: p.node.Rack, Value: p.share,
 			Threshold: thresholdFor(sev, a.th.HotKeyShareWarning, a.th.HotKeyShareCritical), Severity: sev})
 	}
-	f.placeOn(nodes)
+	placeOn(f, nodes)
 }
 
 // hotKeyAdvice: b suffix buckets bring the key's share on each replica set

@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"fmt"
+	"github.com/partmon/partmon/analyzer/finding"
 	"strings"
 
 	"github.com/partmon/partmon/internal/format"
@@ -45,19 +46,19 @@ func effectiveWarning(th Thresholds, tn *tableNode, write bool) float64 {
 // finding per table and DC, the hot nodes inside. Groups under the traffic floor, with a replica that did
 // not report, or where a node holds all data (routing, not placement, then
 // decides its share) have no skew and no finding.
-func ruleHotTokenRange(a *analysis) []Finding {
-	var out []Finding
+func ruleHotTokenRange(a *analysis) []finding.Finding {
+	var out []finding.Finding
 	for _, t := range a.tables {
 		for _, tn := range t.nodes {
 			type side struct {
 				write            bool
 				skew, share, thr float64
 				rate, group      float64
-				sev              Severity
+				sev              finding.Severity
 			}
 			sides := []side{
-				{false, tn.readSkew, tn.readShare, effectiveWarning(a.th, tn, false), tn.readRate, tn.groupRead, SeverityNone},
-				{true, tn.writeSkew, tn.writeShare, effectiveWarning(a.th, tn, true), tn.writeRate, tn.groupWrite, SeverityNone},
+				{false, tn.readSkew, tn.readShare, effectiveWarning(a.th, tn, false), tn.readRate, tn.groupRead, finding.SeverityNone},
+				{true, tn.writeSkew, tn.writeShare, effectiveWarning(a.th, tn, true), tn.writeRate, tn.groupWrite, finding.SeverityNone},
 			}
 			worst := -1
 			for i := range sides {
@@ -66,7 +67,7 @@ func ruleHotTokenRange(a *analysis) []Finding {
 					continue
 				}
 				s.sev = severityFor(s.skew, s.thr, a.th.HotRangeRatioCritical)
-				if s.sev == SeverityNone {
+				if s.sev == finding.SeverityNone {
 					continue
 				}
 				if worst < 0 || s.sev > sides[worst].sev || (s.sev == sides[worst].sev && s.skew/s.thr > sides[worst].skew/sides[worst].thr) {
@@ -82,8 +83,8 @@ func ruleHotTokenRange(a *analysis) []Finding {
 				op = "writes"
 			}
 			f := a.newFinding(KindHotTokenRange, s.sev, tn.node, t.keyspace, t.name)
-			f.Value, f.Threshold, f.Unit = s.skew, thresholdFor(s.sev, s.thr, a.th.HotRangeRatioCritical), UnitRatio
-			f.Figures = &Figures{Share: s.share, FairShare: tn.owns / tn.groupOwns}
+			f.Value, f.Threshold, f.Unit = s.skew, thresholdFor(s.sev, s.thr, a.th.HotRangeRatioCritical), finding.UnitRatio
+			f.Figures = &finding.Figures{Share: s.share, FairShare: tn.owns / tn.groupOwns}
 			f.Source = joinSources(a.trafficSource(), "system.local,system.peers")
 			where := tn.node.DC
 			if placementGroup(t.ks.repl, tn.node) == "" {

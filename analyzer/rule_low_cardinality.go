@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"fmt"
+	"github.com/partmon/partmon/analyzer/finding"
 	"math"
 	"strings"
 
@@ -192,8 +193,8 @@ func (a lowCardinality) countedKeys(t *tableView) (float64, int) {
 // judged. Warning when one replica of the data reaches the partition
 // warning size, or when the partitions' replicas are fewer than the nodes
 // (some nodes hold none of the table); info otherwise.
-func ruleLowCardinalityKey(a *analysis) []Finding {
-	var out []Finding
+func ruleLowCardinalityKey(a *analysis) []finding.Finding {
+	var out []finding.Finding
 	for _, t := range a.tables {
 		if t.schema == nil {
 			continue
@@ -218,17 +219,17 @@ func ruleLowCardinalityKey(a *analysis) []Finding {
 		if upper <= 0 || upper >= limit {
 			continue
 		}
-		sev := SeverityInfo
+		sev := finding.SeverityInfo
 		if c.disk >= float64(a.th.PartitionWarningBytes) || upper*(lowCardinality{a}).copies(t.ks) < float64(nodes) {
-			sev = SeverityWarning
+			sev = finding.SeverityWarning
 		}
 		f := a.newFinding(KindLowCardinalityKey, sev, nil, t.keyspace, t.name)
-		f.Value, f.Threshold, f.Unit = upper, limit, UnitPartitions
+		f.Value, f.Threshold, f.Unit = upper, limit, finding.UnitPartitions
 		f.Source = joinSources(lowCardinality{a}.estimateSource(), "system_views.disk_usage", "system_schema.columns")
 		if c.counted > 0 {
 			f.Source = joinSources(lowCardinality{a}.estimateSource(), "system_views.disk_usage", srcKeyCount, "system_schema.columns")
 		}
-		f.Figures = &Figures{Partitions: upper, DataBytes: c.disk, MeanPartitionBytes: c.mean}
+		f.Figures = &finding.Figures{Partitions: upper, DataBytes: c.disk, MeanPartitionBytes: c.mean}
 		f.Summary = lowCardinalitySummary(t, c, key, typeCap, upper, nodes, a.th.LowCardinalityPartitionsPerNode)
 		f.Advice = lowCardinality{a}.lowCardinalityAdvice(t, limit, upper, c)
 		out = append(out, f)

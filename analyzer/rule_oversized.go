@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"fmt"
+	"github.com/partmon/partmon/analyzer/finding"
 
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
@@ -25,8 +26,8 @@ func (a *analysis) sizeSource() string {
 // partition, a guardrail's or ScyllaDB's bytes in one sstable) counts as it
 // is, and names the key when it reaches the warning size. Memtables are in
 // no figure: a table with only unflushed data reads 0 and is not judged.
-func ruleOversizedPartition(a *analysis) []Finding {
-	var out []Finding
+func ruleOversizedPartition(a *analysis) []finding.Finding {
+	var out []finding.Finding
 	warn, crit := float64(a.th.PartitionWarningBytes), float64(a.th.PartitionCriticalBytes)
 	for _, t := range a.tables {
 		for _, tn := range t.nodes {
@@ -34,16 +35,16 @@ func ruleOversizedPartition(a *analysis) []Finding {
 			size := float64(max(tn.stats.MaxPartitionBytes, tn.largestKeyBytes))
 			least := max(oversized{a}.sizeFloor(float64(tn.stats.MaxPartitionBytes)), float64(tn.largestKeyBytes))
 			sev := severityFor(least, warn, crit)
-			maybe := sev == SeverityNone && size >= warn
+			maybe := sev == finding.SeverityNone && size >= warn
 			if maybe {
-				sev = SeverityInfo
-			} else if sev == SeverityNone {
+				sev = finding.SeverityInfo
+			} else if sev == finding.SeverityNone {
 				continue
 			}
 			f := a.newFinding(KindOversizedPartition, sev, tn.node, t.keyspace, t.name)
-			f.Value, f.Threshold, f.Unit = size, thresholdFor(sev, warn, crit), UnitBytes
+			f.Value, f.Threshold, f.Unit = size, thresholdFor(sev, warn, crit), finding.UnitBytes
 			f.Source = a.sizeSource()
-			f.Figures = &Figures{PartitionBytes: size}
+			f.Figures = &finding.Figures{PartitionBytes: size}
 			if maxMeanRatio(t) > 0 {
 				f.Figures.MeanPartitionBytes = t.meanBytes
 			}
@@ -128,8 +129,8 @@ func (a oversized) oversizedAdvice(t *tableView, tn *tableNode, size float64) st
 
 // newFinding fills the scope of a finding; node may be nil for table- and
 // cluster-wide findings.
-func (a *analysis) newFinding(kind string, sev Severity, node *model.Node, keyspace, table string) Finding {
-	f := Finding{Kind: kind, Severity: sev, Cluster: a.s.Cluster, Keyspace: keyspace, Table: table}
+func (a *analysis) newFinding(kind string, sev finding.Severity, node *model.Node, keyspace, table string) finding.Finding {
+	f := finding.Finding{Kind: kind, Severity: sev, Cluster: a.s.Cluster, Keyspace: keyspace, Table: table}
 	if node != nil {
 		f.DC, f.Rack, f.Node = node.DC, node.Rack, node.Address
 	}

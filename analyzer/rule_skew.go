@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"fmt"
+	"github.com/partmon/partmon/analyzer/finding"
 
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
@@ -14,8 +15,8 @@ const topologySource = "system.local,system.peers,system_schema.keyspaces"
 // share (RF_dc ÷ N_dc), as nodetool status <keyspace> computes it: exact
 // for the tokens the ring tables give. One finding per keyspace and DC, its
 // over-owning nodes inside.
-func ruleOwnershipSkew(a *analysis) []Finding {
-	var out []Finding
+func ruleOwnershipSkew(a *analysis) []finding.Finding {
+	var out []finding.Finding
 	choices := tokenAdvice{a}.allocatorChoices()
 	for _, ks := range a.keyspaces {
 		if ks.skew == nil {
@@ -28,11 +29,11 @@ func ruleOwnershipSkew(a *analysis) []Finding {
 				continue
 			}
 			sev := severityFor(skew, a.th.OwnershipSkewWarning, a.th.OwnershipSkewCritical)
-			if sev == SeverityNone {
+			if sev == finding.SeverityNone {
 				continue
 			}
 			f := a.newFinding(KindOwnershipSkew, sev, n, ks.ks.Name, "")
-			f.Value, f.Threshold, f.Unit = skew, thresholdFor(sev, a.th.OwnershipSkewWarning, a.th.OwnershipSkewCritical), UnitRatio
+			f.Value, f.Threshold, f.Unit = skew, thresholdFor(sev, a.th.OwnershipSkewWarning, a.th.OwnershipSkewCritical), finding.UnitRatio
 			f.Source = topologySource
 			where, nodes := ownershipSkew{a}.groupOf(ks, n)
 			rf := ks.repl.FactorIn(n.DC)
@@ -67,8 +68,8 @@ func (a ownershipSkew) groupOf(ks *keyspaceView, n *model.Node) (string, int) {
 // whether token ownership explains it. Load is gossip's live sstable bytes
 // (4.1+) or Σ disk_usage, which also counts obsolete sstables not yet
 // deleted after a compaction; both are compressed. One finding per DC.
-func ruleLoadSkew(a *analysis) []Finding {
-	var out []Finding
+func ruleLoadSkew(a *analysis) []finding.Finding {
+	var out []finding.Finding
 	loads, skews := a.loadSkews()
 	for i := range a.s.Nodes {
 		n := &a.s.Nodes[i]
@@ -77,18 +78,18 @@ func ruleLoadSkew(a *analysis) []Finding {
 			continue
 		}
 		sev := severityFor(skew, a.th.LoadSkewWarning, a.th.LoadSkewCritical)
-		if sev == SeverityNone {
+		if sev == finding.SeverityNone {
 			continue
 		}
 		f := a.newFinding(KindLoadSkew, sev, n, "", "")
-		f.Value, f.Threshold, f.Unit = skew, thresholdFor(sev, a.th.LoadSkewWarning, a.th.LoadSkewCritical), UnitRatio
+		f.Value, f.Threshold, f.Unit = skew, thresholdFor(sev, a.th.LoadSkewWarning, a.th.LoadSkewCritical), finding.UnitRatio
 		f.Source = "node load (gossip_info.load / disk_usage)"
 		mean := loads[n.HostID] / skew
 		f.Summary = fmt.Sprintf("%s holds %s, %.2f× the %s mean of %s", n.Address, format.Bytes(loads[n.HostID]), skew, n.DC, format.Bytes(mean))
 		if mean < float64(a.th.LoadSkewMinMeanBytes) {
 			// Too little data for the skew to cost anything, and gossip's load
 			// counts sstables only: one node's flush moves it (docs/detection.md).
-			f.Severity = SeverityInfo
+			f.Severity = finding.SeverityInfo
 			f.Summary += fmt.Sprintf(", below the %s mean a skew is judged from (load_skew_min_mean_bytes): rows still in memtables are not in the load", format.Bytes(float64(a.th.LoadSkewMinMeanBytes)))
 		}
 		own, ownKS := ownershipSkew{a}.maxOwnershipSkew(n)

@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"fmt"
+	"github.com/partmon/partmon/analyzer/finding"
 	"strings"
 	"time"
 
@@ -19,8 +20,8 @@ import (
 //
 // A source that succeeded is current as far as its own schedule goes, so
 // its LastSuccess is not judged: some sources run only every 30 minutes.
-func ruleStaleData(a *analysis) []Finding {
-	var out []Finding
+func ruleStaleData(a *analysis) []finding.Finding {
+	var out []finding.Finding
 	fr := a.sc.Fresh
 	after := a.th.StaleAfter.Seconds()
 	for i := range a.s.Nodes {
@@ -30,13 +31,13 @@ func ruleStaleData(a *analysis) []Finding {
 			continue
 		}
 		age, never := fresh.FailedAge(a.s.Taken), fresh.NeverAge(a.s.Taken)
-		f := a.newFinding(KindStaleData, SeverityInfo, n, "", "")
-		f.Value, f.Threshold, f.Unit = max(age, never), after, UnitSeconds
+		f := a.newFinding(KindStaleData, finding.SeverityInfo, n, "", "")
+		f.Value, f.Threshold, f.Unit = max(age, never), after, finding.UnitSeconds
 		switch {
 		case never > after:
-			f.Severity = SeverityCritical
+			f.Severity = finding.SeverityCritical
 		case f.Value > after:
-			f.Severity = SeverityWarning
+			f.Severity = finding.SeverityWarning
 		}
 		var parts []string
 		if len(fresh.Never) > 0 {

@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"fmt"
+	"github.com/partmon/partmon/analyzer/finding"
 	"sort"
 	"strings"
 
@@ -41,8 +42,8 @@ func tombstoneRatio(ts *model.TableStats, minPerRead float64) (float64, bool) {
 // design. The ratio divides two independent tails in different units: an
 // indicator. ScyllaDB never fills its per-read histograms: there only the
 // key lists speak (docs/detection.md "tombstone_heavy").
-func ruleTombstoneHeavy(a *analysis) []Finding {
-	var out []Finding
+func ruleTombstoneHeavy(a *analysis) []finding.Finding {
+	var out []finding.Finding
 	th := a.th
 	for _, t := range a.tables {
 		from := len(out) // t's findings: the keys of the tables before are not t's
@@ -54,18 +55,18 @@ func ruleTombstoneHeavy(a *analysis) []Finding {
 			p99 := st.TombstonesPerRead.P99
 			countSev := severityFor(p99, th.TombstonesPerReadWarning, th.TombstonesPerReadCritical)
 			ratio, ratioOK := tombstoneRatio(st, th.TombstoneRatioMinPerRead)
-			ratioSev := SeverityNone
+			ratioSev := finding.SeverityNone
 			if ratioOK {
 				ratioSev = severityFor(ratio, th.TombstoneRatioWarning, th.TombstoneRatioCritical)
 			}
-			if countSev == SeverityNone && ratioSev == SeverityNone {
+			if countSev == finding.SeverityNone && ratioSev == finding.SeverityNone {
 				continue
 			}
 			f := a.newFinding(KindTombstoneHeavy, max(countSev, ratioSev), tn.node, t.keyspace, t.name)
 			if countSev >= ratioSev {
-				f.Value, f.Threshold, f.Unit = p99, thresholdFor(countSev, th.TombstonesPerReadWarning, th.TombstonesPerReadCritical), UnitTombstones
+				f.Value, f.Threshold, f.Unit = p99, thresholdFor(countSev, th.TombstonesPerReadWarning, th.TombstonesPerReadCritical), finding.UnitTombstones
 			} else {
-				f.Value, f.Threshold, f.Unit = ratio, thresholdFor(ratioSev, th.TombstoneRatioWarning, th.TombstoneRatioCritical), UnitRatio
+				f.Value, f.Threshold, f.Unit = ratio, thresholdFor(ratioSev, th.TombstoneRatioWarning, th.TombstoneRatioCritical), finding.UnitRatio
 			}
 			f.Source = a.perReadSource()
 			f.Summary = fmt.Sprintf("reads of %s on %s scan %s tombstones at p99 (max %s) for %s live rows at p99",
@@ -82,12 +83,12 @@ func ruleTombstoneHeavy(a *analysis) []Finding {
 		for _, e := range a.keys[t.key] {
 			v := float64(e.Tombstones)
 			sev := severityFor(v, th.TombstonesPerReadWarning, th.TombstonesPerReadCritical)
-			if sev == SeverityNone {
+			if sev == finding.SeverityNone {
 				continue
 			}
 			f := a.newFinding(KindTombstoneHeavy, sev, nil, t.keyspace, t.name)
 			f.PartitionKey = e.Key
-			f.Value, f.Threshold, f.Unit = v, thresholdFor(sev, th.TombstonesPerReadWarning, th.TombstonesPerReadCritical), UnitTombstones
+			f.Value, f.Threshold, f.Unit = v, thresholdFor(sev, th.TombstonesPerReadWarning, th.TombstonesPerReadCritical), finding.UnitTombstones
 			f.Source = keyListSources(e.Source)
 			f.Summary = fmt.Sprintf("partition %s of %s holds %s tombstones (reported by %s)", e.Key, t.key, format.Count(v), strings.Join(e.Nodes, ", "))
 			if e.Rows > 0 {

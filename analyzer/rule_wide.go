@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"fmt"
+	"github.com/partmon/partmon/analyzer/finding"
 	"math"
 	"strings"
 
@@ -162,8 +163,8 @@ func (a wideRows) perReadOnNode(tn *tableNode) (e wideEvidence, ok bool, why str
 // other: when the largest fragment cannot hold the rows (fragmentRowBound)
 // the finding says the partition is spread over sstables or still in
 // memtables instead of quoting a size.
-func ruleWidePartition(a *analysis) []Finding {
-	var out []Finding
+func ruleWidePartition(a *analysis) []finding.Finding {
+	var out []finding.Finding
 	warn, crit := float64(a.th.PartitionRowsWarning), float64(a.th.PartitionRowsCritical)
 	for _, t := range a.tables {
 		bound := rowsUpperBound(t)
@@ -180,13 +181,13 @@ func ruleWidePartition(a *analysis) []Finding {
 				continue
 			}
 			sev := severityFor(e.rows, warn, crit)
-			if sev == SeverityNone {
+			if sev == finding.SeverityNone {
 				continue
 			}
 			if e.perRead {
 				// rows_per_read is attributed to single-partition reads only
 				// through the range-read rate: never more than a warning.
-				sev = min(sev, SeverityWarning)
+				sev = min(sev, finding.SeverityWarning)
 			}
 			out = append(out, wideRows{a}.wideFinding(t, tn, e, sev, warn, crit))
 		}
@@ -231,11 +232,11 @@ var fixedClusteringBytes = map[string]int{
 	"bigint": 8, "timestamp": 8, "time": 8, "double": 8, "counter": 8, "uuid": 16, "timeuuid": 16,
 }
 
-func (a wideRows) wideFinding(t *tableView, tn *tableNode, e wideEvidence, sev Severity, warn, crit float64) Finding {
+func (a wideRows) wideFinding(t *tableView, tn *tableNode, e wideEvidence, sev finding.Severity, warn, crit float64) finding.Finding {
 	f := a.newFinding(KindWidePartition, sev, tn.node, t.keyspace, t.name)
-	f.Value, f.Threshold, f.Unit = e.rows, thresholdFor(sev, warn, crit), UnitRows
+	f.Value, f.Threshold, f.Unit = e.rows, thresholdFor(sev, warn, crit), finding.UnitRows
 	f.PartitionKey, f.Source = e.key, e.source
-	f.Figures = &Figures{Rows: e.rows}
+	f.Figures = &finding.Figures{Rows: e.rows}
 	switch {
 	case e.key != "":
 		f.Summary = fmt.Sprintf("partition %s of %s on %s has at least %s rows (%s: its rows in one sstable)",

@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/analyzer/history"
 	"math"
 	"strings"
@@ -49,7 +50,7 @@ func TestSizeHistory(t *testing.T) {
 			if (sh.Fit != nil) != tc.wantFit || !strings.HasPrefix(sh.Why, tc.wantWhy) || (sh.Fit == nil) == (sh.Why == "") {
 				t.Fatalf("fit %+v why %q, want fit %v why %q", sh.Fit, sh.Why, tc.wantFit, tc.wantWhy)
 			}
-			var forecast *Finding
+			var forecast *finding.Finding
 			for i, f := range r.Findings {
 				if f.Kind == KindPartitionGrowthForecast {
 					forecast = &r.Findings[i]

@@ -4,6 +4,7 @@ package analyzer_test
 
 import (
 	"context"
+	"github.com/partmon/partmon/analyzer/finding"
 	"strings"
 	"testing"
 	"time"
@@ -78,7 +79,7 @@ func TestWidePartitionFromCellsOnRealCluster(t *testing.T) {
 	}
 
 	report := analyzer.Analyze(snap, nil, analyzer.DefaultThresholds())
-	var found []analyzer.Finding
+	var found []finding.Finding
 	for _, f := range report.Findings {
 		if f.Kind != analyzer.KindWidePartition {
 			continue

@@ -5,6 +5,7 @@ package analyzer_test
 import (
 	"context"
 	"fmt"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/analyzer/history"
 	"path/filepath"
 	"strings"
@@ -88,7 +89,7 @@ func TestWriteGuardrailRefusalForecastOnRealNode(t *testing.T) {
 	refused := growSet(ctx, t, writer, ks)
 	var first *analyzer.GuardrailCrossing
 	var firstAt time.Time
-	var firstFinding *analyzer.Finding
+	var firstFinding *finding.Finding
 	for reads := 0; ; reads++ {
 		snap, r := analyze()
 		checkWriteCalm(t, r, ks)
@@ -115,7 +116,7 @@ func TestWriteGuardrailRefusalForecastOnRealNode(t *testing.T) {
 	if first.Keyspace != ks || first.Table != "grow" || first.Column != growColumn || first.Key != "" || first.Refuses == "" {
 		t.Errorf("forecast %+v: want column %s of %s.grow, no key, refusing", first, growColumn, ks)
 	}
-	if firstFinding == nil || firstFinding.Severity != analyzer.SeverityCritical || !strings.Contains(firstFinding.Summary, "will refuse") {
+	if firstFinding == nil || firstFinding.Severity != finding.SeverityCritical || !strings.Contains(firstFinding.Summary, "will refuse") {
 		t.Errorf("the forecast's finding %+v, want critical: the fail level refuses the ordinary role", firstFinding)
 	}
 	// Tolerance, written before the first run: the set grows in steps, so
@@ -138,7 +139,7 @@ func TestWriteGuardrailRefusalForecastOnRealNode(t *testing.T) {
 	if c := writeCrossing(r); c == nil || !c.Crossed || c.Refused < 1 || c.Table != "grow" {
 		t.Errorf("after the refusal: %+v, want crossed with the refused write counted", c)
 	}
-	if f := writeFinding(r, ks); f == nil || f.Severity != analyzer.SeverityCritical || !strings.Contains(f.Summary, "refused") {
+	if f := writeFinding(r, ks); f == nil || f.Severity != finding.SeverityCritical || !strings.Contains(f.Summary, "refused") {
 		t.Errorf("after the refusal: finding %+v, want critical, refused", f)
 	}
 }
@@ -238,7 +239,7 @@ func writeCrossing(r *analyzer.Report) *analyzer.GuardrailCrossing {
 	return nil
 }
 
-func writeFinding(r *analyzer.Report, ks string) *analyzer.Finding {
+func writeFinding(r *analyzer.Report, ks string) *finding.Finding {
 	for i, f := range r.Findings {
 		if f.Kind == analyzer.KindGuardrailCrossing && f.Keyspace == ks && f.Table == "grow" {
 			return &r.Findings[i]

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/analyzer/history"
 	"math/rand/v2"
 	"os"
@@ -101,13 +102,13 @@ func runReport(ctx context.Context, t *testing.T, bin, cfg string) *analyzer.Rep
 	return &r
 }
 
-func findingFor(r *analyzer.Report, kind, table, key string) (analyzer.Finding, bool) {
+func findingFor(r *analyzer.Report, kind, table, key string) (finding.Finding, bool) {
 	for _, f := range r.Findings {
 		if f.Kind == kind && f.Keyspace+"."+f.Table == table && f.PartitionKey == key {
 			return f, true
 		}
 	}
-	return analyzer.Finding{}, false
+	return finding.Finding{}, false
 }
 
 func listFindings(r *analyzer.Report) string {

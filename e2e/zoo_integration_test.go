@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/partmon/partmon/analyzer/finding"
 	"io"
 	"net/http"
 	"os"
@@ -151,13 +152,13 @@ func problemTables(truth *testcluster.ZooTruth) []string {
 	return out
 }
 
-func zooFinding(fs []analyzer.Finding, kind, table string) (analyzer.Finding, bool) {
+func zooFinding(fs []finding.Finding, kind, table string) (finding.Finding, bool) {
 	for _, f := range fs {
 		if f.Kind == kind && f.Keyspace+"."+f.Table == table {
 			return f, true
 		}
 	}
-	return analyzer.Finding{}, false
+	return finding.Finding{}, false
 }
 
 // checkZooDaemon runs `partmon run` on the zoo's cluster until its report

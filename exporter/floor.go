@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"fmt"
+	"github.com/partmon/partmon/analyzer/finding"
 	"math"
 
 	"github.com/partmon/partmon/analyzer"
@@ -79,7 +80,7 @@ func newFloorFilter(f TableFloor, r *analyzer.Report) floorFilter {
 	}
 	ff.tables = len(r.Tables) > f.MinTables
 	ff.flagged = map[string]bool{}
-	for _, list := range [][]analyzer.Finding{r.Findings, r.Remarks} {
+	for _, list := range [][]finding.Finding{r.Findings, r.Remarks} {
 		for _, fd := range list {
 			if fd.Table != "" {
 				ff.flagged[model.TableKey(fd.Keyspace, fd.Table)] = true

@@ -5,6 +5,7 @@ package reliability
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/analyzer/history"
 	"os"
 	"sort"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/tools/testcluster"
 )
 
@@ -26,7 +26,7 @@ type health struct {
 	lastOK   map[string]map[string]float64 // node → collector → last success (unix s); node "" for cluster sources
 	duration map[string]map[string]float64 // node → collector → duration of its last run (s)
 	success  map[string]map[string]float64
-	findings map[string]analyzer.Finding // stale_data finding by node
+	findings map[string]finding.Finding // stale_data finding by node
 }
 
 func (d *daemon) health() (health, error) {
@@ -47,12 +47,12 @@ func (d *daemon) health() (health, error) {
 		return h, fmt.Errorf("GET /api/v1/findings: %d %v", code, err)
 	}
 	var resp struct {
-		Findings []analyzer.Finding `json:"findings"`
+		Findings []finding.Finding `json:"findings"`
 	}
 	if err := json.Unmarshal(body, &resp); err != nil {
 		return h, err
 	}
-	h.findings = map[string]analyzer.Finding{}
+	h.findings = map[string]finding.Finding{}
 	for _, f := range resp.Findings {
 		h.findings[f.Node] = f
 	}

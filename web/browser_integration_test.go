@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/partmon/partmon/analyzer/finding"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -174,7 +175,7 @@ func waitForFindings(t *testing.T, url string, truth *testcluster.Truth) {
 			return false
 		}
 		defer resp.Body.Close()
-		var body struct{ Findings []analyzer.Finding }
+		var body struct{ Findings []finding.Finding }
 		if json.NewDecoder(resp.Body).Decode(&body) != nil {
 			return false
 		}

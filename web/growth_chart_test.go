@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/analyzer/history"
 	stdhtml "html"
 	"math"
@@ -235,7 +236,7 @@ func scaleOf(t *testing.T, svg svgNode, bytes float64) float64 {
 func TestGrowthChartsOrderAndCap(t *testing.T) {
 	now := time.Date(2026, 12, 1, 16, 0, 0, 0, time.UTC)
 	r := &analyzer.Report{Thresholds: analyzer.DefaultThresholds(),
-		Findings: []analyzer.Finding{{Kind: analyzer.KindOversizedPartition, Keyspace: "ks", Table: "t0"}}}
+		Findings: []finding.Finding{{Kind: analyzer.KindOversizedPartition, Keyspace: "ks", Table: "t0"}}}
 	for i := range growthMaxCharts + 3 { // t0 smallest … t8 largest
 		r.SizeHistory = append(r.SizeHistory, analyzer.SizeHistory{Keyspace: "ks", Table: fmt.Sprintf("t%d", i),
 			Points: sizeSeries(now, 2, time.Minute, int64(1+i)<<20, 0), Why: "flat"})
@@ -270,7 +271,7 @@ func TestGrowthChartOfAnAnalyzedReport(t *testing.T) {
 	h.Sizes[key] = sizeSeries(snap.Taken.Add(-30*time.Minute), 24, 30*time.Minute,
 		current-int64(perSecond*(30*60*24)), int64(perSecond*30*60))
 	r := analyzer.Analyze(snap, h, th)
-	var forecast *analyzer.Finding
+	var forecast *finding.Finding
 	for i, f := range r.Findings {
 		if f.Kind == analyzer.KindPartitionGrowthForecast && f.Keyspace+"."+f.Table == key {
 			forecast = &r.Findings[i]

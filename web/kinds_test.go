@@ -1,6 +1,7 @@
 package web
 
 import (
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/analyzer/history"
 	"strings"
 	"testing"
@@ -22,8 +23,8 @@ func TestANewKindRendersEverywhere(t *testing.T) {
 		SizeIsTheProblem: true})()
 
 	r := reporttest.Cluster()
-	r.Findings = []analyzer.Finding{{ID: "f-fake", Kind: fake, Severity: analyzer.SeverityWarning, Cluster: "demo",
-		Node: "127.0.0.1", Keyspace: "pm_small", Table: "crowd", Value: 2.5, Threshold: 2, Unit: analyzer.UnitRatio,
+	r.Findings = []finding.Finding{{ID: "f-fake", Kind: fake, Severity: finding.SeverityWarning, Cluster: "demo",
+		Node: "127.0.0.1", Keyspace: "pm_small", Table: "crowd", Value: 2.5, Threshold: 2, Unit: finding.UnitRatio,
 		Summary: "pm_small.crowd is crowded", Advice: "spread it"}}
 	r.SizeHistory = []analyzer.SizeHistory{
 		{Keyspace: "pm_big", Table: "events", Points: []history.SizePoint{{1, 100 << 20}}},

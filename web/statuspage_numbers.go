@@ -1,6 +1,7 @@
 package web
 
 import (
+	"github.com/partmon/partmon/analyzer/finding"
 	"net/url"
 	"strings"
 	"time"
@@ -10,7 +11,7 @@ import (
 )
 
 // pageNumber is a finding's number in words (headline.Number).
-func pageNumber(f analyzer.Finding, th analyzer.Thresholds, now time.Time) (value, against string) {
+func pageNumber(f finding.Finding, th analyzer.Thresholds, now time.Time) (value, against string) {
 	return headline.Number(f, th, now)
 }
 

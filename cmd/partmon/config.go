@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/analyzer/history"
 	"io"
 	"maps"
@@ -228,7 +229,7 @@ func (c *Config) validateScoped(root *yaml.Node, name string, scope fileScope, d
 	if c.Alertmanager.ResendInterval < time.Second {
 		add("alertmanager", fmt.Errorf("resend_interval %s is below 1s", c.Alertmanager.ResendInterval))
 	}
-	if _, err := analyzer.ParseSeverity(c.Alertmanager.MinSeverity); err != nil {
+	if _, err := finding.ParseSeverity(c.Alertmanager.MinSeverity); err != nil {
 		add("alertmanager", fmt.Errorf("min_severity: %w", err))
 	}
 	if _, err := newLogger(c.Log.Level, c.Log.Format); err != nil {

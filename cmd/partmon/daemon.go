@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/analyzer/history"
 	"io"
 	"sync"
@@ -258,7 +259,7 @@ func newDaemon(cfg Config, log *zap.Logger, keyer *keys.Keyer, conf *exporter.Co
 	if len(cfg.Alertmanager.URLs) == 0 {
 		return d, nil
 	}
-	minSev, _ := analyzer.ParseSeverity(cfg.Alertmanager.MinSeverity) // validated
+	minSev, _ := finding.ParseSeverity(cfg.Alertmanager.MinSeverity) // validated
 	d.pusher, err = alertmanager.New(alertmanager.Options{
 		URLs:           cfg.Alertmanager.URLs,
 		MinSeverity:    minSev,

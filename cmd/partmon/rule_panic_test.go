@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/partmon/partmon/analyzer/finding"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -26,9 +27,9 @@ import (
 // and a panicking rule added to the kinds table.
 func TestDaemonServesAfterARulePanics(t *testing.T) {
 	remove := analyzer.AddKind(analyzer.KindFacts{Name: "test_panicking_rule", Label: "test",
-		Rule: func(*model.Snapshot) []analyzer.Finding {
+		Rule: func(*model.Snapshot) []finding.Finding {
 			var view *model.Table // the nil schema of the issue
-			return []analyzer.Finding{{Table: view.Name}}
+			return []finding.Finding{{Table: view.Name}}
 		}})
 	defer remove()
 	cfg := defaultConfig()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/analyzer/history"
 	"io"
 	"net/http"
@@ -132,7 +133,7 @@ func renderAll(t *testing.T, r *analyzer.Report) {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		if err := render.Report(&buf, r, format, analyzer.SeverityInfo); err != nil {
+		if err := render.Report(&buf, r, format, finding.SeverityInfo); err != nil {
 			t.Errorf("rendering %s: %v", name, err)
 		}
 		if name == "json" && !json.Valid(buf.Bytes()) {
@@ -142,7 +143,7 @@ func renderAll(t *testing.T, r *analyzer.Report) {
 }
 
 func push(t *testing.T, r *analyzer.Report, url string, bad chan string) {
-	p, err := alertmanager.New(alertmanager.Options{URLs: []string{url}, MinSeverity: analyzer.SeverityInfo, Logger: zap.NewNop()})
+	p, err := alertmanager.New(alertmanager.Options{URLs: []string{url}, MinSeverity: finding.SeverityInfo, Logger: zap.NewNop()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@
 package reporttest
 
 import (
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/analyzer/history"
 	"time"
 
@@ -67,20 +68,20 @@ func Cluster() *analyzer.Report {
 			{Keyspace: "shop", Table: "orders", Key: "customer|7", Tombstones: 52000, Nodes: []string{"127.0.0.2"}, Source: "top_partitions"},
 			{Keyspace: "shop", Table: "orders", Key: "customer|9", OpsShare: 0.4, Nodes: []string{"127.0.0.2"}, Source: "profileload"},
 		},
-		Findings: []analyzer.Finding{
-			{ID: "f-oversized", Kind: analyzer.KindOversizedPartition, Severity: analyzer.SeverityCritical, Cluster: "demo",
+		Findings: []finding.Finding{
+			{ID: "f-oversized", Kind: analyzer.KindOversizedPartition, Severity: finding.SeverityCritical, Cluster: "demo",
 				DC: "dc1", Rack: "r1", Node: "127.0.0.1", Keyspace: "shop", Table: "orders", PartitionKey: "customer|42",
 				Value: 200 * mib, Threshold: 100 * mib, Unit: "bytes", Summary: "partition customer|42 is 200 MiB",
 				Advice: "add a month bucket to the partition key: 200 MiB → 17 MiB", Source: "top_partitions"},
-			{ID: "f-hotrange", Kind: analyzer.KindHotTokenRange, Severity: analyzer.SeverityWarning, Cluster: "demo",
+			{ID: "f-hotrange", Kind: analyzer.KindHotTokenRange, Severity: finding.SeverityWarning, Cluster: "demo",
 				DC: "dc1", Rack: "r2", Node: "127.0.0.2", Keyspace: "shop", Table: "orders",
 				Value: 3.2, Threshold: 2, Unit: "ratio", Summary: "127.0.0.2 serves 3.2× its fair share of shop.orders reads",
 				Advice: "look for a hot key", Source: "local_read_latency", IDNamesDC: true},
-			{ID: "f-skew", Kind: analyzer.KindOwnershipSkew, Severity: analyzer.SeverityWarning, Cluster: "demo",
+			{ID: "f-skew", Kind: analyzer.KindOwnershipSkew, Severity: finding.SeverityWarning, Cluster: "demo",
 				DC: "dc1", Rack: "r3", Node: "127.0.0.3", Keyspace: "shop",
 				Value: 1.25, Threshold: 1.2, Unit: "ratio", Summary: "127.0.0.3 owns 83% of shop for a fair 67%",
 				Advice: "move tokens", Source: "topology", IDNamesDC: true},
-			{ID: "f-lowcard", Kind: analyzer.KindLowCardinalityKey, Severity: analyzer.SeverityInfo, Cluster: "demo",
+			{ID: "f-lowcard", Kind: analyzer.KindLowCardinalityKey, Severity: finding.SeverityInfo, Cluster: "demo",
 				Keyspace: "shop", Table: "orders", Value: 3, Threshold: 1000, Unit: "partitions",
 				Summary: "shop.orders has 3 partitions", Advice: "use a key with more values", Source: "size_estimates"},
 		},

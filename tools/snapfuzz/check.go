@@ -1,6 +1,7 @@
 package snapfuzz
 
 import (
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/analyzer/history"
 	"math"
 	"testing"
@@ -48,12 +49,12 @@ func Check(t testing.TB, r *analyzer.Report) {
 	}
 }
 
-func checkFinding(t testing.TB, kinds map[string]bool, what string, f analyzer.Finding) {
+func checkFinding(t testing.TB, kinds map[string]bool, what string, f finding.Finding) {
 	t.Helper()
 	if !kinds[f.Kind] {
 		t.Errorf("%s %s: unknown kind %q", what, f.ID, f.Kind)
 	}
-	if f.Severity < analyzer.SeverityInfo || f.Severity > analyzer.SeverityCritical {
+	if f.Severity < finding.SeverityInfo || f.Severity > finding.SeverityCritical {
 		t.Errorf("%s %s (%s): severity %d", what, f.ID, f.Kind, f.Severity)
 	}
 	if f.ID == "" || f.Summary == "" {
