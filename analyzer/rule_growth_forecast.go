@@ -45,3 +45,13 @@ func rulePartitionGrowthForecast(a *analysis) []finding.Finding {
 	}
 	return out
 }
+
+// KindPartitionGrowthForecast names the partition_growth_forecast findings.
+const KindPartitionGrowthForecast = "partition_growth_forecast"
+
+func init() {
+	registerKind(11, KindFacts{Name: KindPartitionGrowthForecast, Label: "partition growth forecast",
+		Sentence:     "The largest partition is growing toward the critical size.",
+		LowerIsWorse: true, SizeIsTheProblem: true, TableWide: true,
+		scope: scopeTable, problemOrder: 7, splitOrder: 5, rule: rulePartitionGrowthForecast})
+}

@@ -134,3 +134,14 @@ func crossingAdvice(c *GuardrailCrossing) string {
 	return "split the key (a bucket in the partition key), expire old rows with a TTL, delete what is no longer read, " +
 		"or raise the threshold if the size is by design (docs/runbooks/PartmonAnalyzerFinding.md, guardrail_crossing)"
 }
+
+// KindGuardrailCrossing: a key (or the table's largest partition) has
+// crossed, or is forecast to cross, a guardrail threshold.
+const KindGuardrailCrossing = "guardrail_crossing"
+
+func init() {
+	registerKind(14, KindFacts{Name: KindGuardrailCrossing, Label: "guardrail crossing",
+		Sentence:         "A partition, the values written to a column, or a node's data disk, has crossed, or is forecast to cross, a guardrail threshold the nodes are configured with.",
+		PushedWithoutKey: true, LowerIsWorse: true, RuleAlert: AlertAnalyzerFinding, TableWide: true,
+		scope: scopeTable, rule: ruleGuardrailCrossing})
+}

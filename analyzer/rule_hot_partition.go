@@ -130,3 +130,13 @@ func (a hotPartitions) fewestPartitions(t *tableView) float64 {
 
 // hotPartitions is the hot_partition rule's own reasoning over the index.
 type hotPartitions struct{ *analysis }
+
+// KindHotPartition names the hot_partition findings.
+const KindHotPartition = "hot_partition"
+
+func init() {
+	registerKind(3, KindFacts{Name: KindHotPartition, Label: "hot partition",
+		Sentence:         "One key takes a large share of the table's sampled operations.",
+		PushedWithoutKey: true,
+		scope:            scopeKey, problemOrder: 3, rule: ruleHotPartition})
+}

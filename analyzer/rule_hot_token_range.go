@@ -147,3 +147,13 @@ func (a hotRanges) hotRangeAdvice(t *tableView, tn *tableNode, op string) string
 
 // hotRanges is the hot_token_range rule's own reasoning over the index.
 type hotRanges struct{ *analysis }
+
+// KindHotTokenRange names the hot_token_range findings.
+const KindHotTokenRange = "hot_token_range"
+
+func init() {
+	registerKind(4, KindFacts{Name: KindHotTokenRange, Label: "hot token range",
+		Sentence:   "One node serves more of the table's local operations than its share of the data warrants.",
+		MultipleOf: "fair share",
+		scope:      scopeGroup, rule: ruleHotTokenRange})
+}

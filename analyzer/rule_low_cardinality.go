@@ -307,3 +307,13 @@ func (a lowCardinality) lowCardinalityAdvice(t *tableView, limit, upper float64,
 
 // lowCardinality is the low_cardinality_key rule's own reasoning over the index.
 type lowCardinality struct{ *analysis }
+
+// KindLowCardinalityKey names the low_cardinality_key findings.
+const KindLowCardinalityKey = "low_cardinality_key"
+
+func init() {
+	registerKind(8, KindFacts{Name: KindLowCardinalityKey, Label: "low-cardinality partition key",
+		Sentence:     "The partition key has too few distinct values to spread the data over the nodes.",
+		LowerIsWorse: true, RuleAlert: AlertAnalyzerFinding, TableWide: true,
+		scope: scopeTable, problemOrder: 6, splitOrder: 2, rule: ruleLowCardinalityKey})
+}

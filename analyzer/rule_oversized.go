@@ -139,3 +139,13 @@ func (a *analysis) newFinding(kind string, sev finding.Severity, node *model.Nod
 
 // oversized is the oversized_partition rule's own reasoning over the index.
 type oversized struct{ *analysis }
+
+// KindOversizedPartition names the oversized_partition findings.
+const KindOversizedPartition = "oversized_partition"
+
+func init() {
+	registerKind(1, KindFacts{Name: KindOversizedPartition, Label: "oversized partition",
+		Sentence:         "A partition has grown past the size the database reads, compacts and repairs comfortably.",
+		PushedWithoutKey: true, SizeIsTheProblem: true, RuleAlert: AlertOversizedPartition,
+		scope: scopeTable, problemOrder: 1, splitOrder: 3, rule: ruleOversizedPartition})
+}

@@ -73,3 +73,13 @@ func ruleSecondaryIndexHighCardinality(a *analysis) []finding.Finding {
 	}
 	return out
 }
+
+// KindSecondaryIndexHighCard names the secondary_index_high_cardinality findings.
+const KindSecondaryIndexHighCard = "secondary_index_high_cardinality"
+
+func init() {
+	registerKind(10, KindFacts{Name: KindSecondaryIndexHighCard, Label: "high-cardinality secondary index",
+		Sentence:  "A secondary index on a column with many values makes its reads ask every node.",
+		RuleAlert: AlertAnalyzerFinding, TableWide: true,
+		scope: scopeTable, rule: ruleSecondaryIndexHighCardinality})
+}

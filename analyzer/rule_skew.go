@@ -119,3 +119,23 @@ func (a ownershipSkew) maxOwnershipSkew(n *model.Node) (float64, string) {
 
 // ownershipSkew is the ownership_skew rule's own reasoning over the index.
 type ownershipSkew struct{ *analysis }
+
+// KindOwnershipSkew names the ownership_skew findings.
+const KindOwnershipSkew = "ownership_skew"
+
+func init() {
+	registerKind(6, KindFacts{Name: KindOwnershipSkew, Label: "ownership skew",
+		Sentence:   "A node owns more of the keyspace's data than its fair share.",
+		MultipleOf: "fair share",
+		scope:      scopeGroup, rule: ruleOwnershipSkew})
+}
+
+// KindLoadSkew names the load_skew findings.
+const KindLoadSkew = "load_skew"
+
+func init() {
+	registerKind(7, KindFacts{Name: KindLoadSkew, Label: "load skew",
+		Sentence:   "A node holds more data than the mean of its datacenter.",
+		MultipleOf: "its DC's mean load",
+		scope:      scopeGroup, rule: ruleLoadSkew})
+}

@@ -58,3 +58,12 @@ func ruleStaleData(a *analysis) []finding.Finding {
 	}
 	return out
 }
+
+// KindStaleData names the stale_data findings.
+const KindStaleData = "stale_data"
+
+func init() {
+	registerKind(12, KindFacts{Name: KindStaleData, Label: "stale data",
+		Sentence: "partmon cannot read this node's sources; what it shows for the node is old.",
+		scope:    scopeNode, rule: ruleStaleData})
+}

@@ -39,3 +39,14 @@ func ruleAscendingTimeOrder(a *analysis) []finding.Finding {
 	}
 	return out
 }
+
+// KindAscendingTimeOrder (info): a time clustering column in ascending
+// order, so newest-first reads are reversed reads.
+const KindAscendingTimeOrder = "ascending_time_order"
+
+func init() {
+	registerKind(13, KindFacts{Name: KindAscendingTimeOrder, Label: "ascending time order",
+		Sentence:  "Rows are clustered oldest first, so newest-first reads are reversed reads.",
+		TableWide: true,
+		scope:     scopeTable, rule: ruleAscendingTimeOrder})
+}

@@ -163,3 +163,13 @@ func tombstoneAdvice(t *tableView, perRead, ratio float64) string {
 	}
 	return strings.Join(steps, "; ")
 }
+
+// KindTombstoneHeavy names the tombstone_heavy findings.
+const KindTombstoneHeavy = "tombstone_heavy"
+
+func init() {
+	registerKind(5, KindFacts{Name: KindTombstoneHeavy, Label: "tombstone-heavy reads",
+		Sentence:         "Reads scan many deleted rows (tombstones) to return few live ones.",
+		PushedWithoutKey: true, RuleAlert: AlertAnalyzerFinding,
+		scope: scopeTable, problemOrder: 4, rule: ruleTombstoneHeavy})
+}

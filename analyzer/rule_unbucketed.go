@@ -259,3 +259,13 @@ func twcsWindow(s *model.Table) (time.Duration, bool) {
 
 // unbucketed is the unbucketed_time_series rule's own reasoning over the index.
 type unbucketed struct{ *analysis }
+
+// KindUnbucketedTimeSeries names the unbucketed_time_series findings.
+const KindUnbucketedTimeSeries = "unbucketed_time_series"
+
+func init() {
+	registerKind(9, KindFacts{Name: KindUnbucketedTimeSeries, Label: "unbucketed time series",
+		Sentence:         "A time series grows in partitions whose key has no time bucket.",
+		SizeIsTheProblem: true, RuleAlert: AlertAnalyzerFinding, TableWide: true,
+		scope: scopeTable, problemOrder: 5, splitOrder: 1, rule: ruleUnbucketedTimeSeries})
+}

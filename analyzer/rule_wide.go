@@ -294,3 +294,13 @@ func (a wideRows) wideAdvice(t *tableView, e wideEvidence) string {
 
 // wideRows is the wide_partition rule's own reasoning over the index.
 type wideRows struct{ *analysis }
+
+// KindWidePartition names the wide_partition findings.
+const KindWidePartition = "wide_partition"
+
+func init() {
+	registerKind(2, KindFacts{Name: KindWidePartition, Label: "wide partition",
+		Sentence:         "A read went through more rows of one partition than one read should.",
+		PushedWithoutKey: true, RuleAlert: AlertAnalyzerFinding,
+		scope: scopeTable, problemOrder: 2, splitOrder: 4, rule: ruleWidePartition})
+}
