@@ -2,13 +2,13 @@ package alertmanager
 
 import (
 	"fmt"
-	"github.com/partmon/partmon/analyzer/finding"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/publish"
 )
 

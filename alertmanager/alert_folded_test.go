@@ -3,12 +3,12 @@ package alertmanager
 import (
 	"context"
 	"encoding/json"
-	"github.com/partmon/partmon/analyzer/finding"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/publish"
 	"github.com/partmon/partmon/tools/reporttest"
 )

@@ -6,7 +6,6 @@ package alertmanager
 import (
 	"context"
 	"errors"
-	"github.com/partmon/partmon/analyzer/finding"
 	"net/http"
 	"slices"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/publish"
 )
 

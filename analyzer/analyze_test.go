@@ -2,13 +2,13 @@ package analyzer
 
 import (
 	"encoding/json"
-	"github.com/partmon/partmon/analyzer/finding"
 	"math"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 )
 

@@ -3,9 +3,10 @@ package analyzer
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/partmon/partmon/analyzer/finding"
 	"sort"
 	"strings"
+
+	"github.com/partmon/partmon/analyzer/finding"
 )
 
 // findingID hashes what names a problem (its identity: see fold.go), never

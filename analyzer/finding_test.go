@@ -1,8 +1,9 @@
 package analyzer
 
 import (
-	"github.com/partmon/partmon/analyzer/finding"
 	"testing"
+
+	"github.com/partmon/partmon/analyzer/finding"
 )
 
 func TestFindingIDNamesTheProblemOnly(t *testing.T) {

@@ -1,8 +1,9 @@
 package analyzer
 
 import (
-	"github.com/partmon/partmon/analyzer/history"
 	"time"
+
+	"github.com/partmon/partmon/analyzer/history"
 )
 
 // A fitted rise over the window counts as growth only above both of these.

@@ -2,10 +2,11 @@ package analyzer
 
 import (
 	"fmt"
-	"github.com/partmon/partmon/analyzer/finding"
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/partmon/partmon/analyzer/finding"
 )
 
 // Steps of the analysis besides the rules, as RuleFailure.Rule names them.

@@ -1,11 +1,11 @@
 package analyzer
 
 import (
-	"github.com/partmon/partmon/analyzer/finding"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 )
 

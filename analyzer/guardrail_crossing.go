@@ -1,10 +1,10 @@
 package analyzer
 
 import (
-	"github.com/partmon/partmon/analyzer/history"
 	"math"
 	"sort"
 
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/model"
 )
 

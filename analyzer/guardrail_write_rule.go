@@ -2,10 +2,10 @@ package analyzer
 
 import (
 	"fmt"
-	"github.com/partmon/partmon/analyzer/finding"
 	"strings"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 )

@@ -2,11 +2,11 @@ package analyzer
 
 import (
 	"fmt"
-	"github.com/partmon/partmon/analyzer/finding"
-	"github.com/partmon/partmon/analyzer/history"
 	"sort"
 	"strings"
 
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/internal/murmur3"
 	"github.com/partmon/partmon/model"

@@ -3,13 +3,13 @@ package analyzer
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/partmon/partmon/analyzer/history"
-	"github.com/partmon/partmon/analyzer/scope"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/history"
+	"github.com/partmon/partmon/analyzer/scope"
 	"github.com/partmon/partmon/internal/murmur3"
 	"github.com/partmon/partmon/model"
 )

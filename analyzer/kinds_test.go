@@ -2,7 +2,6 @@ package analyzer
 
 import (
 	"fmt"
-	"github.com/partmon/partmon/analyzer/finding"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/partmon/partmon/analyzer/finding"
 )
 
 // Every Kind* constant is in the one table, once, and is declared in the

@@ -2,12 +2,12 @@ package analyzer
 
 import (
 	"fmt"
-	"github.com/partmon/partmon/analyzer/finding"
-	"github.com/partmon/partmon/analyzer/internal/set"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/internal/set"
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 )

@@ -1,11 +1,11 @@
 package analyzer
 
 import (
-	"github.com/partmon/partmon/analyzer/finding"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 )
 

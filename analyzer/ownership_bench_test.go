@@ -2,13 +2,13 @@ package analyzer
 
 import (
 	"fmt"
-	"github.com/partmon/partmon/analyzer/history"
-	"github.com/partmon/partmon/analyzer/scope"
 	"math/rand/v2"
 	"slices"
 	"strconv"
 	"testing"
 
+	"github.com/partmon/partmon/analyzer/history"
+	"github.com/partmon/partmon/analyzer/scope"
 	"github.com/partmon/partmon/model"
 )
 

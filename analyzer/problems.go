@@ -2,9 +2,10 @@ package analyzer
 
 import (
 	"fmt"
-	"github.com/partmon/partmon/analyzer/finding"
 	"sort"
 	"strings"
+
+	"github.com/partmon/partmon/analyzer/finding"
 )
 
 // One entry per problem across kinds. fold merges one kind's judgements of

@@ -1,11 +1,12 @@
 package analyzer
 
 import (
-	"github.com/partmon/partmon/analyzer/finding"
 	"math/rand"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/partmon/partmon/analyzer/finding"
 )
 
 func TestGroupProblems(t *testing.T) {

@@ -2,9 +2,9 @@ package analyzer
 
 import (
 	"fmt"
-	"github.com/partmon/partmon/analyzer/finding"
 	"strings"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 )

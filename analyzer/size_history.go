@@ -2,8 +2,8 @@ package analyzer
 
 import (
 	"fmt"
-	"github.com/partmon/partmon/analyzer/history"
 
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/internal/format"
 )
 

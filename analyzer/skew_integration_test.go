@@ -6,8 +6,6 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
-	"github.com/partmon/partmon/analyzer/finding"
-	"github.com/partmon/partmon/analyzer/history"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +14,8 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/tools/testcluster"
 )

@@ -1,13 +1,13 @@
 package analyzer
 
 import (
-	"github.com/partmon/partmon/analyzer/history"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/model"
 )
 

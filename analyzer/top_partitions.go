@@ -1,10 +1,10 @@
 package analyzer
 
 import (
-	"github.com/partmon/partmon/analyzer/internal/set"
 	"math"
 	"sort"
 
+	"github.com/partmon/partmon/analyzer/internal/set"
 	"github.com/partmon/partmon/model"
 )
 

@@ -2,11 +2,11 @@ package analyzer
 
 import (
 	"fmt"
-	"github.com/partmon/partmon/analyzer/history"
-	"github.com/partmon/partmon/analyzer/internal/set"
 	"sort"
 	"strings"
 
+	"github.com/partmon/partmon/analyzer/history"
+	"github.com/partmon/partmon/analyzer/internal/set"
 	"github.com/partmon/partmon/analyzer/scope"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/ring"

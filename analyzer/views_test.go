@@ -1,10 +1,10 @@
 package analyzer
 
 import (
-	"github.com/partmon/partmon/analyzer/finding"
 	"strings"
 	"testing"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 )
 

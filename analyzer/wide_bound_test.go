@@ -2,11 +2,11 @@ package analyzer
 
 import (
 	"fmt"
-	"github.com/partmon/partmon/analyzer/scope"
 	"math/rand"
 	"strings"
 	"testing"
 
+	"github.com/partmon/partmon/analyzer/scope"
 	"github.com/partmon/partmon/model"
 )
 

@@ -4,12 +4,12 @@ package analyzer_test
 
 import (
 	"context"
-	"github.com/partmon/partmon/analyzer/finding"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/tools/testcluster"
 )

@@ -5,7 +5,6 @@ package analyzer_test
 import (
 	"context"
 	"fmt"
-	"github.com/partmon/partmon/analyzer/finding"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/tools/testcluster"
 )
 

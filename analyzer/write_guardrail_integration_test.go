@@ -5,8 +5,6 @@ package analyzer_test
 import (
 	"context"
 	"fmt"
-	"github.com/partmon/partmon/analyzer/finding"
-	"github.com/partmon/partmon/analyzer/history"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,6 +15,8 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/tools/testcluster"

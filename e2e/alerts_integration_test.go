@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/partmon/partmon/analyzer/finding"
 	"io"
 	"net/http"
 	"slices"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/tools/promtest"
 	"github.com/partmon/partmon/tools/testcluster"
 )

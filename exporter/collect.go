@@ -3,7 +3,6 @@ package exporter
 import (
 	"cmp"
 	"fmt"
-	"github.com/partmon/partmon/analyzer/finding"
 	"maps"
 	"math"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/publish"
 )

@@ -2,10 +2,10 @@ package exporter
 
 import (
 	"fmt"
-	"github.com/partmon/partmon/analyzer/finding"
 	"math"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 )
 

@@ -3,7 +3,6 @@ package exporter
 import (
 	"bytes"
 	"fmt"
-	"github.com/partmon/partmon/analyzer/finding"
 	"math"
 	"slices"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/publish"
 	"github.com/partmon/partmon/tools/reporttest"

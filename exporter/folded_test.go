@@ -1,7 +1,6 @@
 package exporter
 
 import (
-	"github.com/partmon/partmon/analyzer/finding"
 	"strings"
 	"testing"
 
@@ -9,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/publish"
 	"github.com/partmon/partmon/tools/reporttest"
 )

@@ -5,11 +5,11 @@
 package headline
 
 import (
-	"github.com/partmon/partmon/analyzer/finding"
 	"strconv"
 	"strings"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/internal/format"
 )
 

@@ -1,11 +1,11 @@
 package headline
 
 import (
-	"github.com/partmon/partmon/analyzer/finding"
 	"strings"
 	"testing"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 )
 
 func TestHeadline(t *testing.T) {

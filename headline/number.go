@@ -2,11 +2,11 @@ package headline
 
 import (
 	"fmt"
-	"github.com/partmon/partmon/analyzer/finding"
 	"math"
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/internal/format"
 )
 

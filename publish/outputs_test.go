@@ -2,12 +2,12 @@ package publish_test
 
 import (
 	"bytes"
-	"github.com/partmon/partmon/analyzer/finding"
 	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/keys"
 	"github.com/partmon/partmon/publish"

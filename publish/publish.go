@@ -6,10 +6,10 @@ package publish
 
 import (
 	"fmt"
-	"github.com/partmon/partmon/analyzer/finding"
 	"strings"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 )
 

@@ -1,11 +1,11 @@
 package publish
 
 import (
-	"github.com/partmon/partmon/analyzer/finding"
 	"strings"
 	"testing"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/tools/reporttest"
 )

@@ -5,8 +5,6 @@ package reliability
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/partmon/partmon/analyzer/finding"
-	"github.com/partmon/partmon/analyzer/history"
 	"os"
 	"sort"
 	"strings"
@@ -15,6 +13,8 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/tools/testcluster"
 )
 

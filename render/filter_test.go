@@ -3,12 +3,12 @@ package render
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/partmon/partmon/analyzer/finding"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/tools/reporttest"
 )
 

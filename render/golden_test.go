@@ -3,12 +3,12 @@ package render
 import (
 	"bytes"
 	"flag"
-	"github.com/partmon/partmon/analyzer/finding"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/tools/reporttest"
 )
 

@@ -1,12 +1,12 @@
 package render
 
 import (
-	"github.com/partmon/partmon/analyzer/finding"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/internal/format"
 )
 

@@ -2,11 +2,11 @@ package render
 
 import (
 	"bytes"
-	"github.com/partmon/partmon/analyzer/finding"
 	"strings"
 	"testing"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 )
 
 // A finding folded over several nodes names them; remarks come apart from

@@ -2,10 +2,10 @@ package render
 
 import (
 	"fmt"
-	"github.com/partmon/partmon/analyzer/finding"
 	"strings"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 )
 
 // Exit codes of `partmon report` (docs/operations.md, "Exit codes of partmon report").

@@ -6,7 +6,6 @@ package render
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/partmon/partmon/analyzer/finding"
 	"io"
 	"math"
 	"sort"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/headline"
 	"github.com/partmon/partmon/internal/format"
 )

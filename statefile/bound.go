@@ -3,6 +3,7 @@ package statefile
 import (
 	"encoding/json"
 	"fmt"
+
 	"github.com/partmon/partmon/analyzer/history"
 )
 

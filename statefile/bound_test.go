@@ -3,13 +3,13 @@ package statefile
 import (
 	"errors"
 	"fmt"
-	"github.com/partmon/partmon/analyzer/history"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/history"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 )

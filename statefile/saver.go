@@ -2,11 +2,11 @@ package statefile
 
 import (
 	"errors"
-	"github.com/partmon/partmon/analyzer/history"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/internal/keys"
 )

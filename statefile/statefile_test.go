@@ -1,8 +1,6 @@
 package statefile
 
 import (
-	"github.com/partmon/partmon/analyzer/history"
-	"github.com/partmon/partmon/analyzer/scope"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +10,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/partmon/partmon/analyzer/history"
+	"github.com/partmon/partmon/analyzer/scope"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/internal/keys"
 	"github.com/partmon/partmon/model"

@@ -1,11 +1,11 @@
 package web
 
 import (
-	"github.com/partmon/partmon/analyzer/finding"
 	"net/url"
 	"testing"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 )
 
 // ?node= matches a finding folded over several nodes by any of them.

@@ -2,10 +2,10 @@ package web
 
 import (
 	"fmt"
-	"github.com/partmon/partmon/analyzer/history"
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/model"
 )
 

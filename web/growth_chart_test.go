@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
-	"github.com/partmon/partmon/analyzer/finding"
-	"github.com/partmon/partmon/analyzer/history"
 	stdhtml "html"
 	"math"
 	"regexp"
@@ -15,6 +13,8 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/publish"

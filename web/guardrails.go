@@ -1,10 +1,10 @@
 package web
 
 import (
-	"github.com/partmon/partmon/analyzer/history"
 	"net/http"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/publish"
 )

@@ -2,12 +2,12 @@ package web
 
 import (
 	"fmt"
-	"github.com/partmon/partmon/analyzer/history"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 )

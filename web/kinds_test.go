@@ -1,12 +1,12 @@
 package web
 
 import (
-	"github.com/partmon/partmon/analyzer/finding"
-	"github.com/partmon/partmon/analyzer/history"
 	"strings"
 	"testing"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/publish"
 	"github.com/partmon/partmon/tools/reporttest"

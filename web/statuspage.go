@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"embed"
 	"fmt"
-	"github.com/partmon/partmon/analyzer/finding"
 	"html/template"
 	"net/http"
 	"sort"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/headline"
 	"github.com/partmon/partmon/internal/format"

@@ -2,12 +2,12 @@ package web
 
 import (
 	"fmt"
-	"github.com/partmon/partmon/analyzer/finding"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/headline"
 )
 

@@ -1,12 +1,12 @@
 package web
 
 import (
-	"github.com/partmon/partmon/analyzer/finding"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/headline"
 )
 

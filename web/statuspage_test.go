@@ -3,7 +3,6 @@ package web
 import (
 	"encoding/xml"
 	"errors"
-	"github.com/partmon/partmon/analyzer/finding"
 	"io"
 	"math"
 	"regexp"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/publish"
 	"github.com/partmon/partmon/tools/reporttest"

@@ -2,13 +2,13 @@ package web
 
 import (
 	"bytes"
-	"github.com/partmon/partmon/analyzer/finding"
-	"github.com/partmon/partmon/analyzer/history"
 	"math"
 	"net/http"
 	"sort"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 )

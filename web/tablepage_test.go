@@ -1,13 +1,13 @@
 package web
 
 import (
-	"github.com/partmon/partmon/analyzer/finding"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/publish"

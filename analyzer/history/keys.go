@@ -1,11 +1,11 @@
 package history
 
 import (
-	"github.com/partmon/partmon/analyzer/internal/set"
 	"math"
 	"sort"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/internal/set"
 	"github.com/partmon/partmon/model"
 )
 

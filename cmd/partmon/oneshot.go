@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/partmon/partmon/analyzer/finding"
 	"io"
 	"os/signal"
 	"sort"
@@ -17,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/internal/keys"
 	"github.com/partmon/partmon/model"

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/partmon/partmon/analyzer/finding"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/tools/snapfuzz"
 	"github.com/partmon/partmon/web"

@@ -2,7 +2,6 @@ package prometheus
 
 import (
 	"fmt"
-	"github.com/partmon/partmon/analyzer/finding"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/publish"
 	"github.com/partmon/partmon/tools/promexpr"

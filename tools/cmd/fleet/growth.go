@@ -1,9 +1,9 @@
 package main
 
 import (
-	"github.com/partmon/partmon/analyzer/history"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/model"
 )
 

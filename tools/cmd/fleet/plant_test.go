@@ -1,13 +1,13 @@
 package main
 
 import (
-	"github.com/partmon/partmon/analyzer/finding"
 	"math"
 	"net/netip"
 	"testing"
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 )
 

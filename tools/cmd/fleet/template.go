@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
-	"github.com/partmon/partmon/analyzer/finding"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 )
 
