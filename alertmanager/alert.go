@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/publish"
 )
 
@@ -53,7 +54,7 @@ func AlertName(kind string) string {
 }
 
 // alertKey follows a finding across cycles: its stable ID, else its scope.
-func alertKey(f analyzer.Finding) string {
+func alertKey(f finding.Finding) string {
 	if f.ID != "" {
 		return f.ID
 	}
@@ -67,7 +68,7 @@ type alertTemplate struct {
 	externalURL string // partmon's own URL; empty: no generatorURL
 }
 
-func (t alertTemplate) alertFor(f analyzer.Finding, cluster string) postableAlert {
+func (t alertTemplate) alertFor(f finding.Finding, cluster string) postableAlert {
 	labels := map[string]string{}
 	for k, v := range map[string]string{
 		"alertname": AlertName(f.Kind), "severity": f.Severity.String(), "cluster": cluster,

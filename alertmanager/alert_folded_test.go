@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/publish"
 	"github.com/partmon/partmon/tools/reporttest"
 )
@@ -15,9 +16,9 @@ import (
 // One problem seen by three replicas is one alert: no node label, its
 // nodes in an annotation, its ID as finding_id.
 func TestAlertForAFindingOfSeveralNodes(t *testing.T) {
-	f := analyzer.Finding{ID: "abc", Kind: analyzer.KindOversizedPartition, Severity: analyzer.SeverityCritical, DC: "dc1",
+	f := finding.Finding{ID: "abc", Kind: analyzer.KindOversizedPartition, Severity: finding.SeverityCritical, DC: "dc1",
 		Keyspace: "shop", Table: "orders", Value: 1, Threshold: 1, Summary: "s", Advice: "a",
-		Nodes: []analyzer.NodeValue{{Node: "10.0.0.1"}, {Node: "10.0.0.2"}, {Node: "10.0.0.3"}}}
+		Nodes: []finding.NodeValue{{Node: "10.0.0.1"}, {Node: "10.0.0.2"}, {Node: "10.0.0.3"}}}
 	a := alertTemplate{runbookURL: "-"}.alertFor(f, "demo")
 	if _, ok := a.Labels["node"]; ok || a.Labels["finding_id"] != "abc" || a.Labels["dc"] != "dc1" {
 		t.Errorf("labels %v", a.Labels)
@@ -33,7 +34,7 @@ func TestAlertForAFindingOfSeveralNodes(t *testing.T) {
 // finding. A node's own problem (stale data) keeps its node.
 func TestSidecarsPushOneAlertPerProblem(t *testing.T) {
 	replicas := []string{"127.0.0.1", "127.0.0.2", "127.0.0.3"}
-	sidecarLabels := func(f analyzer.Finding, node string) map[string]string {
+	sidecarLabels := func(f finding.Finding, node string) map[string]string {
 		rc := newAMReceiver(t)
 		f.Node, f.Rack = node, "r1"
 		p := newTestPusher(t, &fakeClock{t: reporttest.Time}, Options{Mode: publish.ModeSidecar, SpeakFor: []string{node},
@@ -59,7 +60,7 @@ func TestSidecarsPushOneAlertPerProblem(t *testing.T) {
 			t.Errorf("the sidecars of %s and %s push different alerts for one problem:\n%v\n%v", replicas[0], node, first, got)
 		}
 	}
-	stale := analyzer.Finding{ID: "stale-2", Kind: analyzer.KindStaleData, Severity: analyzer.SeverityWarning, Cluster: "demo", DC: "dc1",
+	stale := finding.Finding{ID: "stale-2", Kind: analyzer.KindStaleData, Severity: finding.SeverityWarning, Cluster: "demo", DC: "dc1",
 		Summary: "no data from 127.0.0.2", IDNamesNode: true, IDNamesDC: true}
 	if got := sidecarLabels(stale, replicas[1]); got["node"] != replicas[1] {
 		t.Errorf("stale data is the node's own problem: labels %v, want node %s", got, replicas[1])
@@ -70,13 +71,13 @@ func TestSidecarsPushOneAlertPerProblem(t *testing.T) {
 // kind that lends the problem its ID, at the problem's severity, the other
 // kind's evidence in "also".
 func TestOneAlertPerProblemAcrossKinds(t *testing.T) {
-	oversized := analyzer.Finding{ID: "o", Kind: analyzer.KindOversizedPartition, Severity: analyzer.SeverityWarning, Cluster: "demo",
+	oversized := finding.Finding{ID: "o", Kind: analyzer.KindOversizedPartition, Severity: finding.SeverityWarning, Cluster: "demo",
 		Node: "127.0.0.1", Keyspace: "pm_ts", Table: "readings", Value: 60 << 20, Threshold: 50 << 20, Unit: "bytes",
 		Summary: "largest partition 60 MiB", Advice: "add a day bucket"}
-	unbucketed := analyzer.Finding{ID: "u", Kind: analyzer.KindUnbucketedTimeSeries, Severity: analyzer.SeverityCritical, Cluster: "demo",
+	unbucketed := finding.Finding{ID: "u", Kind: analyzer.KindUnbucketedTimeSeries, Severity: finding.SeverityCritical, Cluster: "demo",
 		Keyspace: "pm_ts", Table: "readings", Unit: "bytes", Summary: "no time bucket", Advice: "add an hour bucket"}
 	rc := newAMReceiver(t)
-	p := newTestPusher(t, &fakeClock{t: reporttest.Time}, Options{MinSeverity: analyzer.SeverityInfo,
+	p := newTestPusher(t, &fakeClock{t: reporttest.Time}, Options{MinSeverity: finding.SeverityInfo,
 		Kinds: []string{analyzer.KindOversizedPartition, analyzer.KindUnbucketedTimeSeries}}, rc)
 	p.Update(alertReport(oversized, unbucketed))
 	if err := p.PushOnce(context.Background()); err != nil {
@@ -105,12 +106,12 @@ func TestOneAlertPerProblemAcrossKinds(t *testing.T) {
 // whole cluster pushes. A node's own problem is pushed by the partmons of
 // its DC only, with its node.
 func TestDCShardsPushOneAlertPerProblem(t *testing.T) {
-	twoDCs := func(findings ...analyzer.Finding) *analyzer.Report {
+	twoDCs := func(findings ...finding.Finding) *analyzer.Report {
 		r := alertReport(findings...)
 		r.Nodes[2].DC = "dc2" // 127.0.0.3
 		return r
 	}
-	seenOn := func(nodes ...analyzer.NodeValue) analyzer.Finding {
+	seenOn := func(nodes ...finding.NodeValue) finding.Finding {
 		f := findingBigKey
 		f.Node, f.Rack, f.DC, f.Nodes = "", "", "", nodes
 		if len(nodes) == 1 {
@@ -118,12 +119,12 @@ func TestDCShardsPushOneAlertPerProblem(t *testing.T) {
 		}
 		return f
 	}
-	n1 := analyzer.NodeValue{Node: "127.0.0.1", DC: "dc1", Severity: analyzer.SeverityCritical}
-	n3 := analyzer.NodeValue{Node: "127.0.0.3", DC: "dc2", Severity: analyzer.SeverityCritical}
-	stale := analyzer.Finding{ID: "stale-3", Kind: analyzer.KindStaleData, Severity: analyzer.SeverityWarning, Cluster: "demo",
+	n1 := finding.NodeValue{Node: "127.0.0.1", DC: "dc1", Severity: finding.SeverityCritical}
+	n3 := finding.NodeValue{Node: "127.0.0.3", DC: "dc2", Severity: finding.SeverityCritical}
+	stale := finding.Finding{ID: "stale-3", Kind: analyzer.KindStaleData, Severity: finding.SeverityWarning, Cluster: "demo",
 		DC: "dc2", Node: "127.0.0.3", Summary: "no data from 127.0.0.3", IDNamesNode: true, IDNamesDC: true}
 	// pushed: the alerts of a partmon for dcs, by alertname.
-	pushed := func(dcs []string, f ...analyzer.Finding) map[string]postableAlert {
+	pushed := func(dcs []string, f ...finding.Finding) map[string]postableAlert {
 		rc := newAMReceiver(t)
 		p := newTestPusher(t, &fakeClock{t: reporttest.Time}, Options{Mode: publish.ModeCluster, Datacenters: dcs,
 			Kinds: append(analyzer.KindsPushedWithoutKey(), analyzer.KindStaleData)}, rc)
@@ -169,7 +170,7 @@ func TestAlertKeyAnnotationBounded(t *testing.T) {
 	long := strings.Repeat("é", 100) + "\xff" + strings.Repeat("k", 1<<20)
 	other := strings.Repeat("é", 100) + "\xff" + strings.Repeat("k", 1<<20-1) + "j"
 	for _, key := range []string{"short-key", long} {
-		f := analyzer.Finding{ID: "abc", Kind: analyzer.KindOversizedPartition, Severity: analyzer.SeverityCritical,
+		f := finding.Finding{ID: "abc", Kind: analyzer.KindOversizedPartition, Severity: finding.SeverityCritical,
 			Keyspace: "shop", Table: "orders", PartitionKey: key}
 		got := alertTemplate{runbookURL: "-"}.alertFor(f, "demo").Annotations["partition_key"]
 		if len(got) > keyAnnotationMax || !utf8.ValidString(got) || (len(key) <= keyAnnotationMax && got != key) {

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/publish"
 )
 
@@ -39,7 +40,7 @@ type Options struct {
 	// them, as Prometheus does, since Alertmanager peers deduplicate.
 	URLs []string
 	// MinSeverity is the least severe finding pushed; zero means warning.
-	MinSeverity analyzer.Severity
+	MinSeverity finding.Severity
 	// Kinds are pushed even without a partition key; nil means DefaultAlertKinds.
 	Kinds []string
 	// ResendInterval is how often active alerts are re-sent (default 1m);
@@ -122,8 +123,8 @@ func New(opts Options) (*Pusher, error) {
 }
 
 func withDefaults(opts Options) Options {
-	if opts.MinSeverity == analyzer.SeverityNone {
-		opts.MinSeverity = analyzer.SeverityWarning
+	if opts.MinSeverity == finding.SeverityNone {
+		opts.MinSeverity = finding.SeverityWarning
 	}
 	if opts.Kinds == nil {
 		opts.Kinds = DefaultAlertKinds
@@ -197,7 +198,7 @@ func (p *Pusher) Update(r *analyzer.Report) {
 // the labels of the one node (and of its DC, unless the problem is judged
 // within one) their alerts and this one are one alert in Alertmanager, as
 // the folded finding of a single partmon in cluster mode is.
-func (p *Pusher) sharedAlert(f analyzer.Finding, a postableAlert) postableAlert {
+func (p *Pusher) sharedAlert(f finding.Finding, a postableAlert) postableAlert {
 	if !p.audience.Shared() {
 		return a
 	}
@@ -214,13 +215,13 @@ func (p *Pusher) sharedAlert(f analyzer.Finding, a postableAlert) postableAlert 
 // (a sidecar speaks for the face's node, so one sidecar pushes it) and one
 // of its kinds is pushed.
 func (p *Pusher) pushesProblem(pr analyzer.Problem, speaks func(string) bool) bool {
-	return slices.ContainsFunc(pr.Evidence, func(f analyzer.Finding) bool {
+	return slices.ContainsFunc(pr.Evidence, func(f finding.Finding) bool {
 		f.Severity, f.Node, f.Nodes, f.DC = pr.Severity, pr.Node, pr.Nodes, pr.DC
 		return p.pushes(f, speaks)
 	})
 }
 
-func (p *Pusher) pushes(f analyzer.Finding, speaks func(string) bool) bool {
+func (p *Pusher) pushes(f finding.Finding, speaks func(string) bool) bool {
 	if f.Severity < p.opts.MinSeverity || !publish.SpeaksForFinding(f, speaks) {
 		return false
 	}

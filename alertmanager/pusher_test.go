@@ -20,6 +20,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/publish"
 	"github.com/partmon/partmon/tools/reporttest"
@@ -105,26 +106,26 @@ func (c *fakeClock) Advance(d time.Duration) {
 }
 
 // alertReport has findings of every kind of pushing decision.
-func alertReport(findings ...analyzer.Finding) *analyzer.Report {
+func alertReport(findings ...finding.Finding) *analyzer.Report {
 	r := reporttest.Cluster()
 	r.Findings = findings
 	return r
 }
 
 var (
-	findingBigKey = analyzer.Finding{ID: "big", Kind: analyzer.KindOversizedPartition, Severity: analyzer.SeverityCritical, Cluster: "demo",
+	findingBigKey = finding.Finding{ID: "big", Kind: analyzer.KindOversizedPartition, Severity: finding.SeverityCritical, Cluster: "demo",
 		DC: "dc1", Rack: "r1", Node: "127.0.0.1", Keyspace: "shop", Table: "orders", PartitionKey: "customer|42",
 		Value: 209715200, Threshold: 104857600, Unit: "bytes", Summary: "partition customer|42 is 200 MiB",
 		Advice: "add a month bucket to the partition key: 200 MiB → 17 MiB", Source: "top_partitions"}
-	findingHotKey = analyzer.Finding{ID: "hot", Kind: analyzer.KindHotPartition, Severity: analyzer.SeverityWarning, Cluster: "demo",
+	findingHotKey = finding.Finding{ID: "hot", Kind: analyzer.KindHotPartition, Severity: finding.SeverityWarning, Cluster: "demo",
 		DC: "dc1", Rack: "r2", Node: "127.0.0.2", Keyspace: "shop", Table: "orders", PartitionKey: "customer|9",
 		Value: 0.4, Threshold: 0.1, Unit: "ratio", Summary: "customer|9 takes 40% of reads"}
-	findingTombTable = analyzer.Finding{ID: "tomb", Kind: analyzer.KindTombstoneHeavy, Severity: analyzer.SeverityWarning, Cluster: "demo",
+	findingTombTable = finding.Finding{ID: "tomb", Kind: analyzer.KindTombstoneHeavy, Severity: finding.SeverityWarning, Cluster: "demo",
 		Keyspace: "shop", Table: "queue", Value: 0.5, Threshold: 0.2, Unit: "ratio", Summary: "half of what shop.queue reads is tombstones",
 		Advice: "stop using the table as a queue"}
-	findingSkew = analyzer.Finding{ID: "skew", Kind: analyzer.KindOwnershipSkew, Severity: analyzer.SeverityWarning, Cluster: "demo",
+	findingSkew = finding.Finding{ID: "skew", Kind: analyzer.KindOwnershipSkew, Severity: finding.SeverityWarning, Cluster: "demo",
 		DC: "dc1", Node: "127.0.0.3", Keyspace: "shop", Value: 1.25, Threshold: 1.2, Unit: "ratio", Summary: "skewed", IDNamesDC: true}
-	findingInfoKey = analyzer.Finding{ID: "small", Kind: analyzer.KindOversizedPartition, Severity: analyzer.SeverityInfo, Cluster: "demo",
+	findingInfoKey = finding.Finding{ID: "small", Kind: analyzer.KindOversizedPartition, Severity: finding.SeverityInfo, Cluster: "demo",
 		Node: "127.0.0.1", Keyspace: "shop", Table: "orders", PartitionKey: "customer|1", Value: 1, Threshold: 2, Unit: "bytes", Summary: "info only"}
 )
 
@@ -223,7 +224,7 @@ func assertAlerts(t *testing.T, step string, got, want []sentAlert) {
 func TestAlertLifecycle(t *testing.T) {
 	t0 := reporttest.Time
 	crit := findingHotKey
-	crit.Severity = analyzer.SeverityCritical
+	crit.Severity = finding.SeverityCritical
 	failed := &analyzer.Report{Sources: []model.SourceStatus{{Source: "topology", State: model.StateError}}}
 
 	type step struct {
@@ -337,8 +338,8 @@ func TestAlertSelection(t *testing.T) {
 		want []string // finding IDs pushed, sorted
 	}{
 		{name: "defaults", want: []string{"big", "hot", "tomb"}},
-		{name: "critical only", opts: Options{MinSeverity: analyzer.SeverityCritical}, want: []string{"big"}},
-		{name: "info and up", opts: Options{MinSeverity: analyzer.SeverityInfo}, want: []string{"big", "hot", "small", "tomb"}},
+		{name: "critical only", opts: Options{MinSeverity: finding.SeverityCritical}, want: []string{"big"}},
+		{name: "info and up", opts: Options{MinSeverity: finding.SeverityInfo}, want: []string{"big", "hot", "small", "tomb"}},
 		{name: "key-level only", opts: Options{Kinds: []string{}}, want: []string{"big", "hot"}},
 		{name: "skew added", opts: Options{Kinds: []string{analyzer.KindOwnershipSkew}}, want: []string{"big", "hot", "skew"}},
 		// Node .1 is the Targeted node: a sidecar pushes its findings and node-less ones.

@@ -1,18 +1,25 @@
 package analyzer
 
-import "github.com/partmon/partmon/model"
+import (
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
+	"github.com/partmon/partmon/analyzer/scope"
+	"github.com/partmon/partmon/model"
+)
 
 // rule finds one kind of problem.
-type rule func(*analysis) []Finding
+type rule func(*analysis) []finding.Finding
 
-// Analyze turns a snapshot and the history of earlier ones into a report.
-// It is pure: it reads s and h and changes neither (call h.Record(s) before
-// or after; points at s's own time are not counted twice). Generated is the
-// snapshot's time; a caller that wants the wall clock sets it. Invalid
+// Analyze records s into h, then turns s and the history of earlier
+// snapshots into a report: recording and analyzing are one call, so the
+// history a report is judged by always holds its own snapshot (recording
+// the same snapshot again changes nothing). It changes nothing but h, and
+// h not at all when it is nil. Generated is the snapshot's time; a caller
+// that wants the wall clock sets it. Invalid
 // thresholds are replaced by the defaults, with a note. It does not panic:
 // each rule and each step runs behind a recover (guard.go), and one that
 // fails is a RuleFailure and a note, the rest of the report standing.
-func Analyze(s *model.Snapshot, h *History, th Thresholds) *Report {
+func Analyze(s *model.Snapshot, h *history.History, th Thresholds) *Report {
 	if s == nil {
 		return &Report{Notes: []string{"no snapshot to analyze"}}
 	}
@@ -22,8 +29,10 @@ func Analyze(s *model.Snapshot, h *History, th Thresholds) *Report {
 		th = DefaultThresholds()
 	}
 	if h == nil {
-		h = NewHistory(HistoryLimits{})
+		h = history.New(history.Limits{})
 	}
+	sc := scope.Of(s)
+	h.Record(s, sc)
 	r := &Report{
 		Thresholds: th,
 		Generated:  s.Taken,
@@ -35,11 +44,11 @@ func Analyze(s *model.Snapshot, h *History, th Thresholds) *Report {
 	}
 	var fs failures
 	var a *analysis
-	if fs.step(StepIndex, "no figure and no finding", func() { a = newAnalysis(s, h, th); a.noteWithoutSchema() }) {
-		fs.step(StepSummaries, "some node, table or key figures are missing", func() { a.summarize(r) })
-		all := a.runRules(&fs)
-		fs.step(StepFold, "no finding", func() { a.fold(r, all) })
-		fs.step(StepHeatMap, "no heat map", func() { r.Heat = a.heatMaps(r.Findings) })
+	if fs.step(StepIndex, "no figure and no finding", func() { a = newAnalysis(s, sc, h, th); a.noteWithoutSchema() }) {
+		fs.step(StepSummaries, "some node, table or key figures are missing", func() { figures{a}.summarize(r) })
+		all := pipeline{a}.runRules(&fs)
+		fs.step(StepFold, "no finding", func() { pipeline{a}.fold(r, all) })
+		fs.step(StepHeatMap, "no heat map", func() { r.Heat = figures{a}.heatMaps(r.Findings) })
 		notes = append(notes, a.notes...)
 	}
 	r.Notes = append(notes, fs.notes...)
@@ -48,7 +57,7 @@ func Analyze(s *model.Snapshot, h *History, th Thresholds) *Report {
 }
 
 // summarize fills the report's figures (everything but findings).
-func (a *analysis) summarize(r *Report) {
+func (a figures) summarize(r *Report) {
 	r.Nodes = a.nodeSummaries()
 	r.Ownership = a.ownershipFigures()
 	r.Tables = a.tableSummaries()
@@ -56,18 +65,18 @@ func (a *analysis) summarize(r *Report) {
 	r.TopPartitions = a.topPartitions()
 	r.SizeHistory = a.sizeHistories()
 	r.Placements = a.placements()
-	r.Guardrails = a.guardrailView()
+	r.Guardrails = guardrails{a.analysis}.guardrailView()
 	r.KeyHistory = a.keyHistories()
 }
 
 // fold folds the rules' findings into the report's findings, remarks and
 // problems; nothing of it when a step fails.
-func (a *analysis) fold(r *Report, all []Finding) {
+func (a pipeline) fold(r *Report, all []finding.Finding) {
 	a.nameViewBases(all)
-	var findings, remarks []Finding
+	var findings, remarks []finding.Finding
 	for _, f := range fold(all) {
-		f.nameID()
-		if f.remark {
+		nameID(&f)
+		if f.Remark {
 			remarks = append(remarks, f)
 		} else {
 			findings = append(findings, f)
@@ -80,7 +89,7 @@ func (a *analysis) fold(r *Report, all []Finding) {
 }
 
 // tableSummaries fills Report.Tables.
-func (a *analysis) tableSummaries() []TableSummary {
+func (a figures) tableSummaries() []TableSummary {
 	out := make([]TableSummary, 0, len(a.tables))
 	crit := float64(a.th.PartitionCriticalBytes)
 	for _, t := range a.tables {
@@ -103,7 +112,7 @@ func (a *analysis) tableSummaries() []TableSummary {
 }
 
 // tableNodes fills Report.TableNodes.
-func (a *analysis) tableNodes() []TableNode {
+func (a figures) tableNodes() []TableNode {
 	n := 0
 	for _, t := range a.tables {
 		n += len(t.nodes)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/model"
 )
 
@@ -13,7 +14,7 @@ import (
 // racks) with tables spread over keyspaces of 20 tables, every table
 // reported by every node, a few key lists and problems, and a history of
 // size points (two days, every 30 minutes) and traffic points.
-func syntheticCluster(nodes, tables int) (*model.Snapshot, *History) {
+func syntheticCluster(nodes, tables int) (*model.Snapshot, *history.History) {
 	rng := rand.New(rand.NewSource(1))
 	s := &model.Snapshot{
 		Taken: t0, Cluster: "bench", Engine: model.EngineCassandra, Version: "5.0.8",
@@ -40,11 +41,11 @@ func syntheticCluster(nodes, tables int) (*model.Snapshot, *History) {
 		}
 		s.Schema.Keyspaces = append(s.Schema.Keyspaces, ks)
 	}
-	h := NewHistory(HistoryLimits{})
+	h := history.New(history.Limits{})
 	for i, n := range s.Nodes {
 		nd := &model.NodeData{HostID: n.HostID, Address: n.Address, Tables: map[string]*model.TableStats{}, LoadBytes: float64(100+rng.Intn(40)) * gib}
 		s.PerNode[n.HostID] = nd
-		h.Traffic[n.HostID] = map[string][]TrafficPoint{}
+		h.Traffic[n.HostID] = map[string][]history.TrafficPoint{}
 		for _, ks := range s.Schema.Keyspaces {
 			for ti, tb := range ks.Tables {
 				key := model.TableKey(ks.Name, tb.Name)
@@ -68,7 +69,7 @@ func syntheticCluster(nodes, tables int) (*model.Snapshot, *History) {
 					TombstonesPerRead: model.Distribution{Count: 1000, P50: 1, P99: tombstones, Max: 3000},
 					RowsPerRead:       model.Distribution{Count: 1000, P50: 10, P99: 100, Max: 500},
 				}
-				h.Traffic[n.HostID][key] = []TrafficPoint{{t0.Unix() - 900, reads - 90000, reads/2 - 45000}}
+				h.Traffic[n.HostID][key] = []history.TrafficPoint{{t0.Unix() - 900, reads - 90000, reads/2 - 45000}}
 				if ti < 2 {
 					nd.TopPartitions = append(nd.TopPartitions, model.TopPartition{Keyspace: ks.Name, Table: tb.Name, Type: "SIZES",
 						Key: fmt.Sprintf("key-%d", rng.Intn(5)), Value: maxSize})
@@ -111,12 +112,12 @@ func BenchmarkAnalyze1000Tables30Nodes(b *testing.B) {
 
 func BenchmarkHistoryRecord1000Tables30Nodes(b *testing.B) {
 	s, _ := syntheticCluster(30, 1000)
-	h := NewHistory(HistoryLimits{})
+	h := history.New(history.Limits{})
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		s.Taken = t0.Add(time.Duration(i) * time.Minute)
-		h.Record(s)
+		record(h, s)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 )
 
@@ -67,7 +68,7 @@ func plantedSnapshot(scale float64) *model.Snapshot {
 
 func TestAnalyzeFindsPlantedProblems(t *testing.T) {
 	r := Analyze(plantedSnapshot(1), nil, DefaultThresholds())
-	onNode := func(f Finding, node string) bool {
+	onNode := func(f finding.Finding, node string) bool {
 		if node == "*" || f.Node == node {
 			return true
 		}
@@ -86,7 +87,7 @@ func TestAnalyzeFindsPlantedProblems(t *testing.T) {
 		}
 		return false
 	}
-	want := []scope{
+	want := []match{
 		{KindOversizedPartition, "pm_big", "events", "10.0.0.1", "big"},
 		{KindOversizedPartition, "pm_big", "events", "10.0.0.3", "big"},
 		{KindHotPartition, "pm_hot", "kv", "10.0.0.2", "hot-key"},
@@ -185,7 +186,7 @@ func TestAnalyzeFindingOrderAndIDs(t *testing.T) {
 			t.Fatalf("not sorted by severity at %d", i)
 		}
 	}
-	ids := map[string]Finding{}
+	ids := map[string]finding.Finding{}
 	for _, f := range r1.Findings {
 		if prev, dup := ids[f.ID]; dup {
 			t.Fatalf("two findings share ID %s:\n%+v\n%+v", f.ID, prev, f)
@@ -266,7 +267,7 @@ func TestTopPartitionsBoundedPerTable(t *testing.T) {
 	th := DefaultThresholds()
 	th.TopK = 3
 	a := analysisWith(t, b.s, nil, th)
-	got := a.topPartitions()
+	got := figures{a}.topPartitions()
 	var keys []string
 	for _, e := range got {
 		keys = append(keys, e.Key)
@@ -311,13 +312,13 @@ func TestSidecarView(t *testing.T) {
 func TestSchemaOnlyRemarksStayApart(t *testing.T) {
 	r := Analyze(plantedSnapshot(1), nil, DefaultThresholds())
 	for _, f := range r.Findings {
-		if f.Kind == KindAscendingTimeOrder || f.remark {
+		if f.Kind == KindAscendingTimeOrder || f.Remark {
 			t.Errorf("a schema-only remark among the findings: %+v", f)
 		}
 	}
 	found := false
 	for _, f := range r.Remarks {
-		if f.Severity != SeverityInfo || f.ID == "" {
+		if f.Severity != finding.SeverityInfo || f.ID == "" {
 			t.Errorf("remark %+v: want severity info and an ID", f)
 		}
 		found = found || (f.Kind == KindAscendingTimeOrder && f.Keyspace == "pm_lowcard")

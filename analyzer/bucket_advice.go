@@ -45,7 +45,7 @@ func chooseTimeBucket(bytesPerSecond, target float64) (b timeBucket, size float6
 // rowsBucketAdvice sizes a time bucket by rows for a key that gains
 // rowsPerSecond: the coarsest bucket that holds at most half the wide
 // partition warning, the headroom bucketTarget keeps for bytes.
-func (a *analysis) rowsBucketAdvice(col, keyCols string, rowsPerSecond float64) string {
+func (a bucketAdvice) rowsBucketAdvice(col, keyCols string, rowsPerSecond float64) string {
 	target := float64(a.th.PartitionRowsWarning) / 2
 	for _, b := range timeBuckets {
 		if rows := rowsPerSecond * b.seconds; rows <= target {
@@ -72,7 +72,7 @@ func writesPerSecond(r float64) string {
 
 // bucketTarget is the partition size the advice aims for: half the warning
 // size, headroom for growth that varies.
-func (a *analysis) bucketTarget() float64 { return float64(a.th.PartitionWarningBytes) / 2 }
+func (a bucketAdvice) bucketTarget() float64 { return float64(a.th.PartitionWarningBytes) / 2 }
 
 // splitCount is how many parts bring size under target (at least 2).
 func splitCount(size, target float64) int {
@@ -137,7 +137,7 @@ func partitionKeyWords(s *model.Table) string {
 // splitAdvice says how to bring a partition of size bytes under the target:
 // a time bucket sized from the growth rate for time series, else a number
 // of shards.
-func (a *analysis) splitAdvice(t *tableView, size float64) string {
+func (a bucketAdvice) splitAdvice(t *tableView, size float64) string {
 	target := a.bucketTarget()
 	keyCols := "the partition key"
 	if t.schema != nil {
@@ -166,3 +166,6 @@ func (a *analysis) splitAdvice(t *tableView, size float64) string {
 	return fmt.Sprintf("add a shard column (0..%d, e.g. a hash of a clustering value mod %d) to %s: %s → ~%s per partition; reads of the whole key then query %d partitions",
 		n-1, n, keyCols, format.Bytes(size), format.Bytes(size/float64(n)), n)
 }
+
+// bucketAdvice is the advice on splitting a partition that grows without bound.
+type bucketAdvice struct{ *analysis }

@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
+	"github.com/partmon/partmon/analyzer/scope"
 	"github.com/partmon/partmon/model"
 )
 
@@ -142,24 +145,26 @@ func analysisOf(t *testing.T, s *model.Snapshot) *analysis {
 	return analysisWith(t, s, nil, DefaultThresholds())
 }
 
-func analysisWith(t *testing.T, s *model.Snapshot, h *History, th Thresholds) *analysis {
+func analysisWith(t *testing.T, s *model.Snapshot, h *history.History, th Thresholds) *analysis {
 	t.Helper()
 	if err := th.Validate(); err != nil {
 		t.Fatalf("test thresholds invalid: %v", err)
 	}
 	if h == nil {
-		h = NewHistory(HistoryLimits{})
+		h = history.New(history.Limits{})
 	}
-	return newAnalysis(s, h, th)
+	return newAnalysis(s, scope.Of(s), h, th)
 }
 
-// scope is what a test (and the fixture truth) matches a finding by.
-type scope struct{ kind, keyspace, table, node, key string }
+// match is what a test (and the fixture truth) matches a finding by.
+type match struct{ kind, keyspace, table, node, key string }
 
-func scopeOf(f Finding) scope { return scope{f.Kind, f.Keyspace, f.Table, f.Node, f.PartitionKey} }
+func scopeOf(f finding.Finding) match {
+	return match{f.Kind, f.Keyspace, f.Table, f.Node, f.PartitionKey}
+}
 
-func scopes(fs []Finding) []scope {
-	out := make([]scope, 0, len(fs))
+func scopes(fs []finding.Finding) []match {
+	out := make([]match, 0, len(fs))
 	for _, f := range fs {
 		out = append(out, scopeOf(f))
 	}
@@ -167,3 +172,19 @@ func scopes(fs []Finding) []scope {
 }
 
 const testMiB = float64(mib)
+
+// record adds s to h the way Analyze does.
+func record(h *history.History, s *model.Snapshot) { h.Record(s, scope.Of(s)) }
+
+// sizeSnap is a one-node snapshot at t0+at with one table's max partition
+// size and traffic counters.
+func sizeSnap(at time.Duration, maxBytes, reads, writes int64) *model.Snapshot {
+	b := newSnap().ring("dc1", 1).keyspace("ks", simple("1"), table("t", pk("id", "text", 0)))
+	b.stats("h01", "ks", "t", model.TableStats{
+		MaxPartitionBytes: maxBytes,
+		LocalReads:        model.Ops{Count: reads},
+		LocalWrites:       model.Ops{Count: writes},
+	})
+	b.s.Taken = t0.Add(at)
+	return b.s
+}

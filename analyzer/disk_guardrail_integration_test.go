@@ -17,6 +17,8 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/tools/testcluster"
@@ -80,13 +82,12 @@ func TestDiskGuardrailRefusalForecastOnRealNode(t *testing.T) {
 	defer coll.Close()
 	th := analyzer.DefaultThresholds()
 	th.ForecastMinPoints, th.ForecastMinSpan = 4, 3*diskPeriod
-	h := analyzer.NewHistory(analyzer.HistoryLimits{})
+	h := history.New(history.Limits{})
 	analyze := func() (*model.Snapshot, *analyzer.Report) {
 		if err := coll.CollectAll(ctx); err != nil {
 			t.Logf("collection incomplete: %v", err)
 		}
 		snap := coll.Snapshot()
-		h.Record(snap)
 		return snap, analyzer.Analyze(snap, h, th)
 	}
 
@@ -126,7 +127,7 @@ func TestDiskGuardrailRefusalForecastOnRealNode(t *testing.T) {
 		if c := diskCrossing(r, host, "fail"); c != nil && c.At > 0 && refused.IsZero() {
 			if first == nil {
 				first, firstAt = c, snap.Taken
-				if f := diskFinding(r, host); f == nil || f.Severity != analyzer.SeverityCritical || !strings.Contains(f.Summary, "will refuse") {
+				if f := diskFinding(r, host); f == nil || f.Severity != finding.SeverityCritical || !strings.Contains(f.Summary, "will refuse") {
 					t.Errorf("the first forecast's finding %+v, want critical: the fail level refuses the ordinary role", f)
 				}
 			}
@@ -261,7 +262,7 @@ func diskCrossing(r *analyzer.Report, host, level string) *analyzer.GuardrailCro
 }
 
 // diskFinding is the guardrail_crossing finding of the node's data disk.
-func diskFinding(r *analyzer.Report, host string) *analyzer.Finding {
+func diskFinding(r *analyzer.Report, host string) *finding.Finding {
 	for i, f := range r.Findings {
 		if f.Kind == analyzer.KindGuardrailCrossing && f.Table == "" && f.Node == host {
 			return &r.Findings[i]

@@ -15,6 +15,8 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/tools/testcluster"
@@ -122,7 +124,7 @@ func TestFixturesFoundOnRealCluster(t *testing.T) {
 		wide = readWideKey(t, wideKey[0], hosts[0], hosts[1:]...)
 	}
 	// Two cycles a little apart: traffic rates come from counter differences.
-	history := analyzer.NewHistory(analyzer.HistoryLimits{})
+	hist := history.New(history.Limits{})
 	var report *analyzer.Report
 	for cycle := 0; cycle < 2; cycle++ {
 		if cycle > 0 {
@@ -146,8 +148,7 @@ func TestFixturesFoundOnRealCluster(t *testing.T) {
 				t.Errorf("source %s on %q failed: %s", s.Source, s.Node, s.Error)
 			}
 		}
-		history.Record(snap)
-		report = analyzer.Analyze(snap, history, analyzer.DefaultThresholds())
+		report = analyzer.Analyze(snap, hist, analyzer.DefaultThresholds())
 	}
 	if t.Failed() {
 		t.FailNow()
@@ -262,21 +263,21 @@ func TestFixturesFoundOnRealCluster(t *testing.T) {
 	})
 }
 
-func matching(r *analyzer.Report, p testcluster.Problem) []analyzer.Finding {
-	var out []analyzer.Finding
+func matching(r *analyzer.Report, p testcluster.Problem) []finding.Finding {
+	var out []finding.Finding
 	for _, f := range r.Findings {
-		if f.Kind == p.Kind && f.Keyspace == p.Keyspace && (p.Table == "" || f.Table == p.Table) && f.Severity >= analyzer.SeverityInfo {
+		if f.Kind == p.Kind && f.Keyspace == p.Keyspace && (p.Table == "" || f.Table == p.Table) && f.Severity >= finding.SeverityInfo {
 			out = append(out, f)
 		}
 	}
 	return out
 }
 
-func anyOn(fs []analyzer.Finding, node string) bool {
+func anyOn(fs []finding.Finding, node string) bool {
 	return contains(nodesOf(fs), node)
 }
 
-func anyKey(fs []analyzer.Finding, key string) bool {
+func anyKey(fs []finding.Finding, key string) bool {
 	for _, f := range fs {
 		if f.PartitionKey == key {
 			return true
@@ -286,7 +287,7 @@ func anyKey(fs []analyzer.Finding, key string) bool {
 }
 
 // nodesOf lists the nodes of findings: each one's Nodes, or its Node.
-func nodesOf(fs []analyzer.Finding) []string {
+func nodesOf(fs []finding.Finding) []string {
 	var out []string
 	for _, f := range fs {
 		if len(f.Nodes) == 0 && f.Node != "" {
@@ -321,7 +322,7 @@ func logFindings(t *testing.T, r *analyzer.Report) {
 	t.Helper()
 	var b strings.Builder
 	for _, f := range r.Findings {
-		b.WriteString("\n  " + f.Severity.String() + " " + f.Kind + " " + f.Keyspace + "." + f.Table + " nodes=" + strings.Join(nodesOf([]analyzer.Finding{f}), ",") + " key=" + f.PartitionKey)
+		b.WriteString("\n  " + f.Severity.String() + " " + f.Kind + " " + f.Keyspace + "." + f.Table + " nodes=" + strings.Join(nodesOf([]finding.Finding{f}), ",") + " key=" + f.PartitionKey)
 	}
 	for _, f := range r.Remarks {
 		b.WriteString("\n  remark " + f.Kind + " " + f.Keyspace + "." + f.Table)

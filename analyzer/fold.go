@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/internal/format"
 )
 
@@ -32,8 +33,8 @@ const (
 	scopeKey
 )
 
-// nameID gives the finding its ID and says which of its places the ID names.
-func (f *Finding) nameID() {
+// nameID gives f its ID and says which of its places the ID names.
+func nameID(f *finding.Finding) {
 	f.ID = findingID(f)
 	scope := idScopeOf(f.Kind)
 	f.IDNamesNode = scope == scopeNode
@@ -41,7 +42,7 @@ func (f *Finding) nameID() {
 }
 
 // identity is what a finding's ID is made of.
-func identity(f *Finding) []string {
+func identity(f *finding.Finding) []string {
 	parts := []string{f.Kind, f.Cluster, "", "", f.Keyspace, f.Table, ""}
 	switch idScopeOf(f.Kind) {
 	case scopeGroup:
@@ -58,8 +59,8 @@ func identity(f *Finding) []string {
 // the largest value) speaks for the problem: its summary, advice, key and
 // figures; every finding that has a node adds that node's value to Nodes.
 // Findings already carrying Nodes keep them.
-func fold(fs []Finding) []Finding {
-	groups := map[string][]Finding{}
+func fold(fs []finding.Finding) []finding.Finding {
+	groups := map[string][]finding.Finding{}
 	var order []string
 	for _, f := range fs {
 		id := strings.Join(identity(&f), "\x00")
@@ -68,14 +69,14 @@ func fold(fs []Finding) []Finding {
 		}
 		groups[id] = append(groups[id], f)
 	}
-	out := make([]Finding, 0, len(order))
+	out := make([]finding.Finding, 0, len(order))
 	for _, id := range order {
 		out = append(out, merge(groups[id]))
 	}
 	return out
 }
 
-func merge(g []Finding) Finding {
+func merge(g []finding.Finding) finding.Finding {
 	sort.SliceStable(g, func(i, j int) bool {
 		if g[i].Severity != g[j].Severity {
 			return g[i].Severity > g[j].Severity
@@ -83,7 +84,7 @@ func merge(g []Finding) Finding {
 		return g[i].Value > g[j].Value
 	})
 	f := g[0]
-	var nodes []NodeValue
+	var nodes []finding.NodeValue
 	var sources, otherUnit []string
 	for _, o := range g {
 		sources = append(sources, o.Source)
@@ -101,7 +102,7 @@ func merge(g []Finding) Finding {
 		if len(o.Nodes) > 0 {
 			nodes = append(nodes, o.Nodes...)
 		} else if o.Node != "" {
-			nodes = append(nodes, NodeValue{Node: o.Node, DC: o.DC, Rack: o.Rack, Value: o.Value, Threshold: o.Threshold, Severity: o.Severity})
+			nodes = append(nodes, finding.NodeValue{Node: o.Node, DC: o.DC, Rack: o.Rack, Value: o.Value, Threshold: o.Threshold, Severity: o.Severity})
 		}
 	}
 	f.Source = joinSources(sources...)
@@ -111,16 +112,16 @@ func merge(g []Finding) Finding {
 	if len(nodes) == 0 {
 		return f
 	}
-	f.placeOn(nodes)
+	placeOn(&f, nodes)
 	if len(g) > 1 || len(nodes) > 1 {
 		f.Summary += "; " + describeNodes(nodes, f.Unit)
 	}
 	return f
 }
 
-// placeOn makes nodes (sorted by address) the finding's nodes: their DC
+// placeOn makes nodes (sorted by address) f's nodes: their DC
 // when they share one, and Node and Rack when there is only one.
-func (f *Finding) placeOn(nodes []NodeValue) {
+func placeOn(f *finding.Finding, nodes []finding.NodeValue) {
 	if len(nodes) == 0 {
 		return
 	}
@@ -133,7 +134,7 @@ func (f *Finding) placeOn(nodes []NodeValue) {
 	}
 }
 
-func commonDC(nodes []NodeValue) string {
+func commonDC(nodes []finding.NodeValue) string {
 	dc := nodes[0].DC
 	for _, n := range nodes[1:] {
 		if n.DC != dc {
@@ -145,7 +146,7 @@ func commonDC(nodes []NodeValue) string {
 
 // describeNodes lists the nodes and their values: "on 3 nodes, each 124 MiB"
 // or "on 2 nodes: 10.0.0.1 124 MiB, 10.0.0.2 60 MiB".
-func describeNodes(nodes []NodeValue, unit string) string {
+func describeNodes(nodes []finding.NodeValue, unit string) string {
 	same := true
 	for _, n := range nodes[1:] {
 		if n.Value != nodes[0].Value {
@@ -168,35 +169,16 @@ func describeNodes(nodes []NodeValue, unit string) string {
 // formatValue prints a value in its unit.
 func formatValue(v float64, unit string) string {
 	switch unit {
-	case UnitBytes:
+	case finding.UnitBytes:
 		return format.Bytes(v)
-	case UnitSeconds:
+	case finding.UnitSeconds:
 		return format.Seconds(v)
-	case UnitRatio:
+	case finding.UnitRatio:
 		return fmt.Sprintf("%.2f", v)
-	case UnitOpsPerSec:
+	case finding.UnitOpsPerSec:
 		return format.Rate(v)
-	case UnitRows, UnitTombstones, UnitPartitions:
+	case finding.UnitRows, finding.UnitTombstones, finding.UnitPartitions:
 		return format.Count(v) + " " + unit
 	}
 	return format.Count(v)
-}
-
-// PerNode is the finding as each of its nodes measured it: one copy per
-// node, with that node's place, value, threshold and severity (and the
-// finding itself when no node measured it). A sidecar speaks for its own
-// node and Prometheus keeps one series per node: exporters use this.
-func (f Finding) PerNode() []Finding {
-	if len(f.Nodes) == 0 {
-		return []Finding{f}
-	}
-	out := make([]Finding, len(f.Nodes))
-	for i, n := range f.Nodes {
-		c := f
-		c.Node, c.DC, c.Rack = n.Node, n.DC, n.Rack
-		c.Value, c.Threshold, c.Severity = n.Value, n.Threshold, n.Severity
-		c.Nodes = f.Nodes[i : i+1 : i+1]
-		out[i] = c
-	}
-	return out
 }

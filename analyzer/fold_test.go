@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 )
 
@@ -22,8 +23,8 @@ func bigKeySnapshot(withKey bool) *model.Snapshot {
 	return b.s
 }
 
-func findingsOf(r *Report, kind string) []Finding {
-	var out []Finding
+func findingsOf(r *Report, kind string) []finding.Finding {
+	var out []finding.Finding
 	for _, f := range r.Findings {
 		if f.Kind == kind {
 			out = append(out, f)
@@ -39,14 +40,14 @@ func TestOneFindingPerProblemWithItsNodes(t *testing.T) {
 		t.Fatalf("want one oversized_partition finding for one table, got %d: %+v", len(fs), fs)
 	}
 	f := fs[0]
-	if f.Severity != SeverityCritical || f.Value != 124*testMiB || f.Node != "" || f.Rack != "" || f.DC != "dc1" || f.PartitionKey != "big" {
+	if f.Severity != finding.SeverityCritical || f.Value != 124*testMiB || f.Node != "" || f.Rack != "" || f.DC != "dc1" || f.PartitionKey != "big" {
 		t.Fatalf("folded finding: %+v", f)
 	}
-	want := []NodeValue{
-		{Node: "10.0.0.1", DC: "dc1", Rack: "r1", Value: 124 * testMiB, Threshold: 100 * testMiB, Severity: SeverityCritical},
+	want := []finding.NodeValue{
+		{Node: "10.0.0.1", DC: "dc1", Rack: "r1", Value: 124 * testMiB, Threshold: 100 * testMiB, Severity: finding.SeverityCritical},
 		// 103 MiB is the bucket 85.8–103 MiB: it may be under the critical size.
-		{Node: "10.0.0.2", DC: "dc1", Rack: "r1", Value: 103 * testMiB, Threshold: 50 * testMiB, Severity: SeverityWarning},
-		{Node: "10.0.0.3", DC: "dc1", Rack: "r1", Value: 72 * testMiB, Threshold: 50 * testMiB, Severity: SeverityWarning},
+		{Node: "10.0.0.2", DC: "dc1", Rack: "r1", Value: 103 * testMiB, Threshold: 50 * testMiB, Severity: finding.SeverityWarning},
+		{Node: "10.0.0.3", DC: "dc1", Rack: "r1", Value: 72 * testMiB, Threshold: 50 * testMiB, Severity: finding.SeverityWarning},
 	}
 	if len(f.Nodes) != len(want) {
 		t.Fatalf("nodes %+v, want %+v", f.Nodes, want)
@@ -141,10 +142,10 @@ func TestPerNodeKeepsEachNodesValue(t *testing.T) {
 			t.Errorf("per-node %d: %+v, want node %+v", i, p, n)
 		}
 	}
-	if per[2].Severity != SeverityWarning || per[0].Severity != SeverityCritical {
+	if per[2].Severity != finding.SeverityWarning || per[0].Severity != finding.SeverityCritical {
 		t.Errorf("per-node severities %v, %v", per[0].Severity, per[2].Severity)
 	}
-	table := Finding{Kind: KindLowCardinalityKey, Keyspace: "ks", Table: "t"}
+	table := finding.Finding{Kind: KindLowCardinalityKey, Keyspace: "ks", Table: "t"}
 	if got := table.PerNode(); len(got) != 1 || got[0].Node != "" {
 		t.Errorf("a finding no node measured: %+v", got)
 	}

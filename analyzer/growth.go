@@ -1,6 +1,10 @@
 package analyzer
 
-import "time"
+import (
+	"time"
+
+	"github.com/partmon/partmon/analyzer/history"
+)
 
 // A fitted rise over the window counts as growth only above both of these.
 // Cassandra reports sizes in whole MiB, and both engines report histogram
@@ -41,7 +45,7 @@ func (g growthFit) secondsTo(limit float64) float64 {
 func (a *analysis) buildGrowth() {
 	var scratch []float64
 	for _, t := range a.tables {
-		series := a.h.sizeSeries(t.key, a.now)
+		series := a.h.SizeSeries(t.key, a.now)
 		t.growth = fitGrowth(series, a.now, t.maxBytes, a.th, &scratch)
 		if !t.growth.ok {
 			t.growth.current = float64(t.maxBytes)
@@ -53,7 +57,7 @@ func (a *analysis) buildGrowth() {
 // ForecastMinSpan, 4×, 16×, ... up to the whole series, and keeps the
 // significant fit with the steepest growth: recent growth after a long flat
 // period shows in the short windows, slow steady growth in the long ones.
-func fitGrowth(series []SizePoint, now int64, current int64, th Thresholds, scratch *[]float64) growthFit {
+func fitGrowth(series []history.SizePoint, now int64, current int64, th Thresholds, scratch *[]float64) growthFit {
 	xs := make([]float64, 0, len(series)+1)
 	ys := make([]float64, 0, len(series)+1)
 	for _, p := range series {

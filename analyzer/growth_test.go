@@ -6,6 +6,8 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/model"
 )
 
@@ -37,11 +39,11 @@ func TestTheilSen(t *testing.T) {
 
 // series builds size points every step seconds before now (oldest first)
 // from a function of the age in seconds.
-func series(now int64, n int, step int64, size func(age float64) float64) []SizePoint {
-	out := make([]SizePoint, 0, n)
+func series(now int64, n int, step int64, size func(age float64) float64) []history.SizePoint {
+	out := make([]history.SizePoint, 0, n)
 	for i := n; i >= 1; i-- {
 		age := i * int(step)
-		out = append(out, SizePoint{now - int64(age), int64(size(float64(age)))})
+		out = append(out, history.SizePoint{now - int64(age), int64(size(float64(age)))})
 	}
 	return out
 }
@@ -59,7 +61,7 @@ func TestFitGrowth(t *testing.T) {
 	perDay := func(bytes float64) float64 { return bytes / 86400 }
 	cases := []struct {
 		name      string
-		pts       []SizePoint
+		pts       []history.SizePoint
 		current   int64
 		wantOK    bool
 		wantSlope float64 // bytes/s, checked within 5 %
@@ -123,24 +125,24 @@ func TestRulePartitionGrowthForecast(t *testing.T) {
 		name    string
 		growth  float64 // MiB per day
 		current int64
-		want    Severity
+		want    finding.Severity
 	}{
-		{"crosses in 5 days: warning", 10, 50 * mib, SeverityWarning},
-		{"crosses in 12 hours: critical", 100, 50 * mib, SeverityCritical},
-		{"crosses in 50 days: nothing", 1, 50 * mib, SeverityNone},
-		{"already critical: oversized speaks", 10, 120 * mib, SeverityNone},
-		{"flat: nothing", 0, 90 * mib, SeverityNone},
+		{"crosses in 5 days: warning", 10, 50 * mib, finding.SeverityWarning},
+		{"crosses in 12 hours: critical", 100, 50 * mib, finding.SeverityCritical},
+		{"crosses in 50 days: nothing", 1, 50 * mib, finding.SeverityNone},
+		{"already critical: oversized speaks", 10, 120 * mib, finding.SeverityNone},
+		{"flat: nothing", 0, 90 * mib, finding.SeverityNone},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			b := newSnap().ring("dc1", 1).keyspace("ks", simple("1"), table("t", pk("id", "text", 0)))
 			b.stats("h01", "ks", "t", model.TableStats{MaxPartitionBytes: c.current})
-			h := NewHistory(HistoryLimits{})
+			h := history.New(history.Limits{})
 			h.Sizes["ks.t"] = series(t0.Unix(), 48, 1800, func(age float64) float64 {
 				return float64(c.current) - c.growth*mib/day*age
 			})
 			fs := rulePartitionGrowthForecast(analysisWith(t, b.s, h, DefaultThresholds()))
-			if c.want == SeverityNone {
+			if c.want == finding.SeverityNone {
 				if len(fs) != 0 {
 					t.Fatalf("want none, got %+v", fs)
 				}
@@ -151,7 +153,7 @@ func TestRulePartitionGrowthForecast(t *testing.T) {
 			}
 			f := fs[0]
 			wantSecs := float64(100*mib-c.current) / (c.growth * mib / day)
-			if math.Abs(f.Value-wantSecs) > 0.05*wantSecs || f.Unit != UnitSeconds {
+			if math.Abs(f.Value-wantSecs) > 0.05*wantSecs || f.Unit != finding.UnitSeconds {
 				t.Fatalf("value %g %s, want ~%g seconds", f.Value, f.Unit, wantSecs)
 			}
 			if f.Advice == "" || f.Node != "" || f.Table != "t" {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/partmon/partmon/analyzer/finding"
 )
 
 // Steps of the analysis besides the rules, as RuleFailure.Rule names them.
@@ -85,12 +87,12 @@ func (fs *failures) step(name, lost string, f func()) bool {
 // runRules runs every rule behind its own recover: a rule that panics
 // costs its own findings only (on the tables it fails on, when it fails on
 // some alone), never the other rules'.
-func (a *analysis) runRules(fs *failures) []Finding {
-	var all []Finding
+func (a pipeline) runRules(fs *failures) []finding.Finding {
+	var all []finding.Finding
 	for _, k := range kinds {
 		if k.rule == nil && k.Rule != nil {
 			outside := k.Rule
-			k.rule = func(a *analysis) []Finding { return outside(a.s) }
+			k.rule = func(a *analysis) []finding.Finding { return outside(a.s) }
 		}
 		if k.rule == nil {
 			continue
@@ -115,9 +117,9 @@ func (a *analysis) runRules(fs *failures) []Finding {
 // runRule runs one rule; when it panics, it runs it on each table alone
 // to name the tables it fails on, then once more without them, whose
 // findings stand. A rule that fails whatever the tables loses them all.
-func (a *analysis) runRule(k KindFacts) ([]Finding, *RuleFailure) {
+func (a pipeline) runRule(k KindFacts) ([]finding.Finding, *RuleFailure) {
 	keep := len(a.notes)
-	found, err := try(func() []Finding { return k.rule(a) })
+	found, err := try(func() []finding.Finding { return k.rule(a.analysis) })
 	if err == nil {
 		return found, nil
 	}
@@ -125,7 +127,7 @@ func (a *analysis) runRule(k KindFacts) ([]Finding, *RuleFailure) {
 	fail := &RuleFailure{Rule: k.Name, Error: err.Error()}
 	var good []*tableView
 	for _, t := range a.tables {
-		if _, err := a.only([]*tableView{t}).try(k.rule); err != nil {
+		if _, err := (pipeline{a.only([]*tableView{t})}).try(k.rule); err != nil {
 			fail.Tables = append(fail.Tables, t.key)
 		} else {
 			good = append(good, t)
@@ -136,7 +138,7 @@ func (a *analysis) runRule(k KindFacts) ([]Finding, *RuleFailure) {
 		return nil, fail
 	}
 	b := a.only(good)
-	found, err = b.try(k.rule)
+	found, err = pipeline{b}.try(k.rule)
 	if err != nil {
 		fail.Tables = nil
 		return nil, fail
@@ -152,8 +154,8 @@ func (a *analysis) only(tables []*tableView) *analysis {
 	return &b
 }
 
-func (a *analysis) try(r rule) ([]Finding, error) {
-	return try(func() []Finding { return r(a) })
+func (a pipeline) try(r rule) ([]finding.Finding, error) {
+	return try(func() []finding.Finding { return r(a.analysis) })
 }
 
 func plural(n int, one, many string) string {
@@ -162,3 +164,6 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
+
+// pipeline runs the rules over the index, each behind a recover, and folds their findings.
+type pipeline struct{ *analysis }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 )
 
@@ -42,7 +43,7 @@ func nilTable() string {
 	return t.Name // the nil dereference a view without schema once caused
 }
 
-func kindTables(fs []Finding) []string {
+func kindTables(fs []finding.Finding) []string {
 	var out []string
 	for _, f := range fs {
 		out = append(out, f.Kind+" "+f.Keyspace+"."+f.Table)
@@ -69,7 +70,7 @@ func TestRulePanicCostsItsOwnFindingsOnly(t *testing.T) {
 
 	t.Run("on one table", func(t *testing.T) {
 		injectRule(t, KindOversizedPartition, func(orig rule) rule {
-			return func(a *analysis) []Finding {
+			return func(a *analysis) []finding.Finding {
 				for _, tv := range a.tables {
 					if tv.name == "bad" {
 						nilTable()
@@ -97,7 +98,7 @@ func TestRulePanicCostsItsOwnFindingsOnly(t *testing.T) {
 
 	t.Run("whatever the tables", func(t *testing.T) {
 		injectRule(t, KindOversizedPartition, func(rule) rule {
-			return func(*analysis) []Finding { nilTable(); return nil }
+			return func(*analysis) []finding.Finding { nilTable(); return nil }
 		})
 		r := Analyze(guardSnapshot(), nil, DefaultThresholds())
 		if len(r.Findings) != 0 || len(r.Problems) != 0 {
@@ -162,7 +163,7 @@ func TestTableWithSizesButNoSchema(t *testing.T) {
 // failure like any rule's, and a check the exporter lists.
 func TestOutsideRulePanic(t *testing.T) {
 	remove := AddKind(KindFacts{Name: "test_outside", scope: scopeTable,
-		Rule: func(s *model.Snapshot) []Finding { return []Finding{{Summary: s.Nodes[99].Address}} }})
+		Rule: func(s *model.Snapshot) []finding.Finding { return []finding.Finding{{Summary: s.Nodes[99].Address}} }})
 	defer remove()
 	if !slices.Contains(Checks(), "test_outside") {
 		t.Errorf("checks %v lack the added kind", Checks())

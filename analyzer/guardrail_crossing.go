@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/model"
 )
 
@@ -47,7 +48,7 @@ type GuardrailCrossing struct {
 }
 
 // keyMeasure is what a per-partition guardrail compares with a key's
-// series: index 1 (size) or 2 (tombstones) of a KeyPoint.
+// series: index 1 (size) or 2 (tombstones) of a history.KeyPoint.
 var keyMeasure = map[string]int{
 	"partition_size": 1, "compaction_large_partition": 1,
 	"partition_tombstones": 2, "compaction_tombstone": 2,
@@ -55,7 +56,7 @@ var keyMeasure = map[string]int{
 
 // guardrailCrossings measures every recorded key and every table's largest
 // partition against each set per-partition guardrail level.
-func (a *analysis) guardrailCrossings(gr *GuardrailReport) []GuardrailCrossing {
+func (a crossings) guardrailCrossings(gr *GuardrailReport) []GuardrailCrossing {
 	var out []GuardrailCrossing
 	minSpan := int64(a.th.ForecastMinSpan.Seconds())
 	for _, g := range model.Guardrails {
@@ -92,7 +93,7 @@ func (a *analysis) guardrailCrossings(gr *GuardrailReport) []GuardrailCrossing {
 	return out
 }
 
-func keySeries(pts []KeyPoint, idx int) ([]int64, []float64) {
+func keySeries(pts []history.KeyPoint, idx int) ([]int64, []float64) {
 	var ts []int64
 	var vs []float64
 	for _, p := range pts {
@@ -103,7 +104,7 @@ func keySeries(pts []KeyPoint, idx int) ([]int64, []float64) {
 	return ts, vs
 }
 
-func tableSeries(pts []SizePoint) ([]int64, []float64) {
+func tableSeries(pts []history.SizePoint) ([]int64, []float64) {
 	ts, vs := make([]int64, len(pts)), make([]float64, len(pts))
 	for i, p := range pts {
 		ts[i], vs[i] = p[0], float64(p[1])
@@ -114,7 +115,7 @@ func tableSeries(pts []SizePoint) ([]int64, []float64) {
 // tableCrossing is a table's largest partition against one level: its
 // forecast only where partition_growth_forecast trusts the table's growth
 // (a rise past one bucket step), so both say the same of one series.
-func (a *analysis) tableCrossing(base GuardrailCrossing, t *tableView, minSpan int64) GuardrailCrossing {
+func (a crossings) tableCrossing(base GuardrailCrossing, t *tableView, minSpan int64) GuardrailCrossing {
 	ts, vs := tableSeries(a.sizePointsNow(t))
 	c := base
 	c.Keyspace, c.Table = t.keyspace, t.name
@@ -128,7 +129,7 @@ func (a *analysis) tableCrossing(base GuardrailCrossing, t *tableView, minSpan i
 }
 
 // crossing fills the current figure, the distance and the forecast.
-func (a *analysis) crossing(c GuardrailCrossing, ts []int64, vs []float64, minSpan int64) GuardrailCrossing {
+func (a crossings) crossing(c GuardrailCrossing, ts []int64, vs []float64, minSpan int64) GuardrailCrossing {
 	c.Current = vs[len(vs)-1]
 	c.Fraction = c.Current / c.Threshold
 	c.Crossed = c.Current >= c.Threshold
@@ -175,3 +176,6 @@ func forecastCrossing(ts []int64, vs []float64, limit float64, now int64, minPoi
 	}
 	return when(slope), when(q(0.75)), when(q(0.25)), ""
 }
+
+// crossings forecast when a table's keys cross the guardrails the nodes run with.
+type crossings struct{ *analysis }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/model"
 )
 
@@ -18,7 +20,7 @@ const diskGuardrail = "data_disk_usage_percentage"
 // when above the level. The forecast fits the used bytes over time and
 // aims at the bytes where the level is passed; a rise under 1 % of the
 // disk (the guardrail's own step) is no growth.
-func (a *analysis) diskCrossings(gr *GuardrailReport) []GuardrailCrossing {
+func (a dataDiskGuardrail) diskCrossings(gr *GuardrailReport) []GuardrailCrossing {
 	facts, _ := model.GuardrailFactsOf(diskGuardrail)
 	hosts := make([]string, 0, len(a.s.PerNode))
 	for host, nd := range a.s.PerNode {
@@ -67,28 +69,28 @@ func (a *analysis) diskCrossings(gr *GuardrailReport) []GuardrailCrossing {
 // ruleGuardrailCrossing grades a partition's: critical when a fail level
 // that refuses writes (authentication on) is crossed or forecast within
 // GuardrailFailLead. The findings of all nodes fold into one problem.
-func (a *analysis) diskCrossingFindings(gr *GuardrailReport) []Finding {
-	var out []Finding
+func (a dataDiskGuardrail) diskCrossingFindings(gr *GuardrailReport) []finding.Finding {
+	var out []finding.Finding
 	best := map[string]int{}
 	for i := range gr.Crossings {
 		c := &gr.Crossings[i]
 		if c.Node == "" {
 			continue
 		}
-		s, left := a.crossingSeverity(c)
-		if s == SeverityNone {
+		s, left := guardrails{a.analysis}.crossingSeverity(c)
+		if s == finding.SeverityNone {
 			continue
 		}
 		if j, seen := best[c.Node]; seen && (out[j].Severity > s || (out[j].Severity == s && out[j].Value <= left)) {
 			continue
 		}
 		f := a.newFinding(KindGuardrailCrossing, s, a.nodeByAddress(c.Node), "", "")
-		f.Value, f.Unit = left, UnitSeconds
+		f.Value, f.Unit = left, finding.UnitSeconds
 		f.Threshold = a.th.GuardrailWarnLead.Seconds()
-		if s == SeverityCritical {
+		if s == finding.SeverityCritical {
 			f.Threshold = a.th.GuardrailFailLead.Seconds()
 		}
-		f.Source = joinSources(dataDiskSource, "system_views.settings", "disk history")
+		f.Source = joinSources(history.DataDiskSource, "system_views.settings", "disk history")
 		f.Summary = diskCrossingSummary(c, a.now)
 		f.Advice = "free space on the data disk (nodetool clearsnapshot: snapshots count; nodetool cleanup after a topology change), " +
 			"add disk or nodes, expire data with a TTL, or raise the threshold or data_disk_usage_max_disk_size if the disk has room " +
@@ -105,7 +107,7 @@ func (a *analysis) diskCrossingFindings(gr *GuardrailReport) []Finding {
 
 // nodeByAddress is the ring's node at address; a bare node when the ring
 // does not have it.
-func (a *analysis) nodeByAddress(addr string) *model.Node {
+func (a dataDiskGuardrail) nodeByAddress(addr string) *model.Node {
 	for _, n := range a.byHost {
 		if n.Address == addr {
 			return n
@@ -131,3 +133,6 @@ func diskCrossingSummary(c *GuardrailCrossing, now int64) string {
 	return fmt.Sprintf("%s: forecast to cross on %s, in %s (%s; up to the memtables' size sooner); then %s", head, when,
 		in, rng, consequence)
 }
+
+// dataDiskGuardrail is the data-disk guardrail's crossings and rule over the index.
+type dataDiskGuardrail struct{ *analysis }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/model"
 )
 
@@ -21,22 +23,22 @@ func diskSnap(at time.Time, authenticator string, used int64) *model.Snapshot {
 		model.DataDiskMaxSizeSetting: "100GiB", "authenticator": authenticator,
 	}
 	nd.DataDisk = &model.DataDisk{UsedBytes: used, UsableBytes: 1024*gib - used, Directories: 1}
-	b.s.Sources = append(b.s.Sources, model.SourceStatus{Source: dataDiskSource, Node: nd.Address, State: model.StateOK, Taken: at, LastSuccess: at})
+	b.s.Sources = append(b.s.Sources, model.SourceStatus{Source: history.DataDiskSource, Node: nd.Address, State: model.StateOK, Taken: at, LastSuccess: at})
 	return b.s
 }
 
 // diskFindings records hours+1 hourly reads of a disk growing perHour from
 // start and analyzes the last.
-func diskFindings(t *testing.T, authenticator string, start, perHour int64, hours int) (*Report, []Finding) {
+func diskFindings(t *testing.T, authenticator string, start, perHour int64, hours int) (*Report, []finding.Finding) {
 	t.Helper()
-	h := NewHistory(HistoryLimits{})
+	h := history.New(history.Limits{})
 	var s *model.Snapshot
 	for i := 0; i <= hours; i++ {
 		s = diskSnap(t0.Add(time.Duration(i)*time.Hour), authenticator, start+int64(i)*perHour)
-		h.Record(s)
+		record(h, s)
 	}
 	r := Analyze(s, h, DefaultThresholds())
-	var got []Finding
+	var got []finding.Finding
 	for _, f := range r.Findings {
 		if f.Kind == KindGuardrailCrossing {
 			got = append(got, f)
@@ -55,18 +57,18 @@ func TestDiskGuardrailCrossing(t *testing.T) {
 		name           string
 		authenticator  string
 		start, perHour int64
-		sev            Severity
+		sev            finding.Severity
 		hours          float64 // the finding's value, in hours
 		summary        string
 	}{
-		{"refusing fail level ahead", "PasswordAuthenticator", 40 * gib, gib, SeverityCritical, 22, "it will refuse every write"},
-		{"no authentication: warn ahead", "AllowAllAuthenticator", 40 * gib, gib, SeverityWarning, 2, "warns the clients"},
-		{"fail crossed", "PasswordAuthenticator", 60 * gib, 2 * gib, SeverityCritical, 0, "crossed; it will refuse"},
-		{"flat and far", "PasswordAuthenticator", 10 * gib, 0, SeverityNone, 0, ""},
+		{"refusing fail level ahead", "PasswordAuthenticator", 40 * gib, gib, finding.SeverityCritical, 22, "it will refuse every write"},
+		{"no authentication: warn ahead", "AllowAllAuthenticator", 40 * gib, gib, finding.SeverityWarning, 2, "warns the clients"},
+		{"fail crossed", "PasswordAuthenticator", 60 * gib, 2 * gib, finding.SeverityCritical, 0, "crossed; it will refuse"},
+		{"flat and far", "PasswordAuthenticator", 10 * gib, 0, finding.SeverityNone, 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, got := diskFindings(t, tc.authenticator, tc.start, tc.perHour, 8)
-			if tc.sev == SeverityNone {
+			if tc.sev == finding.SeverityNone {
 				if len(got) != 0 {
 					t.Fatalf("findings %+v, want none", got)
 				}
@@ -118,22 +120,22 @@ func TestDiskGuardrailForecastDate(t *testing.T) {
 // success: a snapshot whose read failed (same LastSuccess) adds no point;
 // the series is bounded and survives the state file.
 func TestDiskHistory(t *testing.T) {
-	h := NewHistory(HistoryLimits{MaxPoints: 8})
+	h := history.New(history.Limits{MaxPoints: 8})
 	for i := 0; i < 20; i++ {
-		h.Record(diskSnap(t0.Add(time.Duration(i)*time.Hour), "PasswordAuthenticator", int64(i+1)*gib))
+		record(h, diskSnap(t0.Add(time.Duration(i)*time.Hour), "PasswordAuthenticator", int64(i+1)*gib))
 	}
 	stale := diskSnap(t0.Add(25*time.Hour), "PasswordAuthenticator", 99*gib)
 	stale.Sources[0].LastSuccess = t0.Add(19 * time.Hour) // the last good read
-	h.Record(stale)
+	record(h, stale)
 	pts := h.Disks[hostID(1)]
-	if len(pts) != 8 || pts[len(pts)-1] != (SizePoint{t0.Add(19 * time.Hour).Unix(), 20 * gib}) {
+	if len(pts) != 8 || pts[len(pts)-1] != (history.SizePoint{t0.Add(19 * time.Hour).Unix(), 20 * gib}) {
 		t.Fatalf("disk history %v, want 8 points ending at the last good read", pts)
 	}
 	data, err := json.Marshal(h)
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := DecodeHistory(data, HistoryLimits{MaxPoints: 8})
+	back, err := history.Decode(data, history.Limits{MaxPoints: 8})
 	if err != nil {
 		t.Fatal(err)
 	}

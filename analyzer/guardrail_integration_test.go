@@ -16,6 +16,8 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/tools/testcluster"
@@ -71,11 +73,11 @@ func TestGuardrailCrossingForecastOnRealNode(t *testing.T) {
 
 	th := analyzer.DefaultThresholds()
 	th.ForecastMinPoints, th.ForecastMinSpan = 4, 30*time.Second
-	h := analyzer.NewHistory(analyzer.HistoryLimits{})
+	h := history.New(history.Limits{})
 	const rowBytes, rowsPerStep = 128 << 10, 4 // 512 KiB a step
 	blob := make([]byte, rowBytes)
 	var forecast, madeAt, crossed time.Time
-	var forecastSev analyzer.Severity
+	var forecastSev finding.Severity
 	row := 0
 	for step := 0; step < 80 && crossed.IsZero(); step++ {
 		for i := 0; i < rowsPerStep; i++ {
@@ -91,7 +93,6 @@ func TestGuardrailCrossingForecastOnRealNode(t *testing.T) {
 			t.Logf("collection incomplete: %v", err)
 		}
 		snap := coll.Snapshot()
-		h.Record(snap)
 		r := analyzer.Analyze(snap, h, th)
 		checkCalmSilent(t, r)
 		time.Sleep(2 * time.Second) // a steady pace in time, as a real key grows
@@ -119,7 +120,7 @@ func TestGuardrailCrossingForecastOnRealNode(t *testing.T) {
 	if miss < -tol || miss > tol {
 		t.Errorf("forecast %s, logged crossing %s: off by %s, beyond the tolerance %s", forecast, crossed, miss, tol)
 	}
-	if forecastSev != analyzer.SeverityWarning {
+	if forecastSev != finding.SeverityWarning {
 		t.Errorf("severity %v, want warning: partition_size's fail level only logs", forecastSev)
 	}
 }
@@ -139,8 +140,8 @@ func guardrailSetting(t *testing.T, s *gocql.Session, name string) string {
 // growCrossing is the fail-level crossing of pm_guard.grow (the key when a
 // source names it, else the table's largest partition) and the severity of
 // the table's guardrail_crossing finding.
-func growCrossing(r *analyzer.Report) (*analyzer.GuardrailCrossing, analyzer.Severity) {
-	var sev analyzer.Severity
+func growCrossing(r *analyzer.Report) (*analyzer.GuardrailCrossing, finding.Severity) {
+	var sev finding.Severity
 	for _, f := range r.Findings {
 		if f.Kind == analyzer.KindGuardrailCrossing && f.Keyspace == guardrailKeyspace && f.Table == "grow" {
 			sev = f.Severity

@@ -33,7 +33,7 @@ const (
 
 // suggestGuardrails derives partition_size and partition_tombstones values
 // from every table's largest partition and every recorded key.
-func (a *analysis) suggestGuardrails(gr *GuardrailReport) []SuggestedGuardrail {
+func (a guardrails) suggestGuardrails(gr *GuardrailReport) []SuggestedGuardrail {
 	var sizes, tombs []float64
 	floored := 0 // tables whose largest partition reads max_partition_size's smallest figure
 	for _, t := range a.tables {
@@ -72,7 +72,7 @@ func (a *analysis) suggestGuardrails(gr *GuardrailReport) []SuggestedGuardrail {
 			"the tombstones of each named key (top_partitions, the guardrail's own log lines)"),
 	}
 	for _, name := range []string{"collection_size", "items_per_collection", "column_value_size"} {
-		out = append(out, a.suggestWrite(gr, name))
+		out = append(out, writeGuardrails{a.analysis}.suggestWrite(gr, name))
 	}
 	return out
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/model"
 )
 
@@ -33,16 +35,16 @@ var guardrails50 = map[string]string{
 // threshold, with a forecast date its range holds; a key far below and a
 // flat key stay silent; a fail threshold that only logs is never critical.
 func TestGuardrailCrossingForecast(t *testing.T) {
-	h := NewHistory(HistoryLimits{})
+	h := history.New(history.Limits{})
 	const step = 128 << 10
 	var s *model.Snapshot
 	for i := 0; i <= 8; i++ {
 		at := t0.Add(time.Duration(i) * time.Hour)
 		s = guardrailSnap(at, guardrails50, 4<<20, map[string]int64{"grow": 1<<20 + int64(i)*step, "small": 10 << 10, "flat": 1 << 20})
-		h.Record(s)
+		record(h, s)
 	}
 	r := Analyze(s, h, DefaultThresholds())
-	var got []Finding
+	var got []finding.Finding
 	for _, f := range r.Findings {
 		if f.Kind == KindGuardrailCrossing {
 			got = append(got, f)
@@ -52,7 +54,7 @@ func TestGuardrailCrossingForecast(t *testing.T) {
 		t.Fatalf("guardrail_crossing findings = %+v, want one", got)
 	}
 	f := got[0]
-	if f.Severity != SeverityWarning {
+	if f.Severity != finding.SeverityWarning {
 		t.Errorf("severity = %v, want warning: partition_size only logs", f.Severity)
 	}
 	// At t0+8h the key is at 2 MiB (warn crossed: info) and forecast to
@@ -92,9 +94,9 @@ func TestGuardrailCrossingSilentWithoutThresholds(t *testing.T) {
 		"no settings read":    nil,
 	} {
 		t.Run(name, func(t *testing.T) {
-			h := NewHistory(HistoryLimits{})
+			h := history.New(history.Limits{})
 			s := guardrailSnap(t0, settings, 200<<20, map[string]int64{"big": 200 << 20})
-			h.Record(s)
+			record(h, s)
 			r := Analyze(s, h, DefaultThresholds())
 			if len(r.Guardrails.Crossings) != 0 {
 				t.Errorf("crossings %+v, want none", r.Guardrails.Crossings)
@@ -117,20 +119,20 @@ func TestCrossingSeverity(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		c    GuardrailCrossing
-		want Severity
+		want finding.Severity
 	}{
-		{"warn in 3 days", GuardrailCrossing{Level: "warn", At: now + 3*day}, SeverityWarning},
-		{"warn in 30 days", GuardrailCrossing{Level: "warn", At: now + 30*day}, SeverityNone},
-		{"fail that logs, in 2 days", GuardrailCrossing{Level: "fail", At: now + 2*day}, SeverityWarning},
-		{"refusing fail in 2 days", GuardrailCrossing{Level: "fail", At: now + 2*day, Refuses: "the write"}, SeverityCritical},
-		{"refusing fail in 6 days", GuardrailCrossing{Level: "fail", At: now + 6*day, Refuses: "the write"}, SeverityCritical},
-		{"refusing fail in 9 days", GuardrailCrossing{Level: "fail", At: now + 9*day, Refuses: "the write"}, SeverityNone},
-		{"fail that logs, in 5 days", GuardrailCrossing{Level: "fail", At: now + 5*day}, SeverityNone},
-		{"crossed warn", GuardrailCrossing{Level: "warn", Crossed: true}, SeverityInfo},
-		{"crossed refusing fail", GuardrailCrossing{Level: "fail", Crossed: true, Refuses: "the write"}, SeverityCritical},
-		{"no forecast", GuardrailCrossing{Level: "warn"}, SeverityNone},
+		{"warn in 3 days", GuardrailCrossing{Level: "warn", At: now + 3*day}, finding.SeverityWarning},
+		{"warn in 30 days", GuardrailCrossing{Level: "warn", At: now + 30*day}, finding.SeverityNone},
+		{"fail that logs, in 2 days", GuardrailCrossing{Level: "fail", At: now + 2*day}, finding.SeverityWarning},
+		{"refusing fail in 2 days", GuardrailCrossing{Level: "fail", At: now + 2*day, Refuses: "the write"}, finding.SeverityCritical},
+		{"refusing fail in 6 days", GuardrailCrossing{Level: "fail", At: now + 6*day, Refuses: "the write"}, finding.SeverityCritical},
+		{"refusing fail in 9 days", GuardrailCrossing{Level: "fail", At: now + 9*day, Refuses: "the write"}, finding.SeverityNone},
+		{"fail that logs, in 5 days", GuardrailCrossing{Level: "fail", At: now + 5*day}, finding.SeverityNone},
+		{"crossed warn", GuardrailCrossing{Level: "warn", Crossed: true}, finding.SeverityInfo},
+		{"crossed refusing fail", GuardrailCrossing{Level: "fail", Crossed: true, Refuses: "the write"}, finding.SeverityCritical},
+		{"no forecast", GuardrailCrossing{Level: "warn"}, finding.SeverityNone},
 	} {
-		if got, _ := a.crossingSeverity(&tc.c); got != tc.want {
+		if got, _ := (guardrails{a}).crossingSeverity(&tc.c); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -139,13 +141,13 @@ func TestCrossingSeverity(t *testing.T) {
 // A key keeps its series when it leaves the sources and comes back; the
 // bounds hold.
 func TestKeyHistoryReturningKeyAndBounds(t *testing.T) {
-	h := NewHistory(HistoryLimits{KeysPerTable: 2, KeyPoints: 8, MaxKeys: 5})
+	h := history.New(history.Limits{KeysPerTable: 2, KeyPoints: 8, MaxKeys: 5})
 	for i, present := range []bool{true, true, false, true} {
 		keys := map[string]int64{"a": 1 << 20, "b": 2 << 20, "c": 3 << 20}
 		if present {
 			keys["back"] = int64(10+i) << 20
 		}
-		h.Record(guardrailSnap(t0.Add(time.Duration(i)*time.Hour), nil, 0, keys))
+		record(h, guardrailSnap(t0.Add(time.Duration(i)*time.Hour), nil, 0, keys))
 	}
 	ks := h.Keys.Tables["ks.events"]
 	back := ks["back"]
@@ -159,7 +161,7 @@ func TestKeyHistoryReturningKeyAndBounds(t *testing.T) {
 		t.Errorf("replicas %v, want the node's address", back.Replicas)
 	}
 	for i := 0; i < 40; i++ {
-		h.Record(guardrailSnap(t0.Add(time.Duration(10+i)*time.Hour), nil, 0, map[string]int64{"back": int64(20+i) << 20}))
+		record(h, guardrailSnap(t0.Add(time.Duration(10+i)*time.Hour), nil, 0, map[string]int64{"back": int64(20+i) << 20}))
 	}
 	if n := len(h.Keys.Tables["ks.events"]["back"].Points); n > 8 {
 		t.Errorf("%d points, want at most key_points 8", n)
@@ -174,9 +176,9 @@ func TestKeyHistoryReturningKeyAndBounds(t *testing.T) {
 }
 
 func TestSuggestedGuardrails(t *testing.T) {
-	h := NewHistory(HistoryLimits{})
+	h := history.New(history.Limits{})
 	s := guardrailSnap(t0, guardrails50, 3<<20, map[string]int64{"a": 3 << 20, "b": 1 << 20})
-	h.Record(s)
+	record(h, s)
 	r := Analyze(s, h, DefaultThresholds())
 	var ps SuggestedGuardrail
 	for _, g := range r.Guardrails.Suggested {
@@ -221,9 +223,9 @@ func TestSuggestNoHealthyFigure(t *testing.T) {
 
 // On 4.x the size suggestion names the compaction warning (no fail level).
 func TestSuggestedGuardrails4x(t *testing.T) {
-	h := NewHistory(HistoryLimits{})
+	h := history.New(history.Limits{})
 	s := guardrailSnap(t0, map[string]string{"compaction_large_partition_warning_threshold": "100MiB"}, 3<<20, nil)
-	h.Record(s)
+	record(h, s)
 	r := Analyze(s, h, DefaultThresholds())
 	g := r.Guardrails.Suggested[0]
 	if g.Guardrail != "compaction_large_partition" || g.Fail != 0 || g.YAML != "compaction_large_partition_warning_threshold: 5MiB\n" {
@@ -282,9 +284,9 @@ func TestSuggestNotFromTheMiBFloor(t *testing.T) {
 		{"tiny table and a 3 MiB key", map[string]int64{"a": 3 << 20}, 5 << 20,
 			[]string{"largest healthy", "not counted: 1 table whose largest partition is ≤ 1.0 MiB"}},
 	} {
-		h := NewHistory(HistoryLimits{})
+		h := history.New(history.Limits{})
 		s := guardrailSnap(t0, guardrails50, 1<<20, c.keys)
-		h.Record(s)
+		record(h, s)
 		r := Analyze(s, h, th)
 		g := r.Guardrails.Suggested[0]
 		if g.Guardrail != "partition_size" || g.Warn != c.warn {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/internal/set"
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 )
@@ -33,7 +34,7 @@ type writeSeries struct {
 // writeSeriesOf gathers the request-path evidence of every node by
 // guardrail and column. Lines from an sstable write (Stored) never refuse:
 // they are left to the suggestions.
-func (a *analysis) writeSeriesOf() []*writeSeries {
+func (a writeGuardrails) writeSeriesOf() []*writeSeries {
 	by := map[string]*writeSeries{}
 	var order []string
 	for _, at := range a.perNode() {
@@ -49,7 +50,7 @@ func (a *analysis) writeSeriesOf() []*writeSeries {
 				by[id] = ws
 				order = append(order, id)
 			}
-			ws.wheres = addSorted(ws.wheres, logWhere(e.Where))
+			ws.wheres = set.AddSorted(ws.wheres, logWhere(e.Where))
 			if !e.Failure {
 				ws.pts = append(ws.pts, e.Series...)
 				ws.warnLimit = e.Threshold
@@ -83,7 +84,7 @@ func logWhere(w string) string {
 
 // writeCrossings is each write guardrail's column against its fail level:
 // crossed once a write was refused, else forecast from the warned figures.
-func (a *analysis) writeCrossings(gr *GuardrailReport) []GuardrailCrossing {
+func (a writeGuardrails) writeCrossings(gr *GuardrailReport) []GuardrailCrossing {
 	var out []GuardrailCrossing
 	for _, ws := range a.writeSeriesOf() {
 		facts, known := model.GuardrailFactsOf(ws.guardrail)
@@ -119,7 +120,7 @@ func (a *analysis) writeCrossings(gr *GuardrailReport) []GuardrailCrossing {
 // writeForecast fits the warned figures as the other crossings do. The
 // figures are Cassandra's own, exact, so a series shorter than
 // forecast_min_span still forecasts, but never further ahead than it spans.
-func (a *analysis) writeForecast(c GuardrailCrossing, ws *writeSeries) GuardrailCrossing {
+func (a writeGuardrails) writeForecast(c GuardrailCrossing, ws *writeSeries) GuardrailCrossing {
 	ts, vs := make([]int64, len(ws.pts)), make([]float64, len(ws.pts))
 	for i, p := range ws.pts {
 		ts[i], vs[i] = p.At, float64(p.Value)
@@ -148,7 +149,7 @@ func (a *analysis) writeForecast(c GuardrailCrossing, ws *writeSeries) Guardrail
 // tableOfColumn is the one table in scope holding a column of that name
 // (of a collection type when collection is set); several: none, and their
 // names.
-func (a *analysis) tableOfColumn(column string, collection bool) (keyspace, table string, several []string) {
+func (a writeGuardrails) tableOfColumn(column string, collection bool) (keyspace, table string, several []string) {
 	var hits []*tableView
 	for _, t := range a.tables {
 		if t.schema == nil {
@@ -169,3 +170,6 @@ func (a *analysis) tableOfColumn(column string, collection bool) (keyspace, tabl
 	}
 	return "", "", several
 }
+
+// writeGuardrails are the write guardrails' series, crossings and rule over the index.
+type writeGuardrails struct{ *analysis }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 )
@@ -14,16 +15,16 @@ import (
 // fail level that refuses (authentication on, an ordinary role) is forecast
 // within GuardrailFailLead or has refused a write. One finding per table
 // (per column when the table is not known).
-func (a *analysis) writeCrossingFindings(gr *GuardrailReport) []Finding {
-	var out []Finding
+func (a writeGuardrails) writeCrossingFindings(gr *GuardrailReport) []finding.Finding {
+	var out []finding.Finding
 	at := map[string]int{}
 	for i := range gr.Crossings {
 		c := &gr.Crossings[i]
 		if c.Column == "" {
 			continue
 		}
-		s, left := a.crossingSeverity(c)
-		if s == SeverityNone {
+		s, left := guardrails{a.analysis}.crossingSeverity(c)
+		if s == finding.SeverityNone {
 			continue
 		}
 		id := c.Keyspace + "." + c.Table
@@ -34,9 +35,9 @@ func (a *analysis) writeCrossingFindings(gr *GuardrailReport) []Finding {
 			continue
 		}
 		f := a.newFinding(KindGuardrailCrossing, s, nil, c.Keyspace, c.Table)
-		f.Value, f.Unit = left, UnitSeconds
+		f.Value, f.Unit = left, finding.UnitSeconds
 		f.Threshold = a.th.GuardrailWarnLead.Seconds()
-		if s == SeverityCritical {
+		if s == finding.SeverityCritical {
 			f.Threshold = a.th.GuardrailFailLead.Seconds()
 		}
 		f.Source = joinSources("system_views.settings", "logs")
@@ -104,7 +105,7 @@ func writeCrossingAdvice(c *GuardrailCrossing) string {
 // is known and the healthy ones are not. Warn stays at the level the
 // nodes run (no healthy figure says where else to put it), fail goes above
 // the largest figure logged so no write seen would be refused.
-func (a *analysis) suggestWrite(gr *GuardrailReport, name string) SuggestedGuardrail {
+func (a writeGuardrails) suggestWrite(gr *GuardrailReport, name string) SuggestedGuardrail {
 	g, _ := model.GuardrailFactsOf(name)
 	s := SuggestedGuardrail{Guardrail: name, Unit: g.Unit}
 	largest, n, stored := 0.0, 0, false

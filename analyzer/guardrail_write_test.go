@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/model"
 )
 
@@ -49,8 +51,8 @@ func writeCrossingOf(r *Report) *GuardrailCrossing {
 	return nil
 }
 
-func writeFindings(r *Report) []Finding {
-	var out []Finding
+func writeFindings(r *Report) []finding.Finding {
+	var out []finding.Finding
 	for _, f := range r.Findings {
 		if f.Kind == KindGuardrailCrossing {
 			out = append(out, f)
@@ -65,7 +67,7 @@ func writeFindings(r *Report) []Finding {
 // role: critical, on the one table holding a collection named items.
 func TestWriteGuardrailForecast(t *testing.T) {
 	now := t0.Add(80 * time.Second)
-	r := Analyze(writeSnap(now, 6, false, false), NewHistory(HistoryLimits{}), DefaultThresholds())
+	r := Analyze(writeSnap(now, 6, false, false), history.New(history.Limits{}), DefaultThresholds())
 	c := writeCrossingOf(r)
 	if c == nil {
 		t.Fatalf("no crossing of column items: %+v", r.Guardrails.Crossings)
@@ -75,7 +77,7 @@ func TestWriteGuardrailForecast(t *testing.T) {
 		t.Fatalf("crossing %+v, want at %d on ks.docs, no key, refusing", c, want)
 	}
 	got := writeFindings(r)
-	if len(got) != 1 || got[0].Severity != SeverityCritical || got[0].Table != "docs" || got[0].PartitionKey != "" ||
+	if len(got) != 1 || got[0].Severity != finding.SeverityCritical || got[0].Table != "docs" || got[0].PartitionKey != "" ||
 		!strings.Contains(got[0].Summary, "column items of ks.docs") || !strings.Contains(got[0].Summary, "name no key") ||
 		!strings.Contains(got[0].Summary, "will refuse") {
 		t.Fatalf("findings %+v, want one critical on ks.docs", got)
@@ -106,27 +108,27 @@ func suggestionOf(r *Report, name string) SuggestedGuardrail {
 // forecasts nothing.
 func TestWriteGuardrailRefusedAndUndecided(t *testing.T) {
 	now := t0.Add(80 * time.Second)
-	r := Analyze(writeSnap(now, 6, true, true), NewHistory(HistoryLimits{}), DefaultThresholds())
+	r := Analyze(writeSnap(now, 6, true, true), history.New(history.Limits{}), DefaultThresholds())
 	c := writeCrossingOf(r)
 	if c == nil || !c.Crossed || c.Refused != 1 || c.RefusedAt != now.Add(-time.Second).Unix() || c.Table != "" ||
 		strings.Join(c.Tables, ",") != "ks.docs,ks2.other" {
 		t.Fatalf("crossing %+v, want crossed, one refusal, table undecided between ks.docs and ks2.other", c)
 	}
 	got := writeFindings(r)
-	if len(got) != 1 || got[0].Severity != SeverityCritical || got[0].Table != "" || !strings.Contains(got[0].Summary, "1 write refused") ||
+	if len(got) != 1 || got[0].Severity != finding.SeverityCritical || got[0].Table != "" || !strings.Contains(got[0].Summary, "1 write refused") ||
 		!strings.Contains(got[0].Summary, "ks.docs, ks2.other all have") {
 		t.Fatalf("findings %+v", got)
 	}
 
-	short := Analyze(writeSnap(t0.Add(30*time.Second), 3, false, false), NewHistory(HistoryLimits{}), DefaultThresholds())
+	short := Analyze(writeSnap(t0.Add(30*time.Second), 3, false, false), history.New(history.Limits{}), DefaultThresholds())
 	if c := writeCrossingOf(short); c == nil || c.At != 0 || c.Why == "" {
 		t.Errorf("3 warnings over 30 s: %+v, want no forecast", c)
 	}
-	quiet := Analyze(writeSnap(t0.Add(3*time.Hour), 6, false, false), NewHistory(HistoryLimits{}), DefaultThresholds())
+	quiet := Analyze(writeSnap(t0.Add(3*time.Hour), 6, false, false), history.New(history.Limits{}), DefaultThresholds())
 	if c := writeCrossingOf(quiet); c == nil || c.At != 0 || !strings.Contains(c.Why, "stopped") || len(writeFindings(quiet)) != 0 {
 		t.Errorf("quiet for hours: %+v, want no forecast and no finding", c)
 	}
-	none := Analyze(writeSnap(now, 0, false, false), NewHistory(HistoryLimits{}), DefaultThresholds())
+	none := Analyze(writeSnap(now, 0, false, false), history.New(history.Limits{}), DefaultThresholds())
 	if s := suggestionOf(none, "collection_size"); s.Warn != 0 || !strings.HasPrefix(s.Why, "unknown") {
 		t.Errorf("no lines: suggestion %+v, want unknown", s)
 	}

@@ -41,7 +41,7 @@ type GuardrailSetting struct {
 }
 
 // guardrailReport reads every node's guardrail thresholds.
-func (a *analysis) guardrailReport() *GuardrailReport {
+func (a guardrails) guardrailReport() *GuardrailReport {
 	gr := &GuardrailReport{Clients: "unknown"}
 	hosts := make([]string, 0, len(a.s.PerNode))
 	for host := range a.s.PerNode {
@@ -99,12 +99,16 @@ func (gr *GuardrailReport) threshold(guardrail, level string) (float64, bool) {
 }
 
 // guardrailView is the guardrail report of this analysis, built once.
-func (a *analysis) guardrailView() *GuardrailReport {
+func (a guardrails) guardrailView() *GuardrailReport {
 	if a.gr == nil {
 		a.gr = a.guardrailReport()
-		a.gr.Crossings = append(append(a.guardrailCrossings(a.gr), a.diskCrossings(a.gr)...), a.writeCrossings(a.gr)...)
+		a.gr.Crossings = append(append(crossings{a.analysis}.guardrailCrossings(a.gr), dataDiskGuardrail{a.analysis}.diskCrossings(a.gr)...), writeGuardrails{a.analysis}.writeCrossings(a.gr)...)
 		sort.SliceStable(a.gr.Crossings, func(i, j int) bool { return a.gr.Crossings[i].Fraction > a.gr.Crossings[j].Fraction })
 		a.gr.Suggested = a.suggestGuardrails(a.gr)
 	}
 	return a.gr
 }
+
+// guardrails are the guardrail thresholds each node runs with and how close
+// each known key is to them, built once and read by the rules and the page.
+type guardrails struct{ *analysis }

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/internal/murmur3"
 	"github.com/partmon/partmon/model"
@@ -70,7 +72,7 @@ type HeatKey struct {
 // heatMaps builds the report's heatmaps from the history's columns with
 // the current ownership, one per table with traffic and the all-tables map;
 // nil without columns.
-func (a *analysis) heatMaps(findings []Finding) *HeatMaps {
+func (a figures) heatMaps(findings []finding.Finding) *HeatMaps {
 	heat := a.h.Heat
 	if heat == nil || len(heat.Columns) == 0 {
 		return nil
@@ -146,11 +148,11 @@ func heatMapsWithCells(order []HeatMap) []bool {
 }
 
 // heatTraffic is a table's mean reads plus writes per second over the columns.
-func heatTraffic(h *Heat, key string) float64 {
+func heatTraffic(h *history.Heat, key string) float64 {
 	var ops, seconds float64
 	for _, c := range h.Columns {
 		span := float64(c.End - c.Start)
-		ops += busiest(c.Tables[key]) * span
+		ops += history.Busiest(c.Tables[key]) * span
 		seconds += span
 	}
 	if seconds <= 0 {
@@ -159,7 +161,7 @@ func heatTraffic(h *Heat, key string) float64 {
 	return ops / seconds
 }
 
-func inHeat(h *Heat, key string) bool {
+func inHeat(h *history.Heat, key string) bool {
 	for _, c := range h.Columns {
 		if _, ok := c.Tables[key]; ok {
 			return true
@@ -169,7 +171,7 @@ func inHeat(h *Heat, key string) bool {
 }
 
 // newHeatMap is an empty map of t (nil: all tables).
-func (a *analysis) newHeatMap(cols []HeatSpan, t *tableView) HeatMap {
+func (a figures) newHeatMap(cols []HeatSpan, t *tableView) HeatMap {
 	m := HeatMap{Columns: cols}
 	if t != nil {
 		m.Keyspace, m.Table = t.keyspace, t.name
@@ -196,7 +198,7 @@ type heatGroup struct {
 // all-tables map: per cell Rate into total's Rate, the group's traffic
 // into Share (as a running denominator) and the traffic the node's fair
 // share expects into Ratio, which finishTotal turns into the figures.
-func (a *analysis) fillTableHeat(m *HeatMap, t *tableView, total *HeatMap, idx map[string]int) {
+func (a figures) fillTableHeat(m *HeatMap, t *tableView, total *HeatMap, idx map[string]int) {
 	var owns map[string]float64
 	var repl ring.Replication
 	if t.ks != nil {
@@ -268,22 +270,22 @@ func (a *analysis) fillTableHeat(m *HeatMap, t *tableView, total *HeatMap, idx m
 
 // heatRate is a node's rate in a column (col: its index in the rates, -1
 // none): 0 where the table had no traffic.
-func heatRate(rates HeatRates, present bool, col int, write bool) float64 {
+func heatRate(rates history.HeatRates, present bool, col int, write bool) float64 {
 	switch {
 	case !present:
 		return 0
 	case col < 0:
-		return noRate
+		return history.NoRate
 	case write:
-		return rateAt(rates.Writes, col)
+		return history.RateAt(rates.Writes, col)
 	}
-	return rateAt(rates.Reads, col)
+	return history.RateAt(rates.Reads, col)
 }
 
 // heatCell judges one cell as hot_token_range judges a window: within the
 // node's group, every replica with a rate, over the traffic floor, and
 // not holding all the data.
-func (a *analysis) heatCell(rate, owns float64, g *heatGroup, noOwnership bool) HeatCell {
+func (a figures) heatCell(rate, owns float64, g *heatGroup, noOwnership bool) HeatCell {
 	cell := HeatCell{Rate: rate}
 	switch {
 	case rate < 0:
@@ -316,7 +318,7 @@ func addToTotal(tc *HeatCell, cell HeatCell, rate float64, g *heatGroup, owns fl
 	}
 	switch {
 	case rate < 0 || (g != nil && !g.complete):
-		*tc = HeatCell{Rate: noRate, Note: "a table's rate is missing on a node of its DC"}
+		*tc = HeatCell{Rate: history.NoRate, Note: "a table's rate is missing on a node of its DC"}
 	case cell.Ratio > 0:
 		tc.Rate += rate
 		tc.Share += g.total
@@ -350,7 +352,7 @@ func finishTotal(m *HeatMap, floor float64) {
 // heatKeys are the table's hot keys, sampled or named by a hot_partition
 // finding, placed at their tokens in the newest column (the one they were
 // seen in: the history keeps no keys).
-func (a *analysis) heatKeys(t *tableView, column int, findings []Finding) []HeatKey {
+func (a figures) heatKeys(t *tableView, column int, findings []finding.Finding) []HeatKey {
 	var out []HeatKey
 	at := map[string]int{}
 	add := func(key string, share float64, col int) {
@@ -394,7 +396,7 @@ func (a *analysis) heatKeys(t *tableView, column int, findings []Finding) []Heat
 }
 
 // keyToken is the key's Murmur3 token, or why there is none.
-func (a *analysis) keyToken(t *tableView, key string) (int64, string) {
+func (a figures) keyToken(t *tableView, key string) (int64, string) {
 	if p := a.s.Partitioner; p != "" && !strings.HasSuffix(p, "Murmur3Partitioner") {
 		return 0, "the cluster's partitioner is " + p + ", not Murmur3Partitioner"
 	}

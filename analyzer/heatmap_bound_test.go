@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/model"
 )
 
@@ -13,7 +14,7 @@ import (
 // cells (findings first, then the busiest); every table keeps its map's
 // figures, and the all-tables map still counts every table's traffic.
 func TestHeatCellsOnlyForTheTablesDrawn(t *testing.T) {
-	h := NewHistory(HistoryLimits{})
+	h := history.New(history.Limits{})
 	n := HeatTableMaps + 10
 	var s *model.Snapshot
 	for step := int64(0); step < 2; step++ {
@@ -29,7 +30,7 @@ func TestHeatCellsOnlyForTheTablesDrawn(t *testing.T) {
 		}
 		b.s.Taken = t0.Add(time.Duration(step) * time.Minute)
 		s = b.s
-		h.Record(s)
+		record(h, s)
 	}
 	r := Analyze(s, h, DefaultThresholds())
 	if r.Heat == nil || len(r.Heat.Maps) < 2 {

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/history"
+	"github.com/partmon/partmon/analyzer/scope"
 	"github.com/partmon/partmon/internal/murmur3"
 	"github.com/partmon/partmon/model"
 )
@@ -42,7 +44,7 @@ func TestHeatRates(t *testing.T) {
 			[][2]float64{{10, 1}, {20, 0}}},
 		{"restart: no rate for that step, never a negative one",
 			[]heatStep{{0, 1000, 100}, {time.Minute, 1600, 160}, {2 * time.Minute, 50, 5}, {3 * time.Minute, 650, 65}}, 0,
-			[][2]float64{{10, 1}, {noRate, noRate}, {10, 1}}},
+			[][2]float64{{10, 1}, {history.NoRate, history.NoRate}, {10, 1}}},
 		{"no traffic leaves the table out", []heatStep{{0, 100, 10}, {time.Minute, 100, 10}}, 0,
 			[][2]float64{{math.NaN(), math.NaN()}}},
 		{"a node whose counters were not read has no rate",
@@ -53,9 +55,9 @@ func TestHeatRates(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			h := NewHistory(HistoryLimits{})
+			h := history.New(history.Limits{})
 			for i, st := range c.steps {
-				h.Record(heatSnap(st, c.stale != 0 && i == c.stale))
+				record(h, heatSnap(st, c.stale != 0 && i == c.stale))
 			}
 			if h.Heat == nil || len(h.Heat.Columns) != len(c.want) {
 				t.Fatalf("columns %+v, want %d", h.Heat, len(c.want))
@@ -72,46 +74,8 @@ func TestHeatRates(t *testing.T) {
 					}
 					continue
 				}
-				if got := [2]float64{rateAt(r.Reads, 0), rateAt(r.Writes, 0)}; got != w {
+				if got := [2]float64{history.RateAt(r.Reads, 0), history.RateAt(r.Writes, 0)}; got != w {
 					t.Errorf("column %d: rates %v, want %v", i, got, w)
-				}
-			}
-		})
-	}
-}
-
-func TestHeatMergeColumns(t *testing.T) {
-	col := func(start, end int64, reads ...float64) HeatColumn {
-		c := HeatColumn{Start: start, End: end, Tables: map[string]HeatRates{}}
-		if reads != nil {
-			c.Tables["ks.t"] = HeatRates{Reads: reads, Writes: make([]float64, len(reads))}
-		}
-		return c
-	}
-	cases := []struct {
-		name string
-		a, b HeatColumn
-		want []float64
-	}{
-		{"time-weighted", col(0, 60, 10, 4), col(60, 240, 30, 8), []float64{25, 7}},
-		{"a node without a rate in one keeps the other's", col(0, 60, noRate, 4), col(60, 120, 30, noRate), []float64{30, 4}},
-		{"without a rate in both stays unknown", col(0, 60, noRate), col(60, 120, noRate), []float64{noRate}},
-		{"a table absent from one had no traffic there", col(0, 60), col(60, 120, 30), []float64{15}},
-		{"a shorter slice ends in unknowns", col(0, 60, 10), col(60, 120, 20, 6), []float64{15, 6}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			m := mergeColumns(c.a, c.b)
-			if m.Start != c.a.Start || m.End != c.b.End {
-				t.Fatalf("merged span %d..%d", m.Start, m.End)
-			}
-			got := m.Tables["ks.t"].Reads
-			if len(got) != len(c.want) {
-				t.Fatalf("reads %v, want %v", got, c.want)
-			}
-			for i := range got {
-				if math.Abs(got[i]-c.want[i]) > 1e-9 {
-					t.Fatalf("reads %v, want %v", got, c.want)
 				}
 			}
 		})
@@ -120,7 +84,7 @@ func TestHeatMergeColumns(t *testing.T) {
 
 func TestHeatBoundKeepsSpanAndRates(t *testing.T) {
 	for _, limit := range []int{8, 20, 120} {
-		h := NewHistory(HistoryLimits{HeatColumns: limit})
+		h := history.New(history.Limits{HeatColumns: limit})
 		const steps = 400
 		for i := 0; i <= steps; i++ {
 			// 10 reads/s; from step 300 on 40 reads/s.
@@ -128,7 +92,7 @@ func TestHeatBoundKeepsSpanAndRates(t *testing.T) {
 			if i > 300 {
 				reads = 1 + 300*600 + int64(i-300)*2400
 			}
-			h.Record(sizeSnap(time.Duration(i)*time.Minute, 0, reads, 0))
+			record(h, sizeSnap(time.Duration(i)*time.Minute, 0, reads, 0))
 		}
 		cols := h.Heat.Columns
 		if len(cols) != limit {
@@ -159,7 +123,7 @@ func TestHeatBoundKeepsSpanAndRates(t *testing.T) {
 }
 
 func TestHeatTablesCapAndMaxAge(t *testing.T) {
-	h := NewHistory(HistoryLimits{HeatTables: 2, MaxAge: time.Hour})
+	h := history.New(history.Limits{HeatTables: 2, MaxAge: time.Hour})
 	snap := func(at time.Duration, n int64, tables ...string) *model.Snapshot {
 		b := newSnap().ring("dc1", 1)
 		for i, tbl := range tables {
@@ -168,15 +132,15 @@ func TestHeatTablesCapAndMaxAge(t *testing.T) {
 		b.s.Taken = t0.Add(at)
 		return b.s
 	}
-	h.Record(snap(0, 0, "a", "b", "c"))
-	h.Record(snap(time.Minute, 600, "a", "b", "c"))
+	record(h, snap(0, 0, "a", "b", "c"))
+	record(h, snap(time.Minute, 600, "a", "b", "c"))
 	first := h.Heat.Columns[0].Tables
 	if _, ok := first["ks.a"]; ok || len(first) != 2 {
 		t.Fatalf("want the 2 busiest tables (b, c), got %v", first)
 	}
 	// Table c goes away; two hours later only a and b are in the history.
-	h.Record(snap(2*time.Hour, 1200, "a", "b"))
-	h.Record(snap(2*time.Hour+time.Minute, 1800, "a", "b"))
+	record(h, snap(2*time.Hour, 1200, "a", "b"))
+	record(h, snap(2*time.Hour+time.Minute, 1800, "a", "b"))
 	for _, c := range h.Heat.Columns {
 		if c.End < t0.Add(time.Hour).Unix() {
 			t.Errorf("column ending %d is older than max_age", c.End)
@@ -188,9 +152,9 @@ func TestHeatTablesCapAndMaxAge(t *testing.T) {
 }
 
 func TestHeatJSONRoundTripAndOldStateFile(t *testing.T) {
-	h := NewHistory(HistoryLimits{})
-	h.Record(sizeSnap(0, 5*mib, 100, 10))
-	h.Record(sizeSnap(time.Minute, 5*mib, 700, 70))
+	h := history.New(history.Limits{})
+	record(h, sizeSnap(0, 5*mib, 100, 10))
+	record(h, sizeSnap(time.Minute, 5*mib, 700, 70))
 	data, err := json.Marshal(h)
 	if err != nil {
 		t.Fatal(err)
@@ -198,7 +162,7 @@ func TestHeatJSONRoundTripAndOldStateFile(t *testing.T) {
 	if !strings.Contains(string(data), `"heat":{"nodes":["h01"]`) {
 		t.Fatalf("heat not serialized: %s", data)
 	}
-	back, err := DecodeHistory(data, HistoryLimits{})
+	back, err := history.Decode(data, history.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +177,7 @@ func TestHeatJSONRoundTripAndOldStateFile(t *testing.T) {
 	}
 	delete(old, "heat")
 	oldData, _ := json.Marshal(old)
-	restored, err := DecodeHistory(oldData, HistoryLimits{})
+	restored, err := history.Decode(oldData, history.Limits{})
 	if err != nil {
 		t.Fatalf("a state file without heat must load: %v", err)
 	}
@@ -221,8 +185,8 @@ func TestHeatJSONRoundTripAndOldStateFile(t *testing.T) {
 		t.Fatalf("restored %+v", restored)
 	}
 	// The traffic points it kept give the next cycle's column at once.
-	restored.Record(sizeSnap(2*time.Minute, 5*mib, 1300, 130))
-	restored.Record(sizeSnap(3*time.Minute, 5*mib, 1900, 190))
+	record(restored, sizeSnap(2*time.Minute, 5*mib, 1300, 130))
+	record(restored, sizeSnap(3*time.Minute, 5*mib, 1900, 190))
 	if n := len(restored.Heat.Columns); n != 1 || restored.Heat.Columns[0].Tables["ks.t"].Reads[0] != 10 {
 		t.Fatalf("after two cycles: %+v", restored.Heat)
 	}
@@ -239,7 +203,7 @@ func TestHeatLimitsValidate(t *testing.T) {
 		{-1, 64, "heat_columns must be in 8..1000, got -1"},
 	}
 	for _, c := range cases {
-		l := DefaultHistoryLimits()
+		l := history.DefaultLimits()
 		l.HeatColumns, l.HeatTables = c.columns, c.tables
 		err := l.Validate()
 		if (c.want == "") != (err == nil) || (err != nil && err.Error() != c.want) {
@@ -250,8 +214,8 @@ func TestHeatLimitsValidate(t *testing.T) {
 
 // heatRing is a 3-node ring, RF 1, with ks.kv (text key) and ks.blobs
 // (varint key: no token), read at the given per-node rates for one minute.
-func heatRing(rates [3]float64) (*History, *model.Snapshot) {
-	h := NewHistory(HistoryLimits{})
+func heatRing(rates [3]float64) (*history.History, *model.Snapshot) {
+	h := history.New(history.Limits{})
 	var s *model.Snapshot
 	for step := int64(0); step < 2; step++ {
 		b := newSnap().ring("dc1", 3).keyspace("ks", simple("1"), table("kv", pk("k", "text", 0)), table("vi", pk("k", "varint", 0)))
@@ -261,7 +225,7 @@ func heatRing(rates [3]float64) (*History, *model.Snapshot) {
 		}
 		b.s.Taken = t0.Add(time.Duration(step) * time.Minute)
 		s = b.s
-		h.Record(s)
+		record(h, s)
 	}
 	return h, s
 }
@@ -352,7 +316,7 @@ func TestHeatMapCellsWithoutRatio(t *testing.T) {
 // in table order, with its findings and traffic for the page to arrange by
 // (web/heatmap_layout.go).
 func TestHeatMapsOnePerTable(t *testing.T) {
-	h := NewHistory(HistoryLimits{})
+	h := history.New(history.Limits{})
 	names := []string{"skewed", "t1", "t2", "t3", "t4", "t5", "t6", "t7"}
 	var s *model.Snapshot
 	for step := int64(0); step < 2; step++ {
@@ -373,7 +337,7 @@ func TestHeatMapsOnePerTable(t *testing.T) {
 		}
 		b.s.Taken = t0.Add(time.Duration(step) * time.Minute)
 		s = b.s
-		h.Record(s)
+		record(h, s)
 	}
 	r := Analyze(s, h, DefaultThresholds())
 	if r.Heat == nil || len(r.Heat.Maps) != 1+len(names) || r.Heat.Maps[0].Table != "" {
@@ -401,7 +365,7 @@ func TestHeatMapsOnePerTable(t *testing.T) {
 
 // heatCluster is the benchmark's synthetic cluster with a full heat
 // history: 121 cycles a minute apart, every table read on every node.
-func heatCluster(b *testing.B) (*model.Snapshot, *History) {
+func heatCluster(b *testing.B) (*model.Snapshot, *history.History) {
 	s, h := syntheticCluster(30, 1000)
 	for step := 0; step <= 120; step++ {
 		s.Taken = t0.Add(time.Duration(step) * time.Minute)
@@ -411,9 +375,9 @@ func heatCluster(b *testing.B) (*model.Snapshot, *History) {
 				ts.LocalWrites.Count += 30
 			}
 		}
-		h.Record(s)
+		record(h, s)
 	}
-	if n := len(h.Heat.Columns); n != DefaultHistoryLimits().HeatColumns {
+	if n := len(h.Heat.Columns); n != history.DefaultLimits().HeatColumns {
 		b.Fatalf("%d columns", n)
 	}
 	return s, h
@@ -429,22 +393,22 @@ func BenchmarkHeat1000Tables30Nodes(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			s.Taken = t0.Add(time.Duration(121+i) * time.Minute)
-			h.Record(s)
+			record(h, s)
 		}
 	})
 	b.Run("maps", func(b *testing.B) {
-		a := newAnalysis(s, h, DefaultThresholds())
+		a := newAnalysis(s, scope.Of(s), h, DefaultThresholds())
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			a.heatMaps(nil)
+			figures{a}.heatMaps(nil)
 		}
 	})
 	b.Logf("heat history: %d columns, %d bytes of JSON", len(h.Heat.Columns), len(data))
 }
 
 func TestHeatKeysKeepTheColumnsTheyWereSampledIn(t *testing.T) {
-	h := NewHistory(HistoryLimits{})
+	h := history.New(history.Limits{})
 	var s *model.Snapshot
 	for step := 0; step < 4; step++ {
 		s = sizeSnap(time.Duration(step)*time.Minute, 0, 1+int64(step)*600, 0)
@@ -456,15 +420,11 @@ func TestHeatKeysKeepTheColumnsTheyWereSampledIn(t *testing.T) {
 				{Keyspace: "ks", Table: "t", Key: "b", Op: "read", Count: 1, Total: 100},
 			}
 		}
-		h.Record(s)
+		record(h, s)
 	}
 	// Columns end at steps 1, 2, 3: the samples of steps 1 and 2 are in the first two.
 	if got := h.Heat.Columns[0].Keys["ks.t"]; strings.Join(got, ",") != "hot,warm,a" {
-		t.Fatalf("column keys %v, want the %d most counted", got, heatKeys)
-	}
-	merged := mergeColumns(h.Heat.Columns[0], h.Heat.Columns[2])
-	if got := merged.Keys["ks.t"]; strings.Join(got, ",") != "hot,warm,a" {
-		t.Fatalf("merged keys %v", got)
+		t.Fatalf("column keys %v, want the %d most counted", got, history.HeatKeys)
 	}
 	r := Analyze(s, h, DefaultThresholds())
 	m := r.Heat.Maps[1]

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/tools/testcluster"
@@ -73,7 +74,7 @@ func TestLowCardinalityFromKeyCountsOnRealCluster(t *testing.T) {
 	t.Logf("%s: %d keys counted over the nodes, %d written", tk, sum, p.ExpectedPartitions)
 
 	report := analyzer.Analyze(snap, nil, analyzer.DefaultThresholds())
-	var found []analyzer.Finding
+	var found []finding.Finding
 	for _, f := range report.Findings {
 		if f.Kind != analyzer.KindLowCardinalityKey {
 			continue

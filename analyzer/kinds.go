@@ -1,33 +1,18 @@
 package analyzer
 
 import (
+	"fmt"
+	"slices"
+	"sort"
 	"strconv"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 )
 
-// Kinds of finding. These strings are the analyzer's vocabulary: the JSON
-// output, the fixture truth file, metric labels and alert names use them.
-const (
-	KindOversizedPartition      = "oversized_partition"
-	KindWidePartition           = "wide_partition"
-	KindHotPartition            = "hot_partition"
-	KindHotTokenRange           = "hot_token_range"
-	KindTombstoneHeavy          = "tombstone_heavy"
-	KindOwnershipSkew           = "ownership_skew"
-	KindLoadSkew                = "load_skew"
-	KindLowCardinalityKey       = "low_cardinality_key"
-	KindUnbucketedTimeSeries    = "unbucketed_time_series"
-	KindSecondaryIndexHighCard  = "secondary_index_high_cardinality"
-	KindPartitionGrowthForecast = "partition_growth_forecast"
-	KindStaleData               = "stale_data"
-	// KindAscendingTimeOrder (info): a time clustering column in ascending
-	// order, so newest-first reads are reversed reads.
-	KindAscendingTimeOrder = "ascending_time_order"
-	// KindGuardrailCrossing: a key (or the table's largest partition) has
-	// crossed, or is forecast to cross, a guardrail threshold.
-	KindGuardrailCrossing = "guardrail_crossing"
-)
+// The kinds of finding are declared each in its rule's file (KindOversizedPartition
+// in rule_oversized.go, ...). Their strings are the analyzer's vocabulary: the
+// JSON output, the fixture truth file, metric labels and alert names use them.
 
 // The shipped Prometheus alerts that read finding series (RuleAlert).
 const (
@@ -88,66 +73,30 @@ type KindFacts struct {
 	// Rule, for a kind added from outside this package (AddKind), finds
 	// its problems in the snapshot. Tests use it: a rule that panics shows
 	// what the analysis and the daemon do then (guard.go).
-	Rule func(*model.Snapshot) []Finding
+	Rule func(*model.Snapshot) []finding.Finding
 }
 
-// kinds is the one table of kinds, in a fixed order.
-var kinds = []KindFacts{
-	{Name: KindOversizedPartition, Label: "oversized partition",
-		Sentence:         "A partition has grown past the size the database reads, compacts and repairs comfortably.",
-		PushedWithoutKey: true, SizeIsTheProblem: true, RuleAlert: AlertOversizedPartition,
-		scope: scopeTable, problemOrder: 1, splitOrder: 3, rule: ruleOversizedPartition},
-	{Name: KindWidePartition, Label: "wide partition",
-		Sentence:         "A read went through more rows of one partition than one read should.",
-		PushedWithoutKey: true, RuleAlert: AlertAnalyzerFinding,
-		scope: scopeTable, problemOrder: 2, splitOrder: 4, rule: ruleWidePartition},
-	{Name: KindHotPartition, Label: "hot partition",
-		Sentence:         "One key takes a large share of the table's sampled operations.",
-		PushedWithoutKey: true,
-		scope:            scopeKey, problemOrder: 3, rule: ruleHotPartition},
-	{Name: KindHotTokenRange, Label: "hot token range",
-		Sentence:   "One node serves more of the table's local operations than its share of the data warrants.",
-		MultipleOf: "fair share",
-		scope:      scopeGroup, rule: ruleHotTokenRange},
-	{Name: KindTombstoneHeavy, Label: "tombstone-heavy reads",
-		Sentence:         "Reads scan many deleted rows (tombstones) to return few live ones.",
-		PushedWithoutKey: true, RuleAlert: AlertAnalyzerFinding,
-		scope: scopeTable, problemOrder: 4, rule: ruleTombstoneHeavy},
-	{Name: KindOwnershipSkew, Label: "ownership skew",
-		Sentence:   "A node owns more of the keyspace's data than its fair share.",
-		MultipleOf: "fair share",
-		scope:      scopeGroup, rule: ruleOwnershipSkew},
-	{Name: KindLoadSkew, Label: "load skew",
-		Sentence:   "A node holds more data than the mean of its datacenter.",
-		MultipleOf: "its DC's mean load",
-		scope:      scopeGroup, rule: ruleLoadSkew},
-	{Name: KindLowCardinalityKey, Label: "low-cardinality partition key",
-		Sentence:     "The partition key has too few distinct values to spread the data over the nodes.",
-		LowerIsWorse: true, RuleAlert: AlertAnalyzerFinding, TableWide: true,
-		scope: scopeTable, problemOrder: 6, splitOrder: 2, rule: ruleLowCardinalityKey},
-	{Name: KindUnbucketedTimeSeries, Label: "unbucketed time series",
-		Sentence:         "A time series grows in partitions whose key has no time bucket.",
-		SizeIsTheProblem: true, RuleAlert: AlertAnalyzerFinding, TableWide: true,
-		scope: scopeTable, problemOrder: 5, splitOrder: 1, rule: ruleUnbucketedTimeSeries},
-	{Name: KindSecondaryIndexHighCard, Label: "high-cardinality secondary index",
-		Sentence:  "A secondary index on a column with many values makes its reads ask every node.",
-		RuleAlert: AlertAnalyzerFinding, TableWide: true,
-		scope: scopeTable, rule: ruleSecondaryIndexHighCardinality},
-	{Name: KindPartitionGrowthForecast, Label: "partition growth forecast",
-		Sentence:     "The largest partition is growing toward the critical size.",
-		LowerIsWorse: true, SizeIsTheProblem: true, TableWide: true,
-		scope: scopeTable, problemOrder: 7, splitOrder: 5, rule: rulePartitionGrowthForecast},
-	{Name: KindStaleData, Label: "stale data",
-		Sentence: "partmon cannot read this node's sources; what it shows for the node is old.",
-		scope:    scopeNode, rule: ruleStaleData},
-	{Name: KindAscendingTimeOrder, Label: "ascending time order",
-		Sentence:  "Rows are clustered oldest first, so newest-first reads are reversed reads.",
-		TableWide: true,
-		scope:     scopeTable, rule: ruleAscendingTimeOrder},
-	{Name: KindGuardrailCrossing, Label: "guardrail crossing",
-		Sentence:         "A partition, the values written to a column, or a node's data disk, has crossed, or is forecast to cross, a guardrail threshold the nodes are configured with.",
-		PushedWithoutKey: true, LowerIsWorse: true, RuleAlert: AlertAnalyzerFinding, TableWide: true,
-		scope: scopeTable, rule: ruleGuardrailCrossing},
+// kinds is the one table of kinds, in a fixed order. Each rule file
+// declares its kind's name, its facts and its rule together and registers
+// them at their place in the table (registerKind); adding a kind is one file.
+var kinds []KindFacts
+
+// kindPlaces are the places the kinds were registered at, in order.
+var kindPlaces []int
+
+// registerKind puts k into the table at place (kinds are listed, and their
+// rules run, in the order of their places). Two kinds at one place, or one
+// name twice, is a programming error.
+func registerKind(place int, k KindFacts) {
+	i := sort.SearchInts(kindPlaces, place)
+	if i < len(kindPlaces) && kindPlaces[i] == place {
+		panic(fmt.Sprintf("kinds %s and %s registered at place %d", kinds[i].Name, k.Name, place))
+	}
+	if _, dup := KindOf(k.Name); dup {
+		panic("kind " + k.Name + " registered twice")
+	}
+	kindPlaces = slices.Insert(kindPlaces, i, place)
+	kinds = slices.Insert(kinds, i, k)
 }
 
 // Kinds lists every kind of finding the analyzer can report, in a fixed order.
@@ -173,11 +122,12 @@ func KindOf(name string) (KindFacts, bool) {
 // its Rule, if any, and a table's scope), and remove takes it out again. Tests use
 // it to show that everything reading kinds renders a new one.
 func AddKind(k KindFacts) (remove func()) {
-	kinds = append(kinds, k)
+	registerKind(kindPlaces[len(kindPlaces)-1]+1, k)
 	return func() {
 		for i := range kinds {
 			if kinds[i].Name == k.Name {
-				kinds = append(kinds[:i:i], kinds[i+1:]...)
+				kinds = slices.Delete(kinds, i, i+1)
+				kindPlaces = slices.Delete(kindPlaces, i, i+1)
 				return
 			}
 		}

@@ -1,46 +1,87 @@
 package analyzer
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/partmon/partmon/analyzer/finding"
 )
 
-// Every Kind* constant of kinds.go is in the one table, once, in the order
-// declared; the exporter, the alert pusher and the rule tests read Kinds()
-// instead of parsing this source. A new kind is its constant and its row.
+// Every Kind* constant is in the one table, once, and is declared in the
+// file that registers its facts (registerKind) beside its rule: a new kind is
+// one file. The exporter, the alert pusher and the rule tests read Kinds()
+// instead of parsing this source.
 func TestKindsListEveryKindOnce(t *testing.T) {
-	f, err := parser.ParseFile(token.NewFileSet(), "kinds.go", nil, 0)
+	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
+	declaredIn := map[string]string{}   // constant -> its file
+	registeredIn := map[string]string{} // constant -> the file registering its facts
+	value := map[string]string{}        // constant -> kind
 	var want []string
-	for _, d := range f.Decls {
-		g, ok := d.(*ast.GenDecl)
-		if !ok || g.Tok != token.CONST {
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
 			continue
 		}
-		for _, spec := range g.Specs {
-			vs := spec.(*ast.ValueSpec)
-			for i, name := range vs.Names {
-				if lit, ok := vs.Values[i].(*ast.BasicLit); ok && strings.HasPrefix(name.Name, "Kind") {
-					v, _ := strconv.Unquote(lit.Value)
-					want = append(want, v)
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.GenDecl:
+				if n.Tok != token.CONST {
+					return true
+				}
+				for _, spec := range n.Specs {
+					vs := spec.(*ast.ValueSpec)
+					for i, id := range vs.Names {
+						if i >= len(vs.Values) || !strings.HasPrefix(id.Name, "Kind") {
+							continue
+						}
+						if lit, ok := vs.Values[i].(*ast.BasicLit); ok {
+							v, _ := strconv.Unquote(lit.Value)
+							value[id.Name], declaredIn[id.Name] = v, name
+							want = append(want, v)
+						}
+					}
+				}
+			case *ast.CallExpr:
+				if fn, ok := n.Fun.(*ast.Ident); ok && fn.Name == "registerKind" && len(n.Args) == 2 {
+					if lit, ok := n.Args[1].(*ast.CompositeLit); ok {
+						for _, e := range lit.Elts {
+							if kv, ok := e.(*ast.KeyValueExpr); ok && fmt.Sprint(kv.Key) == "Name" {
+								registeredIn[fmt.Sprint(kv.Value)] = name
+							}
+						}
+					}
 				}
 			}
-		}
+			return true
+		})
 	}
 	if len(want) < 13 {
-		t.Fatalf("read %d Kind constants from kinds.go: %q", len(want), want)
+		t.Fatalf("read %d Kind constants: %q", len(want), want)
 	}
+	for id, file := range declaredIn {
+		if registeredIn[id] != file {
+			t.Errorf("%s (%s) is declared in %s but its facts are registered in %q: a kind's constant, facts and rule share a file",
+				id, value[id], file, registeredIn[id])
+		}
+	}
+	slices.Sort(want)
 	got := Kinds()
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("Kinds() = %q, want the constants of kinds.go in order %q", got, want)
+	if sorted := slices.Sorted(slices.Values(got)); !reflect.DeepEqual(sorted, want) {
+		t.Fatalf("Kinds() = %q, want every Kind constant once: %q", got, want)
 	}
 	seen := map[string]bool{}
 	for _, k := range got {
@@ -69,14 +110,14 @@ func TestEveryKindHasWords(t *testing.T) {
 // problem are one finding with both nodes.
 func TestANewKindIsRunAndFolded(t *testing.T) {
 	const fake = "fake_table_problem"
-	seen := func(node string) Finding {
-		return Finding{Kind: fake, Severity: SeverityWarning, Node: node, Keyspace: "ks", Table: "t", Value: 3, Threshold: 2, Unit: UnitRatio}
+	seen := func(node string) finding.Finding {
+		return finding.Finding{Kind: fake, Severity: finding.SeverityWarning, Node: node, Keyspace: "ks", Table: "t", Value: 3, Threshold: 2, Unit: finding.UnitRatio}
 	}
 	remove := AddKind(KindFacts{Name: fake, Label: "fake", Sentence: "A fake problem."})
 	defer remove()
-	kinds[len(kinds)-1].rule = func(*analysis) []Finding { return []Finding{seen("10.0.0.1"), seen("10.0.0.2")} }
+	kinds[len(kinds)-1].rule = func(*analysis) []finding.Finding { return []finding.Finding{seen("10.0.0.1"), seen("10.0.0.2")} }
 
-	var got []Finding
+	var got []finding.Finding
 	for _, f := range Analyze(newSnap().ring("dc1", 3).s, nil, DefaultThresholds()).Findings {
 		if f.Kind == fake {
 			got = append(got, f)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/internal/set"
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 )
@@ -28,7 +30,7 @@ type logSeen struct {
 // logsOf is every node's log evidence naming one of t's keys, in the
 // nodes' host ID order. The index is built once per analysis: looking
 // through every node's evidence per table node cost nodes² × entries.
-func (a *analysis) logsOf(t *tableView) []logSeen {
+func (a logEvidence) logsOf(t *tableView) []logSeen {
 	if a.logIdx == nil {
 		a.logIdx = map[string][]logSeen{}
 		for _, at := range a.perNode() {
@@ -46,7 +48,7 @@ func (a *analysis) logsOf(t *tableView) []logSeen {
 // logKeys lists the evidence of t's keys of the given kinds, key first, then
 // node; evidence naming only a token (a range read) is left out: it names
 // no key to act on.
-func (a *analysis) logKeys(t *tableView, kinds ...model.LogEvidenceKind) map[string][]logSeen {
+func (a logEvidence) logKeys(t *tableView, kinds ...model.LogEvidenceKind) map[string][]logSeen {
 	out := map[string][]logSeen{}
 	for _, s := range a.logsOf(t) {
 		for _, k := range kinds {
@@ -62,13 +64,13 @@ func (a *analysis) logKeys(t *tableView, kinds ...model.LogEvidenceKind) map[str
 // seenWhereWhen says where and when the logs named a key: "Cassandra's log
 // on 127.0.0.1 (system_views.system_logs) 3 times, 12:01:02 to 12:31:00 UTC,
 // 5 min before this report".
-func (a *analysis) seenWhereWhen(seen []logSeen) string {
+func (a logEvidence) seenWhereWhen(seen []logSeen) string {
 	var nodes, wheres []string
 	var count int64
 	first, last := seen[0].ev.First, seen[0].ev.Last
 	for _, s := range seen {
-		nodes = addSorted(nodes, s.node)
-		wheres = addSorted(wheres, s.ev.Where)
+		nodes = set.AddSorted(nodes, s.node)
+		wheres = set.AddSorted(wheres, s.ev.Where)
 		count += s.ev.Count
 		if s.ev.First.Before(first) {
 			first = s.ev.First
@@ -107,7 +109,7 @@ func logSource(seen []logSeen) string {
 
 // noteLogSizes makes the largest key the logs measured on tn the node's
 // largest key when it is larger than what the key lists said.
-func (a *analysis) noteLogSizes(t *tableView, tn *tableNode) []logSeen {
+func (a logEvidence) noteLogSizes(t *tableView, tn *tableNode) []logSeen {
 	var best []logSeen
 	for _, s := range a.logsOf(t) {
 		if s.ev.Kind != model.LogPartitionSize || s.node != tn.node.Address {
@@ -126,7 +128,7 @@ func (a *analysis) noteLogSizes(t *tableView, tn *tableNode) []logSeen {
 }
 
 // logSizeNote says how the logs measured the key (the oversized summary).
-func (a *analysis) logSizeNote(seen []logSeen) string {
+func (a logEvidence) logSizeNote(seen []logSeen) string {
 	if len(seen) == 0 {
 		return ""
 	}
@@ -149,7 +151,7 @@ type logTombstones struct {
 	allSeen  []logSeen
 }
 
-func (a *analysis) tombstoneKeys(t *tableView) map[string]*logTombstones {
+func (a logEvidence) tombstoneKeys(t *tableView) map[string]*logTombstones {
 	out := map[string]*logTombstones{}
 	for key, seen := range a.logKeys(t, model.LogTombstoneWarning, model.LogTombstoneAbort, model.LogPartitionTombstones) {
 		lt := &logTombstones{allSeen: seen}
@@ -170,19 +172,19 @@ func (a *analysis) tombstoneKeys(t *tableView) map[string]*logTombstones {
 // logTombstoneFinding is the per-key tombstone_heavy finding the logs give;
 // ok is false below the thresholds. An aborted read is critical whatever
 // the count.
-func (a *analysis) logTombstoneFinding(t *tableView, key string, lt *logTombstones) (Finding, bool) {
+func (a logEvidence) logTombstoneFinding(t *tableView, key string, lt *logTombstones) (finding.Finding, bool) {
 	th := a.th
 	v := float64(lt.most)
 	sev := severityFor(v, th.TombstonesPerReadWarning, th.TombstonesPerReadCritical)
 	if lt.aborted {
-		sev = SeverityCritical
+		sev = finding.SeverityCritical
 	}
-	if sev == SeverityNone {
-		return Finding{}, false
+	if sev == finding.SeverityNone {
+		return finding.Finding{}, false
 	}
 	f := a.newFinding(KindTombstoneHeavy, sev, nil, t.keyspace, t.name)
 	f.PartitionKey = key
-	f.Value, f.Threshold, f.Unit = v, thresholdFor(sev, th.TombstonesPerReadWarning, th.TombstonesPerReadCritical), UnitTombstones
+	f.Value, f.Threshold, f.Unit = v, thresholdFor(sev, th.TombstonesPerReadWarning, th.TombstonesPerReadCritical), finding.UnitTombstones
 	f.Source = logSource(lt.allSeen)
 	f.Summary = fmt.Sprintf("partition %s of %s: %s", key, t.key, a.logTombstoneNote(lt))
 	f.Advice = "every read of this partition scans its tombstones until compaction purges them; " + tombstoneAdvice(t, v, 0)
@@ -193,7 +195,7 @@ func (a *analysis) logTombstoneFinding(t *tableView, key string, lt *logTombston
 }
 
 // logTombstoneNote describes the key's tombstone evidence in words.
-func (a *analysis) logTombstoneNote(lt *logTombstones) string {
+func (a logEvidence) logTombstoneNote(lt *logTombstones) string {
 	var parts []string
 	if lt.aborted {
 		parts = append(parts, "a read was aborted at tombstone_failure_threshold")
@@ -229,10 +231,10 @@ func maxValue(seen []logSeen) int64 {
 
 // logTombstoneFindings: the keys the logs name with many tombstones that
 // the key lists did not already report (done).
-func (a *analysis) logTombstoneFindings(t *tableView, done map[string]bool) []Finding {
+func (a logEvidence) logTombstoneFindings(t *tableView, done map[string]bool) []finding.Finding {
 	keys := a.tombstoneKeys(t)
-	var out []Finding
-	for _, key := range sortedKeys(keys) {
+	var out []finding.Finding
+	for _, key := range set.Keys(keys) {
 		if done[key] {
 			continue
 		}
@@ -245,15 +247,15 @@ func (a *analysis) logTombstoneFindings(t *tableView, done map[string]bool) []Fi
 
 // withLogTombstones adds the logs' word on a key the key lists reported to
 // its finding, raising it to critical when a read of it was aborted.
-func (a *analysis) withLogTombstones(f *Finding, t *tableView) {
+func (a logEvidence) withLogTombstones(f *finding.Finding, t *tableView) {
 	lt := a.tombstoneKeys(t)[f.PartitionKey]
 	if lt == nil {
 		return
 	}
 	f.Summary += "; Cassandra's log: " + a.logTombstoneNote(lt)
 	f.Source = joinSources(f.Source, logSource(lt.allSeen))
-	if lt.aborted && f.Severity < SeverityCritical {
-		f.Severity, f.Threshold = SeverityCritical, a.th.TombstonesPerReadCritical
+	if lt.aborted && f.Severity < finding.SeverityCritical {
+		f.Severity, f.Threshold = finding.SeverityCritical, a.th.TombstonesPerReadCritical
 	}
 }
 
@@ -262,7 +264,7 @@ func (a *analysis) withLogTombstones(f *Finding, t *tableView) {
 // The share is of slow reads, not of all operations: it says which key the
 // slow statements hit, not how much traffic it gets. Keys a sampler already
 // reported (done) get no second finding.
-func (a *analysis) logHotFindings(t *tableView, done map[string]bool) []Finding {
+func (a logEvidence) logHotFindings(t *tableView, done map[string]bool) []finding.Finding {
 	slow := a.logKeys(t, model.LogSlowRead)
 	total := map[string]int64{} // per node
 	for _, seen := range slow {
@@ -271,8 +273,8 @@ func (a *analysis) logHotFindings(t *tableView, done map[string]bool) []Finding 
 		}
 	}
 	tomb, sizes := a.tombstoneKeys(t), a.logKeys(t, model.LogPartitionSize)
-	var out []Finding
-	for _, key := range sortedKeys(slow) {
+	var out []finding.Finding
+	for _, key := range set.Keys(slow) {
 		if done[key] {
 			continue
 		}
@@ -285,9 +287,9 @@ func (a *analysis) logHotFindings(t *tableView, done map[string]bool) []Finding 
 		if share < a.th.HotKeyShareWarning {
 			continue
 		}
-		f := a.newFinding(KindHotPartition, SeverityWarning, nil, t.keyspace, t.name)
+		f := a.newFinding(KindHotPartition, finding.SeverityWarning, nil, t.keyspace, t.name)
 		f.PartitionKey = key
-		f.Value, f.Threshold, f.Unit = share, a.th.HotKeyShareWarning, UnitRatio
+		f.Value, f.Threshold, f.Unit = share, a.th.HotKeyShareWarning, finding.UnitRatio
 		f.Source = logSource(slow[key])
 		e := best.ev
 		f.Summary = fmt.Sprintf("key %s takes %s of the reads of %s that Cassandra logged as slow on %s (%s of %s, longest %s, over slow_query_log_timeout %s); %s",
@@ -311,7 +313,7 @@ func (a *analysis) logHotFindings(t *tableView, done map[string]bool) []Finding 
 }
 
 // findingKeys are the keys t's findings in fs name.
-func findingKeys(fs []Finding, t *tableView) map[string]bool {
+func findingKeys(fs []finding.Finding, t *tableView) map[string]bool {
 	out := map[string]bool{}
 	for _, f := range fs {
 		if f.PartitionKey != "" && f.Keyspace == t.keyspace && f.Table == t.name {
@@ -320,3 +322,6 @@ func findingKeys(fs []Finding, t *tableView) map[string]bool {
 	}
 	return out
 }
+
+// logEvidence is what Cassandra's log warnings say about a table's keys, joined with the index.
+type logEvidence struct{ *analysis }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 )
 
@@ -31,17 +32,17 @@ func TestLogEvidenceNamesTheOversizedKey(t *testing.T) {
 		max     int64
 		evs     []model.LogEvidence
 		wantKey string
-		wantSev Severity
+		wantSev finding.Severity
 		inText  []string
 	}{
-		{name: "guardrail names the key of a large table", max: 120 * mib, evs: []model.LogEvidence{size}, wantKey: "big", wantSev: SeverityCritical,
+		{name: "guardrail names the key of a large table", max: 120 * mib, evs: []model.LogEvidence{size}, wantKey: "big", wantSev: finding.SeverityCritical,
 			inText: []string{"key big measured 117 MiB by system_views.system_logs", "partition_size guardrail (threshold 50 MiB)", "logged by 10.0.0.1 (system_views.system_logs) 2 times", "last 10 minutes before this report"}},
-		{name: "a logged key below the warning size is not blamed", max: 72 * mib, evs: []model.LogEvidence{ev(model.LogPartitionSize, "mid", 10*mib, 1)}, wantSev: SeverityWarning},
-		{name: "the log's size counts when max_partition_size lags", max: 1 * mib, evs: []model.LogEvidence{size}, wantKey: "big", wantSev: SeverityCritical},
+		{name: "a logged key below the warning size is not blamed", max: 72 * mib, evs: []model.LogEvidence{ev(model.LogPartitionSize, "mid", 10*mib, 1)}, wantSev: finding.SeverityWarning},
+		{name: "the log's size counts when max_partition_size lags", max: 1 * mib, evs: []model.LogEvidence{size}, wantKey: "big", wantSev: finding.SeverityCritical},
 		{name: "4.x compaction warning from a log file", max: 120 * mib,
 			evs:     []model.LogEvidence{{Kind: model.LogPartitionSize, Keyspace: "ks", Table: "t", Key: "big", Value: 112 * mib, Count: 1, First: t0, Last: t0, Where: "/var/log/cassandra/system.log"}},
-			wantKey: "big", wantSev: SeverityCritical, inText: []string{"by log:system.log", `"Writing large partition" warning (compaction_large_partition_warning_threshold)`, "(/var/log/cassandra/system.log) once"}},
-		{name: "other kinds do not measure size", max: 72 * mib, evs: []model.LogEvidence{ev(model.LogTombstoneWarning, "big", 500*mib, 1)}, wantSev: SeverityWarning},
+			wantKey: "big", wantSev: finding.SeverityCritical, inText: []string{"by log:system.log", `"Writing large partition" warning (compaction_large_partition_warning_threshold)`, "(/var/log/cassandra/system.log) once"}},
+		{name: "other kinds do not measure size", max: 72 * mib, evs: []model.LogEvidence{ev(model.LogTombstoneWarning, "big", 500*mib, 1)}, wantSev: finding.SeverityWarning},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -75,26 +76,26 @@ func TestLogEvidenceTombstoneKeys(t *testing.T) {
 		name string
 		evs  []model.LogEvidence
 		top  []model.TopPartition
-		want map[string]Severity // key → severity of its finding
+		want map[string]finding.Severity // key → severity of its finding
 		text map[string][]string
 	}{
 		{name: "tombstone warnings name the key", evs: []model.LogEvidence{warn, written},
-			want: map[string]Severity{"jobs": SeverityCritical},
+			want: map[string]finding.Severity{"jobs": finding.SeverityCritical},
 			text: map[string][]string{"jobs": {"reads scanned up to 19,995 tombstones (with 5 live rows)", "12 times", "an sstable write held 19,995 tombstones"}}},
 		{name: "an aborted read is critical", evs: []model.LogEvidence{abort},
-			want: map[string]Severity{"doomed": SeverityCritical},
+			want: map[string]finding.Severity{"doomed": finding.SeverityCritical},
 			text: map[string][]string{"doomed": {"a read was aborted at tombstone_failure_threshold", "reads of this partition fail now"}}},
-		{name: "under the warning level, and token-only evidence, name no key", evs: []model.LogEvidence{small, tokenOnly}, want: map[string]Severity{}},
+		{name: "under the warning level, and token-only evidence, name no key", evs: []model.LogEvidence{small, tokenOnly}, want: map[string]finding.Severity{}},
 		{name: "a key top_partitions already lists gets one finding with both sources",
 			evs: []model.LogEvidence{abort}, top: []model.TopPartition{{Keyspace: "ks", Table: "t", Type: "TOMBSTONES", Key: "doomed", Value: 5000}},
-			want: map[string]Severity{"doomed": SeverityCritical},
+			want: map[string]finding.Severity{"doomed": finding.SeverityCritical},
 			text: map[string][]string{"doomed": {"holds 5,000 tombstones", "Cassandra's log: a read was aborted"}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := logSnap(1*mib, c.evs...)
 			s.PerNode["h01"].TopPartitions = c.top
-			got := map[string]Finding{}
+			got := map[string]finding.Finding{}
 			for _, f := range ruleTombstoneHeavy(analysisOf(t, s)) {
 				if f.PartitionKey == "" {
 					continue
@@ -122,7 +123,7 @@ func TestLogEvidenceTombstoneKeys(t *testing.T) {
 	}
 }
 
-func keysOf(m map[string]Finding) []string {
+func keysOf(m map[string]finding.Finding) []string {
 	var out []string
 	for k := range m {
 		out = append(out, k)

@@ -1,6 +1,9 @@
 package analyzer
 
-import "github.com/partmon/partmon/model"
+import (
+	"github.com/partmon/partmon/analyzer/internal/set"
+	"github.com/partmon/partmon/model"
+)
 
 // withLogKeys is t's known keys (copies) with the keys Cassandra's logs
 // measured merged in: a partition written over the size warning (its
@@ -17,11 +20,11 @@ func (a *analysis) withLogKeys(t *tableView) []*PartitionEntry {
 		byKey[e.Key] = &c
 		out = append(out, &c)
 	}
-	if a.system[t.keyspace] {
+	if a.sc.System[t.keyspace] {
 		return out
 	}
 	kinds := []model.LogEvidenceKind{model.LogPartitionSize, model.LogPartitionTombstones, model.LogTombstoneWarning, model.LogTombstoneAbort}
-	for key, seen := range a.logKeys(t, kinds...) {
+	for key, seen := range (logEvidence{a}).logKeys(t, kinds...) {
 		e := byKey[key]
 		if e == nil {
 			e = &PartitionEntry{Keyspace: t.keyspace, Table: t.name, Key: key}
@@ -34,7 +37,7 @@ func (a *analysis) withLogKeys(t *tableView) []*PartitionEntry {
 			} else {
 				e.Tombstones = max(e.Tombstones, s.ev.Value)
 			}
-			e.Nodes = addSorted(e.Nodes, s.node)
+			e.Nodes = set.AddSorted(e.Nodes, s.node)
 			e.Source = joinSources(e.Source, logSource([]logSeen{s}))
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/partmon/partmon/analyzer/history"
+	"github.com/partmon/partmon/analyzer/scope"
 	"github.com/partmon/partmon/model"
 )
 
@@ -81,16 +83,16 @@ func BenchmarkOwnershipKeyspaces1000x256(b *testing.B) {
 	nodes := benchmarkRing()
 	for _, c := range []struct{ keyspaces, distinct int }{{1, 1}, {50, 5}, {50, 50}} {
 		s := benchmarkSnapshot(nodes, c.keyspaces, c.distinct)
-		h := NewHistory(HistoryLimits{})
+		h := history.New(history.Limits{})
 		b.Run(fmt.Sprintf("keyspaces=%d/replications=%d", c.keyspaces, c.distinct), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				a := newAnalysis(s, h, DefaultThresholds())
+				a := newAnalysis(s, scope.Of(s), h, DefaultThresholds())
 				if len(a.keyspaces) != c.keyspaces || a.keyspaces[0].owns == nil {
 					b.Fatalf("%d keyspaces analysed, the first's ownership %v; want %d with ownership (notes %v)",
 						len(a.keyspaces), a.keyspaces[0].owns != nil, c.keyspaces, a.notes)
 				}
-				a.placements()
+				figures{a}.placements()
 			}
 		})
 	}

@@ -17,7 +17,7 @@ type Placement struct {
 
 // placements are the replica sets of the keyspaces' distinct replications,
 // by keyspace name; none for rings over maxPlacementRanges.
-func (a *analysis) placements() []Placement {
+func (a figures) placements() []Placement {
 	if a.ringLen == 0 || len(a.keyspaces) == 0 {
 		return nil
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/partmon/partmon/analyzer/finding"
 )
 
 // One entry per problem across kinds. fold merges one kind's judgements of
@@ -17,12 +19,12 @@ import (
 // Problem is one problem as a reader meets it. Its Finding is the face: the
 // most severe member, with the problem's ID and its merged advice.
 type Problem struct {
-	Finding
+	finding.Finding
 	// Kinds are the members' kinds, the face's first.
 	Kinds []string `json:"kinds"`
 	// Evidence is every member finding as its rule wrote it (its own ID,
 	// summary and advice), the face first.
-	Evidence []Finding `json:"evidence"`
+	Evidence []finding.Finding `json:"evidence"`
 }
 
 // A partition kind judges a table's partitions: findings of these kinds on
@@ -42,9 +44,9 @@ func problemOrder(kind string) int {
 // groupProblems makes one Problem per table partition across kinds, and one
 // per finding of any other kind. fs are sorted (sortFindings); the
 // problems keep that order, most severe first.
-func groupProblems(fs []Finding) []Problem {
+func groupProblems(fs []finding.Finding) []Problem {
 	keys := namedKeys(fs)
-	groups := map[string][]Finding{}
+	groups := map[string][]finding.Finding{}
 	var order []string
 	for i, f := range fs {
 		g := problemGroup(f, keys)
@@ -66,7 +68,7 @@ func groupProblems(fs []Finding) []Problem {
 
 // namedKeys are the partition keys the partition kinds' findings name, per
 // table.
-func namedKeys(fs []Finding) map[string]map[string]bool {
+func namedKeys(fs []finding.Finding) map[string]map[string]bool {
 	keys := map[string]map[string]bool{}
 	for _, f := range fs {
 		if problemOrder(f.Kind) == 0 || f.PartitionKey == "" {
@@ -81,13 +83,15 @@ func namedKeys(fs []Finding) map[string]map[string]bool {
 	return keys
 }
 
-func tableOf(f Finding) string { return strings.Join([]string{f.Cluster, f.Keyspace, f.Table}, "\x00") }
+func tableOf(f finding.Finding) string {
+	return strings.Join([]string{f.Cluster, f.Keyspace, f.Table}, "\x00")
+}
 
 // problemGroup names the problem f belongs to: its table and partition key
 // when f is of a partition kind, else "" (a problem of its own). A finding that names
 // no key joins the table's one named key, when the table's findings name
 // exactly one; with several keys named, it stays a problem of its own.
-func problemGroup(f Finding, keys map[string]map[string]bool) string {
+func problemGroup(f finding.Finding, keys map[string]map[string]bool) string {
 	if problemOrder(f.Kind) == 0 || f.Table == "" {
 		return ""
 	}
@@ -102,7 +106,7 @@ func problemGroup(f Finding, keys map[string]map[string]bool) string {
 	return "partition\x00" + tableOf(f) + "\x00" + key
 }
 
-func newProblem(members []Finding) Problem {
+func newProblem(members []finding.Finding) Problem {
 	sort.SliceStable(members, func(i, j int) bool { return members[i].Severity > members[j].Severity })
 	p := Problem{Finding: members[0], Evidence: members}
 	for _, m := range members {
@@ -126,7 +130,7 @@ func newProblem(members []Finding) Problem {
 }
 
 // idLender is the member first in problemOrder, whose ID the problem keeps.
-func idLender(members []Finding) Finding {
+func idLender(members []finding.Finding) finding.Finding {
 	best := members[0]
 	for _, m := range members[1:] {
 		if problemOrder(m.Kind) < problemOrder(best.Kind) {
@@ -138,8 +142,8 @@ func idLender(members []Finding) Finding {
 
 // mergedAdvice: one split advice (the most severe split advisor's, ties
 // broken by splitOrder), then each other remedy once, named by its kind.
-func mergedAdvice(members []Finding) string {
-	var split *Finding
+func mergedAdvice(members []finding.Finding) string {
+	var split *finding.Finding
 	for i := range members {
 		m := &members[i]
 		if m.Advice == "" || splitRank(m.Kind) < 0 {
@@ -184,7 +188,7 @@ func ProblemsIn(r *Report) []Problem {
 }
 
 // ProblemsOf are r's problems of the given severity.
-func ProblemsOf(r *Report, sev Severity) []Problem {
+func ProblemsOf(r *Report, sev finding.Severity) []Problem {
 	var out []Problem
 	for _, p := range ProblemsIn(r) {
 		if p.Severity == sev {

@@ -5,41 +5,43 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/partmon/partmon/analyzer/finding"
 )
 
 func TestGroupProblems(t *testing.T) {
-	f := func(id, kind string, sev Severity, table, key, advice string) Finding {
-		return Finding{ID: id, Kind: kind, Severity: sev, Cluster: "c", Keyspace: "ks", Table: table, PartitionKey: key,
+	f := func(id, kind string, sev finding.Severity, table, key, advice string) finding.Finding {
+		return finding.Finding{ID: id, Kind: kind, Severity: sev, Cluster: "c", Keyspace: "ks", Table: table, PartitionKey: key,
 			Summary: kind + " evidence", Advice: advice}
 	}
-	big := f("o", KindOversizedPartition, SeverityWarning, "t", "", "add a day bucket of ts to the partition key (sensor): 60 MiB → 2 MiB")
-	unbucketed := f("u", KindUnbucketedTimeSeries, SeverityInfo, "t", "", "add an hour bucket of ts to the partition key (sensor)")
+	big := f("o", KindOversizedPartition, finding.SeverityWarning, "t", "", "add a day bucket of ts to the partition key (sensor): 60 MiB → 2 MiB")
+	unbucketed := f("u", KindUnbucketedTimeSeries, finding.SeverityInfo, "t", "", "add an hour bucket of ts to the partition key (sensor)")
 	cases := []struct {
 		name       string
-		in         []Finding
+		in         []finding.Finding
 		wantGroups [][]string // member IDs per problem, the face first
 		wantIDs    []string
 		advice     []string // per problem: must contain
 		notAdvice  []string // per problem: must not contain
 	}{
 		{name: "the issue's table: oversized and unbucketed are one problem with one split advice",
-			in: []Finding{big, unbucketed}, wantGroups: [][]string{{"o", "u"}}, wantIDs: []string{"o"},
+			in: []finding.Finding{big, unbucketed}, wantGroups: [][]string{{"o", "u"}}, wantIDs: []string{"o"},
 			advice: []string{"add a day bucket"}, notAdvice: []string{"hour bucket"}},
 		{name: "the ID stays the oversized one when unbucketed is the more severe",
-			in:         []Finding{f("u", KindUnbucketedTimeSeries, SeverityCritical, "t", "", "hour"), f("o", KindOversizedPartition, SeverityWarning, "t", "", "day")},
+			in:         []finding.Finding{f("u", KindUnbucketedTimeSeries, finding.SeverityCritical, "t", "", "hour"), f("o", KindOversizedPartition, finding.SeverityWarning, "t", "", "day")},
 			wantGroups: [][]string{{"u", "o"}}, wantIDs: []string{"o"}, advice: []string{"hour"}, notAdvice: []string{"day"}},
 		{name: "other tables and other kinds stay apart",
-			in: []Finding{big, f("x", KindOversizedPartition, SeverityWarning, "t2", "", ""), f("l", KindLoadSkew, SeverityWarning, "", "", ""),
-				f("s", KindSecondaryIndexHighCard, SeverityWarning, "t", "", "")},
+			in: []finding.Finding{big, f("x", KindOversizedPartition, finding.SeverityWarning, "t2", "", ""), f("l", KindLoadSkew, finding.SeverityWarning, "", "", ""),
+				f("s", KindSecondaryIndexHighCard, finding.SeverityWarning, "t", "", "")},
 			wantGroups: [][]string{{"o"}, {"x"}, {"l"}, {"s"}}, wantIDs: []string{"o", "x", "l", "s"}},
 		{name: "a hot key that is the large key: one problem, both remedies",
-			in:         []Finding{f("o", KindOversizedPartition, SeverityCritical, "t", "k1", "split it"), f("h", KindHotPartition, SeverityWarning, "t", "k1", "spread key k1 over 4 suffix buckets")},
+			in:         []finding.Finding{f("o", KindOversizedPartition, finding.SeverityCritical, "t", "k1", "split it"), f("h", KindHotPartition, finding.SeverityWarning, "t", "k1", "spread key k1 over 4 suffix buckets")},
 			wantGroups: [][]string{{"o", "h"}}, wantIDs: []string{"o"}, advice: []string{"split it; also, for hot_partition: spread key k1"}},
 		{name: "two hot keys: two problems; the keyless size finding can be neither's",
-			in:         []Finding{f("h1", KindHotPartition, SeverityWarning, "t", "k1", ""), f("h2", KindHotPartition, SeverityWarning, "t", "k2", ""), big},
+			in:         []finding.Finding{f("h1", KindHotPartition, finding.SeverityWarning, "t", "k1", ""), f("h2", KindHotPartition, finding.SeverityWarning, "t", "k2", ""), big},
 			wantGroups: [][]string{{"h1"}, {"h2"}, {"o"}}, wantIDs: []string{"h1", "h2", "o"}},
 		{name: "one named key: the keyless findings of its table join it",
-			in:         []Finding{f("h", KindHotPartition, SeverityCritical, "t", "k1", "spread"), big, f("tb", KindTombstoneHeavy, SeverityWarning, "t", "", "lower gc_grace")},
+			in:         []finding.Finding{f("h", KindHotPartition, finding.SeverityCritical, "t", "k1", "spread"), big, f("tb", KindTombstoneHeavy, finding.SeverityWarning, "t", "", "lower gc_grace")},
 			wantGroups: [][]string{{"h", "o", "tb"}}, wantIDs: []string{"o"}, advice: []string{"add a day bucket", "spread", "also, for tombstone_heavy: lower gc_grace"}},
 	}
 	for _, c := range cases {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/model"
 )
 
@@ -27,7 +29,7 @@ func TestFindingsAreMutuallyPossible(t *testing.T) {
 		s, h := genSnapshot(rand.New(rand.NewSource(seed)))
 		r := Analyze(s, h, th)
 		ids := map[string]bool{}
-		for _, list := range [][]Finding{r.Findings, r.Remarks} {
+		for _, list := range [][]finding.Finding{r.Findings, r.Remarks} {
 			for _, f := range list {
 				seen[f.Kind]++
 				if ids[f.ID] {
@@ -40,7 +42,7 @@ func TestFindingsAreMutuallyPossible(t *testing.T) {
 			}
 		}
 		for _, f := range r.Remarks {
-			if f.Severity != SeverityInfo {
+			if f.Severity != finding.SeverityInfo {
 				t.Errorf("seed %d: remark %s at %v", seed, f.Kind, f.Severity)
 			}
 		}
@@ -67,14 +69,14 @@ func TestFindingsAreMutuallyPossible(t *testing.T) {
 }
 
 // severityInvariant: a warning or critical value reached its threshold.
-func severityInvariant(kind string, sev Severity, value, threshold float64) error {
+func severityInvariant(kind string, sev finding.Severity, value, threshold float64) error {
 	if math.IsNaN(value) || math.IsInf(value, 0) || math.IsNaN(threshold) || math.IsInf(threshold, 0) {
 		return fmt.Errorf("value %g, threshold %g", value, threshold)
 	}
-	if sev < SeverityInfo || sev > SeverityCritical {
+	if sev < finding.SeverityInfo || sev > finding.SeverityCritical {
 		return fmt.Errorf("severity %v", sev)
 	}
-	if sev < SeverityWarning {
+	if sev < finding.SeverityWarning {
 		return nil
 	}
 	const eps = 1e-9
@@ -88,7 +90,7 @@ func severityInvariant(kind string, sev Severity, value, threshold float64) erro
 	return nil
 }
 
-func findingInvariants(f Finding, th Thresholds) []error {
+func findingInvariants(f finding.Finding, th Thresholds) []error {
 	var errs []error
 	add := func(err error) {
 		if err != nil {
@@ -107,7 +109,7 @@ func findingInvariants(f Finding, th Thresholds) []error {
 			add(fmt.Errorf("node %s is %v, the finding only %v", n.Node, n.Severity, f.Severity))
 		}
 	}
-	if f.Unit == UnitRatio && (f.Kind == KindHotPartition || f.Kind == KindTombstoneHeavy) && (f.Value < 0 || f.Value > 1) {
+	if f.Unit == finding.UnitRatio && (f.Kind == KindHotPartition || f.Kind == KindTombstoneHeavy) && (f.Value < 0 || f.Value > 1) {
 		add(fmt.Errorf("a share of %g", f.Value))
 	}
 	if g := f.Figures; g != nil {
@@ -116,7 +118,7 @@ func findingInvariants(f Finding, th Thresholds) []error {
 	return errs
 }
 
-func figureInvariants(f Finding, g *Figures, th Thresholds) error {
+func figureInvariants(f finding.Finding, g *finding.Figures, th Thresholds) error {
 	const eps = 1e-9
 	switch {
 	case g.Rows > 0 && g.PartitionBytes > 0 && g.Rows*minRowBytes > g.PartitionBytes:
@@ -149,7 +151,7 @@ func figureInvariants(f Finding, g *Figures, th Thresholds) error {
 // genSnapshot builds a random cluster: 1–6 nodes in one or two DCs with
 // random tokens, a few keyspaces and tables with random schema and random,
 // often contradictory, figures on random nodes, and a random history.
-func genSnapshot(r *rand.Rand) (*model.Snapshot, *History) {
+func genSnapshot(r *rand.Rand) (*model.Snapshot, *history.History) {
 	b := newSnap()
 	if r.Intn(5) == 0 {
 		b.s.Engine = model.EngineScyllaDB
@@ -197,7 +199,7 @@ func genSnapshot(r *rand.Rand) (*model.Snapshot, *History) {
 		}
 		b.sources(model.SourceStatus{Source: "max_partition_size", Node: addr(i), State: state, Taken: t0, LastSuccess: last})
 	}
-	h := NewHistory(HistoryLimits{})
+	h := history.New(history.Limits{})
 	for _, ks := range b.s.Schema.Keyspaces {
 		for _, tb := range ks.Tables {
 			if r.Intn(2) == 0 {

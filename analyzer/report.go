@@ -6,93 +6,10 @@ package analyzer
 import (
 	"time"
 
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/model"
 )
-
-// Severity orders findings. The zero value is SeverityNone.
-type Severity int
-
-const (
-	SeverityNone Severity = iota
-	SeverityInfo
-	SeverityWarning
-	SeverityCritical
-)
-
-// Finding is one problem, with the numbers behind it and what to do.
-type Finding struct {
-	// ID names the problem, never its values or attributes: the same
-	// problem gets the same ID in every cycle, whether or not a key list
-	// names its key this time, so alerts and dashboards can follow it.
-	ID       string   `json:"id"`
-	Kind     string   `json:"kind"`
-	Severity Severity `json:"severity"`
-	Cluster  string   `json:"cluster"`
-	DC       string   `json:"dc,omitempty"`
-	Rack     string   `json:"rack,omitempty"`
-	Node     string   `json:"node,omitempty"` // address
-	Keyspace string   `json:"keyspace,omitempty"`
-	Table    string   `json:"table,omitempty"`
-	// BaseTable is the table a materialized view is built from, when Table
-	// is a view.
-	BaseTable    string  `json:"base_table,omitempty"`
-	PartitionKey string  `json:"partition_key,omitempty"`
-	Value        float64 `json:"value"`
-	Threshold    float64 `json:"threshold"`
-	Unit         string  `json:"unit"` // bytes, rows, ratio, seconds, tombstones, partitions, operations_per_second
-	Summary      string  `json:"summary"`
-	Advice       string  `json:"advice"`
-	Source       string  `json:"source"` // the collector source(s) the numbers came from
-	// Nodes are the nodes that measured the problem, each with its own
-	// value: one problem seen by three replicas is one finding with three
-	// nodes. Node, DC and Rack above are set when exactly one node did.
-	// Empty for findings no node measures (schema, cluster-wide figures).
-	Nodes []NodeValue `json:"nodes,omitempty"`
-	// Figures are the measurements behind Value, so readers can check them
-	// against each other; nil when the finding has none beyond Value.
-	Figures *Figures `json:"figures,omitempty"`
-	// IDNamesNode and IDNamesDC say whether the ID names Node and DC (a
-	// node's own problem names both, one judged within a placement group its
-	// DC; fold.go), set when the analyzer folds the finding: partmons that
-	// each see part of one problem (sidecars, DC shards) agree on it through
-	// the places the ID names and no others.
-	IDNamesNode bool `json:"-"`
-	IDNamesDC   bool `json:"-"`
-	// remark: the schema alone says it (Report.Remarks), not a measurement.
-	remark bool
-}
-
-// NodeValue is one node's measurement of a finding's problem, in the
-// finding's unit, with the severity it has on its own.
-type NodeValue struct {
-	Node      string   `json:"node"`
-	DC        string   `json:"dc,omitempty"`
-	Rack      string   `json:"rack,omitempty"`
-	Value     float64  `json:"value"`
-	Threshold float64  `json:"threshold"`
-	Severity  Severity `json:"severity"`
-}
-
-// Figures are a finding's supporting measurements in base units; a zero
-// field is not known (or not part of this finding).
-type Figures struct {
-	// PartitionBytes bounds the partition the finding is about from above
-	// (a histogram bucket bound, or what a key list measured).
-	PartitionBytes     float64 `json:"partition_bytes,omitempty"`
-	MeanPartitionBytes float64 `json:"mean_partition_bytes,omitempty"`
-	// Rows is a lower bound of the rows of one partition.
-	Rows float64 `json:"rows,omitempty"`
-	// Partitions is an upper estimate of the table's partitions, one replica.
-	Partitions float64 `json:"partitions,omitempty"`
-	// DataBytes is one replica of the table on disk (compressed).
-	DataBytes float64 `json:"data_bytes,omitempty"`
-	// Share is a fraction of operations (0..1), FairShare what placement gives.
-	Share     float64 `json:"share,omitempty"`
-	FairShare float64 `json:"fair_share,omitempty"`
-	// CurrentBytes and GrowthBytesPerSecond are a forecast's fit.
-	CurrentBytes         float64 `json:"current_bytes,omitempty"`
-	GrowthBytesPerSecond float64 `json:"growth_bytes_per_second,omitempty"`
-}
 
 // Report is the analyzer's output for one snapshot.
 type Report struct {
@@ -112,8 +29,8 @@ type Report struct {
 	TableNodes []TableNode `json:"table_nodes"`
 	// TopPartitions is the cluster-wide list of known large, tombstone-heavy
 	// or hot keys, deduplicated across replicas and sstables.
-	TopPartitions []PartitionEntry `json:"top_partitions"`
-	Findings      []Finding        `json:"findings"`
+	TopPartitions []PartitionEntry  `json:"top_partitions"`
+	Findings      []finding.Finding `json:"findings"`
 	// Problems are the findings as a reader meets them: the kinds one
 	// table partition shows gathered into one entry (groupProblems). The
 	// report, the API, the status page and the pushed alerts list these;
@@ -121,7 +38,7 @@ type Report struct {
 	Problems []Problem `json:"problems"`
 	// Remarks are design notes from the schema alone (severity info): shown
 	// apart from findings, never counted as problems, never alerted.
-	Remarks []Finding `json:"remarks,omitempty"`
+	Remarks []finding.Finding `json:"remarks,omitempty"`
 	// Thresholds are the limits this report was judged by (published as
 	// partmon_threshold_* series for the alerting rules).
 	Thresholds Thresholds `json:"-"`
@@ -146,9 +63,9 @@ type Report struct {
 	// Guardrails are the guardrail thresholds each node runs with, how
 	// close each known key is to them and suggested values.
 	Guardrails *GuardrailReport `json:"guardrails,omitempty"`
-	// KeyHistory is each table's named keys over time (a copy of the
+	// history.KeyHistory is each table's named keys over time (a copy of the
 	// history's), by table key. Left out of the JSON: /api/v1/keys serves it.
-	KeyHistory map[string][]NamedKeySeries `json:"-"`
+	KeyHistory map[string][]history.NamedKeySeries `json:"-"`
 }
 
 // RuleFailure is one rule, or one step of the analysis, that panicked.

@@ -3,6 +3,7 @@ package analyzer
 import (
 	"fmt"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/internal/format"
 )
 
@@ -13,8 +14,8 @@ import (
 // than new data. None when it
 // does not grow (or the history is too short), and none once it has crossed
 // (oversized_partition then speaks).
-func rulePartitionGrowthForecast(a *analysis) []Finding {
-	var out []Finding
+func rulePartitionGrowthForecast(a *analysis) []finding.Finding {
+	var out []finding.Finding
 	crit := float64(a.th.PartitionCriticalBytes)
 	warnSecs, critSecs := a.th.ForecastWarning.Seconds(), a.th.ForecastCritical.Seconds()
 	for _, t := range a.tables {
@@ -22,25 +23,35 @@ func rulePartitionGrowthForecast(a *analysis) []Finding {
 		if !t.growth.trusted() || secs <= 0 {
 			continue
 		}
-		var sev Severity
+		var sev finding.Severity
 		var horizon float64
 		switch {
 		case secs <= critSecs:
-			sev, horizon = SeverityCritical, critSecs
+			sev, horizon = finding.SeverityCritical, critSecs
 		case secs <= warnSecs:
-			sev, horizon = SeverityWarning, warnSecs
+			sev, horizon = finding.SeverityWarning, warnSecs
 		default:
 			continue
 		}
 		f := a.newFinding(KindPartitionGrowthForecast, sev, nil, t.keyspace, t.name)
-		f.Value, f.Threshold, f.Unit = secs, horizon, UnitSeconds
-		f.Figures = &Figures{PartitionBytes: float64(t.maxBytes), CurrentBytes: t.growth.current, GrowthBytesPerSecond: t.growth.slope}
+		f.Value, f.Threshold, f.Unit = secs, horizon, finding.UnitSeconds
+		f.Figures = &finding.Figures{PartitionBytes: float64(t.maxBytes), CurrentBytes: t.growth.current, GrowthBytesPerSecond: t.growth.slope}
 		f.Source = joinSources(a.sizeSource(), "history")
 		f.Summary = fmt.Sprintf("largest partition of %s is %s and grows %s/day (robust fit of %d points over %s): it crosses %s in %s",
 			t.key, format.Bytes(t.growth.current), format.Bytes(t.growth.slope*86400), t.growth.points,
 			format.Seconds(t.growth.window), format.Bytes(crit), format.Seconds(secs))
-		f.Advice = "before then: " + a.splitAdvice(t, t.growth.current)
+		f.Advice = "before then: " + bucketAdvice{a}.splitAdvice(t, t.growth.current)
 		out = append(out, f)
 	}
 	return out
+}
+
+// KindPartitionGrowthForecast names the partition_growth_forecast findings.
+const KindPartitionGrowthForecast = "partition_growth_forecast"
+
+func init() {
+	registerKind(11, KindFacts{Name: KindPartitionGrowthForecast, Label: "partition growth forecast",
+		Sentence:     "The largest partition is growing toward the critical size.",
+		LowerIsWorse: true, SizeIsTheProblem: true, TableWide: true,
+		scope: scopeTable, problemOrder: 7, splitOrder: 5, rule: rulePartitionGrowthForecast})
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/internal/format"
 )
 
@@ -16,10 +17,10 @@ import (
 // Cassandra's partition guardrails only log (docs/sources.md#guardrails),
 // so on today's versions only a node's data disk (diskCrossingFindings,
 // data_disk_usage_percentage) can be "will refuse".
-func ruleGuardrailCrossing(a *analysis) []Finding {
-	gr := a.guardrailView()
+func ruleGuardrailCrossing(a *analysis) []finding.Finding {
+	gr := guardrails{a}.guardrailView()
 	best := map[string]*GuardrailCrossing{}
-	sev := map[string]Severity{}
+	sev := map[string]finding.Severity{}
 	secs := map[string]float64{}
 	var order []string
 	for i := range gr.Crossings {
@@ -27,8 +28,8 @@ func ruleGuardrailCrossing(a *analysis) []Finding {
 		if c.Node != "" || c.Column != "" {
 			continue // a node's data disk, a column's write guardrail: their own findings
 		}
-		s, left := a.crossingSeverity(c)
-		if s == SeverityNone {
+		s, left := guardrails{a}.crossingSeverity(c)
+		if s == finding.SeverityNone {
 			continue
 		}
 		tk := c.Keyspace + "." + c.Table
@@ -39,14 +40,14 @@ func ruleGuardrailCrossing(a *analysis) []Finding {
 			best[tk], sev[tk], secs[tk] = c, s, left
 		}
 	}
-	var out []Finding
+	var out []finding.Finding
 	for _, tk := range order {
 		c := best[tk]
 		f := a.newFinding(KindGuardrailCrossing, sev[tk], nil, c.Keyspace, c.Table)
 		f.PartitionKey = c.Key
-		f.Value, f.Unit = secs[tk], UnitSeconds
+		f.Value, f.Unit = secs[tk], finding.UnitSeconds
 		f.Threshold = a.th.GuardrailWarnLead.Seconds()
-		if sev[tk] == SeverityCritical {
+		if sev[tk] == finding.SeverityCritical {
 			f.Threshold = a.th.GuardrailFailLead.Seconds()
 		}
 		f.Source = joinSources("system_views.settings", "key history")
@@ -54,32 +55,32 @@ func ruleGuardrailCrossing(a *analysis) []Finding {
 		f.Advice = crossingAdvice(c)
 		out = append(out, f)
 	}
-	return append(append(out, a.diskCrossingFindings(gr)...), a.writeCrossingFindings(gr)...)
+	return append(append(out, dataDiskGuardrail{a}.diskCrossingFindings(gr)...), writeGuardrails{a}.writeCrossingFindings(gr)...)
 }
 
 // crossingSeverity grades one crossing and says how long until it (0 once
 // crossed).
-func (a *analysis) crossingSeverity(c *GuardrailCrossing) (Severity, float64) {
+func (a guardrails) crossingSeverity(c *GuardrailCrossing) (finding.Severity, float64) {
 	left := 0.0
 	if !c.Crossed {
 		if c.At == 0 {
-			return SeverityNone, 0
+			return finding.SeverityNone, 0
 		}
 		left = float64(c.At - a.now)
 	}
 	refusing := c.Refuses != "" && c.Level == "fail"
 	switch {
 	case refusing && left <= a.th.GuardrailFailLead.Seconds():
-		return SeverityCritical, left
+		return finding.SeverityCritical, left
 	case c.Crossed:
 		// Crossed and only logged: Cassandra says so itself at every
 		// flush or compaction, and oversized_partition or tombstone_heavy
 		// judge the partition; partmon adds nothing to act on before it.
-		return SeverityInfo, 0
+		return finding.SeverityInfo, 0
 	case left <= a.th.GuardrailWarnLead.Seconds():
-		return SeverityWarning, left
+		return finding.SeverityWarning, left
 	}
-	return SeverityNone, 0
+	return finding.SeverityNone, 0
 }
 
 func crossingWhat(c *GuardrailCrossing) string {
@@ -132,4 +133,15 @@ func crossingAdvice(c *GuardrailCrossing) string {
 	}
 	return "split the key (a bucket in the partition key), expire old rows with a TTL, delete what is no longer read, " +
 		"or raise the threshold if the size is by design (docs/runbooks/PartmonAnalyzerFinding.md, guardrail_crossing)"
+}
+
+// KindGuardrailCrossing: a key (or the table's largest partition) has
+// crossed, or is forecast to cross, a guardrail threshold.
+const KindGuardrailCrossing = "guardrail_crossing"
+
+func init() {
+	registerKind(14, KindFacts{Name: KindGuardrailCrossing, Label: "guardrail crossing",
+		Sentence:         "A partition, the values written to a column, or a node's data disk, has crossed, or is forecast to cross, a guardrail threshold the nodes are configured with.",
+		PushedWithoutKey: true, LowerIsWorse: true, RuleAlert: AlertAnalyzerFinding, TableWide: true,
+		scope: scopeTable, rule: ruleGuardrailCrossing})
 }

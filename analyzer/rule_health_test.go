@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 )
 
@@ -16,8 +17,8 @@ func TestRuleTombstoneHeavy(t *testing.T) {
 		count         int64
 		ttl           int
 		keyTombstones int64
-		want          []scope
-		wantSev       Severity
+		want          []match
+		wantSev       finding.Severity
 		wantUnit      string
 		wantValue     float64
 		inText        []string
@@ -26,17 +27,17 @@ func TestRuleTombstoneHeavy(t *testing.T) {
 		{name: "few tombstones, high ratio: not judged", p99T: 99, p99L: 1, count: 10},
 		{name: "ratio just under", p99T: 199, p99L: 801, count: 10},
 		{name: "ratio at warning", p99T: 200, p99L: 800, count: 10,
-			want: []scope{{KindTombstoneHeavy, "ks", "q", "10.0.0.1", ""}}, wantSev: SeverityWarning, wantUnit: UnitRatio, wantValue: 0.2,
+			want: []match{{KindTombstoneHeavy, "ks", "q", "10.0.0.1", ""}}, wantSev: finding.SeverityWarning, wantUnit: finding.UnitRatio, wantValue: 0.2,
 			inText: []string{"scan 200 tombstones at p99", "tombstone ratio 0.20 (of the two p99s", "gc_grace_seconds = 864,000 (10.0 d)",
 				"SizeTieredCompactionStrategy, set unchecked_tombstone_compaction: true"}},
 		{name: "count at warning, ratio low", p99T: 1000, p99L: 100_000, count: 10,
-			want: []scope{{KindTombstoneHeavy, "ks", "q", "10.0.0.1", ""}}, wantSev: SeverityWarning, wantUnit: UnitTombstones, wantValue: 1000},
+			want: []match{{KindTombstoneHeavy, "ks", "q", "10.0.0.1", ""}}, wantSev: finding.SeverityWarning, wantUnit: finding.UnitTombstones, wantValue: 1000},
 		{name: "queue pattern, critical", p99T: 12_000, p99L: 3, count: 10, ttl: 86400,
-			want: []scope{{KindTombstoneHeavy, "ks", "q", "10.0.0.1", ""}}, wantSev: SeverityCritical, wantUnit: UnitTombstones, wantValue: 12000,
+			want: []match{{KindTombstoneHeavy, "ks", "q", "10.0.0.1", ""}}, wantSev: finding.SeverityCritical, wantUnit: finding.UnitTombstones, wantValue: 12000,
 			inText: []string{"queue pattern", "TimeWindowCompactionStrategy with 72 min windows (~TTL/20)"}},
 		{name: "a top tombstone partition on its own", count: 0, keyTombstones: 5000,
-			want:    []scope{{KindTombstoneHeavy, "ks", "q", "", "jobs"}},
-			wantSev: SeverityWarning, wantUnit: UnitTombstones, wantValue: 5000, inText: []string{"partition jobs of ks.q holds 5,000 tombstones (reported by 10.0.0.1)"}},
+			want:    []match{{KindTombstoneHeavy, "ks", "q", "", "jobs"}},
+			wantSev: finding.SeverityWarning, wantUnit: finding.UnitTombstones, wantValue: 5000, inText: []string{"partition jobs of ks.q holds 5,000 tombstones (reported by 10.0.0.1)"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -82,21 +83,21 @@ func TestRuleOwnershipSkew(t *testing.T) {
 		tokens  []int64
 		repl    map[string]string
 		vnodes  bool
-		want    []scope
-		wantSev []Severity
+		want    []match
+		wantSev []finding.Severity
 		inText  []string
 	}{
 		{name: "even ring", tokens: evenTokens(4), repl: simple("1")},
 		// Node 1's range is half the ring: 0.5 ÷ 0.25 = 2×.
 		{name: "one node owns half", repl: simple("1"), tokens: halfToFirst,
-			want:    []scope{{KindOwnershipSkew, "ks", "", "10.0.0.1", ""}},
-			wantSev: []Severity{SeverityCritical},
+			want:    []match{{KindOwnershipSkew, "ks", "", "10.0.0.1", ""}},
+			wantSev: []finding.Severity{finding.SeverityCritical},
 			inText:  []string{"10.0.0.1 owns 50 % of ks (effective) in the ring for a fair 25 % (RF 1 over 4 nodes): 2.00×", "move 10.0.0.1 to token", "nodetool cleanup"}},
 		{name: "RF 4 of 4: everyone owns everything", repl: simple("4"), tokens: halfToFirst},
 		// Nodes 1 and 3 own half each, node 2 almost nothing.
 		{name: "vnodes advice", repl: nts("dc1", "1"), vnodes: true,
-			want:    []scope{{KindOwnershipSkew, "ks", "", "10.0.0.1", ""}, {KindOwnershipSkew, "ks", "", "10.0.0.3", ""}},
-			wantSev: []Severity{SeverityCritical, SeverityCritical},
+			want:    []match{{KindOwnershipSkew, "ks", "", "10.0.0.1", ""}, {KindOwnershipSkew, "ks", "", "10.0.0.3", ""}},
+			wantSev: []finding.Severity{finding.SeverityCritical, finding.SeverityCritical},
 			inText:  []string{"allocate_tokens_for_local_replication_factor: 1"}},
 	}
 	for _, c := range cases {
@@ -175,28 +176,28 @@ func TestRuleLoadSkew(t *testing.T) {
 		loads   []float64 // by node, 0 = unknown
 		unit    float64   // of loads; GiB when 0
 		gossip  bool      // loads come from node 1's gossip only
-		want    []scope
-		wantSev Severity
+		want    []match
+		wantSev finding.Severity
 		inText  []string
 	}{
 		{name: "even", loads: []float64{100, 100, 100}},
 		{name: "just under", loads: []float64{119, 90.5, 90.5}},
-		{name: "at warning", loads: []float64{120, 90, 90}, want: []scope{{KindLoadSkew, "", "", "10.0.0.1", ""}}, wantSev: SeverityWarning,
+		{name: "at warning", loads: []float64{120, 90, 90}, want: []match{{KindLoadSkew, "", "", "10.0.0.1", ""}}, wantSev: finding.SeverityWarning,
 			inText: []string{"1.20× the dc1 mean of 100 GiB", "token ownership does not explain it"}},
-		{name: "sidecar: loads from gossip", gossip: true, loads: []float64{200, 50, 50}, want: []scope{{KindLoadSkew, "", "", "10.0.0.1", ""}}, wantSev: SeverityCritical},
+		{name: "sidecar: loads from gossip", gossip: true, loads: []float64{200, 50, 50}, want: []match{{KindLoadSkew, "", "", "10.0.0.1", ""}}, wantSev: finding.SeverityCritical},
 		{name: "only one load known", loads: []float64{500, 0, 0}},
 		// Right after a bootstrap, before nodetool cleanup: 1.35× of a 256 KiB
 		// mean is info, the advice kept.
 		{name: "nearly empty after a bootstrap", loads: []float64{346, 341, 81}, unit: kib,
-			want: []scope{{KindLoadSkew, "", "", "10.0.0.1", ""}, {KindLoadSkew, "", "", "10.0.0.2", ""}}, wantSev: SeverityInfo,
+			want: []match{{KindLoadSkew, "", "", "10.0.0.1", ""}, {KindLoadSkew, "", "", "10.0.0.2", ""}}, wantSev: finding.SeverityInfo,
 			inText: []string{"1.35× the dc1 mean of 256 KiB", "below the 1.0 GiB mean", "nodetool cleanup"}},
 		// One node flushed, the others hold their rows in memtables (gossip
 		// load counts sstables only): 2.68× of a few MiB is info.
 		{name: "one node flushed on a few MiB", loads: []float64{16.75, 1, 1}, unit: mib,
-			want: []scope{{KindLoadSkew, "", "", "10.0.0.1", ""}}, wantSev: SeverityInfo,
+			want: []match{{KindLoadSkew, "", "", "10.0.0.1", ""}}, wantSev: finding.SeverityInfo,
 			inText: []string{"2.68× the dc1 mean of 6.2", "rows still in memtables are not in the load"}},
 		// At the floor a skew is judged again.
-		{name: "a 1 GiB mean is judged", loads: []float64{1.5, 0.75, 0.75}, want: []scope{{KindLoadSkew, "", "", "10.0.0.1", ""}}, wantSev: SeverityCritical},
+		{name: "a 1 GiB mean is judged", loads: []float64{1.5, 0.75, 0.75}, want: []match{{KindLoadSkew, "", "", "10.0.0.1", ""}}, wantSev: finding.SeverityCritical},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -252,7 +253,7 @@ func TestRuleStaleData(t *testing.T) {
 	cases := []struct {
 		name      string
 		sources   []model.SourceStatus
-		wantSev   Severity
+		wantSev   finding.Severity
 		wantValue float64
 		wantAge   float64 // NodeSummary.DataAgeSeconds
 		inText    []string
@@ -261,18 +262,18 @@ func TestRuleStaleData(t *testing.T) {
 		{name: "a slow schedule is not stale", sources: []model.SourceStatus{status("a", ok, time.Minute), status("settings", ok, 30*time.Minute)},
 			wantAge: 1800},
 		{name: "failing, data still young", sources: []model.SourceStatus{status("a", ok, 0), status("b", failed, after)},
-			wantSev: SeverityInfo, wantValue: after.Seconds(), wantAge: after.Seconds(), inText: []string{"failing now: b", "their data is 15 min old"}},
+			wantSev: finding.SeverityInfo, wantValue: after.Seconds(), wantAge: after.Seconds(), inText: []string{"failing now: b", "their data is 15 min old"}},
 		{name: "failing, data too old", sources: []model.SourceStatus{status("a", ok, 0), status("b", failed, after+time.Second)},
-			wantSev: SeverityWarning, wantValue: (after + time.Second).Seconds(), wantAge: (after + time.Second).Seconds()},
+			wantSev: finding.SeverityWarning, wantValue: (after + time.Second).Seconds(), wantAge: (after + time.Second).Seconds()},
 		// A first cycle or a one-shot report: no data yet is not an alert.
 		{name: "never read, first attempt", sources: []model.SourceStatus{status("a", failed, -1)},
-			wantSev: SeverityInfo, wantValue: 0, inText: []string{"never read: a (tried for 0 s)"}},
+			wantSev: finding.SeverityInfo, wantValue: 0, inText: []string{"never read: a (tried for 0 s)"}},
 		{name: "never read, tried for less than stale_after", sources: []model.SourceStatus{never("a", after)},
-			wantSev: SeverityInfo, wantValue: after.Seconds(), inText: []string{"never read: a (tried for 15 min)"}},
+			wantSev: finding.SeverityInfo, wantValue: after.Seconds(), inText: []string{"never read: a (tried for 15 min)"}},
 		{name: "never read, tried for longer", sources: []model.SourceStatus{never("a", after+time.Second)},
-			wantSev: SeverityCritical, wantValue: (after + time.Second).Seconds()},
+			wantSev: finding.SeverityCritical, wantValue: (after + time.Second).Seconds()},
 		{name: "never read beside failing data", sources: []model.SourceStatus{status("b", failed, 2*after), never("a", time.Minute)},
-			wantSev: SeverityWarning, wantValue: (2 * after).Seconds(), wantAge: (2 * after).Seconds(), inText: []string{"never read: a (tried for 60 s)", "failing now: b, a"}},
+			wantSev: finding.SeverityWarning, wantValue: (2 * after).Seconds(), wantAge: (2 * after).Seconds(), inText: []string{"never read: a (tried for 60 s)", "failing now: b, a"}},
 		{name: "unsupported is not stale", sources: []model.SourceStatus{
 			{Source: "top_partitions", Node: "10.0.0.1", State: model.StateUnsupported, Taken: t0}}},
 		// Another client's sampling on the node: the keys are missing, the
@@ -287,17 +288,17 @@ func TestRuleStaleData(t *testing.T) {
 			b := newSnap().ring("dc1", 2).sources(c.sources...)
 			a := analysisOf(t, b.s)
 			fs := ruleStaleData(a)
-			nodes := a.nodeSummaries()
+			nodes := figures{a}.nodeSummaries()
 			if nodes[0].DataAgeSeconds != c.wantAge || nodes[1].Stale {
 				t.Fatalf("node summaries: %+v", nodes)
 			}
-			if c.wantSev == SeverityNone {
+			if c.wantSev == finding.SeverityNone {
 				if len(fs) != 0 || nodes[0].Stale {
 					t.Fatalf("want none, got %+v (stale %v)", fs, nodes[0].Stale)
 				}
 				return
 			}
-			if len(fs) != 1 || fs[0].Severity != c.wantSev || fs[0].Value != c.wantValue || fs[0].Node != "10.0.0.1" || fs[0].Unit != UnitSeconds {
+			if len(fs) != 1 || fs[0].Severity != c.wantSev || fs[0].Value != c.wantValue || fs[0].Node != "10.0.0.1" || fs[0].Unit != finding.UnitSeconds {
 				t.Fatalf("got %+v, want %v %g", fs, c.wantSev, c.wantValue)
 			}
 			if !nodes[0].Stale {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/internal/format"
 )
 
@@ -24,13 +25,13 @@ import (
 // it in hundreds of pages while the WRITES sampler saw 3 of 4 writes. One
 // finding per key, cluster-wide: the summary names the replica where it was
 // hottest.
-func ruleHotPartition(a *analysis) []Finding {
-	var out []Finding
+func ruleHotPartition(a *analysis) []finding.Finding {
+	var out []finding.Finding
 	for _, t := range a.tables {
 		from := len(out) // t's findings: the keys of the tables before are not t's
 		for _, hk := range a.hot[t.key] {
 			sev := severityFor(hk.assured, a.th.HotKeyShareWarning, a.th.HotKeyShareCritical)
-			if sev == SeverityNone {
+			if sev == finding.SeverityNone {
 				continue
 			}
 			if !hk.enough {
@@ -40,13 +41,13 @@ func ruleHotPartition(a *analysis) []Finding {
 			if hk.window > 0 {
 				rate = float64(hk.count) / hk.window
 			}
-			if few := a.fewestPartitions(t); few > 0 && hk.share <= a.th.HotRangeRatioWarning/few {
+			if few := (hotPartitions{a}).fewestPartitions(t); few > 0 && hk.share <= a.th.HotRangeRatioWarning/few {
 				continue
 			}
 			f := a.newFinding(KindHotPartition, sev, nil, t.keyspace, t.name)
 			f.PartitionKey = hk.key
-			f.Value, f.Threshold, f.Unit = hk.share, thresholdFor(sev, a.th.HotKeyShareWarning, a.th.HotKeyShareCritical), UnitRatio
-			f.Figures = &Figures{Share: hk.share}
+			f.Value, f.Threshold, f.Unit = hk.share, thresholdFor(sev, a.th.HotKeyShareWarning, a.th.HotKeyShareCritical), finding.UnitRatio
+			f.Figures = &finding.Figures{Share: hk.share}
 			f.Source = hk.source
 			op := hk.op + "s"
 			takes := format.Percent(hk.share)
@@ -66,11 +67,11 @@ func ruleHotPartition(a *analysis) []Finding {
 			if len(hk.nodes) > 1 {
 				f.Summary += "; sampled on " + strings.Join(hk.nodes, ", ")
 			}
-			f.Advice = a.hotKeyAdvice(hk)
-			a.hotKeyNodes(&f, hk)
+			f.Advice = hotPartitions{a}.hotKeyAdvice(hk)
+			hotPartitions{a}.hotKeyNodes(&f, hk)
 			out = append(out, f)
 		}
-		out = append(out, a.logHotFindings(t, findingKeys(out[from:], t))...)
+		out = append(out, logEvidence{a}.logHotFindings(t, findingKeys(out[from:], t))...)
 	}
 	return out
 }
@@ -78,23 +79,23 @@ func ruleHotPartition(a *analysis) []Finding {
 // hotKeyNodes names the replicas on which the key reached the thresholds,
 // each with its own share: the nodes an operator looks at and the ones a
 // sidecar speaks for. The hottest one is always among them.
-func (a *analysis) hotKeyNodes(f *Finding, hk *hotKey) {
-	var nodes []NodeValue
+func (a hotPartitions) hotKeyNodes(f *finding.Finding, hk *hotKey) {
+	var nodes []finding.NodeValue
 	for _, p := range hk.perNode {
 		sev := severityFor(p.assured, a.th.HotKeyShareWarning, a.th.HotKeyShareCritical)
-		if sev == SeverityNone {
+		if sev == finding.SeverityNone {
 			continue
 		}
-		nodes = append(nodes, NodeValue{Node: p.node.Address, DC: p.node.DC, Rack: p.node.Rack, Value: p.share,
+		nodes = append(nodes, finding.NodeValue{Node: p.node.Address, DC: p.node.DC, Rack: p.node.Rack, Value: p.share,
 			Threshold: thresholdFor(sev, a.th.HotKeyShareWarning, a.th.HotKeyShareCritical), Severity: sev})
 	}
-	f.placeOn(nodes)
+	placeOn(f, nodes)
 }
 
 // hotKeyAdvice: b suffix buckets bring the key's share on each replica set
 // from s to s ÷ b; b = ⌈s × N⌉ makes it at most 1/N of the table's
 // operations, a fair share of one node among the N of its DC.
-func (a *analysis) hotKeyAdvice(hk *hotKey) string {
+func (a hotPartitions) hotKeyAdvice(hk *hotKey) string {
 	n := 0
 	for _, m := range a.s.Nodes {
 		if m.DC == hk.node.DC && len(m.Tokens) > 0 {
@@ -116,7 +117,7 @@ func (a *analysis) hotKeyAdvice(hk *hotKey) string {
 // fewestPartitions is the fewest partitions the table may have: the data on
 // disk ÷ the mean partition size (low by the compression ratio), else the
 // key estimate; never fewer than the keys the samplers name. 0 when unknown.
-func (a *analysis) fewestPartitions(t *tableView) float64 {
+func (a hotPartitions) fewestPartitions(t *tableView) float64 {
 	few := t.partitions
 	if c := a.tableCardinality(t); c.byBytes > 0 && (few <= 0 || c.byBytes < few) {
 		few = c.byBytes
@@ -125,4 +126,17 @@ func (a *analysis) fewestPartitions(t *tableView) float64 {
 		few = max(few, float64(len(a.hot[t.key])))
 	}
 	return few
+}
+
+// hotPartitions is the hot_partition rule's own reasoning over the index.
+type hotPartitions struct{ *analysis }
+
+// KindHotPartition names the hot_partition findings.
+const KindHotPartition = "hot_partition"
+
+func init() {
+	registerKind(3, KindFacts{Name: KindHotPartition, Label: "hot partition",
+		Sentence:         "One key takes a large share of the table's sampled operations.",
+		PushedWithoutKey: true,
+		scope:            scopeKey, problemOrder: 3, rule: ruleHotPartition})
 }

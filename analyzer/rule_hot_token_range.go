@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 )
@@ -45,19 +46,19 @@ func effectiveWarning(th Thresholds, tn *tableNode, write bool) float64 {
 // finding per table and DC, the hot nodes inside. Groups under the traffic floor, with a replica that did
 // not report, or where a node holds all data (routing, not placement, then
 // decides its share) have no skew and no finding.
-func ruleHotTokenRange(a *analysis) []Finding {
-	var out []Finding
+func ruleHotTokenRange(a *analysis) []finding.Finding {
+	var out []finding.Finding
 	for _, t := range a.tables {
 		for _, tn := range t.nodes {
 			type side struct {
 				write            bool
 				skew, share, thr float64
 				rate, group      float64
-				sev              Severity
+				sev              finding.Severity
 			}
 			sides := []side{
-				{false, tn.readSkew, tn.readShare, effectiveWarning(a.th, tn, false), tn.readRate, tn.groupRead, SeverityNone},
-				{true, tn.writeSkew, tn.writeShare, effectiveWarning(a.th, tn, true), tn.writeRate, tn.groupWrite, SeverityNone},
+				{false, tn.readSkew, tn.readShare, effectiveWarning(a.th, tn, false), tn.readRate, tn.groupRead, finding.SeverityNone},
+				{true, tn.writeSkew, tn.writeShare, effectiveWarning(a.th, tn, true), tn.writeRate, tn.groupWrite, finding.SeverityNone},
 			}
 			worst := -1
 			for i := range sides {
@@ -66,7 +67,7 @@ func ruleHotTokenRange(a *analysis) []Finding {
 					continue
 				}
 				s.sev = severityFor(s.skew, s.thr, a.th.HotRangeRatioCritical)
-				if s.sev == SeverityNone {
+				if s.sev == finding.SeverityNone {
 					continue
 				}
 				if worst < 0 || s.sev > sides[worst].sev || (s.sev == sides[worst].sev && s.skew/s.thr > sides[worst].skew/sides[worst].thr) {
@@ -82,8 +83,8 @@ func ruleHotTokenRange(a *analysis) []Finding {
 				op = "writes"
 			}
 			f := a.newFinding(KindHotTokenRange, s.sev, tn.node, t.keyspace, t.name)
-			f.Value, f.Threshold, f.Unit = s.skew, thresholdFor(s.sev, s.thr, a.th.HotRangeRatioCritical), UnitRatio
-			f.Figures = &Figures{Share: s.share, FairShare: tn.owns / tn.groupOwns}
+			f.Value, f.Threshold, f.Unit = s.skew, thresholdFor(s.sev, s.thr, a.th.HotRangeRatioCritical), finding.UnitRatio
+			f.Figures = &finding.Figures{Share: s.share, FairShare: tn.owns / tn.groupOwns}
 			f.Source = joinSources(a.trafficSource(), "system.local,system.peers")
 			where := tn.node.DC
 			if placementGroup(t.ks.repl, tn.node) == "" {
@@ -95,7 +96,7 @@ func ruleHotTokenRange(a *analysis) []Finding {
 			if peers := hotPeers(t, tn, s.write, s.thr); len(peers) > 0 {
 				f.Summary += "; its replica set " + strings.Join(peers, ", ") + " is hot too"
 			}
-			f.Advice = a.hotRangeAdvice(t, tn, op)
+			f.Advice = hotRanges{a}.hotRangeAdvice(t, tn, op)
 			out = append(out, f)
 		}
 	}
@@ -120,7 +121,7 @@ func hotPeers(t *tableView, self *tableNode, write bool, thr float64) []string {
 	return out
 }
 
-func (a *analysis) hotRangeAdvice(t *tableView, tn *tableNode, op string) string {
+func (a hotRanges) hotRangeAdvice(t *tableView, tn *tableNode, op string) string {
 	var sampled []string
 	for _, hk := range a.hot[t.key] {
 		if len(sampled) == 3 {
@@ -142,4 +143,17 @@ func (a *analysis) hotRangeAdvice(t *tableView, tn *tableNode, op string) string
 		advice += "; reads concentrated on one replica of a key: make sure drivers use token-aware routing with replica shuffling"
 	}
 	return advice
+}
+
+// hotRanges is the hot_token_range rule's own reasoning over the index.
+type hotRanges struct{ *analysis }
+
+// KindHotTokenRange names the hot_token_range findings.
+const KindHotTokenRange = "hot_token_range"
+
+func init() {
+	registerKind(4, KindFacts{Name: KindHotTokenRange, Label: "hot token range",
+		Sentence:   "One node serves more of the table's local operations than its share of the data warrants.",
+		MultipleOf: "fair share",
+		scope:      scopeGroup, rule: ruleHotTokenRange})
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 )
@@ -34,10 +35,10 @@ const srcKeyCount = "nodetool:tablestats"
 // estimateSource names the partition count and mean size estimates: the
 // collector reads them from system.size_estimates on either engine (the
 // primary estimates, also table_estimates' 'primary' rows on Cassandra).
-func (a *analysis) estimateSource() string { return "system.size_estimates" }
+func (a lowCardinality) estimateSource() string { return "system.size_estimates" }
 
 // replicaNodes counts the nodes holding some of the keyspace.
-func (a *analysis) replicaNodes(ks *keyspaceView) int {
+func (a lowCardinality) replicaNodes(ks *keyspaceView) int {
 	n := 0
 	for i := range a.s.Nodes {
 		if holds(ks, &a.s.Nodes[i]) {
@@ -58,7 +59,7 @@ func holds(ks *keyspaceView, n *model.Node) bool {
 
 // copies is how many replicas a keyspace keeps of each partition, all DCs
 // together (Σ effective ownership); 1 when ownership is unknown.
-func (a *analysis) copies(ks *keyspaceView) float64 {
+func (a lowCardinality) copies(ks *keyspaceView) float64 {
 	if ks == nil || ks.owns == nil {
 		return 1
 	}
@@ -107,9 +108,9 @@ type cardinality struct {
 // the bound. Without disk usage the count is unknown.
 func (a *analysis) tableCardinality(t *tableView) cardinality {
 	c := cardinality{keys: t.partitions, mean: t.meanBytes}
-	c.countedKeys, c.countedNodes = a.countedKeys(t)
+	c.countedKeys, c.countedNodes = lowCardinality{a}.countedKeys(t)
 	if c.countedKeys > 0 {
-		c.copies = a.copies(t.ks)
+		c.copies = lowCardinality{a}.copies(t.ks)
 		c.counted = c.countedKeys * (1 + hllUnder) / c.copies
 	}
 	var disk, owned float64
@@ -157,7 +158,7 @@ func (a *analysis) tableCardinality(t *tableView) cardinality {
 // low, but for hllUnder). Every partition has copies replicas, so the sum ÷
 // copies counts each once. 0 (unknown) when a node holding some of the
 // keyspace gave no count: its keys could be anywhere.
-func (a *analysis) countedKeys(t *tableView) (float64, int) {
+func (a lowCardinality) countedKeys(t *tableView) (float64, int) {
 	byHost := map[string]int64{}
 	for _, tn := range t.nodes {
 		if n := tn.stats.DistinctPartitions; n != nil {
@@ -192,8 +193,8 @@ func (a *analysis) countedKeys(t *tableView) (float64, int) {
 // judged. Warning when one replica of the data reaches the partition
 // warning size, or when the partitions' replicas are fewer than the nodes
 // (some nodes hold none of the table); info otherwise.
-func ruleLowCardinalityKey(a *analysis) []Finding {
-	var out []Finding
+func ruleLowCardinalityKey(a *analysis) []finding.Finding {
+	var out []finding.Finding
 	for _, t := range a.tables {
 		if t.schema == nil {
 			continue
@@ -207,7 +208,7 @@ func ruleLowCardinalityKey(a *analysis) []Finding {
 				t.key, format.Bytes(c.mean), maxCompression, format.Bytes(c.disk))
 			continue
 		}
-		nodes := max(1, a.replicaNodes(t.ks))
+		nodes := max(1, lowCardinality{a}.replicaNodes(t.ks))
 		limit := a.th.LowCardinalityPartitionsPerNode * float64(nodes)
 		key := partitionKey(t.schema)
 		typeCap := keyTypeCardinality(key)
@@ -218,19 +219,19 @@ func ruleLowCardinalityKey(a *analysis) []Finding {
 		if upper <= 0 || upper >= limit {
 			continue
 		}
-		sev := SeverityInfo
-		if c.disk >= float64(a.th.PartitionWarningBytes) || upper*a.copies(t.ks) < float64(nodes) {
-			sev = SeverityWarning
+		sev := finding.SeverityInfo
+		if c.disk >= float64(a.th.PartitionWarningBytes) || upper*(lowCardinality{a}).copies(t.ks) < float64(nodes) {
+			sev = finding.SeverityWarning
 		}
 		f := a.newFinding(KindLowCardinalityKey, sev, nil, t.keyspace, t.name)
-		f.Value, f.Threshold, f.Unit = upper, limit, UnitPartitions
-		f.Source = joinSources(a.estimateSource(), "system_views.disk_usage", "system_schema.columns")
+		f.Value, f.Threshold, f.Unit = upper, limit, finding.UnitPartitions
+		f.Source = joinSources(lowCardinality{a}.estimateSource(), "system_views.disk_usage", "system_schema.columns")
 		if c.counted > 0 {
-			f.Source = joinSources(a.estimateSource(), "system_views.disk_usage", srcKeyCount, "system_schema.columns")
+			f.Source = joinSources(lowCardinality{a}.estimateSource(), "system_views.disk_usage", srcKeyCount, "system_schema.columns")
 		}
-		f.Figures = &Figures{Partitions: upper, DataBytes: c.disk, MeanPartitionBytes: c.mean}
+		f.Figures = &finding.Figures{Partitions: upper, DataBytes: c.disk, MeanPartitionBytes: c.mean}
 		f.Summary = lowCardinalitySummary(t, c, key, typeCap, upper, nodes, a.th.LowCardinalityPartitionsPerNode)
-		f.Advice = a.lowCardinalityAdvice(t, limit, upper, c)
+		f.Advice = lowCardinality{a}.lowCardinalityAdvice(t, limit, upper, c)
 		out = append(out, f)
 	}
 	return out
@@ -285,7 +286,7 @@ func lowCardinalitySummary(t *tableView, c cardinality, key []model.Column, type
 	return s
 }
 
-func (a *analysis) lowCardinalityAdvice(t *tableView, limit, upper float64, c cardinality) string {
+func (a lowCardinality) lowCardinalityAdvice(t *tableView, limit, upper float64, c cardinality) string {
 	k := max(2, int(math.Ceil(limit/max(upper, 1))))
 	after := upper * float64(k)
 	advice := fmt.Sprintf("add a column with many values to the partition key: %d sub-partitions per current key bring ~%s partitions to ~%s",
@@ -296,10 +297,23 @@ func (a *analysis) lowCardinalityAdvice(t *tableView, limit, upper float64, c ca
 	if col, ok := timeClustering(t); ok && !hasBucket(t) {
 		advice += fmt.Sprintf("; the table clusters by %s, so a time bucket of it is the natural choice", col)
 		if t.maxBytes > 0 {
-			advice += " (" + a.splitAdvice(t, float64(t.maxBytes)) + ")"
+			advice += " (" + bucketAdvice{a.analysis}.splitAdvice(t, float64(t.maxBytes)) + ")"
 		}
 	} else {
 		advice += "; e.g. the entity id the rows belong to, or a shard 0.." + fmt.Sprint(k-1) + " chosen by a hash, with reads querying every shard"
 	}
 	return advice
+}
+
+// lowCardinality is the low_cardinality_key rule's own reasoning over the index.
+type lowCardinality struct{ *analysis }
+
+// KindLowCardinalityKey names the low_cardinality_key findings.
+const KindLowCardinalityKey = "low_cardinality_key"
+
+func init() {
+	registerKind(8, KindFacts{Name: KindLowCardinalityKey, Label: "low-cardinality partition key",
+		Sentence:     "The partition key has too few distinct values to spread the data over the nodes.",
+		LowerIsWorse: true, RuleAlert: AlertAnalyzerFinding, TableWide: true,
+		scope: scopeTable, problemOrder: 6, splitOrder: 2, rule: ruleLowCardinalityKey})
 }

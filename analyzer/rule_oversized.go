@@ -3,6 +3,7 @@ package analyzer
 import (
 	"fmt"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 )
@@ -25,32 +26,32 @@ func (a *analysis) sizeSource() string {
 // partition, a guardrail's or ScyllaDB's bytes in one sstable) counts as it
 // is, and names the key when it reaches the warning size. Memtables are in
 // no figure: a table with only unflushed data reads 0 and is not judged.
-func ruleOversizedPartition(a *analysis) []Finding {
-	var out []Finding
+func ruleOversizedPartition(a *analysis) []finding.Finding {
+	var out []finding.Finding
 	warn, crit := float64(a.th.PartitionWarningBytes), float64(a.th.PartitionCriticalBytes)
 	for _, t := range a.tables {
 		for _, tn := range t.nodes {
-			logged := a.noteLogSizes(t, tn)
+			logged := logEvidence{a}.noteLogSizes(t, tn)
 			size := float64(max(tn.stats.MaxPartitionBytes, tn.largestKeyBytes))
-			least := max(a.sizeFloor(float64(tn.stats.MaxPartitionBytes)), float64(tn.largestKeyBytes))
+			least := max(oversized{a}.sizeFloor(float64(tn.stats.MaxPartitionBytes)), float64(tn.largestKeyBytes))
 			sev := severityFor(least, warn, crit)
-			maybe := sev == SeverityNone && size >= warn
+			maybe := sev == finding.SeverityNone && size >= warn
 			if maybe {
-				sev = SeverityInfo
-			} else if sev == SeverityNone {
+				sev = finding.SeverityInfo
+			} else if sev == finding.SeverityNone {
 				continue
 			}
 			f := a.newFinding(KindOversizedPartition, sev, tn.node, t.keyspace, t.name)
-			f.Value, f.Threshold, f.Unit = size, thresholdFor(sev, warn, crit), UnitBytes
+			f.Value, f.Threshold, f.Unit = size, thresholdFor(sev, warn, crit), finding.UnitBytes
 			f.Source = a.sizeSource()
-			f.Figures = &Figures{PartitionBytes: size}
+			f.Figures = &finding.Figures{PartitionBytes: size}
 			if maxMeanRatio(t) > 0 {
 				f.Figures.MeanPartitionBytes = t.meanBytes
 			}
 			summary := fmt.Sprintf("largest partition of %s on %s is %s", t.key, tn.node.Address, format.Bytes(size))
 			if m := float64(tn.stats.MaxPartitionBytes); m > 0 && m >= float64(tn.largestKeyBytes) {
 				summary = fmt.Sprintf("largest partition of %s on %s is %s to %s (max_partition_size: a histogram bucket, the largest fragment in one sstable)",
-					t.key, tn.node.Address, bytesFine(a.sizeFloor(m)), format.Bytes(m))
+					t.key, tn.node.Address, bytesFine(oversized{a}.sizeFloor(m)), format.Bytes(m))
 			}
 			if maybe {
 				summary += fmt.Sprintf(": it may be over the %s warning size or under it", format.Bytes(warn))
@@ -60,14 +61,14 @@ func ruleOversizedPartition(a *analysis) []Finding {
 				f.Source = joinSources(f.Source, tn.largestSource)
 				summary += fmt.Sprintf("; key %s measured %s by %s", tn.largestKey, format.Bytes(float64(tn.largestKeyBytes)), tn.largestSource)
 				if len(logged) > 0 && logged[0].ev.Key == tn.largestKey {
-					summary += a.logSizeNote(logged)
+					summary += logEvidence{a}.logSizeNote(logged)
 				}
 				if tn.largeKeys > 1 {
 					summary += fmt.Sprintf(", %d keys at or over %s", tn.largeKeys, format.Bytes(warn))
 				}
 			}
-			f.Summary = summary + "; " + a.shapeNote(t)
-			f.Advice = a.oversizedAdvice(t, tn, size)
+			f.Summary = summary + "; " + oversized{a}.shapeNote(t)
+			f.Advice = oversized{a}.oversizedAdvice(t, tn, size)
 			out = append(out, f)
 		}
 	}
@@ -75,7 +76,7 @@ func ruleOversizedPartition(a *analysis) []Finding {
 }
 
 // sizeFloor is the least size a max_partition_size figure stands for.
-func (a *analysis) sizeFloor(v float64) float64 {
+func (a oversized) sizeFloor(v float64) float64 {
 	if a.s.Engine == model.EngineScyllaDB {
 		return bucketFloor(v)
 	}
@@ -102,7 +103,7 @@ func maxMeanRatio(t *tableView) float64 {
 }
 
 // shapeNote says whether one key is an outlier or all partitions are big.
-func (a *analysis) shapeNote(t *tableView) string {
+func (a oversized) shapeNote(t *tableView) string {
 	r := maxMeanRatio(t)
 	switch {
 	case r == 0:
@@ -113,8 +114,8 @@ func (a *analysis) shapeNote(t *tableView) string {
 	return fmt.Sprintf("mean partition %s (largest %.1f× the mean): partitions are uniformly big", format.Bytes(t.meanBytes), r)
 }
 
-func (a *analysis) oversizedAdvice(t *tableView, tn *tableNode, size float64) string {
-	split := a.splitAdvice(t, size)
+func (a oversized) oversizedAdvice(t *tableView, tn *tableNode, size float64) string {
+	split := bucketAdvice{a.analysis}.splitAdvice(t, size)
 	if maxMeanRatio(t) >= a.th.OutlierRatio {
 		who := "the outlier key"
 		if tn.largestKey != "" {
@@ -128,10 +129,23 @@ func (a *analysis) oversizedAdvice(t *tableView, tn *tableNode, size float64) st
 
 // newFinding fills the scope of a finding; node may be nil for table- and
 // cluster-wide findings.
-func (a *analysis) newFinding(kind string, sev Severity, node *model.Node, keyspace, table string) Finding {
-	f := Finding{Kind: kind, Severity: sev, Cluster: a.s.Cluster, Keyspace: keyspace, Table: table}
+func (a *analysis) newFinding(kind string, sev finding.Severity, node *model.Node, keyspace, table string) finding.Finding {
+	f := finding.Finding{Kind: kind, Severity: sev, Cluster: a.s.Cluster, Keyspace: keyspace, Table: table}
 	if node != nil {
 		f.DC, f.Rack, f.Node = node.DC, node.Rack, node.Address
 	}
 	return f
+}
+
+// oversized is the oversized_partition rule's own reasoning over the index.
+type oversized struct{ *analysis }
+
+// KindOversizedPartition names the oversized_partition findings.
+const KindOversizedPartition = "oversized_partition"
+
+func init() {
+	registerKind(1, KindFacts{Name: KindOversizedPartition, Label: "oversized partition",
+		Sentence:         "A partition has grown past the size the database reads, compacts and repairs comfortably.",
+		PushedWithoutKey: true, SizeIsTheProblem: true, RuleAlert: AlertOversizedPartition,
+		scope: scopeTable, problemOrder: 1, splitOrder: 3, rule: ruleOversizedPartition})
 }

@@ -4,12 +4,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/model"
 )
 
 func TestRuleOversizedPartition(t *testing.T) {
 	type want struct {
-		sev        Severity
+		sev        finding.Severity
 		value, thr float64
 		key        string
 	}
@@ -26,28 +28,28 @@ func TestRuleOversizedPartition(t *testing.T) {
 		{name: "just under warning", max: 50*mib - 1},
 		// 50 MiB is the bucket 41.4–49.65 MiB rounded up: maybe over, maybe not.
 		{name: "a bucket across the warning size", max: 50 * mib, mean: 40 * mib,
-			want:   &want{SeverityInfo, 50 * testMiB, 50 * testMiB, ""},
+			want:   &want{finding.SeverityInfo, 50 * testMiB, 50 * testMiB, ""},
 			inText: []string{"is 41.4 MiB to 50 MiB", "it may be over the 50 MiB warning size or under it"}},
 		{name: "at warning", max: 72 * mib, mean: 40 * mib,
-			want:   &want{SeverityWarning, 72 * testMiB, 50 * testMiB, ""},
+			want:   &want{finding.SeverityWarning, 72 * testMiB, 50 * testMiB, ""},
 			inText: []string{"is 59.6 MiB to 72 MiB (max_partition_size: a histogram bucket", "uniformly big", "add a shard column (0..2"}},
-		{name: "a bucket across the critical size", max: 103 * mib, want: &want{SeverityWarning, 103 * testMiB, 50 * testMiB, ""},
+		{name: "a bucket across the critical size", max: 103 * mib, want: &want{finding.SeverityWarning, 103 * testMiB, 50 * testMiB, ""},
 			inText: []string{"85.8 MiB to 103 MiB"}},
-		{name: "at critical", max: 124 * mib, want: &want{SeverityCritical, 124 * testMiB, 100 * testMiB, ""}},
+		{name: "at critical", max: 124 * mib, want: &want{finding.SeverityCritical, 124 * testMiB, 100 * testMiB, ""}},
 		{name: "key named by top_partitions when it is itself large", max: 120 * mib, mean: 1 * mib,
 			top: []model.TopPartition{
 				{Keyspace: "ks", Table: "t", Type: "SIZES", Key: "big", Value: 110 * mib},
 				{Keyspace: "ks", Table: "t", Type: "SIZES", Key: "mid", Value: 60 * mib},
 				{Keyspace: "ks", Table: "t", Type: "SIZES", Key: "small", Value: 2 * mib},
 			},
-			want:   &want{SeverityCritical, 120 * testMiB, 100 * testMiB, "big"},
+			want:   &want{finding.SeverityCritical, 120 * testMiB, 100 * testMiB, "big"},
 			inText: []string{"key big measured 110 MiB", "2 keys at or over 50 MiB", "120× the mean: one outlier", "fix key big, not the whole model"}},
 		{name: "a small key is not blamed", max: 72 * mib,
 			top:  []model.TopPartition{{Keyspace: "ks", Table: "t", Type: "SIZES", Key: "small", Value: 2 * mib}},
-			want: &want{SeverityWarning, 72 * testMiB, 50 * testMiB, ""}},
+			want: &want{finding.SeverityWarning, 72 * testMiB, 50 * testMiB, ""}},
 		{name: "ScyllaDB without REST: the large_partitions key gives the size", engine: model.EngineScyllaDB,
 			large: []model.LargePartition{{Keyspace: "ks", Table: "t", SSTable: "me-1-big-Data.db", SizeBytes: 1100 * mib, Key: "k1", Rows: 10}},
-			want:  &want{SeverityCritical, 1100 * testMiB, 100 * testMiB, "k1"}},
+			want:  &want{finding.SeverityCritical, 1100 * testMiB, 100 * testMiB, "k1"}},
 		{name: "system tables are not judged", max: 0,
 			top: []model.TopPartition{{Keyspace: "system", Table: "x", Type: "SIZES", Key: "k", Value: 500 * mib}}},
 	}
@@ -73,7 +75,7 @@ func TestRuleOversizedPartition(t *testing.T) {
 			}
 			f := fs[0]
 			if f.Severity != c.want.sev || f.Value != c.want.value || f.Threshold != c.want.thr || f.PartitionKey != c.want.key ||
-				f.Unit != UnitBytes || f.Node != "10.0.0.1" || f.DC != "dc1" || f.Keyspace != "ks" || f.Table != "t" {
+				f.Unit != finding.UnitBytes || f.Node != "10.0.0.1" || f.DC != "dc1" || f.Keyspace != "ks" || f.Table != "t" {
 				t.Fatalf("got %v %g/%g %s key %q on %s, want %+v", f.Severity, f.Value, f.Threshold, f.Unit, f.PartitionKey, f.Node, *c.want)
 			}
 			text := f.Summary + " | " + f.Advice
@@ -90,7 +92,7 @@ func TestOversizedAdviceUsesMeasuredGrowth(t *testing.T) {
 	b := newSnap().ring("dc1", 1).keyspace("ks", simple("1"),
 		table("readings", pk("sensor_id", "text", 0), ck("ts", "timestamp", 0, "desc"), col("value", "double")))
 	b.stats("h01", "ks", "readings", model.TableStats{MaxPartitionBytes: 480 * mib})
-	h := NewHistory(HistoryLimits{})
+	h := history.New(history.Limits{})
 	// 16 MiB a day for two weeks: 224 MiB, more than one bucket step (~20 %).
 	h.Sizes["ks.readings"] = series(t0.Unix(), 96, 12600, func(age float64) float64 { return 480*mib - 16*mib*age/86400 })
 	fs := ruleOversizedPartition(analysisWith(t, b.s, h, DefaultThresholds()))

@@ -3,6 +3,7 @@ package analyzer
 import (
 	"fmt"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/ring"
@@ -14,9 +15,9 @@ const topologySource = "system.local,system.peers,system_schema.keyspaces"
 // share (RF_dc ÷ N_dc), as nodetool status <keyspace> computes it: exact
 // for the tokens the ring tables give. One finding per keyspace and DC, its
 // over-owning nodes inside.
-func ruleOwnershipSkew(a *analysis) []Finding {
-	var out []Finding
-	choices := a.allocatorChoices()
+func ruleOwnershipSkew(a *analysis) []finding.Finding {
+	var out []finding.Finding
+	choices := tokenAdvice{a}.allocatorChoices()
 	for _, ks := range a.keyspaces {
 		if ks.skew == nil {
 			continue
@@ -28,20 +29,20 @@ func ruleOwnershipSkew(a *analysis) []Finding {
 				continue
 			}
 			sev := severityFor(skew, a.th.OwnershipSkewWarning, a.th.OwnershipSkewCritical)
-			if sev == SeverityNone {
+			if sev == finding.SeverityNone {
 				continue
 			}
 			f := a.newFinding(KindOwnershipSkew, sev, n, ks.ks.Name, "")
-			f.Value, f.Threshold, f.Unit = skew, thresholdFor(sev, a.th.OwnershipSkewWarning, a.th.OwnershipSkewCritical), UnitRatio
+			f.Value, f.Threshold, f.Unit = skew, thresholdFor(sev, a.th.OwnershipSkewWarning, a.th.OwnershipSkewCritical), finding.UnitRatio
 			f.Source = topologySource
-			where, nodes := a.groupOf(ks, n)
+			where, nodes := ownershipSkew{a}.groupOf(ks, n)
 			rf := ks.repl.FactorIn(n.DC)
 			if ks.repl.Class == ring.StrategyEverywhere {
 				rf = nodes
 			}
 			f.Summary = fmt.Sprintf("%s owns %s of %s (effective) in %s for a fair %s (RF %d over %d nodes): %.2f×",
 				n.Address, format.Percent(ks.owns[n.HostID]), ks.ks.Name, where, format.Percent(ks.owns[n.HostID]/skew), rf, nodes, skew)
-			f.Advice = a.ownershipAdvice(ks, n, choices[n.DC])
+			f.Advice = tokenAdvice{a}.ownershipAdvice(ks, n, choices[n.DC])
 			out = append(out, f)
 		}
 	}
@@ -49,7 +50,7 @@ func ruleOwnershipSkew(a *analysis) []Finding {
 }
 
 // groupOf names a node's placement group and counts its nodes with tokens.
-func (a *analysis) groupOf(ks *keyspaceView, n *model.Node) (string, int) {
+func (a ownershipSkew) groupOf(ks *keyspaceView, n *model.Node) (string, int) {
 	g := placementGroup(ks.repl, n)
 	count := 0
 	for _, m := range a.s.Nodes {
@@ -67,8 +68,8 @@ func (a *analysis) groupOf(ks *keyspaceView, n *model.Node) (string, int) {
 // whether token ownership explains it. Load is gossip's live sstable bytes
 // (4.1+) or Σ disk_usage, which also counts obsolete sstables not yet
 // deleted after a compaction; both are compressed. One finding per DC.
-func ruleLoadSkew(a *analysis) []Finding {
-	var out []Finding
+func ruleLoadSkew(a *analysis) []finding.Finding {
+	var out []finding.Finding
 	loads, skews := a.loadSkews()
 	for i := range a.s.Nodes {
 		n := &a.s.Nodes[i]
@@ -77,21 +78,21 @@ func ruleLoadSkew(a *analysis) []Finding {
 			continue
 		}
 		sev := severityFor(skew, a.th.LoadSkewWarning, a.th.LoadSkewCritical)
-		if sev == SeverityNone {
+		if sev == finding.SeverityNone {
 			continue
 		}
 		f := a.newFinding(KindLoadSkew, sev, n, "", "")
-		f.Value, f.Threshold, f.Unit = skew, thresholdFor(sev, a.th.LoadSkewWarning, a.th.LoadSkewCritical), UnitRatio
+		f.Value, f.Threshold, f.Unit = skew, thresholdFor(sev, a.th.LoadSkewWarning, a.th.LoadSkewCritical), finding.UnitRatio
 		f.Source = "node load (gossip_info.load / disk_usage)"
 		mean := loads[n.HostID] / skew
 		f.Summary = fmt.Sprintf("%s holds %s, %.2f× the %s mean of %s", n.Address, format.Bytes(loads[n.HostID]), skew, n.DC, format.Bytes(mean))
 		if mean < float64(a.th.LoadSkewMinMeanBytes) {
 			// Too little data for the skew to cost anything, and gossip's load
 			// counts sstables only: one node's flush moves it (docs/detection.md).
-			f.Severity = SeverityInfo
+			f.Severity = finding.SeverityInfo
 			f.Summary += fmt.Sprintf(", below the %s mean a skew is judged from (load_skew_min_mean_bytes): rows still in memtables are not in the load", format.Bytes(float64(a.th.LoadSkewMinMeanBytes)))
 		}
-		own, ownKS := a.maxOwnershipSkew(n)
+		own, ownKS := ownershipSkew{a}.maxOwnershipSkew(n)
 		switch {
 		case ownKS != "" && own >= 1+(skew-1)*0.75:
 			f.Advice = fmt.Sprintf("token ownership explains it (%s's ownership skew in %s is %.2f×): even out the tokens (see ownership_skew)", n.Address, ownKS, own)
@@ -106,7 +107,7 @@ func ruleLoadSkew(a *analysis) []Finding {
 }
 
 // maxOwnershipSkew is the node's largest ownership skew over the keyspaces.
-func (a *analysis) maxOwnershipSkew(n *model.Node) (float64, string) {
+func (a ownershipSkew) maxOwnershipSkew(n *model.Node) (float64, string) {
 	best, name := 0.0, ""
 	for _, ks := range a.keyspaces {
 		if s, ok := ks.skew[n.HostID]; ok && s > best {
@@ -114,4 +115,27 @@ func (a *analysis) maxOwnershipSkew(n *model.Node) (float64, string) {
 		}
 	}
 	return best, name
+}
+
+// ownershipSkew is the ownership_skew rule's own reasoning over the index.
+type ownershipSkew struct{ *analysis }
+
+// KindOwnershipSkew names the ownership_skew findings.
+const KindOwnershipSkew = "ownership_skew"
+
+func init() {
+	registerKind(6, KindFacts{Name: KindOwnershipSkew, Label: "ownership skew",
+		Sentence:   "A node owns more of the keyspace's data than its fair share.",
+		MultipleOf: "fair share",
+		scope:      scopeGroup, rule: ruleOwnershipSkew})
+}
+
+// KindLoadSkew names the load_skew findings.
+const KindLoadSkew = "load_skew"
+
+func init() {
+	registerKind(7, KindFacts{Name: KindLoadSkew, Label: "load skew",
+		Sentence:   "A node holds more data than the mean of its datacenter.",
+		MultipleOf: "its DC's mean load",
+		scope:      scopeGroup, rule: ruleLoadSkew})
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/internal/format"
 )
 
@@ -19,41 +20,50 @@ import (
 //
 // A source that succeeded is current as far as its own schedule goes, so
 // its LastSuccess is not judged: some sources run only every 30 minutes.
-func ruleStaleData(a *analysis) []Finding {
-	var out []Finding
-	fr := freshness(a.s)
+func ruleStaleData(a *analysis) []finding.Finding {
+	var out []finding.Finding
+	fr := a.sc.Fresh
 	after := a.th.StaleAfter.Seconds()
 	for i := range a.s.Nodes {
 		n := &a.s.Nodes[i]
 		fresh := fr[n.Address]
-		if !fresh.isStale() {
+		if !fresh.IsStale() {
 			continue
 		}
-		age, never := fresh.failedAge(a.s.Taken), fresh.neverAge(a.s.Taken)
-		f := a.newFinding(KindStaleData, SeverityInfo, n, "", "")
-		f.Value, f.Threshold, f.Unit = max(age, never), after, UnitSeconds
+		age, never := fresh.FailedAge(a.s.Taken), fresh.NeverAge(a.s.Taken)
+		f := a.newFinding(KindStaleData, finding.SeverityInfo, n, "", "")
+		f.Value, f.Threshold, f.Unit = max(age, never), after, finding.UnitSeconds
 		switch {
 		case never > after:
-			f.Severity = SeverityCritical
+			f.Severity = finding.SeverityCritical
 		case f.Value > after:
-			f.Severity = SeverityWarning
+			f.Severity = finding.SeverityWarning
 		}
 		var parts []string
-		if len(fresh.never) > 0 {
-			parts = append(parts, fmt.Sprintf("never read: %s (tried for %s)", strings.Join(fresh.never, ", "), format.Seconds(never)))
+		if len(fresh.Never) > 0 {
+			parts = append(parts, fmt.Sprintf("never read: %s (tried for %s)", strings.Join(fresh.Never, ", "), format.Seconds(never)))
 		}
-		if len(fresh.failed) > 0 {
-			parts = append(parts, "failing now: "+strings.Join(fresh.failed, ", "))
+		if len(fresh.Failed) > 0 {
+			parts = append(parts, "failing now: "+strings.Join(fresh.Failed, ", "))
 		}
-		if !fresh.oldestFailed.IsZero() {
+		if !fresh.OldestFailed.IsZero() {
 			parts = append(parts, fmt.Sprintf("their data is %s old (last read %s)",
-				format.Seconds(age), fresh.oldestFailed.UTC().Format(time.RFC3339)))
+				format.Seconds(age), fresh.OldestFailed.UTC().Format(time.RFC3339)))
 		}
-		f.Source = joinSources(append(append([]string{}, fresh.failed...), fresh.never...)...)
+		f.Source = joinSources(append(append([]string{}, fresh.Failed...), fresh.Never...)...)
 		f.Summary = fmt.Sprintf("node-local data of %s is stale (warning after %s): %s", n.Address, format.Seconds(after), strings.Join(parts, "; "))
 		f.Advice = fmt.Sprintf("check that partmon reaches %s (CQL, and REST on ScyllaDB) and the errors behind partmon_collector_success{node=%q}; until then its figures are from its last good read",
 			n.Address, n.Address)
 		out = append(out, f)
 	}
 	return out
+}
+
+// KindStaleData names the stale_data findings.
+const KindStaleData = "stale_data"
+
+func init() {
+	registerKind(12, KindFacts{Name: KindStaleData, Label: "stale data",
+		Sentence: "partmon cannot read this node's sources; what it shows for the node is old.",
+		scope:    scopeNode, rule: ruleStaleData})
 }

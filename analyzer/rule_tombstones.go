@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 )
@@ -41,8 +42,8 @@ func tombstoneRatio(ts *model.TableStats, minPerRead float64) (float64, bool) {
 // design. The ratio divides two independent tails in different units: an
 // indicator. ScyllaDB never fills its per-read histograms: there only the
 // key lists speak (docs/detection.md "tombstone_heavy").
-func ruleTombstoneHeavy(a *analysis) []Finding {
-	var out []Finding
+func ruleTombstoneHeavy(a *analysis) []finding.Finding {
+	var out []finding.Finding
 	th := a.th
 	for _, t := range a.tables {
 		from := len(out) // t's findings: the keys of the tables before are not t's
@@ -54,18 +55,18 @@ func ruleTombstoneHeavy(a *analysis) []Finding {
 			p99 := st.TombstonesPerRead.P99
 			countSev := severityFor(p99, th.TombstonesPerReadWarning, th.TombstonesPerReadCritical)
 			ratio, ratioOK := tombstoneRatio(st, th.TombstoneRatioMinPerRead)
-			ratioSev := SeverityNone
+			ratioSev := finding.SeverityNone
 			if ratioOK {
 				ratioSev = severityFor(ratio, th.TombstoneRatioWarning, th.TombstoneRatioCritical)
 			}
-			if countSev == SeverityNone && ratioSev == SeverityNone {
+			if countSev == finding.SeverityNone && ratioSev == finding.SeverityNone {
 				continue
 			}
 			f := a.newFinding(KindTombstoneHeavy, max(countSev, ratioSev), tn.node, t.keyspace, t.name)
 			if countSev >= ratioSev {
-				f.Value, f.Threshold, f.Unit = p99, thresholdFor(countSev, th.TombstonesPerReadWarning, th.TombstonesPerReadCritical), UnitTombstones
+				f.Value, f.Threshold, f.Unit = p99, thresholdFor(countSev, th.TombstonesPerReadWarning, th.TombstonesPerReadCritical), finding.UnitTombstones
 			} else {
-				f.Value, f.Threshold, f.Unit = ratio, thresholdFor(ratioSev, th.TombstoneRatioWarning, th.TombstoneRatioCritical), UnitRatio
+				f.Value, f.Threshold, f.Unit = ratio, thresholdFor(ratioSev, th.TombstoneRatioWarning, th.TombstoneRatioCritical), finding.UnitRatio
 			}
 			f.Source = a.perReadSource()
 			f.Summary = fmt.Sprintf("reads of %s on %s scan %s tombstones at p99 (max %s) for %s live rows at p99",
@@ -82,22 +83,22 @@ func ruleTombstoneHeavy(a *analysis) []Finding {
 		for _, e := range a.keys[t.key] {
 			v := float64(e.Tombstones)
 			sev := severityFor(v, th.TombstonesPerReadWarning, th.TombstonesPerReadCritical)
-			if sev == SeverityNone {
+			if sev == finding.SeverityNone {
 				continue
 			}
 			f := a.newFinding(KindTombstoneHeavy, sev, nil, t.keyspace, t.name)
 			f.PartitionKey = e.Key
-			f.Value, f.Threshold, f.Unit = v, thresholdFor(sev, th.TombstonesPerReadWarning, th.TombstonesPerReadCritical), UnitTombstones
+			f.Value, f.Threshold, f.Unit = v, thresholdFor(sev, th.TombstonesPerReadWarning, th.TombstonesPerReadCritical), finding.UnitTombstones
 			f.Source = keyListSources(e.Source)
 			f.Summary = fmt.Sprintf("partition %s of %s holds %s tombstones (reported by %s)", e.Key, t.key, format.Count(v), strings.Join(e.Nodes, ", "))
 			if e.Rows > 0 {
 				f.Summary += fmt.Sprintf(" among %s rows", format.Count(float64(e.Rows)))
 			}
 			f.Advice = "a full read of this partition scans every one of them until compaction purges them; " + tombstoneAdvice(t, v, 0)
-			a.withLogTombstones(&f, t)
+			logEvidence{a}.withLogTombstones(&f, t)
 			out = append(out, f)
 		}
-		out = append(out, a.logTombstoneFindings(t, findingKeys(out[from:], t))...)
+		out = append(out, logEvidence{a}.logTombstoneFindings(t, findingKeys(out[from:], t))...)
 	}
 	return out
 }
@@ -161,4 +162,14 @@ func tombstoneAdvice(t *tableView, perRead, ratio float64) string {
 		steps = append(steps, fmt.Sprintf("each such read scans %s tombstones; tombstone_warn_threshold is 1,000 and reads fail at tombstone_failure_threshold 100,000", format.Count(perRead)))
 	}
 	return strings.Join(steps, "; ")
+}
+
+// KindTombstoneHeavy names the tombstone_heavy findings.
+const KindTombstoneHeavy = "tombstone_heavy"
+
+func init() {
+	registerKind(5, KindFacts{Name: KindTombstoneHeavy, Label: "tombstone-heavy reads",
+		Sentence:         "Reads scan many deleted rows (tombstones) to return few live ones.",
+		PushedWithoutKey: true, RuleAlert: AlertAnalyzerFinding,
+		scope: scopeTable, problemOrder: 4, rule: ruleTombstoneHeavy})
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/model"
 )
 
@@ -18,7 +20,7 @@ func TestRuleWidePartition(t *testing.T) {
 		p50Rows   float64
 		maxBytes  int64
 		scans     model.Ops
-		wantSev   Severity
+		wantSev   finding.Severity
 		wantRows  float64
 		wantKey   string
 		wantBytes float64
@@ -27,11 +29,11 @@ func TestRuleWidePartition(t *testing.T) {
 		noNote    string // a note that must not be there
 	}{
 		{name: "keyed, under", keyedRows: 99_999},
-		{name: "keyed at warning", keyedRows: 100_000, wantSev: SeverityWarning, wantRows: 100_000, wantKey: "k", wantBytes: 2 * testMiB,
+		{name: "keyed at warning", keyedRows: 100_000, wantSev: finding.SeverityWarning, wantRows: 100_000, wantKey: "k", wantBytes: 2 * testMiB,
 			inText: []string{"partition k of ks.t on 10.0.0.1 has at least 100,000 rows (system.large_partitions", "2 buckets bring its 100,000 rows or more to ~50,000"}},
-		{name: "keyed at critical", keyedRows: 1_000_000, wantSev: SeverityCritical, wantRows: 1_000_000, wantKey: "k"},
+		{name: "keyed at critical", keyedRows: 1_000_000, wantSev: finding.SeverityCritical, wantRows: 1_000_000, wantKey: "k"},
 		// 112,640 rows read whole fall in the bucket (105,778, 126,934]: at least 105,779.
-		{name: "rows per read: a whole partition read", maxRows: 126_934, p50Rows: 10, maxBytes: 124 * mib, wantSev: SeverityWarning,
+		{name: "rows per read: a whole partition read", maxRows: 126_934, p50Rows: 10, maxBytes: 124 * mib, wantSev: finding.SeverityWarning,
 			wantRows: 105_779, wantBytes: 124 * testMiB,
 			inText: []string{"a read command on 10.0.0.1 iterated 105,779 to 126,934 live rows of one partition of ks.t", "at least 105,779 rows",
 				"largest partition fragment on 10.0.0.1 is up to 124 MiB", "READ_ROW_COUNT ks t"}},
@@ -46,11 +48,11 @@ func TestRuleWidePartition(t *testing.T) {
 		{name: "rows per read: range reads measured between cycles", maxRows: 126_934, maxBytes: 124 * mib, scans: model.Ops{Count: 7, Rate: 0.5},
 			wantNote: "range reads ran"},
 		{name: "rows per read: range reads long ago", maxRows: 126_934, maxBytes: 124 * mib, scans: model.Ops{Count: 7, PerSecond: 1e-6},
-			wantSev: SeverityWarning, wantRows: 105_779},
+			wantSev: finding.SeverityWarning, wantRows: 105_779},
 		// 943,128 rows need at least 8 MB (9 bytes an int-clustered row); no sstable holds more than 1 MiB of the table.
-		{name: "rows the sstables cannot hold", maxRows: 1_131_752, maxBytes: 1 * mib, wantSev: SeverityWarning, wantRows: 943_128,
+		{name: "rows the sstables cannot hold", maxRows: 1_131_752, maxBytes: 1 * mib, wantSev: finding.SeverityWarning, wantRows: 943_128,
 			inText: []string{"no sstable fragment on 10.0.0.1 is big enough for them (largest 1.0 MiB holds at most 116,508 rows of 9 bytes): the partition is spread over sstables or still in memtables"}},
-		{name: "rows per read alone is never critical", maxRows: 1_358_102, maxBytes: 124 * mib, wantSev: SeverityWarning, wantRows: 1_131_753},
+		{name: "rows per read alone is never critical", maxRows: 1_358_102, maxBytes: 124 * mib, wantSev: finding.SeverityWarning, wantRows: 1_131_753},
 		{name: "ScyllaDB's per-read histograms are never filled", engine: model.EngineScyllaDB, maxRows: 126_934, maxBytes: 124 * mib,
 			noNote: "wide_partition"},
 		// Truth corpus scenario 18: a 150,000-row partition read with LIMIT 500.
@@ -61,7 +63,7 @@ func TestRuleWidePartition(t *testing.T) {
 				"while the most live rows one read command counted was 500 (rows_per_read; pages and LIMIT cap it); what decides: nodetool tablehistograms ks t, whose Partition Size max is in bytes"},
 		// 512 KiB holds at most 58,254 rows of 9 bytes: it cannot be wide.
 		{name: "no room for a wide partition: nothing to say", maxRows: 500, maxBytes: 512 * kib, noNote: "wide_partition"},
-		{name: "a finding, no unknown note", maxRows: 126_934, maxBytes: 124 * mib, wantSev: SeverityWarning, wantRows: 105_779,
+		{name: "a finding, no unknown note", maxRows: 126_934, maxBytes: 124 * mib, wantSev: finding.SeverityWarning, wantRows: 105_779,
 			noNote: "wide_partition of ks.t unknown"},
 	}
 	for _, c := range cases {
@@ -86,7 +88,7 @@ func TestRuleWidePartition(t *testing.T) {
 			if c.noNote != "" && strings.Contains(strings.Join(a.notes, "|"), c.noNote) {
 				t.Errorf("notes %q have %q", a.notes, c.noNote)
 			}
-			if c.wantSev == SeverityNone {
+			if c.wantSev == finding.SeverityNone {
 				if len(fs) != 0 {
 					t.Fatalf("want none, got %+v", fs)
 				}
@@ -96,7 +98,7 @@ func TestRuleWidePartition(t *testing.T) {
 				t.Fatalf("want one finding, got %+v", fs)
 			}
 			f := fs[0]
-			if f.Severity != c.wantSev || f.PartitionKey != c.wantKey || f.Unit != UnitRows || f.Value != c.wantRows ||
+			if f.Severity != c.wantSev || f.PartitionKey != c.wantKey || f.Unit != finding.UnitRows || f.Value != c.wantRows ||
 				f.Figures == nil || f.Figures.Rows != c.wantRows || (c.wantBytes > 0 && f.Figures.PartitionBytes != c.wantBytes) {
 				t.Fatalf("got %v key %q value %g figures %+v, want %v %q %g bytes %g", f.Severity, f.PartitionKey, f.Value, f.Figures, c.wantSev, c.wantKey, c.wantRows, c.wantBytes)
 			}
@@ -130,40 +132,40 @@ func TestRuleHotPartition(t *testing.T) {
 		partitions int64
 		disk, mean int64   // disk usage and mean partition size of the table on the node
 		others     []int64 // counts of other sampled keys
-		wantSev    Severity
+		wantSev    finding.Severity
 		wantShare  float64
 		inText     []string
 	}{
 		// The rule grades the share two standard errors down (Wilson): at
 		// 10,000 operations 26 % assures 25.1 %, 25 % only 24.1 %.
 		{name: "at the warning share, not assured", count: 2500, total: 10000, window: 10},
-		{name: "at warning", count: 2600, total: 10000, window: 10, wantSev: SeverityWarning, wantShare: 0.26,
+		{name: "at warning", count: 2600, total: 10000, window: 10, wantSev: finding.SeverityWarning, wantShare: 0.26,
 			inText: []string{"key hot takes 26 % of ks.t's sampled reads on 10.0.0.1", "a sample that size assures 25 %",
 				"2,600 ± 0 of 10,000 operations, sampler total", "260 ops/s", "spread key hot over 2 suffix buckets"}},
 		{name: "error bound counts against the key", count: 2620, err: 40, total: 10000, window: 10},
 		// Truth run 4's false key: 15 of 60 writes is 25 %, and assures 16 %.
 		{name: "a small sample at the warning share", count: 15, total: 60, window: 10},
-		{name: "a small sample above critical, assured only above warning", count: 33, total: 60, window: 10, wantSev: SeverityWarning, wantShare: 0.55,
+		{name: "a small sample above critical, assured only above warning", count: 33, total: 60, window: 10, wantSev: finding.SeverityWarning, wantShare: 0.55,
 			inText: []string{"takes 55 %", "assures 42 %"}},
-		{name: "critical", count: 900, total: 1000, window: 10, wantSev: SeverityCritical, wantShare: 0.9,
+		{name: "critical", count: 900, total: 1000, window: 10, wantSev: finding.SeverityCritical, wantShare: 0.9,
 			inText: []string{"over 3 suffix buckets", "~30 % of the table's reads"}},
 		{name: "idle table: under the traffic floor", count: 9, total: 10, window: 10},
 		// One partition on this node of three ⇒ ~3 in the ring: a fair key share is 1/3.
 		{name: "few partitions: a big share is fair", count: 500, total: 1000, window: 10, partitions: 1},
-		{name: "enough partitions", count: 700, total: 1000, window: 10, partitions: 1, wantSev: SeverityCritical, wantShare: 0.7},
+		{name: "enough partitions", count: 700, total: 1000, window: 10, partitions: 1, wantSev: finding.SeverityCritical, wantShare: 0.7},
 		// Three keys read evenly: the key estimate reads the floor (128),
 		// the bytes say ~3 partitions (1 MiB on this third of the ring), so half
 		// the reads of one key is within twice its fair share.
 		{name: "few partitions by bytes, the key estimate at its floor", count: 500, total: 1000, window: 10, partitions: 128, disk: 1 * mib, mean: 1 * mib},
-		{name: "no sampler total: table rate × window", count: 300, window: 10, readRate: 100, wantSev: SeverityWarning, wantShare: 0.3,
+		{name: "no sampler total: table rate × window", count: 300, window: 10, readRate: 100, wantSev: finding.SeverityWarning, wantShare: 0.3,
 			inText: []string{"table rate × window"}},
 		// A cut list's counts are a lower bound of the window's operations:
 		// over them the share is an upper bound, judged only beside a rate.
 		{name: "no total, no rate: the listed counts alone judge nothing", count: 300, window: 10, others: []int64{100, 100}},
 		{name: "no total, a rate under the listed counts: their sum, at most", count: 300, window: 10, readRate: 20, others: []int64{100, 100},
-			wantSev: SeverityCritical, wantShare: 0.6, inText: []string{"takes at most 60 %", "300 ± 0 of 500 operations, sum of sampled keys; the node's list was cut"}},
+			wantSev: finding.SeverityCritical, wantShare: 0.6, inText: []string{"takes at most 60 %", "300 ± 0 of 500 operations, sum of sampled keys; the node's list was cut"}},
 		{name: "no total, a rate over the listed counts: the rate", count: 300, window: 10, readRate: 60, others: []int64{100, 100},
-			wantSev: SeverityWarning, wantShare: 0.5, inText: []string{"takes 50 %", "of 600 operations, table rate × window"}},
+			wantSev: finding.SeverityWarning, wantShare: 0.5, inText: []string{"takes 50 %", "of 600 operations, table rate × window"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -180,7 +182,7 @@ func TestRuleHotPartition(t *testing.T) {
 				b.s.PerNode["h01"].Tables["ks.t"].LocalReads.Rate = -1
 			}
 			fs := ruleHotPartition(analysisOf(t, b.s))
-			if c.wantSev == SeverityNone {
+			if c.wantSev == finding.SeverityNone {
 				if len(fs) != 0 {
 					t.Fatalf("want none, got %+v", fs)
 				}
@@ -190,7 +192,7 @@ func TestRuleHotPartition(t *testing.T) {
 				t.Fatalf("want one finding, got %+v", fs)
 			}
 			f := fs[0]
-			if f.Severity != c.wantSev || math.Abs(f.Value-c.wantShare) > 1e-9 || f.PartitionKey != "hot" || f.Unit != UnitRatio || f.Node != "10.0.0.1" || len(f.Nodes) != 1 {
+			if f.Severity != c.wantSev || math.Abs(f.Value-c.wantShare) > 1e-9 || f.PartitionKey != "hot" || f.Unit != finding.UnitRatio || f.Node != "10.0.0.1" || len(f.Nodes) != 1 {
 				t.Fatalf("got %v share %g key %q node %q, want %v %g", f.Severity, f.Value, f.PartitionKey, f.Node, c.wantSev, c.wantShare)
 			}
 			for _, s := range c.inText {
@@ -221,8 +223,8 @@ func TestRuleHotTokenRange(t *testing.T) {
 		name          string
 		repl          map[string]string
 		reads, writes []float64
-		want          []scope
-		wantSev       Severity
+		want          []match
+		wantSev       finding.Severity
 		wantValue     float64
 		wantThreshold float64
 		inText        []string
@@ -230,18 +232,18 @@ func TestRuleHotTokenRange(t *testing.T) {
 		{name: "balanced", repl: simple("1"), reads: []float64{100, 100, 100}, writes: []float64{10, 10, 10}},
 		{name: "RF 1: just under twice the fair share", repl: simple("1"), reads: []float64{199, 50.5, 50.5}, writes: []float64{0, 0, 0}},
 		{name: "RF 1: twice the fair share", repl: simple("1"), reads: []float64{200, 50, 50}, writes: []float64{0, 0, 0},
-			want: []scope{{KindHotTokenRange, "ks", "t", "10.0.0.1", ""}}, wantSev: SeverityWarning, wantValue: 2, wantThreshold: 2,
+			want: []match{{KindHotTokenRange, "ks", "t", "10.0.0.1", ""}}, wantSev: finding.SeverityWarning, wantValue: 2, wantThreshold: 2,
 			inText: []string{"10.0.0.1 serves 67 % of ks.t's local reads in the ring (200 ops/s of 300 ops/s) for a 33 % share", "nodetool -h 10.0.0.1 toppartitions ks t"}},
 		{name: "idle table under the floor", repl: simple("1"), reads: []float64{0.6, 0.1, 0.1}, writes: []float64{0, 0, 0}},
 		{name: "a replica without a rate: no share", repl: simple("1"), reads: []float64{300, -1, 10}, writes: []float64{0, 0, 0}},
 		// RF 2 on 3 nodes: a hot key's writes reach 1.5× on its two replicas
 		// at most, so the warning level drops to 1.25.
 		{name: "RF 2 writes: hot replica set", repl: simple("2"), reads: []float64{0, 0, 0}, writes: []float64{100, 100, 2},
-			want:    []scope{{KindHotTokenRange, "ks", "t", "10.0.0.1", ""}, {KindHotTokenRange, "ks", "t", "10.0.0.2", ""}},
-			wantSev: SeverityWarning, wantThreshold: 1.25, inText: []string{"replica set 10.0.0.2"}},
+			want:    []match{{KindHotTokenRange, "ks", "t", "10.0.0.1", ""}, {KindHotTokenRange, "ks", "t", "10.0.0.2", ""}},
+			wantSev: finding.SeverityWarning, wantThreshold: 1.25, inText: []string{"replica set 10.0.0.2"}},
 		{name: "RF 3 on 3 nodes: every node holds everything", repl: simple("3"), reads: []float64{1000, 1, 1}, writes: []float64{5, 5, 5}},
 		{name: "critical", repl: nts("dc1", "1"), reads: []float64{1, 1, 1, 1, 1, 1, 1, 1, 100, 1}, writes: make([]float64, 10),
-			want: []scope{{KindHotTokenRange, "ks", "t", "10.0.0.9", ""}}, wantSev: SeverityCritical, wantThreshold: 4,
+			want: []match{{KindHotTokenRange, "ks", "t", "10.0.0.9", ""}}, wantSev: finding.SeverityCritical, wantThreshold: 4,
 			inText: []string{"in dc1"}},
 	}
 	for _, c := range cases {
@@ -257,7 +259,7 @@ func TestRuleHotTokenRange(t *testing.T) {
 				}
 				f := fs[i]
 				// Ownership shares are rounded to 6 decimals, as nodetool does.
-				if f.Severity != c.wantSev || math.Abs(f.Threshold-c.wantThreshold) > 1e-5 || f.Unit != UnitRatio {
+				if f.Severity != c.wantSev || math.Abs(f.Threshold-c.wantThreshold) > 1e-5 || f.Unit != finding.UnitRatio {
 					t.Fatalf("got %v threshold %g, want %v %g", f.Severity, f.Threshold, c.wantSev, c.wantThreshold)
 				}
 				if c.wantValue > 0 && math.Abs(f.Value-c.wantValue) > 1e-3 {
@@ -277,14 +279,14 @@ func TestRatesFromHistoryWindow(t *testing.T) {
 	// Counters 15 minutes apart: the rate is their delta over the window,
 	// whatever the collector's one-interval rate says.
 	s := trafficSnap(simple("1"), []float64{999, 999, 999}, []float64{0, 0, 0})
-	h := NewHistory(HistoryLimits{TrafficWindow: 15 * time.Minute})
+	h := history.New(history.Limits{TrafficWindow: 15 * time.Minute})
 	before := trafficSnap(simple("1"), []float64{0, 0, 0}, []float64{0, 0, 0})
 	before.Taken = t0.Add(-15 * time.Minute)
 	for i, host := range []string{"h01", "h02", "h03"} {
 		before.PerNode[host].Tables["ks.t"].LocalReads.Count = 1e6 - int64(900*(3-i)*100)
 	}
-	h.Record(before)
-	h.Record(s) // recording the analyzed snapshot first changes nothing
+	record(h, before)
+	record(h, s) // recording the analyzed snapshot first changes nothing
 	a := analysisWith(t, s, h, DefaultThresholds())
 	for i, tn := range a.tables[0].nodes {
 		want := float64(900*(3-i)*100) / 900
@@ -311,11 +313,11 @@ func TestHotPartitionNodes(t *testing.T) {
 		t.Fatalf("want one finding per key, got %+v", fs)
 	}
 	f := fs[0]
-	want := []NodeValue{
-		{Node: "10.0.0.1", DC: "dc1", Value: 0.9, Severity: SeverityCritical},
-		{Node: "10.0.0.2", DC: "dc1", Value: 0.4, Severity: SeverityWarning},
+	want := []finding.NodeValue{
+		{Node: "10.0.0.1", DC: "dc1", Value: 0.9, Severity: finding.SeverityCritical},
+		{Node: "10.0.0.2", DC: "dc1", Value: 0.4, Severity: finding.SeverityWarning},
 	}
-	if f.Severity != SeverityCritical || f.Value != 0.9 || f.Node != "" || f.DC != "dc1" || len(f.Nodes) != len(want) {
+	if f.Severity != finding.SeverityCritical || f.Value != 0.9 || f.Node != "" || f.DC != "dc1" || len(f.Nodes) != len(want) {
 		t.Fatalf("got %v %g node %q dc %q nodes %+v", f.Severity, f.Value, f.Node, f.DC, f.Nodes)
 	}
 	for i, w := range want {
@@ -383,29 +385,29 @@ func TestRuleWidePartitionFromCells(t *testing.T) {
 		cols     []model.Column
 		cells    int64
 		perRead  float64 // rows_per_read max
-		wantSev  Severity
+		wantSev  finding.Severity
 		wantRows float64
 		inText   []string
 		wantNote string
 	}{
 		// Truth corpus scenario 18: 150,000 rows × 6 cells = 900,000 cells,
 		// bucket (785,939, 943,127]: at least 130,990 rows, read with LIMIT 500.
-		{name: "the hotel read with LIMIT 500", cols: hotel, cells: 943_127, perRead: 500, wantSev: SeverityWarning, wantRows: 130_990,
+		{name: "the hotel read with LIMIT 500", cols: hotel, cells: 943_127, perRead: 500, wantSev: finding.SeverityWarning, wantRows: 130_990,
 			inText: []string{"one sstable on 10.0.0.1 holds 785,940 to 943,127 cells of one partition of ks.t (nodetool tablehistograms Cell Count max",
 				"a row writes no more than 6 cells (6 regular columns, none multi-cell), so a partition holds at least 130,990 rows"}},
-		{name: "a static cell counts once", cols: append([]model.Column{static}, col("v", "int")), cells: 126_934, wantSev: SeverityWarning, wantRows: 105_778,
+		{name: "a static cell counts once", cols: append([]model.Column{static}, col("v", "int")), cells: 126_934, wantSev: finding.SeverityWarning, wantRows: 105_778,
 			inText: []string{"less 1 static"}},
 		{name: "under the warning", cols: hotel, cells: 654_949}, // at least 90,965 rows
-		{name: "critical from cells", cols: []model.Column{col("v", "blob")}, cells: 1_358_102, wantSev: SeverityCritical, wantRows: 1_131_753},
-		{name: "overflowed histogram", cols: []model.Column{col("a", "int"), col("b", "int")}, cells: math.MaxInt64, wantSev: SeverityCritical, wantRows: 2_069_555_491},
+		{name: "critical from cells", cols: []model.Column{col("v", "blob")}, cells: 1_358_102, wantSev: finding.SeverityCritical, wantRows: 1_131_753},
+		{name: "overflowed histogram", cols: []model.Column{col("a", "int"), col("b", "int")}, cells: math.MaxInt64, wantSev: finding.SeverityCritical, wantRows: 2_069_555_491},
 		{name: "frozen and tuple columns are one cell", cols: []model.Column{col("a", "frozen<list<int>>"), col("b", "frozen<tuple<int, text>>")},
-			cells: 263_210, wantSev: SeverityWarning, wantRows: 109_671},
+			cells: 263_210, wantSev: finding.SeverityWarning, wantRows: 109_671},
 		// A list writes a cell per element: 943,127 cells may be 10 rows.
 		{name: "a collection bounds nothing", cols: []model.Column{col("tags", "list<text>")}, cells: 943_127, perRead: 500,
 			wantNote: "wide_partition of ks.t unknown: its largest partition fragment is up to 22 MiB"},
 		{name: "a non-frozen user type bounds nothing", cols: []model.Column{col("addr", "address")}, cells: 943_127},
 		{name: "key columns only: no cells", cols: nil, cells: 943_127},
-		{name: "rows per read counts more: it speaks, at warning", cols: hotel, cells: 943_127, perRead: 1_358_102, wantSev: SeverityWarning, wantRows: 1_131_753,
+		{name: "rows per read counts more: it speaks, at warning", cols: hotel, cells: 943_127, perRead: 1_358_102, wantSev: finding.SeverityWarning, wantRows: 1_131_753,
 			inText: []string{"a read command on 10.0.0.1 iterated"}},
 	}
 	for _, c := range cases {
@@ -419,7 +421,7 @@ func TestRuleWidePartitionFromCells(t *testing.T) {
 			if c.wantNote != "" && !strings.Contains(strings.Join(a.notes, "|"), c.wantNote) {
 				t.Errorf("notes %q lack %q", a.notes, c.wantNote)
 			}
-			if c.wantSev == SeverityNone {
+			if c.wantSev == finding.SeverityNone {
 				if len(fs) != 0 {
 					t.Fatalf("want none, got %+v", fs)
 				}
@@ -451,13 +453,13 @@ func TestHotKeyGradedAtTheLowerOfTwoWindows(t *testing.T) {
 	cases := []struct {
 		name      string
 		hps       []model.HotPartition
-		wantSev   Severity
+		wantSev   finding.Severity
 		wantShare float64
 	}{
-		{name: "one window: graded on it", hps: []model.HotPartition{window(0, 300)}, wantSev: SeverityWarning, wantShare: 0.3},
+		{name: "one window: graded on it", hps: []model.HotPartition{window(0, 300)}, wantSev: finding.SeverityWarning, wantShare: 0.3},
 		{name: "an unlucky first window, an ordinary second: not hot", hps: []model.HotPartition{window(0, 300), window(1, 240)}},
-		{name: "hot in both: graded at the lower", hps: []model.HotPartition{window(0, 600), window(1, 320)}, wantSev: SeverityWarning, wantShare: 0.32},
-		{name: "critical in both", hps: []model.HotPartition{window(0, 900), window(1, 800)}, wantSev: SeverityCritical, wantShare: 0.8},
+		{name: "hot in both: graded at the lower", hps: []model.HotPartition{window(0, 600), window(1, 320)}, wantSev: finding.SeverityWarning, wantShare: 0.32},
+		{name: "critical in both", hps: []model.HotPartition{window(0, 900), window(1, 800)}, wantSev: finding.SeverityCritical, wantShare: 0.8},
 		{name: "missing from the second window's list: not graded", hps: []model.HotPartition{window(0, 900),
 			{Keyspace: "ks", Table: "t", Key: "other", Op: "read", Count: 500, Total: 1000, Window: 10, Pass: 1}}},
 	}
@@ -466,13 +468,13 @@ func TestHotKeyGradedAtTheLowerOfTwoWindows(t *testing.T) {
 			b := newSnap().ring("dc1", 3).keyspace("ks", simple("1"), table("t", pk("k", "text", 0)))
 			b.stats("h01", "ks", "t", model.TableStats{LocalReads: model.Ops{Count: 1e6, Rate: 100}})
 			b.nodeData("h01").HotPartitions = c.hps
-			var hot []Finding
+			var hot []finding.Finding
 			for _, f := range ruleHotPartition(analysisOf(t, b.s)) {
 				if f.PartitionKey == "hot" {
 					hot = append(hot, f)
 				}
 			}
-			if c.wantSev == SeverityNone {
+			if c.wantSev == finding.SeverityNone {
 				if len(hot) != 0 {
 					t.Fatalf("want none, got %+v", hot)
 				}
@@ -495,7 +497,7 @@ func TestHotKeyAdviceNamesTheKeyOnce(t *testing.T) {
 	b := newSnap().ring("dc1", 3).keyspace("ks", simple("1"))
 	a := analysisOf(t, b.s)
 	for _, key := range []string{"alice@example.org", "42"} {
-		advice := a.hotKeyAdvice(&hotKey{key: key, op: "read", node: &a.s.Nodes[0], share: 0.9})
+		advice := hotPartitions{a}.hotKeyAdvice(&hotKey{key: key, op: "read", node: &a.s.Nodes[0], share: 0.9})
 		if n := strings.Count(advice, key); n != 1 {
 			t.Errorf("key %q named %d times: %s", key, n, advice)
 		}

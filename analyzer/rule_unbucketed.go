@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 )
@@ -45,10 +46,10 @@ func largestKnown(t *tableView) float64 {
 //   - nothing otherwise: small, or measured flat (not under TWCS), or
 //     growing slowly; a written table with no TTL whose growth is not
 //     measured yet gets a note saying so (noteGrowthUnknown), not a finding.
-func ruleUnbucketedTimeSeries(a *analysis) []Finding {
-	var out []Finding
+func ruleUnbucketedTimeSeries(a *analysis) []finding.Finding {
+	var out []finding.Finding
 	warnBytes := float64(a.th.PartitionWarningBytes)
-	writers := a.fastWriters()
+	writers := unbucketed{a}.fastWriters()
 	for _, t := range a.tables {
 		col, ok := timeClustering(t)
 		if !ok || hasBucket(t) {
@@ -63,66 +64,66 @@ func ruleUnbucketedTimeSeries(a *analysis) []Finding {
 		}
 		// value is the size the finding is about: measured, or where the
 		// fit takes it within the horizon that grades it.
-		var sev Severity
+		var sev finding.Severity
 		var value, threshold float64
 		var why string
 		horizon := func(d time.Duration) float64 { return g.current + g.slope*d.Seconds() }
 		switch {
 		case size >= warnBytes:
-			sev, value, threshold, why = SeverityWarning, size, warnBytes, "it reached the partition warning size"
+			sev, value, threshold, why = finding.SeverityWarning, size, warnBytes, "it reached the partition warning size"
 		case toWarn >= 0 && ttl == 0 && toWarn <= a.th.ForecastWarning.Seconds():
-			sev, value, threshold = SeverityWarning, horizon(a.th.ForecastWarning), warnBytes
+			sev, value, threshold = finding.SeverityWarning, horizon(a.th.ForecastWarning), warnBytes
 			why = fmt.Sprintf("at this rate it reaches %s in %s (%s in %s)", format.Bytes(warnBytes), format.Seconds(toWarn),
 				format.Bytes(value), format.Seconds(a.th.ForecastWarning.Seconds()))
 		case toWarn >= 0 && ttl == 0 && toWarn <= a.h.Limits.MaxAge.Seconds():
-			sev, value, threshold = SeverityInfo, horizon(a.h.Limits.MaxAge), warnBytes
+			sev, value, threshold = finding.SeverityInfo, horizon(a.h.Limits.MaxAge), warnBytes
 			why = fmt.Sprintf("at this rate it reaches %s in %s", format.Bytes(warnBytes), format.Seconds(toWarn))
 		case g.ok && ttl > 0 && g.slope*ttl >= warnBytes:
-			sev, value, threshold = SeverityInfo, g.slope*ttl, warnBytes
+			sev, value, threshold = finding.SeverityInfo, g.slope*ttl, warnBytes
 			why = fmt.Sprintf("a TTL's worth of this growth is %s", format.Bytes(value))
 		case !g.judged && size >= float64(a.th.TimeSeriesLargeBytes):
-			sev, value, threshold = SeverityInfo, size, float64(a.th.TimeSeriesLargeBytes)
+			sev, value, threshold = finding.SeverityInfo, size, float64(a.th.TimeSeriesLargeBytes)
 			why = "growth is not measured yet (the history is shorter than " + format.Seconds(a.th.ForecastMinSpan.Seconds()) + ")"
-		case ttl == 0 && !g.ok && (!g.judged || twcs(t)) && !deletedFrom(t) && writers[t.key].assured >= a.rowsRateWarning():
+		case ttl == 0 && !g.ok && (!g.judged || twcs(t)) && !deletedFrom(t) && writers[t.key].assured >= unbucketed{a}.rowsRateWarning():
 			// No size history shows growth, and none can rule it out yet (or,
 			// under TWCS, ever): the sampler's write rate into one key can,
 			// unless reads meet tombstones (a delete is a write too).
 			kw := writers[t.key]
-			sev, value, threshold = SeverityInfo, kw.assured, a.rowsRateWarning()
+			sev, value, threshold = finding.SeverityInfo, kw.assured, unbucketed{a}.rowsRateWarning()
 			why = fmt.Sprintf("its busiest key %s took %s writes in %s on %s (at least %s by that sample), and every write at a new %s adds a row that stays: "+
 				"at that rate it passes %s rows (the wide partition warning) in %s",
 				kw.key, format.Count(float64(kw.count)), format.Seconds(kw.window), kw.node, writesPerSecond(kw.assured), col,
 				format.Count(float64(a.th.PartitionRowsWarning)), format.Seconds(float64(a.th.PartitionRowsWarning)/kw.assured))
-			f := a.unbucketedFinding(t, col, size, why)
-			f.Severity, f.Value, f.Threshold, f.Unit, f.PartitionKey = sev, value, threshold, UnitOpsPerSec, kw.key
+			f := unbucketed{a}.unbucketedFinding(t, col, size, why)
+			f.Severity, f.Value, f.Threshold, f.Unit, f.PartitionKey = sev, value, threshold, finding.UnitOpsPerSec, kw.key
 			f.Source = joinSources(f.Source, srcSampler)
-			f.Advice = a.rowsBucketAdvice(col, partitionKeyWords(t.schema), kw.assured)
+			f.Advice = bucketAdvice{a}.rowsBucketAdvice(col, partitionKeyWords(t.schema), kw.assured)
 			out = append(out, f)
 			continue
 		default:
 			// Under TWCS a flat history is no evidence either (twcsWindow).
 			if window, isTWCS := twcsWindow(t.schema); ttl == 0 && (!g.judged || isTWCS) {
-				a.noteGrowthUnknown(t, col, window)
+				unbucketed{a}.noteGrowthUnknown(t, col, window)
 			}
 			continue
 		}
-		f := a.unbucketedFinding(t, col, size, why)
+		f := unbucketed{a}.unbucketedFinding(t, col, size, why)
 		f.Severity, f.Value, f.Threshold = sev, value, threshold
 		out = append(out, f)
 	}
 	return out
 }
 
-func (a *analysis) unbucketedFinding(t *tableView, col string, size float64, why string) Finding {
+func (a unbucketed) unbucketedFinding(t *tableView, col string, size float64, why string) finding.Finding {
 	var key []string
 	for _, c := range partitionKey(t.schema) {
 		key = append(key, c.Name)
 	}
 	c, _ := columnByName(t.schema, col)
-	f := a.newFinding(KindUnbucketedTimeSeries, SeverityInfo, nil, t.keyspace, t.name)
-	f.Unit = UnitBytes
+	f := a.newFinding(KindUnbucketedTimeSeries, finding.SeverityInfo, nil, t.keyspace, t.name)
+	f.Unit = finding.UnitBytes
 	f.Source = joinSources("system_schema.columns", a.sizeSource())
-	f.Figures = &Figures{PartitionBytes: size}
+	f.Figures = &finding.Figures{PartitionBytes: size}
 	// max_partition_size is a bucket bound per sstable: "up to", unless a
 	// key list measured the largest partition itself.
 	largest := "largest partition " + format.Bytes(size)
@@ -141,7 +142,7 @@ func (a *analysis) unbucketedFinding(t *tableView, col string, size float64, why
 	} else if t.growth.ok {
 		f.Summary += "; no default TTL: it grows for as long as its key is written"
 	}
-	f.Advice = a.splitAdvice(t, size)
+	f.Advice = bucketAdvice{a.analysis}.splitAdvice(t, size)
 	return f
 }
 
@@ -153,7 +154,7 @@ func (a *analysis) unbucketedFinding(t *tableView, col string, size float64, why
 // per-user history that stays small looks the same. Only history tells
 // them apart (forecast_min_points over forecast_min_span), and under
 // TimeWindowCompactionStrategy (window > 0) not even history: see twcsWindow.
-func (a *analysis) noteGrowthUnknown(t *tableView, col string, window time.Duration) {
+func (a unbucketed) noteGrowthUnknown(t *tableView, col string, window time.Duration) {
 	written := false
 	for _, tn := range t.nodes {
 		written = written || tn.stats.LocalWrites.Count > 0
@@ -208,7 +209,7 @@ type keyWrites struct {
 
 // fastWriters is, per table key, the key whose sampled writes assure the
 // highest rate on any node (tables with no sampled write are absent).
-func (a *analysis) fastWriters() map[string]keyWrites {
+func (a unbucketed) fastWriters() map[string]keyWrites {
 	best := map[string]keyWrites{}
 	for _, at := range a.perNode() {
 		for _, hp := range at.nd.HotPartitions {
@@ -228,7 +229,7 @@ func (a *analysis) fastWriters() map[string]keyWrites {
 
 // rowsRateWarning is the write rate at which a key that gains a row per
 // write passes the wide partition warning within ForecastWarning.
-func (a *analysis) rowsRateWarning() float64 {
+func (a unbucketed) rowsRateWarning() float64 {
 	return float64(a.th.PartitionRowsWarning) / a.th.ForecastWarning.Seconds()
 }
 
@@ -254,4 +255,17 @@ func twcsWindow(s *model.Table) (time.Duration, bool) {
 		unit = 24 * time.Hour
 	}
 	return time.Duration(size) * unit, true
+}
+
+// unbucketed is the unbucketed_time_series rule's own reasoning over the index.
+type unbucketed struct{ *analysis }
+
+// KindUnbucketedTimeSeries names the unbucketed_time_series findings.
+const KindUnbucketedTimeSeries = "unbucketed_time_series"
+
+func init() {
+	registerKind(9, KindFacts{Name: KindUnbucketedTimeSeries, Label: "unbucketed time series",
+		Sentence:         "A time series grows in partitions whose key has no time bucket.",
+		SizeIsTheProblem: true, RuleAlert: AlertAnalyzerFinding, TableWide: true,
+		scope: scopeTable, problemOrder: 5, splitOrder: 1, rule: ruleUnbucketedTimeSeries})
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 )
@@ -118,7 +119,7 @@ func cellsOnNode(tn *tableNode, t *tableView) (e wideEvidence, ok bool) {
 // of a wide partition show it; a range read counts the rows of many
 // partitions, so a node that ran range reads recently gives no bound.
 // ok is false when no source bounds the rows.
-func (a *analysis) wideOnNode(tn *tableNode, t *tableView) (e wideEvidence, ok bool, why string) {
+func (a wideRows) wideOnNode(tn *tableNode, t *tableView) (e wideEvidence, ok bool, why string) {
 	if tn.widestRows > 0 {
 		e = wideEvidence{rows: float64(tn.widestRows), key: tn.widestKey, bytes: float64(tn.widestBytes), source: srcLargePartitions}
 		return e, true, ""
@@ -136,7 +137,7 @@ func (a *analysis) wideOnNode(tn *tableNode, t *tableView) (e wideEvidence, ok b
 
 // perReadOnNode is Cassandra's system_views.rows_per_read max as a bound
 // of one partition's rows (see wideOnNode).
-func (a *analysis) perReadOnNode(tn *tableNode) (e wideEvidence, ok bool, why string) {
+func (a wideRows) perReadOnNode(tn *tableNode) (e wideEvidence, ok bool, why string) {
 	st := tn.stats
 	if a.s.Engine == model.EngineScyllaDB || st.RowsPerRead.Count == 0 || st.RowsPerRead.Max < 1 {
 		return e, false, ""
@@ -162,8 +163,8 @@ func (a *analysis) perReadOnNode(tn *tableNode) (e wideEvidence, ok bool, why st
 // other: when the largest fragment cannot hold the rows (fragmentRowBound)
 // the finding says the partition is spread over sstables or still in
 // memtables instead of quoting a size.
-func ruleWidePartition(a *analysis) []Finding {
-	var out []Finding
+func ruleWidePartition(a *analysis) []finding.Finding {
+	var out []finding.Finding
 	warn, crit := float64(a.th.PartitionRowsWarning), float64(a.th.PartitionRowsCritical)
 	for _, t := range a.tables {
 		bound := rowsUpperBound(t)
@@ -172,7 +173,7 @@ func ruleWidePartition(a *analysis) []Finding {
 		}
 		before := len(out)
 		for _, tn := range t.nodes {
-			e, ok, why := a.wideOnNode(tn, t)
+			e, ok, why := wideRows{a}.wideOnNode(tn, t)
 			if !ok {
 				if why != "" && bound.rows >= warn && max(tn.stats.RowsPerRead.Max, tn.stats.RowsPerRead.P99) >= warn {
 					a.note("wide_partition of %s on %s unknown: %s", t.key, tn.node.Address, why)
@@ -180,18 +181,18 @@ func ruleWidePartition(a *analysis) []Finding {
 				continue
 			}
 			sev := severityFor(e.rows, warn, crit)
-			if sev == SeverityNone {
+			if sev == finding.SeverityNone {
 				continue
 			}
 			if e.perRead {
 				// rows_per_read is attributed to single-partition reads only
 				// through the range-read rate: never more than a warning.
-				sev = min(sev, SeverityWarning)
+				sev = min(sev, finding.SeverityWarning)
 			}
-			out = append(out, a.wideFinding(t, tn, e, sev, warn, crit))
+			out = append(out, wideRows{a}.wideFinding(t, tn, e, sev, warn, crit))
 		}
 		if len(out) == before && bound.rows >= warn && !math.IsInf(bound.rows, 1) {
-			a.noteWideUnknown(t, bound)
+			wideRows{a}.noteWideUnknown(t, bound)
 		}
 	}
 	return out
@@ -203,7 +204,7 @@ func ruleWidePartition(a *analysis) []Finding {
 // and a page or a LIMIT caps what one command reads; the cell histogram
 // bounds rows from below only (a row marker or a row deletion writes no
 // cell). The note names the one thing that would decide.
-func (a *analysis) noteWideUnknown(t *tableView, bound rowBound) {
+func (a wideRows) noteWideUnknown(t *tableView, bound rowBound) {
 	if a.s.Engine == model.EngineScyllaDB {
 		return // ScyllaDB's large_partitions counts rows when they are many
 	}
@@ -231,11 +232,11 @@ var fixedClusteringBytes = map[string]int{
 	"bigint": 8, "timestamp": 8, "time": 8, "double": 8, "counter": 8, "uuid": 16, "timeuuid": 16,
 }
 
-func (a *analysis) wideFinding(t *tableView, tn *tableNode, e wideEvidence, sev Severity, warn, crit float64) Finding {
+func (a wideRows) wideFinding(t *tableView, tn *tableNode, e wideEvidence, sev finding.Severity, warn, crit float64) finding.Finding {
 	f := a.newFinding(KindWidePartition, sev, tn.node, t.keyspace, t.name)
-	f.Value, f.Threshold, f.Unit = e.rows, thresholdFor(sev, warn, crit), UnitRows
+	f.Value, f.Threshold, f.Unit = e.rows, thresholdFor(sev, warn, crit), finding.UnitRows
 	f.PartitionKey, f.Source = e.key, e.source
-	f.Figures = &Figures{Rows: e.rows}
+	f.Figures = &finding.Figures{Rows: e.rows}
 	switch {
 	case e.key != "":
 		f.Summary = fmt.Sprintf("partition %s of %s on %s has at least %s rows (%s: its rows in one sstable)",
@@ -275,13 +276,13 @@ func (a *analysis) wideFinding(t *tableView, tn *tableNode, e wideEvidence, sev 
 	return f
 }
 
-func (a *analysis) wideAdvice(t *tableView, e wideEvidence) string {
+func (a wideRows) wideAdvice(t *tableView, e wideEvidence) string {
 	warn := float64(a.th.PartitionRowsWarning)
 	n := splitCount(e.rows, warn/2)
 	advice := fmt.Sprintf("split the partition: %d buckets bring its %s rows or more to ~%s or more per partition; ",
 		n, format.Count(e.rows), format.Count(math.Ceil(e.rows/float64(n))))
 	if col, ok := timeClustering(t); ok && !hasBucket(t) && t.maxBytes > 0 {
-		advice += fmt.Sprintf("a time bucket of %s in the partition key does this for a time series (%s)", col, a.splitAdvice(t, float64(t.maxBytes)))
+		advice += fmt.Sprintf("a time bucket of %s in the partition key does this for a time series (%s)", col, bucketAdvice{a.analysis}.splitAdvice(t, float64(t.maxBytes)))
 	} else {
 		advice += "use a shard column in the partition key, and page reads (fetch size ≤ 5,000) instead of reading the partition whole"
 	}
@@ -289,4 +290,17 @@ func (a *analysis) wideAdvice(t *tableView, e wideEvidence) string {
 		advice += fmt.Sprintf("; find the key with nodetool profileload -a READ_ROW_COUNT %s %s 10000 (Cassandra 5.0)", t.keyspace, t.name)
 	}
 	return advice
+}
+
+// wideRows is the wide_partition rule's own reasoning over the index.
+type wideRows struct{ *analysis }
+
+// KindWidePartition names the wide_partition findings.
+const KindWidePartition = "wide_partition"
+
+func init() {
+	registerKind(2, KindFacts{Name: KindWidePartition, Label: "wide partition",
+		Sentence:         "A read went through more rows of one partition than one read should.",
+		PushedWithoutKey: true, RuleAlert: AlertAnalyzerFinding,
+		scope: scopeTable, problemOrder: 2, splitOrder: 4, rule: ruleWidePartition})
 }

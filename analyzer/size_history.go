@@ -3,6 +3,7 @@ package analyzer
 import (
 	"fmt"
 
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/internal/format"
 )
 
@@ -12,7 +13,7 @@ type SizeHistory struct {
 	Keyspace string `json:"keyspace"`
 	Table    string `json:"table"`
 	// Points are the recorded sizes, then the current one (the report's time).
-	Points []SizePoint `json:"points"`
+	Points []history.SizePoint `json:"points"`
 	// Bound: every size is a histogram bucket bound (max_partition_size,
 	// ScyllaDB's max_row_size): the largest partition is at most that.
 	Bound bool `json:"bound"`
@@ -45,14 +46,14 @@ func (g growthFit) trusted() bool { return g.ok && g.slope > 0 }
 
 // sizeHistories lists every table whose size history has two points or
 // more (the current size included), by table key.
-func (a *analysis) sizeHistories() []SizeHistory {
+func (a figures) sizeHistories() []SizeHistory {
 	var out []SizeHistory
 	for _, t := range a.tables {
 		pts := a.sizePointsNow(t)
 		if len(pts) < 2 {
 			continue
 		}
-		// History records MaxPartitionBytes only: a bucket bound on both engines.
+		// history.History records MaxPartitionBytes only: a bucket bound on both engines.
 		sh := SizeHistory{Keyspace: t.keyspace, Table: t.name, Points: pts, Bound: true}
 		if t.growth.trusted() {
 			sh.Fit = &GrowthLine{At: a.now, Current: t.growth.current, BytesPerSecond: t.growth.slope,
@@ -66,7 +67,7 @@ func (a *analysis) sizeHistories() []SizeHistory {
 }
 
 // untrustedWhy says why a series has no forecast, in the rule's terms.
-func untrustedWhy(pts []SizePoint, g growthFit, th Thresholds) string {
+func untrustedWhy(pts []history.SizePoint, g growthFit, th Thresholds) string {
 	have := pointsOver(pts)
 	if !g.judged {
 		return fmt.Sprintf("%s: not enough history for a forecast (it needs %d points over %s)",
@@ -78,15 +79,15 @@ func untrustedWhy(pts []SizePoint, g growthFit, th Thresholds) string {
 
 // sizePointsNow is a table's recorded largest-partition sizes, then the
 // current one (when there is one).
-func (a *analysis) sizePointsNow(t *tableView) []SizePoint {
-	pts := append([]SizePoint(nil), a.h.sizeSeries(t.key, a.now)...)
+func (a *analysis) sizePointsNow(t *tableView) []history.SizePoint {
+	pts := append([]history.SizePoint(nil), a.h.SizeSeries(t.key, a.now)...)
 	if t.maxBytes > 0 {
-		pts = append(pts, SizePoint{a.now, t.maxBytes})
+		pts = append(pts, history.SizePoint{a.now, t.maxBytes})
 	}
 	return pts
 }
 
 // pointsOver says how much history pts hold: "N points over SPAN".
-func pointsOver(pts []SizePoint) string {
+func pointsOver(pts []history.SizePoint) string {
 	return fmt.Sprintf("%d points over %s", len(pts), format.SecondsWords(float64(pts[len(pts)-1][0]-pts[0][0])))
 }

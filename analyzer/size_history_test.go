@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/model"
 )
 
@@ -31,7 +33,7 @@ func TestSizeHistory(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newSnap().ring("dc1", 1).keyspace("ks", simple("1"), table("t", pk("id", "text", 0)))
 			b.stats("h01", "ks", "t", model.TableStats{MaxPartitionBytes: tc.current})
-			h := NewHistory(HistoryLimits{})
+			h := history.New(history.Limits{})
 			h.Sizes["ks.t"] = series(t0.Unix(), tc.points, tc.step, func(age float64) float64 {
 				return float64(tc.current) - tc.growth*mib/day*age
 			})
@@ -40,13 +42,15 @@ func TestSizeHistory(t *testing.T) {
 				t.Fatalf("want one series, got %+v", r.SizeHistory)
 			}
 			sh := r.SizeHistory[0]
-			if len(sh.Points) != tc.points+1 || sh.Points[len(sh.Points)-1] != (SizePoint{t0.Unix(), tc.current}) || !sh.Bound {
-				t.Fatalf("points %v (bound %v): want the %d recorded then the current one", sh.Points, sh.Bound, tc.points)
+			// Analyze records the current point first: the history's bound holds.
+			want := min(tc.points+1, history.DefaultLimits().MaxPoints)
+			if len(sh.Points) != want || sh.Points[len(sh.Points)-1] != (history.SizePoint{t0.Unix(), tc.current}) || !sh.Bound {
+				t.Fatalf("points %v (bound %v): want %d, the recorded then the current one", sh.Points, sh.Bound, want)
 			}
 			if (sh.Fit != nil) != tc.wantFit || !strings.HasPrefix(sh.Why, tc.wantWhy) || (sh.Fit == nil) == (sh.Why == "") {
 				t.Fatalf("fit %+v why %q, want fit %v why %q", sh.Fit, sh.Why, tc.wantFit, tc.wantWhy)
 			}
-			var forecast *Finding
+			var forecast *finding.Finding
 			for i, f := range r.Findings {
 				if f.Kind == KindPartitionGrowthForecast {
 					forecast = &r.Findings[i]
@@ -69,7 +73,7 @@ func TestSizeHistory(t *testing.T) {
 func TestSizeHistoryNeedsTwoPoints(t *testing.T) {
 	b := newSnap().ring("dc1", 1).keyspace("ks", simple("1"), table("t", pk("id", "text", 0)))
 	b.stats("h01", "ks", "t", model.TableStats{MaxPartitionBytes: 5 * mib})
-	if r := Analyze(b.s, NewHistory(HistoryLimits{}), DefaultThresholds()); len(r.SizeHistory) != 0 {
+	if r := Analyze(b.s, history.New(history.Limits{}), DefaultThresholds()); len(r.SizeHistory) != 0 {
 		t.Fatalf("one point: want no series, got %+v", r.SizeHistory)
 	}
 }

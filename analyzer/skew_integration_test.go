@@ -14,6 +14,8 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/tools/testcluster"
 )
@@ -87,7 +89,7 @@ func TestSkewOnAFreshRing(t *testing.T) {
 		if err := coll.CollectAll(ctx); err != nil {
 			t.Logf("collection incomplete: %v", err)
 		}
-		return analyzer.Analyze(coll.Snapshot(), analyzer.NewHistory(analyzer.HistoryLimits{}), th)
+		return analyzer.Analyze(coll.Snapshot(), history.New(history.Limits{}), th)
 	}
 
 	// One node flushed: its load grows once gossip carries it (every 60 s).
@@ -122,7 +124,7 @@ func TestSkewOnAFreshRing(t *testing.T) {
 	checkRF3Silent(t, r)
 	small := 0
 	for _, f := range r.Findings {
-		if f.Kind == analyzer.KindLoadSkew && f.Severity > analyzer.SeverityInfo {
+		if f.Kind == analyzer.KindLoadSkew && f.Severity > finding.SeverityInfo {
 			t.Errorf("every node flushed, a few MB: %s %s: %s", f.Severity, f.Kind, f.Summary)
 		}
 		if f.Kind != analyzer.KindOwnershipSkew || f.DC != dc {
@@ -151,7 +153,7 @@ func checkLoadSkewQuiet(t *testing.T, r *analyzer.Report, flushed string) {
 		if f.Kind != analyzer.KindLoadSkew {
 			continue
 		}
-		if f.Severity > analyzer.SeverityInfo {
+		if f.Severity > finding.SeverityInfo {
 			t.Errorf("a few MB, one node flushed: %s %s on %s: %s", f.Severity, f.Kind, f.Node, f.Summary)
 		}
 		if f.Node == flushed && f.Advice != "" && strings.Contains(f.Summary, "load_skew_min_mean_bytes") {

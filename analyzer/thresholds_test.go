@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/model"
 )
 
@@ -83,10 +84,10 @@ func TestThresholdsValidate(t *testing.T) {
 }
 
 func TestHistoryLimitsValidate(t *testing.T) {
-	if err := DefaultHistoryLimits().Validate(); err != nil {
+	if err := history.DefaultLimits().Validate(); err != nil {
 		t.Fatalf("defaults invalid: %v", err)
 	}
-	l := DefaultHistoryLimits()
+	l := history.DefaultLimits()
 	l.MaxPoints, l.TrafficWindow = 4, 20*24*time.Hour
 	want := "max_points must be in 8..10000, got 4\ntraffic_window (480h0m0s) must not be longer than max_age (336h0m0s)"
 	if err := l.Validate(); err == nil || err.Error() != want {

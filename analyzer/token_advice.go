@@ -67,7 +67,7 @@ type allocatorChoice struct {
 }
 
 // allocatorChoices is each DC's allocatorChoice, by DC name.
-func (a *analysis) allocatorChoices() map[string]allocatorChoice {
+func (a tokenAdvice) allocatorChoices() map[string]allocatorChoice {
 	bytes := map[string]map[string]float64{}
 	for _, t := range a.tables {
 		for _, tn := range t.nodes {
@@ -123,7 +123,7 @@ func allocatorWhy(ks *keyspaceView, dc string, c allocatorChoice) string {
 // per node, the balanced token layout of its group (moving this node, and
 // naming the others' targets); with vnodes, the token allocator at the
 // DC's one factor (choice).
-func (a *analysis) ownershipAdvice(ks *keyspaceView, n *model.Node, choice allocatorChoice) string {
+func (a tokenAdvice) ownershipAdvice(ks *keyspaceView, n *model.Node, choice allocatorChoice) string {
 	var group []*model.Node
 	for i := range a.s.Nodes {
 		m := &a.s.Nodes[i]
@@ -171,7 +171,7 @@ func (a *analysis) ownershipAdvice(ks *keyspaceView, n *model.Node, choice alloc
 // node with more than one token, and a replacement node takes over the dead
 // node's tokens (docs/sources.md, "Tokens on vnode rings"): only new tokens
 // help, chosen by the allocator for new or re-bootstrapped nodes.
-func (a *analysis) vnodeAdvice(ks *keyspaceView, n *model.Node, group []*model.Node, where string, choice allocatorChoice) string {
+func (a tokenAdvice) vnodeAdvice(ks *keyspaceView, n *model.Node, group []*model.Node, where string, choice allocatorChoice) string {
 	counts := make([]int, 0, len(group))
 	for _, m := range group {
 		if m.HostID != n.HostID {
@@ -203,3 +203,6 @@ func (a *analysis) vnodeAdvice(ks *keyspaceView, n *model.Node, group []*model.N
 		"or re-bootstrap %s the same way (decommission it, clear its data directories, start it again); run nodetool cleanup on the older nodes of %s afterwards; %s",
 		mine, where, where, never, where, allocator, mine, n.Address, where, why)
 }
+
+// tokenAdvice is the ownership rules' advice on tokens: the allocator a keyspace can use, vnode counts.
+type tokenAdvice struct{ *analysis }

@@ -74,7 +74,7 @@ func TestOwnershipAdviceByRing(t *testing.T) {
 			b.keyspace("ks", c.repl)
 			a := analysisOf(t, b.s)
 			n := &a.s.Nodes[len(a.s.Nodes)-1] // the odd one out where there is one
-			advice := a.ownershipAdvice(a.ksByName["ks"], n, a.allocatorChoices()[n.DC])
+			advice := tokenAdvice{a}.ownershipAdvice(a.ksByName["ks"], n, tokenAdvice{a}.allocatorChoices()[n.DC])
 			for _, s := range c.want {
 				if !strings.Contains(advice, s) {
 					t.Errorf("%s: advice lacks %q: %s", n.Address, s, advice)

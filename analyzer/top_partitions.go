@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/partmon/partmon/analyzer/internal/set"
 	"github.com/partmon/partmon/model"
 )
 
@@ -65,7 +66,7 @@ func (a *analysis) buildKeys() {
 			nodesOf[[2]string{tn.node.HostID, t.key}] = tn
 		}
 	}
-	system := a.system
+	system := a.sc.System
 	for _, at := range a.perNode() {
 		hostID, nd, addr := at.hostID, at.nd, at.addr
 		tnOf := func(keyspace, table string) *tableNode {
@@ -150,7 +151,7 @@ func (ki *keyIndex) entry(keyspace, table, key, node, source string) *PartitionE
 		e = &PartitionEntry{Keyspace: keyspace, Table: table, Key: key}
 		ki.entries[id] = e
 	}
-	e.Nodes = addSorted(e.Nodes, node)
+	e.Nodes = set.AddSorted(e.Nodes, node)
 	e.Source = joinSources(e.Source, source)
 	return e
 }
@@ -220,7 +221,7 @@ func (ki *keyIndex) sampledShares(hps []model.HotPartition, tnOf func(ks, t stri
 	}
 	var out []sampledShare
 	for _, hp := range hps {
-		if ki.a.system[hp.Keyspace] || hp.Count <= 0 {
+		if ki.a.sc.System[hp.Keyspace] || hp.Count <= 0 {
 			continue
 		}
 		s := sampledShare{hp: hp, total: float64(hp.Total), from: "sampler total", passes: 1}
@@ -339,7 +340,7 @@ func ShareAssured(count, total float64) float64 {
 
 // topPartitions is Report.TopPartitions: per table the TopK largest, the TopK
 // most tombstone-heavy and the TopK hottest keys, largest first.
-func (a *analysis) topPartitions() []PartitionEntry {
+func (a figures) topPartitions() []PartitionEntry {
 	var out []PartitionEntry
 	for _, t := range a.tables {
 		es := a.withLogKeys(t)
@@ -379,16 +380,4 @@ func (a *analysis) topPartitions() []PartitionEntry {
 		})
 	}
 	return out
-}
-
-// addSorted inserts s into a sorted set.
-func addSorted(set []string, s string) []string {
-	i := sort.SearchStrings(set, s)
-	if i < len(set) && set[i] == s {
-		return set
-	}
-	set = append(set, "")
-	copy(set[i+1:], set[i:])
-	set[i] = s
-	return set
 }

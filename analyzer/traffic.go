@@ -17,14 +17,14 @@ const fullReplica = 0.999
 // (and for nodes whose counters were not read this cycle: they are from an
 // earlier read).
 func (a *analysis) opsRate(tn *tableNode, key string, write bool) float64 {
-	if a.staleTraffic[tn.node.HostID] {
+	if a.sc.StaleTraffic[tn.node.HostID] {
 		return -1
 	}
 	ops, idx := tn.stats.LocalReads, 1
 	if write {
 		ops, idx = tn.stats.LocalWrites, 2
 	}
-	if base, ok := a.h.trafficBase(tn.node.HostID, key, a.now); ok {
+	if base, ok := a.h.TrafficBase(tn.node.HostID, key, a.now); ok {
 		span := a.now - base[0]
 		if span >= int64(a.h.Limits.TrafficWindow/4/time.Second) && ops.Count >= base[idx] {
 			return float64(ops.Count-base[idx]) / float64(span)

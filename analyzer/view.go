@@ -5,6 +5,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/partmon/partmon/analyzer/history"
+	"github.com/partmon/partmon/analyzer/internal/set"
+	"github.com/partmon/partmon/analyzer/scope"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/ring"
 )
@@ -14,17 +17,15 @@ import (
 // built once per Analyze; rules only read it.
 type analysis struct {
 	s   *model.Snapshot
-	h   *History
+	h   *history.History
 	th  Thresholds
 	now int64 // the snapshot's time, unix seconds
 
 	byHost  map[string]*model.Node
 	ringLen int // nodes with tokens
 
-	// system: keyspaces the database owns; never judged.
-	system map[string]bool
-	// staleTraffic: host IDs whose traffic counters were not read this cycle.
-	staleTraffic map[string]bool
+	// sc: the keyspaces never judged, the nodes whose data is stale.
+	sc scope.Scope
 
 	ring      *ring.TokenRing    // the nodes' ring, nil when it cannot be built
 	raw       map[string]float64 // raw token ownership by host ID
@@ -93,11 +94,11 @@ type tableNode struct {
 	widestBytes     int64 // the widest key's fragment size, same sstable
 }
 
-func newAnalysis(s *model.Snapshot, h *History, th Thresholds) *analysis {
+func newAnalysis(s *model.Snapshot, sc scope.Scope, h *history.History, th Thresholds) *analysis {
 	a := &analysis{
 		s: s, h: h, th: th, now: s.Taken.Unix(),
 		byHost:   make(map[string]*model.Node, len(s.Nodes)),
-		system:   systemKeyspaces(s),
+		sc:       sc,
 		ksByName: map[string]*keyspaceView{},
 		keys:     map[string][]*PartitionEntry{},
 	}
@@ -108,7 +109,6 @@ func newAnalysis(s *model.Snapshot, h *History, th Thresholds) *analysis {
 			a.ringLen++
 		}
 	}
-	a.staleTraffic = staleTraffic(s)
 	a.buildOwnership()
 	a.buildTables()
 	a.buildTraffic()
@@ -176,7 +176,7 @@ func (a *analysis) buildOwnership() {
 
 // buildTables joins the schema's tables with every node's table figures.
 func (a *analysis) buildTables() {
-	system := a.system
+	system := a.sc.System
 	byKey := map[string]*tableView{}
 	get := func(keyspace, table string) *tableView {
 		key := model.TableKey(keyspace, table)
@@ -194,7 +194,7 @@ func (a *analysis) buildTables() {
 			t.schema = &ks.ks.Tables[i]
 		}
 	}
-	for _, hostID := range sortedKeys(a.s.PerNode) {
+	for _, hostID := range set.Keys(a.s.PerNode) {
 		nd := a.s.PerNode[hostID]
 		if nd == nil {
 			continue
@@ -205,7 +205,7 @@ func (a *analysis) buildTables() {
 			// under its address, without DC or rack.
 			node = &model.Node{HostID: hostID, Address: nd.Address}
 		}
-		for _, key := range sortedKeys(nd.Tables) {
+		for _, key := range set.Keys(nd.Tables) {
 			ts := nd.Tables[key]
 			if ts == nil || system[ts.Keyspace] {
 				continue
@@ -264,7 +264,7 @@ func (a *analysis) estimatePartitions(t *tableView) float64 {
 // replicationSignature is a replication map in a canonical form.
 func replicationSignature(m map[string]string) string {
 	var b strings.Builder
-	for _, k := range sortedKeys(m) {
+	for _, k := range set.Keys(m) {
 		b.WriteString(k)
 		b.WriteByte('=')
 		b.WriteString(m[k])
@@ -282,44 +282,6 @@ func placementGroup(r ring.Replication, n *model.Node) string {
 	return ""
 }
 
-// systemKeyspaces names the keyspaces the database owns: flagged in the
-// schema, or named like them when the schema does not list them.
-func systemKeyspaces(s *model.Snapshot) map[string]bool {
-	out := map[string]bool{}
-	listed := map[string]bool{}
-	for _, ks := range s.Schema.Keyspaces {
-		listed[ks.Name] = true
-		if ks.System {
-			out[ks.Name] = true
-		}
-	}
-	for _, nd := range s.PerNode {
-		if nd == nil {
-			continue
-		}
-		for _, ts := range nd.Tables {
-			if ts != nil && !listed[ts.Keyspace] && looksSystem(ts.Keyspace) {
-				out[ts.Keyspace] = true
-			}
-		}
-	}
-	return out
-}
-
-func looksSystem(keyspace string) bool {
-	return strings.HasPrefix(keyspace, "system") || strings.HasPrefix(keyspace, "dse_") ||
-		keyspace == "dse" || strings.HasPrefix(keyspace, "solr_admin")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // nodeDataAt is one node's local data with the address the ring gives it.
 type nodeDataAt struct {
 	hostID, addr string
@@ -333,7 +295,7 @@ func (a *analysis) perNode() []nodeDataAt {
 		return a.nodesAt
 	}
 	out := []nodeDataAt{}
-	for _, hostID := range sortedKeys(a.s.PerNode) {
+	for _, hostID := range set.Keys(a.s.PerNode) {
 		nd := a.s.PerNode[hostID]
 		if nd == nil {
 			continue

@@ -3,6 +3,7 @@ package analyzer
 import (
 	"fmt"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 )
 
@@ -13,7 +14,7 @@ const viewAdvice = " %s is a materialized view of %s: its primary key cannot be 
 
 // nameViewBases marks the findings about a materialized view with the table
 // the view is built from, in the finding and in its advice.
-func (a *analysis) nameViewBases(fs []Finding) {
+func (a pipeline) nameViewBases(fs []finding.Finding) {
 	bases := map[string]string{}
 	for _, t := range a.tables {
 		if t.schema != nil && t.schema.IsView() {

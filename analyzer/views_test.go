@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 )
 
@@ -32,7 +33,7 @@ func TestViewFindingsNameTheirBase(t *testing.T) {
 			if len(r.RuleFailures) != 0 {
 				t.Fatalf("rule failures %+v", r.RuleFailures)
 			}
-			var got *Finding
+			var got *finding.Finding
 			for i, f := range r.Findings {
 				if f.Kind == KindOversizedPartition && f.Table == "orders_by_status" {
 					got = &r.Findings[i]

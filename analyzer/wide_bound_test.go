@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/partmon/partmon/analyzer/scope"
 	"github.com/partmon/partmon/model"
 )
 
@@ -145,7 +146,7 @@ func TestNoUnknownNoteWhereTheSchemaOrABoundDecides(t *testing.T) {
 				}
 			}
 		}
-		a := newAnalysis(s, h, th)
+		a := newAnalysis(s, scope.Of(s), h, th)
 		ruleWidePartition(a)
 		for _, n := range a.notes {
 			if !strings.HasPrefix(n, "wide_partition of ") {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/tools/testcluster"
 )
@@ -78,7 +79,7 @@ func TestWidePartitionFromCellsOnRealCluster(t *testing.T) {
 	}
 
 	report := analyzer.Analyze(snap, nil, analyzer.DefaultThresholds())
-	var found []analyzer.Finding
+	var found []finding.Finding
 	for _, f := range report.Findings {
 		if f.Kind != analyzer.KindWidePartition {
 			continue

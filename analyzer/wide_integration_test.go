@@ -13,6 +13,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/tools/testcluster"
 )
 
@@ -248,7 +249,7 @@ func checkWideBothWays(t *testing.T, ctx context.Context, r *analyzer.Report, p 
 	if w.rows == 0 || w.before == nil || w.after == nil {
 		t.Fatal("the wide key was not read, or nodetool was not asked around the collection")
 	}
-	var found []analyzer.Finding
+	var found []finding.Finding
 	for _, f := range r.Findings {
 		if f.Kind == analyzer.KindWidePartition && f.Keyspace == p.Keyspace && f.Table == p.Table {
 			found = append(found, f)
@@ -257,7 +258,7 @@ func checkWideBothWays(t *testing.T, ctx context.Context, r *analyzer.Report, p 
 	if len(found) > 1 {
 		t.Fatalf("want one wide_partition finding for %s.%s, got %d: %+v", p.Keyspace, p.Table, len(found), found)
 	}
-	claimed := map[string]analyzer.NodeValue{}
+	claimed := map[string]finding.NodeValue{}
 	for _, f := range found {
 		for _, n := range f.Nodes {
 			claimed[n.Node] = n

@@ -15,6 +15,8 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/tools/testcluster"
@@ -75,13 +77,12 @@ func TestWriteGuardrailRefusalForecastOnRealNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer coll.Close()
-	h := analyzer.NewHistory(analyzer.HistoryLimits{})
+	h := history.New(history.Limits{})
 	analyze := func() (*model.Snapshot, *analyzer.Report) {
 		if err := coll.CollectAll(ctx); err != nil {
 			t.Logf("collection incomplete: %v", err)
 		}
 		snap := coll.Snapshot()
-		h.Record(snap)
 		return snap, analyzer.Analyze(snap, h, analyzer.DefaultThresholds())
 	}
 
@@ -94,7 +95,7 @@ func TestWriteGuardrailRefusalForecastOnRealNode(t *testing.T) {
 	refused := growSet(ctx, t, writer, ks)
 	var first *analyzer.GuardrailCrossing
 	var firstAt time.Time
-	var firstFinding *analyzer.Finding
+	var firstFinding *finding.Finding
 	for reads := 0; ; reads++ {
 		snap, r := analyze()
 		checkWriteCalm(t, r, ks)
@@ -121,7 +122,7 @@ func TestWriteGuardrailRefusalForecastOnRealNode(t *testing.T) {
 	if first.Keyspace != ks || first.Table != "grow" || first.Column != growColumn || first.Key != "" || first.Refuses == "" {
 		t.Errorf("forecast %+v: want column %s of %s.grow, no key, refusing", first, growColumn, ks)
 	}
-	if firstFinding == nil || firstFinding.Severity != analyzer.SeverityCritical || !strings.Contains(firstFinding.Summary, "will refuse") {
+	if firstFinding == nil || firstFinding.Severity != finding.SeverityCritical || !strings.Contains(firstFinding.Summary, "will refuse") {
 		t.Errorf("the forecast's finding %+v, want critical: the fail level refuses the ordinary role", firstFinding)
 	}
 	// Tolerance, written before the first run: the set grows in steps, so
@@ -144,7 +145,7 @@ func TestWriteGuardrailRefusalForecastOnRealNode(t *testing.T) {
 	if c := writeCrossing(r); c == nil || !c.Crossed || c.Refused < 1 || c.Table != "grow" {
 		t.Errorf("after the refusal: %+v, want crossed with the refused write counted", c)
 	}
-	if f := writeFinding(r, ks); f == nil || f.Severity != analyzer.SeverityCritical || !strings.Contains(f.Summary, "refused") {
+	if f := writeFinding(r, ks); f == nil || f.Severity != finding.SeverityCritical || !strings.Contains(f.Summary, "refused") {
 		t.Errorf("after the refusal: finding %+v, want critical, refused", f)
 	}
 }
@@ -244,7 +245,7 @@ func writeCrossing(r *analyzer.Report) *analyzer.GuardrailCrossing {
 	return nil
 }
 
-func writeFinding(r *analyzer.Report, ks string) *analyzer.Finding {
+func writeFinding(r *analyzer.Report, ks string) *finding.Finding {
 	for i, f := range r.Findings {
 		if f.Kind == analyzer.KindGuardrailCrossing && f.Keyspace == ks && f.Table == "grow" {
 			return &r.Findings[i]

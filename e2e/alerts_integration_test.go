@@ -18,6 +18,7 @@ import (
 
 	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/tools/promtest"
 	"github.com/partmon/partmon/tools/testcluster"
 )
@@ -161,7 +162,7 @@ func checkRuleAlert(t *testing.T, e *env) {
 // findingsResponse is the body of partmon's /api/v1/findings.
 type findingsResponse struct {
 	Cluster  string             `json:"cluster"`
-	Findings []analyzer.Finding `json:"findings"`
+	Findings []finding.Finding  `json:"findings"`
 	Problems []analyzer.Problem `json:"problems"`
 }
 
@@ -186,7 +187,7 @@ func fetchFindings(base string) (findingsResponse, error) {
 // rule with the default min_severity): warning or worse, and one of its
 // findings names a key or is of a DefaultAlertKinds kind.
 func pushed(p analyzer.Problem) bool {
-	return p.Severity >= analyzer.SeverityWarning && slices.ContainsFunc(p.Evidence, func(f analyzer.Finding) bool {
+	return p.Severity >= finding.SeverityWarning && slices.ContainsFunc(p.Evidence, func(f finding.Finding) bool {
 		return f.PartitionKey != "" || slices.Contains(alertmanager.DefaultAlertKinds, f.Kind)
 	})
 }
@@ -247,7 +248,7 @@ func checkPushedAlerts(t *testing.T, e *env) {
 }
 
 // findingNodes are the nodes that measured f, sorted.
-func findingNodes(f analyzer.Finding) []string {
+func findingNodes(f finding.Finding) []string {
 	var out []string
 	for _, n := range f.Nodes {
 		out = append(out, n.Node)
@@ -333,7 +334,7 @@ func comparePushed(e *env, required []requiredAlert) (bad []string, n, keyed int
 }
 
 // problemWith is the problem holding a finding of r's kind on r's table.
-func problemWith(ps []analyzer.Problem, r requiredAlert) (analyzer.Problem, analyzer.Finding, bool) {
+func problemWith(ps []analyzer.Problem, r requiredAlert) (analyzer.Problem, finding.Finding, bool) {
 	for _, p := range ps {
 		for _, f := range p.Evidence {
 			if f.Kind == r.kind && f.Keyspace == r.keyspace && f.Table == r.table {
@@ -341,7 +342,7 @@ func problemWith(ps []analyzer.Problem, r requiredAlert) (analyzer.Problem, anal
 			}
 		}
 	}
-	return analyzer.Problem{}, analyzer.Finding{}, false
+	return analyzer.Problem{}, finding.Finding{}, false
 }
 
 // checkResolution: partmon resolves its pushed alert once the problem is
@@ -431,7 +432,7 @@ func describe(alerts []promtest.Alert) string {
 	return strings.Join(parts, "; ")
 }
 
-func describeFindings(fs []analyzer.Finding, kind string) string {
+func describeFindings(fs []finding.Finding, kind string) string {
 	var parts []string
 	for _, f := range fs {
 		if f.Kind == kind {

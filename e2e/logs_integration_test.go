@@ -20,6 +20,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/tools/testcluster"
 	"github.com/partmon/partmon/tools/testkit"
@@ -101,13 +103,13 @@ func runReport(ctx context.Context, t *testing.T, bin, cfg string) *analyzer.Rep
 	return &r
 }
 
-func findingFor(r *analyzer.Report, kind, table, key string) (analyzer.Finding, bool) {
+func findingFor(r *analyzer.Report, kind, table, key string) (finding.Finding, bool) {
 	for _, f := range r.Findings {
 		if f.Kind == kind && f.Keyspace+"."+f.Table == table && f.PartitionKey == key {
 			return f, true
 		}
 	}
-	return analyzer.Finding{}, false
+	return finding.Finding{}, false
 }
 
 func listFindings(r *analyzer.Report) string {
@@ -389,8 +391,7 @@ func cycle(ctx context.Context, t *testing.T, c *collector.Collector, source str
 			t.Fatalf("the node had %d top partitions and %d sampled keys: the test wants neither", len(nd.TopPartitions), len(nd.HotPartitions))
 		}
 	}
-	h := analyzer.NewHistory(analyzer.HistoryLimits{})
-	h.Record(snap)
+	h := history.New(history.Limits{})
 	report := analyzer.Analyze(snap, h, analyzer.DefaultThresholds())
 	for _, key := range keys {
 		kind, table := analyzer.KindTombstoneHeavy, "pm_logs.queue"

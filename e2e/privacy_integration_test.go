@@ -23,6 +23,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/tools/promtest"
 	"github.com/partmon/partmon/tools/testcluster"
 	"github.com/partmon/partmon/tools/testkit"
@@ -168,13 +169,13 @@ const nullAlertmanager = "route:\n  receiver: none\nreceivers:\n  - name: none\n
 // everyOutput runs the daemon with cfg until it names the planted key's
 // problem as shown (in the API and in a pushed alert), and returns every
 // output's bytes by name.
-func everyOutput(ctx context.Context, t *testing.T, bin, cfg, shown string) (map[string][]byte, analyzer.Finding) {
+func everyOutput(ctx context.Context, t *testing.T, bin, cfg, shown string) (map[string][]byte, finding.Finding) {
 	opts := promtest.Options{LogDir: filepath.Join(testkit.Root(t), "test-artifacts", "e2e-privacy")}
 	am := promtest.StartAlertmanager(t, nullAlertmanager, opts)
 	addr := testkit.FreeAddr(t)
 	base := "http://" + addr
 	p := promtest.Start(t, "partmon", opts, bin, "run", "--config.file", cfg, "--web.listen-address", addr, "--alertmanager.url", am.URL)
-	var finding analyzer.Finding
+	var finding finding.Finding
 	promtest.WaitFor(t, 3*time.Minute, "a tombstone_heavy finding on "+privacyKeyspace+".carts naming "+shown, func() bool {
 		if exited, err := p.Exited(); exited {
 			t.Fatalf("partmon exited: %v\n%s", err, p.Output())
@@ -212,17 +213,17 @@ func everyOutput(ctx context.Context, t *testing.T, bin, cfg, shown string) (map
 
 // plantedFinding is the tombstone_heavy finding of the planted table in the
 // daemon's API.
-func plantedFinding(base string) (analyzer.Finding, bool) {
+func plantedFinding(base string) (finding.Finding, bool) {
 	resp, err := fetchFindings(base)
 	if err != nil {
-		return analyzer.Finding{}, false
+		return finding.Finding{}, false
 	}
 	for _, f := range resp.Findings {
 		if f.Kind == analyzer.KindTombstoneHeavy && f.Keyspace == privacyKeyspace && f.Table == "carts" {
 			return f, true
 		}
 	}
-	return analyzer.Finding{}, false
+	return finding.Finding{}, false
 }
 
 // plantedFindings counts the tombstone_heavy findings of the planted table

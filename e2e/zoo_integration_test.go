@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/tools/promtest"
 	"github.com/partmon/partmon/tools/testcluster"
@@ -151,13 +152,13 @@ func problemTables(truth *testcluster.ZooTruth) []string {
 	return out
 }
 
-func zooFinding(fs []analyzer.Finding, kind, table string) (analyzer.Finding, bool) {
+func zooFinding(fs []finding.Finding, kind, table string) (finding.Finding, bool) {
 	for _, f := range fs {
 		if f.Kind == kind && f.Keyspace+"."+f.Table == table {
 			return f, true
 		}
 	}
-	return analyzer.Finding{}, false
+	return finding.Finding{}, false
 }
 
 // checkZooDaemon runs `partmon run` on the zoo's cluster until its report

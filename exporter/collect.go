@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/publish"
 )
@@ -228,12 +229,12 @@ func collectNodes(m emitter, r *analyzer.Report, cluster string, speaks func(str
 	}
 }
 
-var publishedSeverities = []analyzer.Severity{analyzer.SeverityInfo, analyzer.SeverityWarning, analyzer.SeverityCritical}
+var publishedSeverities = []finding.Severity{finding.SeverityInfo, finding.SeverityWarning, finding.SeverityCritical}
 
 func collectFindings(m emitter, r *analyzer.Report, cluster string, speaks func(string) bool, own *analyzer.NodeSummary) {
 	type kindSev struct {
 		kind string
-		sev  analyzer.Severity
+		sev  finding.Severity
 	}
 	counts := make(map[kindSev]int)
 	// Every kind gets a partmon_findings series (0 when none) for every
@@ -247,7 +248,7 @@ func collectFindings(m emitter, r *analyzer.Report, cluster string, speaks func(
 	// findings naming keys fold into their scope's series (the worst wins).
 	// A finding folded over several nodes counts once and keeps one value
 	// series per node it speaks for (Finding.PerNode).
-	var scoped []analyzer.Finding
+	var scoped []finding.Finding
 	for _, f := range r.Findings {
 		if !publish.SpeaksForFinding(f, speaks) {
 			continue

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/publish"
 	"github.com/partmon/partmon/tools/reporttest"
@@ -304,7 +305,7 @@ func bigReport(nodes, tables int) *analyzer.Report {
 				r.TopPartitions = append(r.TopPartitions, analyzer.PartitionEntry{Keyspace: "ks", Table: table,
 					Key: fmt.Sprintf("key-%d", k), SizeBytes: int64(k+1) << 20, Nodes: []string{addr}})
 			}
-			r.Findings = append(r.Findings, analyzer.Finding{Kind: analyzer.KindHotTokenRange, Severity: analyzer.SeverityWarning,
+			r.Findings = append(r.Findings, finding.Finding{Kind: analyzer.KindHotTokenRange, Severity: finding.SeverityWarning,
 				Node: addr, DC: "dc1", Rack: "r1", Keyspace: "ks", Table: table, Value: 3, Threshold: 2})
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/internal/configerr"
 	"github.com/partmon/partmon/model"
 )
@@ -87,7 +88,7 @@ func newFloorFilter(f TableFloor, r *analyzer.Report) floorFilter {
 	}
 	ff.tables = len(r.Tables) > f.MinTables
 	ff.flagged = map[string]bool{}
-	for _, list := range [][]analyzer.Finding{r.Findings, r.Remarks} {
+	for _, list := range [][]finding.Finding{r.Findings, r.Remarks} {
 		for _, fd := range list {
 			if fd.Table != "" {
 				ff.flagged[model.TableKey(fd.Keyspace, fd.Table)] = true

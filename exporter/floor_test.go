@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/publish"
 	"github.com/partmon/partmon/tools/reporttest"
@@ -24,7 +25,7 @@ import (
 func floorReport() *analyzer.Report {
 	const mib = 1 << 20
 	r := reporttest.Cluster()
-	r.Findings = append(r.Findings, analyzer.Finding{Kind: analyzer.KindLowCardinalityKey, Severity: analyzer.SeverityWarning,
+	r.Findings = append(r.Findings, finding.Finding{Kind: analyzer.KindLowCardinalityKey, Severity: finding.SeverityWarning,
 		Keyspace: "lint", Table: "flagged"})
 	tn := func(table string, edit func(*analyzer.TableNode)) analyzer.TableNode {
 		t := analyzer.TableNode{Keyspace: "lint", Table: table, HostID: "h1", Node: "127.0.0.1", DC: "dc1", Rack: "r1"}

@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/publish"
 	"github.com/partmon/partmon/tools/reporttest"
 )
@@ -17,11 +18,11 @@ import (
 // one node publishes that node's only. The finding counts once.
 func TestFoldedFindingKeepsPerNodeSeries(t *testing.T) {
 	r := reporttest.Cluster()
-	r.Findings = []analyzer.Finding{{ID: "f1", Kind: analyzer.KindOversizedPartition, Severity: analyzer.SeverityCritical, Cluster: "demo",
-		DC: "dc1", Keyspace: "shop", Table: "orders", Value: 124 << 20, Threshold: 100 << 20, Unit: analyzer.UnitBytes,
-		Nodes: []analyzer.NodeValue{
-			{Node: "127.0.0.1", DC: "dc1", Rack: "r1", Value: 124 << 20, Threshold: 100 << 20, Severity: analyzer.SeverityCritical},
-			{Node: "127.0.0.2", DC: "dc1", Rack: "r2", Value: 72 << 20, Threshold: 50 << 20, Severity: analyzer.SeverityWarning},
+	r.Findings = []finding.Finding{{ID: "f1", Kind: analyzer.KindOversizedPartition, Severity: finding.SeverityCritical, Cluster: "demo",
+		DC: "dc1", Keyspace: "shop", Table: "orders", Value: 124 << 20, Threshold: 100 << 20, Unit: finding.UnitBytes,
+		Nodes: []finding.NodeValue{
+			{Node: "127.0.0.1", DC: "dc1", Rack: "r1", Value: 124 << 20, Threshold: 100 << 20, Severity: finding.SeverityCritical},
+			{Node: "127.0.0.2", DC: "dc1", Rack: "r2", Value: 72 << 20, Threshold: 50 << 20, Severity: finding.SeverityWarning},
 		}}}
 	tests := []struct {
 		name string

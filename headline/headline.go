@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/internal/format"
 )
 
@@ -22,7 +23,7 @@ func Label(kind string) string {
 
 // Sentence is the one plain sentence for a finding: what its kind means,
 // or, for a kind this package does not know, the summary's first clause.
-func Sentence(f analyzer.Finding) string {
+func Sentence(f finding.Finding) string {
 	if k, ok := analyzer.KindOf(f.Kind); ok && k.Sentence != "" {
 		return k.Sentence
 	}
@@ -31,7 +32,7 @@ func Sentence(f analyzer.Finding) string {
 }
 
 // Where names a finding's table (or keyspace), or "cluster".
-func Where(f analyzer.Finding) string {
+func Where(f finding.Finding) string {
 	switch {
 	case f.Table != "":
 		return f.Keyspace + "." + f.Table
@@ -43,7 +44,7 @@ func Where(f analyzer.Finding) string {
 
 // Nodes lists the nodes that measured a finding, or its one node; nil when
 // no node did (schema and cluster-wide findings).
-func Nodes(f analyzer.Finding) []string {
+func Nodes(f finding.Finding) []string {
 	if len(f.Nodes) > 0 {
 		out := make([]string, 0, len(f.Nodes))
 		for _, n := range f.Nodes {
@@ -61,7 +62,7 @@ func Nodes(f analyzer.Finding) []string {
 // multiple with what it is a multiple of: "2.58× fair share" (a bare
 // "2.58" says nothing to a reader).
 func KindValue(kind string, v float64, unit string) string {
-	if k, _ := analyzer.KindOf(kind); k.MultipleOf != "" && unit == analyzer.UnitRatio {
+	if k, _ := analyzer.KindOf(kind); k.MultipleOf != "" && unit == finding.UnitRatio {
 		return strconv.FormatFloat(v, 'f', 2, 64) + "× " + k.MultipleOf
 	}
 	return Value(v, unit)
@@ -71,15 +72,15 @@ func KindValue(kind string, v float64, unit string) string {
 // texts write them.
 func Value(v float64, unit string) string {
 	switch unit {
-	case analyzer.UnitBytes:
+	case finding.UnitBytes:
 		return format.Bytes(v)
-	case analyzer.UnitRatio:
+	case finding.UnitRatio:
 		return strconv.FormatFloat(v, 'f', 2, 64)
-	case analyzer.UnitSeconds:
+	case finding.UnitSeconds:
 		return format.Seconds(v)
-	case analyzer.UnitRows, analyzer.UnitTombstones, analyzer.UnitPartitions:
+	case finding.UnitRows, finding.UnitTombstones, finding.UnitPartitions:
 		return format.Count(v) + " " + unit
-	case analyzer.UnitOpsPerSec:
+	case finding.UnitOpsPerSec:
 		return format.Rate(v)
 	case "":
 		return strconv.FormatFloat(v, 'g', -1, 64)

@@ -5,19 +5,20 @@ import (
 	"testing"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 )
 
 func TestHeadline(t *testing.T) {
 	tests := []struct {
 		name                        string
-		f                           analyzer.Finding
+		f                           finding.Finding
 		label, where, nodes, starts string
 	}{
-		{"folded replicas", analyzer.Finding{Kind: analyzer.KindOversizedPartition, Keyspace: "ks", Table: "t",
-			Nodes: []analyzer.NodeValue{{Node: "a"}, {Node: "b"}}}, "oversized partition", "ks.t", "a,b", "A partition has grown"},
-		{"one node", analyzer.Finding{Kind: analyzer.KindOwnershipSkew, Keyspace: "ks", Node: "a"}, "ownership skew", "ks", "a", "A node owns"},
-		{"cluster-wide", analyzer.Finding{Kind: analyzer.KindLoadSkew}, "load skew", "cluster", "", "A node holds"},
-		{"unknown kind: the summary's first clause", analyzer.Finding{Kind: "new_kind", Summary: "first; second"},
+		{"folded replicas", finding.Finding{Kind: analyzer.KindOversizedPartition, Keyspace: "ks", Table: "t",
+			Nodes: []finding.NodeValue{{Node: "a"}, {Node: "b"}}}, "oversized partition", "ks.t", "a,b", "A partition has grown"},
+		{"one node", finding.Finding{Kind: analyzer.KindOwnershipSkew, Keyspace: "ks", Node: "a"}, "ownership skew", "ks", "a", "A node owns"},
+		{"cluster-wide", finding.Finding{Kind: analyzer.KindLoadSkew}, "load skew", "cluster", "", "A node holds"},
+		{"unknown kind: the summary's first clause", finding.Finding{Kind: "new_kind", Summary: "first; second"},
 			"new kind", "cluster", "", "first"},
 	}
 	for _, tc := range tests {
@@ -46,12 +47,12 @@ func TestKindValue(t *testing.T) {
 		v          float64
 		want       string
 	}{
-		{analyzer.KindHotTokenRange, analyzer.UnitRatio, 2.583, "2.58× fair share"},
-		{analyzer.KindOwnershipSkew, analyzer.UnitRatio, 1.2, "1.20× fair share"},
-		{analyzer.KindLoadSkew, analyzer.UnitRatio, 1.5, "1.50× its DC's mean load"},
-		{analyzer.KindHotPartition, analyzer.UnitRatio, 0.25, "0.25"},
-		{analyzer.KindTombstoneHeavy, analyzer.UnitRatio, 0.2, "0.20"},
-		{analyzer.KindOversizedPartition, analyzer.UnitBytes, 124 << 20, "124 MiB"},
+		{analyzer.KindHotTokenRange, finding.UnitRatio, 2.583, "2.58× fair share"},
+		{analyzer.KindOwnershipSkew, finding.UnitRatio, 1.2, "1.20× fair share"},
+		{analyzer.KindLoadSkew, finding.UnitRatio, 1.5, "1.50× its DC's mean load"},
+		{analyzer.KindHotPartition, finding.UnitRatio, 0.25, "0.25"},
+		{analyzer.KindTombstoneHeavy, finding.UnitRatio, 0.2, "0.20"},
+		{analyzer.KindOversizedPartition, finding.UnitBytes, 124 << 20, "124 MiB"},
 	}
 	for _, tc := range tests {
 		if got := KindValue(tc.kind, tc.v, tc.unit); got != tc.want {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/internal/format"
 )
 
@@ -14,7 +15,7 @@ import (
 // guardrail crossing is a date or "crossed" (its value is the time left,
 // its threshold the lead it is flagged within), a low-cardinality count is
 // set against the threshold per node it is judged by.
-func Number(f analyzer.Finding, th analyzer.Thresholds, now time.Time) (value, against string) {
+func Number(f finding.Finding, th analyzer.Thresholds, now time.Time) (value, against string) {
 	value = KindValue(f.Kind, f.Value, f.Unit)
 	if f.Threshold == 0 {
 		return value, ""

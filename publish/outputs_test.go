@@ -7,7 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/keys"
 	"github.com/partmon/partmon/publish"
@@ -43,7 +43,7 @@ func TestOutputsHideKeys(t *testing.T) {
 		outputs := map[string]string{"metrics": metrics.String()}
 		for _, f := range []render.Format{render.Text, render.Markdown, render.JSON} {
 			var b bytes.Buffer
-			if err := render.Report(&b, shown, f, analyzer.SeverityInfo); err != nil {
+			if err := render.Report(&b, shown, f, finding.SeverityInfo); err != nil {
 				t.Fatal(err)
 			}
 			outputs["report "+string(f)] = b.String()

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 )
 
@@ -133,7 +134,7 @@ func (a Audience) OwnNode(r *analyzer.Report) (analyzer.NodeSummary, bool) {
 // folded over several nodes is spoken for by a partmon that speaks for one
 // of them); findings without a node (table- or cluster-wide) are published
 // by every partmon.
-func SpeaksForFinding(f analyzer.Finding, speaks func(string) bool) bool {
+func SpeaksForFinding(f finding.Finding, speaks func(string) bool) bool {
 	if len(f.Nodes) > 0 {
 		for _, n := range f.Nodes {
 			if speaks(n.Node) {

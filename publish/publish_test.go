@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/tools/reporttest"
 )
@@ -82,12 +83,12 @@ func TestAudience(t *testing.T) {
 			if c := tc.audience.ClusterName(r); c != tc.wantCluster {
 				t.Errorf("ClusterName = %q, want %q", c, tc.wantCluster)
 			}
-			if !SpeaksForFinding(analyzer.Finding{Keyspace: "shop"}, speaks) {
+			if !SpeaksForFinding(finding.Finding{Keyspace: "shop"}, speaks) {
 				t.Error("a node-less finding is not spoken for")
 			}
 			// A finding folded over nodes is spoken for where one of them is.
 			for _, n := range r.Nodes {
-				folded := analyzer.Finding{Keyspace: "shop", Nodes: []analyzer.NodeValue{{Node: "10.9.9.9"}, {Node: n.Address}}}
+				folded := finding.Finding{Keyspace: "shop", Nodes: []finding.NodeValue{{Node: "10.9.9.9"}, {Node: n.Address}}}
 				if want := speaks("10.9.9.9") || speaks(n.Address); SpeaksForFinding(folded, speaks) != want {
 					t.Errorf("finding on 10.9.9.9 and %s: spoken for %v, want %v", n.Address, !want, want)
 				}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/internal/keys"
 )
 
@@ -15,13 +16,13 @@ var secret = []byte("0123456789abcdef-test-secret")
 const planted = "alice.secret@example.org"
 
 func plantedReport() *analyzer.Report {
-	f := analyzer.Finding{ID: "0011223344556677", Kind: "tombstone_heavy_partition", Keyspace: "shop", Table: "carts",
+	f := finding.Finding{ID: "0011223344556677", Kind: "tombstone_heavy_partition", Keyspace: "shop", Table: "carts",
 		PartitionKey: planted, Node: "10.0.0.1", Summary: "partition " + planted + " of shop.carts holds 5,000 tombstones",
 		Advice: "read " + planted + " less often"}
 	return &analyzer.Report{
 		Cluster:       "c1",
-		Findings:      []analyzer.Finding{f},
-		Problems:      []analyzer.Problem{{Finding: f, Kinds: []string{f.Kind}, Evidence: []analyzer.Finding{f}}},
+		Findings:      []finding.Finding{f},
+		Problems:      []analyzer.Problem{{Finding: f, Kinds: []string{f.Kind}, Evidence: []finding.Finding{f}}},
 		TopPartitions: []analyzer.PartitionEntry{{Keyspace: "shop", Table: "carts", Key: planted, Nodes: []string{"10.0.0.1"}}},
 		Notes:         []string{"statement: SELECT * FROM shop.carts WHERE id = '" + planted + "'"},
 		Heat: &analyzer.HeatMaps{Maps: []analyzer.HeatMap{{Keyspace: "shop", Table: "carts",
@@ -70,7 +71,7 @@ func BenchmarkShown(b *testing.B) {
 		key := fmt.Sprintf("user-%d@example.org", i)
 		r.TopPartitions = append(r.TopPartitions, analyzer.PartitionEntry{Keyspace: "ks", Table: fmt.Sprint("t", i), Key: key})
 		if i%2 == 0 {
-			r.Findings = append(r.Findings, analyzer.Finding{ID: fmt.Sprint(i), Kind: "hot_partition", PartitionKey: key,
+			r.Findings = append(r.Findings, finding.Finding{ID: fmt.Sprint(i), Kind: "hot_partition", PartitionKey: key,
 				Summary: "partition " + key + " of ks.t takes 40% of reads", Advice: "cache " + key})
 		}
 	}

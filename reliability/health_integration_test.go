@@ -13,7 +13,8 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/tools/testcluster"
 )
 
@@ -25,7 +26,7 @@ type health struct {
 	lastOK   map[string]map[string]float64 // node → collector → last success (unix s); node "" for cluster sources
 	duration map[string]map[string]float64 // node → collector → duration of its last run (s)
 	success  map[string]map[string]float64
-	findings map[string]analyzer.Finding // stale_data finding by node
+	findings map[string]finding.Finding // stale_data finding by node
 }
 
 func (d *daemon) health() (health, error) {
@@ -46,12 +47,12 @@ func (d *daemon) health() (health, error) {
 		return h, fmt.Errorf("GET /api/v1/findings: %d %v", code, err)
 	}
 	var resp struct {
-		Findings []analyzer.Finding `json:"findings"`
+		Findings []finding.Finding `json:"findings"`
 	}
 	if err := json.Unmarshal(body, &resp); err != nil {
 		return h, err
 	}
-	h.findings = map[string]analyzer.Finding{}
+	h.findings = map[string]finding.Finding{}
 	for _, f := range resp.Findings {
 		h.findings[f.Node] = f
 	}
@@ -252,10 +253,10 @@ func (c *cluster) seedTraffic(t *testing.T) {
 
 // stateDoc is cmd/partmon's state file.
 type stateDoc struct {
-	Format  string           `json:"format"`
-	Version int              `json:"version"`
-	Saved   time.Time        `json:"saved"`
-	History analyzer.History `json:"history"`
+	Format  string          `json:"format"`
+	Version int             `json:"version"`
+	Saved   time.Time       `json:"saved"`
+	History history.History `json:"history"`
 }
 
 func readState(path string) (stateDoc, error) {
@@ -274,7 +275,7 @@ func readState(path string) (stateDoc, error) {
 }
 
 // firstPoints are the oldest point of every history series, by series name.
-func firstPoints(h analyzer.History) map[string]int64 {
+func firstPoints(h history.History) map[string]int64 {
 	out := map[string]int64{}
 	for key, pts := range h.Sizes {
 		if len(pts) > 0 {

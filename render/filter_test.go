@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/tools/reporttest"
 )
 
@@ -17,7 +18,7 @@ func TestMinSeverityHiddenIsSaid(t *testing.T) {
 	r := renderSample() // 1 critical, 1 warning, 1 info
 	for _, f := range []Format{Text, Markdown} {
 		var b bytes.Buffer
-		if err := Report(&b, r, f, analyzer.SeverityCritical); err != nil {
+		if err := Report(&b, r, f, finding.SeverityCritical); err != nil {
 			t.Fatal(err)
 		}
 		want := "--min-severity critical hides 1 warning problem, 1 info problem (--min-severity info shows them)"
@@ -28,7 +29,7 @@ func TestMinSeverityHiddenIsSaid(t *testing.T) {
 			t.Errorf("%s does not say what it hid (%q):\n%s", f, want, b.String())
 		}
 		b.Reset()
-		if err := Report(&b, r, f, analyzer.SeverityInfo); err != nil {
+		if err := Report(&b, r, f, finding.SeverityInfo); err != nil {
 			t.Fatal(err)
 		}
 		if strings.Contains(b.String(), "hides") {
@@ -37,12 +38,12 @@ func TestMinSeverityHiddenIsSaid(t *testing.T) {
 	}
 
 	var b bytes.Buffer
-	if err := Report(&b, r, JSON, analyzer.SeverityWarning); err != nil {
+	if err := Report(&b, r, JSON, finding.SeverityWarning); err != nil {
 		t.Fatal(err)
 	}
 	var got struct {
 		Summary  Summary
-		Findings []analyzer.Finding
+		Findings []finding.Finding
 		Problems []analyzer.Problem
 	}
 	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
@@ -52,7 +53,7 @@ func TestMinSeverityHiddenIsSaid(t *testing.T) {
 		t.Errorf("the JSON does not begin with its summary: %.80s", b.String())
 	}
 	for _, f := range got.Findings {
-		if f.Severity < analyzer.SeverityWarning {
+		if f.Severity < finding.SeverityWarning {
 			t.Errorf("JSON at warning holds a %s finding: %s", f.Severity, f.Kind)
 		}
 	}
@@ -67,7 +68,7 @@ func TestMinSeverityHiddenIsSaid(t *testing.T) {
 func TestFindingsFirst(t *testing.T) {
 	for _, f := range []Format{Text, Markdown} {
 		var b bytes.Buffer
-		if err := Report(&b, reporttest.Cluster(), f, analyzer.SeverityInfo); err != nil {
+		if err := Report(&b, reporttest.Cluster(), f, finding.SeverityInfo); err != nil {
 			t.Fatal(err)
 		}
 		out := b.String()
@@ -89,7 +90,7 @@ func TestTextLinesWrapped(t *testing.T) {
 	r.Findings[0].Advice = strings.Repeat("split the partition by a bucket ", 12)
 	r.Problems = nil
 	var b bytes.Buffer
-	if err := Report(&b, r, Text, analyzer.SeverityInfo); err != nil {
+	if err := Report(&b, r, Text, finding.SeverityInfo); err != nil {
 		t.Fatal(err)
 	}
 	for i, line := range strings.Split(b.String(), "\n") {
@@ -108,7 +109,7 @@ func TestMarkdownEscapesKeys(t *testing.T) {
 	r.Findings[1].PartitionKey = "[x](http://evil) `c` <script>\n# heading"
 	r.Findings[1].Summary = "key " + r.Findings[1].PartitionKey
 	var b bytes.Buffer
-	if err := Report(&b, r, Markdown, analyzer.SeverityInfo); err != nil {
+	if err := Report(&b, r, Markdown, finding.SeverityInfo); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -127,14 +128,14 @@ func TestMarkdownEscapesKeys(t *testing.T) {
 func TestTextNumbersInWords(t *testing.T) {
 	r := renderSample()
 	th := analyzer.DefaultThresholds()
-	r.Findings = []analyzer.Finding{
-		{Kind: analyzer.KindGuardrailCrossing, Severity: analyzer.SeverityInfo, Keyspace: "shop", Table: "orders",
-			Value: 0, Threshold: th.GuardrailWarnLead.Seconds(), Unit: analyzer.UnitSeconds, Summary: "crossed"},
-		{Kind: analyzer.KindLowCardinalityKey, Severity: analyzer.SeverityInfo, Keyspace: "shop", Table: "by_status",
-			Value: 13, Threshold: 3 * th.LowCardinalityPartitionsPerNode, Unit: analyzer.UnitPartitions, Summary: "13"},
+	r.Findings = []finding.Finding{
+		{Kind: analyzer.KindGuardrailCrossing, Severity: finding.SeverityInfo, Keyspace: "shop", Table: "orders",
+			Value: 0, Threshold: th.GuardrailWarnLead.Seconds(), Unit: finding.UnitSeconds, Summary: "crossed"},
+		{Kind: analyzer.KindLowCardinalityKey, Severity: finding.SeverityInfo, Keyspace: "shop", Table: "by_status",
+			Value: 13, Threshold: 3 * th.LowCardinalityPartitionsPerNode, Unit: finding.UnitPartitions, Summary: "13"},
 	}
 	var b bytes.Buffer
-	if err := Report(&b, r, Text, analyzer.SeverityInfo); err != nil {
+	if err := Report(&b, r, Text, finding.SeverityInfo); err != nil {
 		t.Fatal(err)
 	}
 	out := strings.Join(strings.Fields(b.String()), " ")

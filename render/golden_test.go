@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/tools/reporttest"
 )
 
@@ -20,14 +21,14 @@ func TestRenderGolden(t *testing.T) {
 		name   string
 		report *analyzer.Report
 		format Format
-		min    analyzer.Severity
+		min    finding.Severity
 	}{
-		{"sample_info.txt", renderSample(), Text, analyzer.SeverityInfo},
-		{"sample_warning.txt", renderSample(), Text, analyzer.SeverityWarning},
-		{"sample_info.md", renderSample(), Markdown, analyzer.SeverityInfo},
-		{"sample.json", renderSample(), JSON, analyzer.SeverityInfo},
-		{"fixture_info.txt", reporttest.Cluster(), Text, analyzer.SeverityInfo},
-		{"fixture_info.md", reporttest.Cluster(), Markdown, analyzer.SeverityInfo},
+		{"sample_info.txt", renderSample(), Text, finding.SeverityInfo},
+		{"sample_warning.txt", renderSample(), Text, finding.SeverityWarning},
+		{"sample_info.md", renderSample(), Markdown, finding.SeverityInfo},
+		{"sample.json", renderSample(), JSON, finding.SeverityInfo},
+		{"fixture_info.txt", reporttest.Cluster(), Text, finding.SeverityInfo},
+		{"fixture_info.md", reporttest.Cluster(), Markdown, finding.SeverityInfo},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,10 +6,11 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/internal/format"
 )
 
-func renderMarkdown(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severity) error {
+func renderMarkdown(w io.Writer, r *analyzer.Report, minSeverity finding.Severity) error {
 	p := &printer{w: w}
 	p.f("# partmon report: cluster `%s`\n\n", r.Cluster)
 	p.f("%s %s, collected %s. %d nodes, %d tables, %s.\n\n", r.Engine, r.Version,
@@ -22,7 +23,7 @@ func renderMarkdown(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severi
 	if countAtLeast(r.Findings, minSeverity) == 0 {
 		p.f("No findings at or above %s.\n", minSeverity)
 	}
-	for _, sev := range []analyzer.Severity{analyzer.SeverityCritical, analyzer.SeverityWarning, analyzer.SeverityInfo} {
+	for _, sev := range []finding.Severity{finding.SeverityCritical, finding.SeverityWarning, finding.SeverityInfo} {
 		if sev < minSeverity {
 			continue
 		}
@@ -38,7 +39,7 @@ func renderMarkdown(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severi
 			p.f("\n")
 		}
 	}
-	if len(r.Remarks) > 0 && minSeverity <= analyzer.SeverityInfo {
+	if len(r.Remarks) > 0 && minSeverity <= finding.SeverityInfo {
 		p.f("\n## Design remarks\n\nFrom the schema alone; not counted as findings.\n\n")
 		for _, f := range r.Remarks {
 			p.f("- `%s` %s — %s\n", f.Kind, mdEscape(scope(f)), mdEscape(f.Summary))

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 )
 
 // A finding folded over several nodes names them; remarks come apart from
@@ -13,8 +14,8 @@ import (
 func TestRenderFoldedFindingsAndRemarks(t *testing.T) {
 	r := renderSample()
 	r.Findings[1].Node = ""
-	r.Findings[1].Nodes = []analyzer.NodeValue{{Node: "10.0.0.1"}, {Node: "10.0.0.2"}}
-	r.Remarks = []analyzer.Finding{{Kind: analyzer.KindAscendingTimeOrder, Severity: analyzer.SeverityInfo, Keyspace: "shop", Table: "events",
+	r.Findings[1].Nodes = []finding.NodeValue{{Node: "10.0.0.1"}, {Node: "10.0.0.2"}}
+	r.Remarks = []finding.Finding{{Kind: analyzer.KindAscendingTimeOrder, Severity: finding.SeverityInfo, Keyspace: "shop", Table: "events",
 		Summary: "clusters by ts ascending"}}
 	for _, format := range []string{"text", "markdown"} {
 		var b bytes.Buffer
@@ -22,7 +23,7 @@ func TestRenderFoldedFindingsAndRemarks(t *testing.T) {
 		if format == "markdown" {
 			render = renderMarkdown
 		}
-		if err := render(&b, r, analyzer.SeverityInfo); err != nil {
+		if err := render(&b, r, finding.SeverityInfo); err != nil {
 			t.Fatal(err)
 		}
 		out := b.String()
@@ -35,7 +36,7 @@ func TestRenderFoldedFindingsAndRemarks(t *testing.T) {
 			}
 		}
 		b.Reset()
-		if err := render(&b, r, analyzer.SeverityWarning); err != nil {
+		if err := render(&b, r, finding.SeverityWarning); err != nil {
 			t.Fatal(err)
 		}
 		if strings.Contains(b.String(), "clusters by ts ascending") {

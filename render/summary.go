@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 )
 
 // Exit codes of `partmon report` (docs/operations.md, "Exit codes of partmon report").
@@ -22,17 +23,17 @@ const ExitCodes = "0: nothing at or above min_severity; 1: the worst shown is a 
 
 // ExitCode makes `partmon report` usable as a gate: 0 with nothing at or
 // above minSev, else 1 for the worst being a warning, 2 for critical.
-func ExitCode(findings []analyzer.Finding, minSev analyzer.Severity) int {
-	worst := analyzer.SeverityNone
+func ExitCode(findings []finding.Finding, minSev finding.Severity) int {
+	worst := finding.SeverityNone
 	for _, f := range findings {
 		if f.Severity >= minSev && f.Severity > worst {
 			worst = f.Severity
 		}
 	}
 	switch worst {
-	case analyzer.SeverityCritical:
+	case finding.SeverityCritical:
 		return ExitCritical
-	case analyzer.SeverityWarning, analyzer.SeverityInfo: // info only with --min-severity info
+	case finding.SeverityWarning, finding.SeverityInfo: // info only with --min-severity info
 		return ExitWarning
 	}
 	return ExitOK
@@ -60,19 +61,19 @@ type SeverityCounts struct {
 	Info     int `json:"info"`
 }
 
-func (c *SeverityCounts) add(s analyzer.Severity) {
+func (c *SeverityCounts) add(s finding.Severity) {
 	switch s {
-	case analyzer.SeverityCritical:
+	case finding.SeverityCritical:
 		c.Critical++
-	case analyzer.SeverityWarning:
+	case finding.SeverityWarning:
 		c.Warning++
-	case analyzer.SeverityInfo:
+	case finding.SeverityInfo:
 		c.Info++
 	}
 }
 
 // Summarize counts r's problems and findings and what minSeverity hides.
-func Summarize(r *analyzer.Report, minSeverity analyzer.Severity) Summary {
+func Summarize(r *analyzer.Report, minSeverity finding.Severity) Summary {
 	s := Summary{MinSeverity: minSeverity.String(), ExitCode: ExitCode(r.Findings, minSeverity), ExitCodes: ExitCodes}
 	for _, p := range analyzer.ProblemsIn(r) {
 		s.Problems.add(p.Severity)
@@ -86,22 +87,22 @@ func Summarize(r *analyzer.Report, minSeverity analyzer.Severity) Summary {
 			s.HiddenFindings++
 		}
 	}
-	if minSeverity > analyzer.SeverityInfo {
+	if minSeverity > finding.SeverityInfo {
 		s.HiddenRemarks = len(r.Remarks)
 	}
 	return s
 }
 
 // hiddenLine says what --min-severity left out, or "" when nothing.
-func hiddenLine(s Summary, minSeverity analyzer.Severity) string {
+func hiddenLine(s Summary, minSeverity finding.Severity) string {
 	if s.HiddenProblems+s.HiddenRemarks == 0 {
 		return ""
 	}
 	var parts []string
 	below := []struct {
-		sev analyzer.Severity
+		sev finding.Severity
 		n   int
-	}{{analyzer.SeverityWarning, s.Problems.Warning}, {analyzer.SeverityInfo, s.Problems.Info}}
+	}{{finding.SeverityWarning, s.Problems.Warning}, {finding.SeverityInfo, s.Problems.Info}}
 	for _, b := range below {
 		if b.sev < minSeverity && b.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s %s", b.n, b.sev, plural(b.n, "problem")))
@@ -110,16 +111,16 @@ func hiddenLine(s Summary, minSeverity analyzer.Severity) string {
 	if s.HiddenRemarks > 0 {
 		parts = append(parts, fmt.Sprintf("%d design %s", s.HiddenRemarks, plural(s.HiddenRemarks, "remark")))
 	}
-	lower := analyzer.SeverityInfo
+	lower := finding.SeverityInfo
 	if s.Problems.Info == 0 && s.HiddenRemarks == 0 {
-		lower = analyzer.SeverityWarning
+		lower = finding.SeverityWarning
 	}
 	return fmt.Sprintf("--min-severity %s hides %s (--min-severity %s shows them)",
 		minSeverity, strings.Join(parts, ", "), lower)
 }
 
 // shownReport is r with only what minSeverity shows, for the JSON form.
-func shownReport(r *analyzer.Report, minSeverity analyzer.Severity) *analyzer.Report {
+func shownReport(r *analyzer.Report, minSeverity finding.Severity) *analyzer.Report {
 	c := *r
 	c.Findings, c.Problems, c.Remarks = nil, nil, nil
 	for _, f := range r.Findings {
@@ -132,11 +133,11 @@ func shownReport(r *analyzer.Report, minSeverity analyzer.Severity) *analyzer.Re
 			c.Problems = append(c.Problems, p)
 		}
 	}
-	if minSeverity <= analyzer.SeverityInfo {
+	if minSeverity <= finding.SeverityInfo {
 		c.Remarks = r.Remarks
 	}
 	if c.Findings == nil {
-		c.Findings = []analyzer.Finding{}
+		c.Findings = []finding.Finding{}
 	}
 	if c.Problems == nil {
 		c.Problems = []analyzer.Problem{}

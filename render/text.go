@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/headline"
 	"github.com/partmon/partmon/internal/format"
 )
@@ -41,7 +42,7 @@ func ParseFormat(s string) (Format, error) {
 // Report writes the report in the chosen format. Findings below
 // minSeverity are left out of every form, and each says how many it left
 // out; JSON begins with a summary (counts, hidden counts, exit code).
-func Report(w io.Writer, r *analyzer.Report, f Format, minSeverity analyzer.Severity) error {
+func Report(w io.Writer, r *analyzer.Report, f Format, minSeverity finding.Severity) error {
 	switch f {
 	case JSON:
 		enc := json.NewEncoder(w)
@@ -63,7 +64,7 @@ const topTablesShown = 10
 // renderText writes what a paged person reads first on top: the findings,
 // one problem each (replicas folded) with its sentence, number and advice,
 // then the ring and the tables, and the notes last (as the status page).
-func renderText(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severity) error {
+func renderText(w io.Writer, r *analyzer.Report, minSeverity finding.Severity) error {
 	p := &printer{w: w}
 	p.wrap("", fmt.Sprintf("partmon report — cluster %q (%s %s), collected %s", r.Cluster, r.Engine, r.Version, r.Taken.UTC().Format(time.RFC3339)))
 	p.wrap("", fmt.Sprintf("%d nodes, %d tables, %s", len(r.Nodes), len(r.Tables), problemCounts(r)))
@@ -99,8 +100,8 @@ func renderText(w io.Writer, r *analyzer.Report, minSeverity analyzer.Severity) 
 // partition shows gathered by the analyzer): where, the plain sentence with
 // the number against its threshold, what was measured, each other kind's
 // evidence, one advice.
-func renderTextFindings(p *printer, r *analyzer.Report, minSeverity analyzer.Severity) {
-	for _, sev := range []analyzer.Severity{analyzer.SeverityCritical, analyzer.SeverityWarning, analyzer.SeverityInfo} {
+func renderTextFindings(p *printer, r *analyzer.Report, minSeverity finding.Severity) {
+	for _, sev := range []finding.Severity{finding.SeverityCritical, finding.SeverityWarning, finding.SeverityInfo} {
 		if sev < minSeverity {
 			continue
 		}
@@ -155,8 +156,8 @@ func renderTextOwnership(w io.Writer, p *printer, r *analyzer.Report) {
 
 // renderTextNotes: schema-only remarks (info, never problems) and what the
 // analysis skipped, last.
-func renderTextNotes(p *printer, r *analyzer.Report, minSeverity analyzer.Severity) {
-	showRemarks := minSeverity <= analyzer.SeverityInfo && len(r.Remarks) > 0
+func renderTextNotes(p *printer, r *analyzer.Report, minSeverity finding.Severity) {
+	showRemarks := minSeverity <= finding.SeverityInfo && len(r.Remarks) > 0
 	if !showRemarks && len(r.Notes) == 0 {
 		return
 	}
@@ -179,7 +180,7 @@ func renderTextNotes(p *printer, r *analyzer.Report, minSeverity analyzer.Severi
 // after a space; empty when the finding carries no number. A guardrail
 // crossing and a low cardinality read as the status page writes them
 // (headline.Number): "crossed", a date, a count per node.
-func valueAgainst(f analyzer.Finding, r *analyzer.Report) string {
+func valueAgainst(f finding.Finding, r *analyzer.Report) string {
 	if f.Threshold != 0 && (f.Kind == analyzer.KindGuardrailCrossing || f.Kind == analyzer.KindLowCardinalityKey) {
 		th := r.Thresholds
 		if th.Validate() != nil {
@@ -209,20 +210,20 @@ func (p *printer) f(layout string, args ...any) {
 	}
 }
 
-func severityCounts(fs []analyzer.Finding) string {
+func severityCounts(fs []finding.Finding) string {
 	var c [4]int
 	for _, f := range fs {
 		if f.Severity >= 0 && int(f.Severity) < len(c) {
 			c[f.Severity]++
 		}
 	}
-	return fmt.Sprintf("%d critical, %d warning, %d info", c[analyzer.SeverityCritical], c[analyzer.SeverityWarning], c[analyzer.SeverityInfo])
+	return fmt.Sprintf("%d critical, %d warning, %d info", c[finding.SeverityCritical], c[finding.SeverityWarning], c[finding.SeverityInfo])
 }
 
-func countAtLeast(fs []analyzer.Finding, min analyzer.Severity) int {
+func countAtLeast(fs []finding.Finding, min finding.Severity) int {
 	n := 0
 	for _, f := range fs {
-		if f.Severity >= min && f.Severity > analyzer.SeverityNone {
+		if f.Severity >= min && f.Severity > finding.SeverityNone {
 			n++
 		}
 	}
@@ -233,7 +234,7 @@ func countAtLeast(fs []analyzer.Finding, min analyzer.Severity) int {
 // findings"; the findings count every kind apart, as the metrics do.
 func problemCounts(r *analyzer.Report) string {
 	ps := analyzer.ProblemsIn(r)
-	faces := make([]analyzer.Finding, len(ps))
+	faces := make([]finding.Finding, len(ps))
 	for i, p := range ps {
 		faces[i] = p.Finding
 	}
@@ -241,7 +242,7 @@ func problemCounts(r *analyzer.Report) string {
 }
 
 // scope names where a finding is: node, table and key, whichever apply.
-func scope(f analyzer.Finding) string {
+func scope(f finding.Finding) string {
 	var parts []string
 	if f.Keyspace != "" {
 		t := f.Keyspace

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 )
 
@@ -29,11 +30,11 @@ func renderSample() *analyzer.Report {
 			{Keyspace: "shop", Table: "orders", MaxPartitionBytes: 200 << 20, MeanPartitionBytes: 1 << 20, PartitionsEstimate: 1000, ReadRate: 12.5, WriteRate: 3, SecondsToCritical: 0},
 			{Keyspace: "shop", Table: "events", MaxPartitionBytes: 60 << 20, SecondsToCritical: 3 * 86400},
 		},
-		Findings: []analyzer.Finding{
-			{Kind: analyzer.KindLowCardinalityKey, Severity: analyzer.SeverityInfo, Cluster: "prod", Keyspace: "shop", Table: "by_status", Summary: "3 partitions"},
-			{Kind: analyzer.KindOversizedPartition, Severity: analyzer.SeverityCritical, Cluster: "prod", Node: "10.0.0.1", Keyspace: "shop", Table: "orders",
+		Findings: []finding.Finding{
+			{Kind: analyzer.KindLowCardinalityKey, Severity: finding.SeverityInfo, Cluster: "prod", Keyspace: "shop", Table: "by_status", Summary: "3 partitions"},
+			{Kind: analyzer.KindOversizedPartition, Severity: finding.SeverityCritical, Cluster: "prod", Node: "10.0.0.1", Keyspace: "shop", Table: "orders",
 				PartitionKey: "customer|42", Summary: "largest partition 200 MiB ≥ 100 MiB", Advice: "add a month bucket: 200 MiB → 17 MiB"},
-			{Kind: analyzer.KindOwnershipSkew, Severity: analyzer.SeverityWarning, Cluster: "prod", Node: "10.0.0.1", Keyspace: "shop", Summary: "owns 75% for a fair 50%"},
+			{Kind: analyzer.KindOwnershipSkew, Severity: finding.SeverityWarning, Cluster: "prod", Node: "10.0.0.1", Keyspace: "shop", Summary: "owns 75% for a fair 50%"},
 		},
 		Sources: []model.SourceStatus{
 			{Source: "topology", State: model.StateOK},
@@ -46,13 +47,13 @@ func TestRenderText(t *testing.T) {
 	r := renderSample()
 	tests := []struct {
 		name     string
-		min      analyzer.Severity
+		min      finding.Severity
 		want     []string // in this order
 		wantNone []string
 	}{
 		{
 			name: "all severities, critical first",
-			min:  analyzer.SeverityInfo,
+			min:  finding.SeverityInfo,
 			want: []string{
 				`cluster "prod" (cassandra 5.0.8)`,
 				"1 critical, 1 warning, 1 info",
@@ -75,13 +76,13 @@ func TestRenderText(t *testing.T) {
 		},
 		{
 			name:     "warning and above",
-			min:      analyzer.SeverityWarning,
+			min:      finding.SeverityWarning,
 			want:     []string{"CRITICAL findings (1)", "WARNING findings (1)"},
 			wantNone: []string{"INFO findings"},
 		},
 		{
 			name:     "nothing at critical except the one",
-			min:      analyzer.SeverityCritical,
+			min:      finding.SeverityCritical,
 			want:     []string{"CRITICAL findings (1)"},
 			wantNone: []string{"WARNING findings", "No findings at or above"},
 		},
@@ -108,25 +109,25 @@ func TestRenderText(t *testing.T) {
 func TestRenderTextFoldedAndNotes(t *testing.T) {
 	r := renderSample()
 	r.Findings[1].Node = ""
-	r.Findings[1].Value, r.Findings[1].Threshold, r.Findings[1].Unit = 200<<20, 100<<20, analyzer.UnitBytes
-	r.Findings[1].Nodes = []analyzer.NodeValue{{Node: "10.0.0.1"}, {Node: "10.0.0.2"}, {Node: "10.0.0.3"}}
-	r.Remarks = []analyzer.Finding{{Kind: analyzer.KindAscendingTimeOrder, Severity: analyzer.SeverityInfo, Keyspace: "shop", Table: "events",
+	r.Findings[1].Value, r.Findings[1].Threshold, r.Findings[1].Unit = 200<<20, 100<<20, finding.UnitBytes
+	r.Findings[1].Nodes = []finding.NodeValue{{Node: "10.0.0.1"}, {Node: "10.0.0.2"}, {Node: "10.0.0.3"}}
+	r.Remarks = []finding.Finding{{Kind: analyzer.KindAscendingTimeOrder, Severity: finding.SeverityInfo, Keyspace: "shop", Table: "events",
 		Summary: "clusters by ts ascending", Advice: "recreate WITH CLUSTERING ORDER BY (ts DESC)"}}
 	r.Notes = []string{"keyspace legacy: replication class unknown"}
 	tests := []struct {
 		name     string
-		min      analyzer.Severity
+		min      finding.Severity
 		want     []string // in this order
 		wantNone []string
 	}{
-		{"info", analyzer.SeverityInfo, []string{
+		{"info", finding.SeverityInfo, []string{
 			`[oversized_partition] shop.orders, key "customer|42", nodes 10.0.0.1, 10.0.0.2, 10.0.0.3`,
 			"(200 MiB against 100 MiB)", "advice: add a month bucket",
 			"Tables by largest partition", "Sources that could not be read",
 			"\nNotes\n", "Design remarks (1; from the schema alone", "  [ascending_time_order] shop.events: clusters by ts ascending",
 			"      advice: recreate WITH CLUSTERING ORDER BY (ts DESC)", "  keyspace legacy: replication class unknown",
 		}, nil},
-		{"warning: the analysis notes only", analyzer.SeverityWarning, []string{
+		{"warning: the analysis notes only", finding.SeverityWarning, []string{
 			"nodes 10.0.0.1, 10.0.0.2, 10.0.0.3", "\nNotes\n", "  keyspace legacy: replication class unknown",
 		}, []string{"ascending_time_order", "Design remarks"}},
 	}
@@ -150,7 +151,7 @@ func TestRenderTextNoFindings(t *testing.T) {
 	r := renderSample()
 	r.Findings = nil
 	var b bytes.Buffer
-	if err := Report(&b, r, Text, analyzer.SeverityWarning); err != nil {
+	if err := Report(&b, r, Text, finding.SeverityWarning); err != nil {
 		t.Fatal(err)
 	}
 	assertInOrder(t, b.String(), []string{"0 critical, 0 warning, 0 info", "No findings at or above warning."})
@@ -160,7 +161,7 @@ func TestRenderMarkdownEscapes(t *testing.T) {
 	r := renderSample()
 	r.Findings[1].PartitionKey = "a|b*c"
 	var b bytes.Buffer
-	if err := Report(&b, r, Markdown, analyzer.SeverityInfo); err != nil {
+	if err := Report(&b, r, Markdown, finding.SeverityInfo); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -178,7 +179,7 @@ func TestRenderMarkdownEscapes(t *testing.T) {
 // (TestMinSeverityHiddenIsSaid: its summary counts what it hid).
 func TestRenderJSONHasContractKeys(t *testing.T) {
 	var b bytes.Buffer
-	if err := Report(&b, renderSample(), JSON, analyzer.SeverityCritical); err != nil {
+	if err := Report(&b, renderSample(), JSON, finding.SeverityCritical); err != nil {
 		t.Fatal(err)
 	}
 	var m map[string]json.RawMessage
@@ -190,11 +191,11 @@ func TestRenderJSONHasContractKeys(t *testing.T) {
 			t.Errorf("JSON lacks key %q", k)
 		}
 	}
-	var fs []analyzer.Finding
+	var fs []finding.Finding
 	if err := json.Unmarshal(m["findings"], &fs); err != nil {
 		t.Fatal(err)
 	}
-	if len(fs) != 1 || fs[0].Severity != analyzer.SeverityCritical {
+	if len(fs) != 1 || fs[0].Severity != finding.SeverityCritical {
 		t.Errorf("JSON at critical must hold the critical finding alone, got %+v", fs)
 	}
 }

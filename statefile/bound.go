@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/history"
 )
 
 // fitted is a state document encoded within the bound, and what was left
@@ -50,7 +50,7 @@ func fit(doc stateDoc, limit int) (fitted, error) {
 		h := *doc.History
 		doc.History = &h
 	} else {
-		doc.History = &analyzer.History{}
+		doc.History = &history.History{}
 	}
 	for _, c := range cuts {
 		c.do(&doc)
@@ -73,16 +73,16 @@ func thinDoc(d *stateDoc) {
 	h.Sizes = thinMap(h.Sizes)
 	h.Disks = thinMap(h.Disks)
 	if h.Traffic != nil {
-		traffic := make(map[string]map[string][]analyzer.TrafficPoint, len(h.Traffic))
+		traffic := make(map[string]map[string][]history.TrafficPoint, len(h.Traffic))
 		for host, m := range h.Traffic {
 			traffic[host] = thinMap(m)
 		}
 		h.Traffic = traffic
 	}
 	if h.Keys != nil {
-		keys := &analyzer.KeyHistory{Tables: make(map[string]map[string]*analyzer.KeySeries, len(h.Keys.Tables))}
+		keys := &history.KeyHistory{Tables: make(map[string]map[string]*history.KeySeries, len(h.Keys.Tables))}
 		for tk, series := range h.Keys.Tables {
-			m := make(map[string]*analyzer.KeySeries, len(series))
+			m := make(map[string]*history.KeySeries, len(series))
 			for k, ks := range series {
 				c := *ks
 				c.Points = thin(ks.Points)

@@ -9,37 +9,36 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/history"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
-
-	"github.com/partmon/partmon/analyzer"
 )
 
 // bigHistory: 200 tables of 96 size points, traffic on three nodes, a
 // heatmap column and key series: a few hundred KB of JSON.
-func bigHistory() *analyzer.History {
-	h := analyzer.NewHistory(analyzer.HistoryLimits{})
-	h.Keys = &analyzer.KeyHistory{Tables: map[string]map[string]*analyzer.KeySeries{}}
-	h.Heat = &analyzer.Heat{Nodes: []string{"h1", "h2", "h3"}, Columns: []analyzer.HeatColumn{{Start: 1, End: 2, Tables: map[string]analyzer.HeatRates{}}}}
+func bigHistory() *history.History {
+	h := history.New(history.Limits{})
+	h.Keys = &history.KeyHistory{Tables: map[string]map[string]*history.KeySeries{}}
+	h.Heat = &history.Heat{Nodes: []string{"h1", "h2", "h3"}, Columns: []history.HeatColumn{{Start: 1, End: 2, Tables: map[string]history.HeatRates{}}}}
 	for i := 0; i < 200; i++ {
 		tk := fmt.Sprintf("shop.t%03d", i)
 		for p := 0; p < 96; p++ {
-			h.Sizes[tk] = append(h.Sizes[tk], analyzer.SizePoint{1765000000 + int64(p)*1800, 1 << 20})
+			h.Sizes[tk] = append(h.Sizes[tk], history.SizePoint{1765000000 + int64(p)*1800, 1 << 20})
 		}
 		for _, host := range []string{"h1", "h2", "h3"} {
 			if h.Traffic[host] == nil {
-				h.Traffic[host] = map[string][]analyzer.TrafficPoint{}
+				h.Traffic[host] = map[string][]history.TrafficPoint{}
 			}
 			for p := 0; p < 15; p++ {
-				h.Traffic[host][tk] = append(h.Traffic[host][tk], analyzer.TrafficPoint{1765100000 + int64(p)*60, 1000, 500})
+				h.Traffic[host][tk] = append(h.Traffic[host][tk], history.TrafficPoint{1765100000 + int64(p)*60, 1000, 500})
 			}
 		}
-		h.Heat.Columns[0].Tables[tk] = analyzer.HeatRates{Reads: []float64{1, 2, 3}, Writes: []float64{4, 5, 6}}
-		ks := &analyzer.KeySeries{First: 1, Last: 2}
+		h.Heat.Columns[0].Tables[tk] = history.HeatRates{Reads: []float64{1, 2, 3}, Writes: []float64{4, 5, 6}}
+		ks := &history.KeySeries{First: 1, Last: 2}
 		for p := 0; p < 48; p++ {
-			ks.Points = append(ks.Points, analyzer.KeyPoint{int64(p), 1 << 20, 0, 0})
+			ks.Points = append(ks.Points, history.KeyPoint{int64(p), 1 << 20, 0, 0})
 		}
-		h.Keys.Tables[tk] = map[string]*analyzer.KeySeries{"k": ks}
+		h.Keys.Tables[tk] = map[string]*history.KeySeries{"k": ks}
 	}
 	return h
 }
@@ -66,7 +65,7 @@ func TestSaveKeepsTheBound(t *testing.T) {
 		if fi.Size() > int64(tc.limit) || len(f.dropped) != tc.cuts || !strings.Contains(f.dropped[0], "thinned") {
 			t.Errorf("limit %d: file %d bytes, cuts %q, want %d cuts, thinning first", tc.limit, fi.Size(), f.dropped, tc.cuts)
 		}
-		got := Load(path, analyzer.HistoryLimits{}, zap.NewNop())
+		got := Load(path, history.Limits{}, zap.NewNop())
 		if n := len(got.Sizes["shop.t000"]); n >= 96 || n < 24 {
 			t.Errorf("limit %d: %d size points read back, want thinned from 96", tc.limit, n)
 		}
@@ -90,7 +89,7 @@ func TestNewerStateFileIsLeftUntouched(t *testing.T) {
 				t.Fatal(err)
 			}
 			core, logs := observer.New(zap.WarnLevel)
-			h := Load(path, analyzer.HistoryLimits{}, zap.New(core))
+			h := Load(path, history.Limits{}, zap.New(core))
 			if h == nil || len(h.Sizes) != 0 || logs.Len() != 1 || !strings.Contains(logs.All()[0].Message, "newer partmon") {
 				t.Fatalf("history %+v, logs %v", h, logs.All())
 			}
@@ -133,7 +132,7 @@ func TestSetAsideFilesAreBounded(t *testing.T) {
 		if err := os.WriteFile(path, []byte(fmt.Sprintf("corrupt %d", i)), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		Load(path, analyzer.HistoryLimits{}, zap.NewNop())
+		Load(path, history.Limits{}, zap.NewNop())
 		time.Sleep(2 * time.Millisecond) // names differ by the millisecond
 	}
 	aside, _ := filepath.Glob(path + ".bad-*")
@@ -157,7 +156,7 @@ func TestSaverPace(t *testing.T) {
 	if s.Due(time.Now(), h) || !s.Due(time.Now().Add(time.Minute), h) {
 		t.Error("want the next save due a minute later, not before")
 	}
-	h.Sizes["shop.new"] = []analyzer.SizePoint{{1, 1}}
+	h.Sizes["shop.new"] = []history.SizePoint{{1, 1}}
 	if !s.Due(time.Now(), h) {
 		t.Error("a table new to the history: want a save at once")
 	}
@@ -172,15 +171,15 @@ func TestSaverPace(t *testing.T) {
 func TestCheckLimits(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		l    analyzer.HistoryLimits
+		l    history.Limits
 		ok   bool
 	}{
-		{"defaults", analyzer.HistoryLimits{}, true},
-		{"shipped", analyzer.DefaultHistoryLimits(), true},
-		{"a million keys", analyzer.HistoryLimits{MaxKeys: 1000000}, false},
-		{"1,000 points a key", analyzer.HistoryLimits{KeyPoints: 1000}, false},
-		{"1,000 × 1,000 heat", analyzer.HistoryLimits{HeatColumns: 1000, HeatTables: 1000}, false},
-		{"a larger heatmap that fits", analyzer.HistoryLimits{HeatColumns: 240, HeatTables: 128}, true},
+		{"defaults", history.Limits{}, true},
+		{"shipped", history.DefaultLimits(), true},
+		{"a million keys", history.Limits{MaxKeys: 1000000}, false},
+		{"1,000 points a key", history.Limits{KeyPoints: 1000}, false},
+		{"1,000 × 1,000 heat", history.Limits{HeatColumns: 1000, HeatTables: 1000}, false},
+		{"a larger heatmap that fits", history.Limits{HeatColumns: 240, HeatTables: 128}, true},
 	} {
 		err := CheckLimits(tc.l)
 		if (err == nil) != tc.ok {

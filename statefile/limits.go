@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/history"
 )
 
 // CheckLimits refuses history limits whose parts that do not grow with the
@@ -13,8 +13,8 @@ import (
 // than half of what a state file may hold: the other half is the tables'
 // size and traffic history. The bytes are those of JSON encoding a key
 // series and a heat column entry of realistic figures.
-func CheckLimits(l analyzer.HistoryLimits) error {
-	d := analyzer.DefaultHistoryLimits()
+func CheckLimits(l history.Limits) error {
+	d := history.DefaultLimits()
 	keysN, points := or(l.MaxKeys, d.MaxKeys), min(or(l.KeyPoints, d.KeyPoints), maxSizedPoints)
 	cols, tables := or(l.HeatColumns, d.HeatColumns), or(l.HeatTables, d.HeatTables)
 	keyBytes := keysN * seriesBytes(points)
@@ -39,20 +39,20 @@ func or(v, def int) int {
 
 // seriesBytes is one key series of n points as the file holds it.
 func seriesBytes(n int) int {
-	ks := analyzer.KeySeries{First: 1765000000, Last: 1765100000, Replicas: []string{"10.1.0.101", "10.1.0.102", "10.1.0.103"}}
+	ks := history.KeySeries{First: 1765000000, Last: 1765100000, Replicas: []string{"10.1.0.101", "10.1.0.102", "10.1.0.103"}}
 	for i := 0; i < n; i++ {
-		ks.Points = append(ks.Points, analyzer.KeyPoint{1765000000 + int64(i)*60, 104857600 + int64(i), 12345, 250000})
+		ks.Points = append(ks.Points, history.KeyPoint{1765000000 + int64(i)*60, 104857600 + int64(i), 12345, 250000})
 	}
-	b, _ := json.Marshal(map[string]*analyzer.KeySeries{"user.000001@example.org": &ks})
+	b, _ := json.Marshal(map[string]*history.KeySeries{"user.000001@example.org": &ks})
 	return len(b) + len(`"shop.orders_by_customer":{},`)
 }
 
 // heatTableBytes is one table's entry in a heat column, for nodes nodes.
 func heatTableBytes(nodes int) int {
-	r := analyzer.HeatRates{}
+	r := history.HeatRates{}
 	for i := 0; i < nodes; i++ {
 		r.Reads, r.Writes = append(r.Reads, 1234.567), append(r.Writes, 89.012)
 	}
-	b, _ := json.Marshal(map[string]analyzer.HeatRates{"shop.orders_by_customer": r})
+	b, _ := json.Marshal(map[string]history.HeatRates{"shop.orders_by_customer": r})
 	return len(b)
 }

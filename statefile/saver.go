@@ -6,7 +6,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/internal/keys"
 )
@@ -37,7 +37,7 @@ type Saver struct {
 // Due: the pace allows a save at now (the first is always due), or h has
 // nodes or tables the last save had not (a restart soon after start-up,
 // or after a node joined, keeps them).
-func (s *Saver) Due(now time.Time, h *analyzer.History) bool {
+func (s *Saver) Due(now time.Time, h *history.History) bool {
 	if s.Path == "" {
 		return false
 	}
@@ -45,7 +45,7 @@ func (s *Saver) Due(now time.Time, h *analyzer.History) bool {
 }
 
 // Save writes the state now; nothing without a path.
-func (s *Saver) Save(h *analyzer.History, logs *collector.LogState, k *keys.Keyer) {
+func (s *Saver) Save(h *history.History, logs *collector.LogState, k *keys.Keyer) {
 	if s.Path == "" {
 		return
 	}

@@ -16,7 +16,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/internal/keys"
 )
@@ -33,10 +33,10 @@ const (
 )
 
 type stateDoc struct {
-	Format  string            `json:"format"`
-	Version int               `json:"version"`
-	Saved   time.Time         `json:"saved"`
-	History *analyzer.History `json:"history"`
+	Format  string           `json:"format"`
+	Version int              `json:"version"`
+	Saved   time.Time        `json:"saved"`
+	History *history.History `json:"history"`
 	// Logs is where the logs source stopped reading each node's log, and the
 	// evidence it holds (absent in files of earlier versions: read afresh).
 	Logs *collector.LogState `json:"logs,omitempty"`
@@ -47,9 +47,9 @@ type stateDoc struct {
 // (the last maxAside kept) and never stops partmon; one a newer partmon
 // wrote is left untouched, and not written over, so that going back to it
 // finds its history.
-func Load(path string, limits analyzer.HistoryLimits, log *zap.Logger) *analyzer.History {
+func Load(path string, limits history.Limits, log *zap.Logger) *history.History {
 	if path == "" {
-		return analyzer.NewHistory(limits)
+		return history.New(limits)
 	}
 	h, err := readState(path, limits)
 	var newer *newerError
@@ -58,15 +58,15 @@ func Load(path string, limits analyzer.HistoryLimits, log *zap.Logger) *analyzer
 		log.Info("history restored", zap.String("file", path))
 		return h
 	case errors.Is(err, fs.ErrNotExist):
-		return analyzer.NewHistory(limits)
+		return history.New(limits)
 	case errors.As(err, &newer):
 		hold(path)
 		log.Warn("state file written by a newer partmon: left untouched and not written over; starting with an empty history kept in memory only",
 			zap.String("file", path), zap.Error(err))
-		return analyzer.NewHistory(limits)
+		return history.New(limits)
 	}
 	setAside(path, err, log)
-	return analyzer.NewHistory(limits)
+	return history.New(limits)
 }
 
 // maxAside bounds the files set aside beside the state file.
@@ -104,7 +104,7 @@ func (e *newerError) Error() string {
 	return fmt.Sprintf("%s version %d is newer than this partmon's (%d)", what, e.version, e.want)
 }
 
-func readState(path string, limits analyzer.HistoryLimits) (*analyzer.History, error) {
+func readState(path string, limits history.Limits) (*history.History, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -133,10 +133,10 @@ func readState(path string, limits analyzer.HistoryLimits) (*analyzer.History, e
 	var hv struct {
 		Version int `json:"version"`
 	}
-	if json.Unmarshal(doc.History, &hv) == nil && hv.Version > analyzer.HistoryVersion {
-		return nil, &newerError{1, hv.Version, analyzer.HistoryVersion}
+	if json.Unmarshal(doc.History, &hv) == nil && hv.Version > history.Version {
+		return nil, &newerError{1, hv.Version, history.Version}
 	}
-	return analyzer.DecodeHistory(doc.History, limits)
+	return history.Decode(doc.History, limits)
 }
 
 // LoadLogState reads the logs source's positions and evidence from the
@@ -171,7 +171,7 @@ func LoadLogState(path string) *collector.LogState {
 // keys, the file keeps none: the history without the heatmap's hot keys
 // and the key history, and no log positions nor evidence (which quote
 // keys), so the logs source reads the recent logs again after a restart.
-func Save(path string, h *analyzer.History, logs *collector.LogState, k *keys.Keyer) error {
+func Save(path string, h *history.History, logs *collector.LogState, k *keys.Keyer) error {
 	_, err := save(path, h, logs, k, maxStateBytes)
 	return err
 }
@@ -179,7 +179,7 @@ func Save(path string, h *analyzer.History, logs *collector.LogState, k *keys.Ke
 // ErrNewer: the state file on disk was written by a newer partmon.
 var ErrNewer = errors.New("the state file was written by a newer partmon: left untouched")
 
-func save(path string, h *analyzer.History, logs *collector.LogState, k *keys.Keyer, limit int) (fitted, error) {
+func save(path string, h *history.History, logs *collector.LogState, k *keys.Keyer, limit int) (fitted, error) {
 	if held(path) || newerOnDisk(path) {
 		return fitted{}, ErrNewer
 	}
@@ -226,7 +226,7 @@ func write(path string, data []byte) error {
 // savedHistory is the history as the file keeps it: h itself in plain mode;
 // else a copy without the key history and the heatmap columns' hot keys (a hashed key read back
 // would not be the key the next snapshot names, nor have its token).
-func savedHistory(k *keys.Keyer, h *analyzer.History) *analyzer.History {
+func savedHistory(k *keys.Keyer, h *history.History) *history.History {
 	if h == nil || !k.Hides() {
 		return h
 	}
@@ -238,7 +238,7 @@ func savedHistory(k *keys.Keyer, h *analyzer.History) *analyzer.History {
 		return &out
 	}
 	heat := *h.Heat
-	heat.Columns = make([]analyzer.HeatColumn, len(h.Heat.Columns))
+	heat.Columns = make([]history.HeatColumn, len(h.Heat.Columns))
 	for i, c := range h.Heat.Columns {
 		c.Keys = nil
 		heat.Columns[i] = c

@@ -10,16 +10,17 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/history"
+	"github.com/partmon/partmon/analyzer/scope"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/internal/keys"
 	"github.com/partmon/partmon/model"
 )
 
-func historyWithPoint(t *testing.T) *analyzer.History {
+func historyWithPoint(t *testing.T) *history.History {
 	t.Helper()
-	h := analyzer.NewHistory(analyzer.HistoryLimits{})
-	h.Record(&model.Snapshot{
+	h := history.New(history.Limits{})
+	snap := &model.Snapshot{
 		Taken: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC),
 		Nodes: []model.Node{{HostID: "h1", Address: "10.0.0.1", DC: "dc1", Tokens: []int64{0}, Targeted: true}},
 		Schema: model.Schema{Keyspaces: []model.Keyspace{{Name: "shop", Replication: map[string]string{"class": "SimpleStrategy", "replication_factor": "1"},
@@ -27,7 +28,8 @@ func historyWithPoint(t *testing.T) *analyzer.History {
 		PerNode: map[string]*model.NodeData{"h1": {HostID: "h1", Address: "10.0.0.1", Tables: map[string]*model.TableStats{
 			"shop.orders": {Keyspace: "shop", Table: "orders", MaxPartitionBytes: 5 << 20}}}},
 		Sources: []model.SourceStatus{{Source: "table_metrics", Node: "10.0.0.1", State: model.StateOK}},
-	})
+	}
+	h.Record(snap, scope.Of(snap))
 	if len(h.Sizes) == 0 {
 		t.Fatal("history recorded nothing; the test needs one point")
 	}
@@ -40,7 +42,7 @@ func TestStateRoundTrip(t *testing.T) {
 	if err := Save(path, h, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	got := Load(path, analyzer.HistoryLimits{}, zap.NewNop())
+	got := Load(path, history.Limits{}, zap.NewNop())
 	if len(got.Sizes) != len(h.Sizes) {
 		t.Fatalf("restored %d size series, saved %d", len(got.Sizes), len(h.Sizes))
 	}
@@ -71,7 +73,7 @@ func TestStateBadFilesAreSetAside(t *testing.T) {
 				t.Fatal(err)
 			}
 			core, logs := observer.New(zap.WarnLevel)
-			h := Load(path, analyzer.HistoryLimits{}, zap.New(core))
+			h := Load(path, history.Limits{}, zap.New(core))
 			if h == nil || len(h.Sizes) != 0 {
 				t.Fatalf("want a fresh empty history, got %+v", h)
 			}
@@ -94,7 +96,7 @@ func TestStateBadFilesAreSetAside(t *testing.T) {
 
 func TestStateMissingFileStartsEmpty(t *testing.T) {
 	core, logs := observer.New(zap.InfoLevel)
-	h := Load(filepath.Join(t.TempDir(), "none.json"), analyzer.HistoryLimits{}, zap.New(core))
+	h := Load(filepath.Join(t.TempDir(), "none.json"), history.Limits{}, zap.New(core))
 	if h == nil || len(h.Sizes) != 0 || logs.Len() != 0 {
 		t.Errorf("missing state: history %+v, logs %v", h, logs.All())
 	}
@@ -147,8 +149,8 @@ func TestSaveHidesKeys(t *testing.T) {
 	}}}
 	for _, k := range []*keys.Keyer{keys.New(keys.Hashed, []byte("0123456789abcdef0123"), 0), keys.New(keys.Omitted, nil, 0)} {
 		h := historyWithPoint(t)
-		h.Heat = &analyzer.Heat{Nodes: []string{"h1"}, Columns: []analyzer.HeatColumn{{Start: 1, End: 2, Keys: map[string][]string{"shop.carts": {planted}}}}}
-		h.Keys = &analyzer.KeyHistory{Tables: map[string]map[string]*analyzer.KeySeries{"shop.carts": {planted: {First: 1, Last: 2, Points: []analyzer.KeyPoint{{1, 100, 0, 0}}}}}}
+		h.Heat = &history.Heat{Nodes: []string{"h1"}, Columns: []history.HeatColumn{{Start: 1, End: 2, Keys: map[string][]string{"shop.carts": {planted}}}}}
+		h.Keys = &history.KeyHistory{Tables: map[string]map[string]*history.KeySeries{"shop.carts": {planted: {First: 1, Last: 2, Points: []history.KeyPoint{{1, 100, 0, 0}}}}}}
 		path := filepath.Join(t.TempDir(), "state.json")
 		if err := Save(path, h, logs, k); err != nil {
 			t.Fatal(err)
@@ -160,7 +162,7 @@ func TestSaveHidesKeys(t *testing.T) {
 		if strings.Contains(string(data), planted) || LoadLogState(path) != nil {
 			t.Errorf("%s: the state file keeps the key or the log evidence: %s", k.Mode(), data)
 		}
-		if got := Load(path, analyzer.HistoryLimits{}, zap.NewNop()); len(got.Sizes) == 0 || !strings.Contains(string(data), `"start":1`) {
+		if got := Load(path, history.Limits{}, zap.NewNop()); len(got.Sizes) == 0 || !strings.Contains(string(data), `"start":1`) {
 			t.Errorf("%s: history not restored: %+v", k.Mode(), got)
 		}
 		if len(h.Heat.Columns[0].Keys) != 1 || h.Keys == nil {
@@ -174,12 +176,12 @@ func TestSaveHidesKeys(t *testing.T) {
 func TestKeyHistoryRoundTrip(t *testing.T) {
 	h := historyWithPoint(t)
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC).Unix() // historyWithPoint's time: not pruned as old
-	h.Keys = &analyzer.KeyHistory{Tables: map[string]map[string]*analyzer.KeySeries{"shop.carts": {"k1": {First: at - 60, Last: at, Replicas: []string{"10.0.0.1"}, Points: []analyzer.KeyPoint{{at - 60, 100, 0, 0}, {at, 200, 0, 0}}}}}}
+	h.Keys = &history.KeyHistory{Tables: map[string]map[string]*history.KeySeries{"shop.carts": {"k1": {First: at - 60, Last: at, Replicas: []string{"10.0.0.1"}, Points: []history.KeyPoint{{at - 60, 100, 0, 0}, {at, 200, 0, 0}}}}}}
 	path := filepath.Join(t.TempDir(), "state.json")
 	if err := Save(path, h, nil, keys.New(keys.Plain, nil, 0)); err != nil {
 		t.Fatal(err)
 	}
-	got := Load(path, analyzer.HistoryLimits{}, zap.NewNop())
+	got := Load(path, history.Limits{}, zap.NewNop())
 	ks := got.Keys.Tables["shop.carts"]["k1"]
 	if ks == nil || ks.First != at-60 || len(ks.Points) != 2 || ks.Points[1][1] != 200 {
 		t.Fatalf("restored key history %+v", got.Keys)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/publish"
 )
@@ -22,16 +23,16 @@ type apiError struct {
 
 // findingsResponse is the body of GET /api/v1/findings.
 type findingsResponse struct {
-	Cluster   string             `json:"cluster"`
-	Generated time.Time          `json:"generated"`
-	Count     int                `json:"count"`
-	Findings  []analyzer.Finding `json:"findings"`
+	Cluster   string            `json:"cluster"`
+	Generated time.Time         `json:"generated"`
+	Count     int               `json:"count"`
+	Findings  []finding.Finding `json:"findings"`
 	// Problems gather the findings one table partition shows through
 	// several kinds (analyzer.Problem): a problem is listed when one of its
 	// findings passes the filter.
 	Problems []analyzer.Problem `json:"problems"`
 	// Remarks are the schema-only design notes, apart from the findings.
-	Remarks []analyzer.Finding `json:"remarks,omitempty"`
+	Remarks []finding.Finding `json:"remarks,omitempty"`
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -46,17 +47,17 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // Parameters other than severity take several values, repeated or comma
 // separated; a finding must match one value of every parameter given.
 type findingFilter struct {
-	minSeverity analyzer.Severity
+	minSeverity finding.Severity
 	sets        map[string]map[string]bool // parameter → accepted values
 }
 
 // filterFields reads a finding's value for each set-valued parameter.
-var filterFields = map[string]func(analyzer.Finding) string{
-	"kind":     func(f analyzer.Finding) string { return f.Kind },
-	"keyspace": func(f analyzer.Finding) string { return f.Keyspace },
-	"table":    func(f analyzer.Finding) string { return f.Table },
-	"node":     func(f analyzer.Finding) string { return f.Node },
-	"id":       func(f analyzer.Finding) string { return f.ID },
+var filterFields = map[string]func(finding.Finding) string{
+	"kind":     func(f finding.Finding) string { return f.Kind },
+	"keyspace": func(f finding.Finding) string { return f.Keyspace },
+	"table":    func(f finding.Finding) string { return f.Table },
+	"node":     func(f finding.Finding) string { return f.Node },
+	"id":       func(f finding.Finding) string { return f.ID },
 }
 
 func parseFindingFilter(q url.Values) (findingFilter, error) {
@@ -76,7 +77,7 @@ func parseFindingFilter(q url.Values) (findingFilter, error) {
 			if len(parts) != 1 {
 				return ff, fmt.Errorf("parameter severity takes one value (the minimum), got %d", len(parts))
 			}
-			s, err := analyzer.ParseSeverity(parts[0])
+			s, err := finding.ParseSeverity(parts[0])
 			if err != nil {
 				return ff, fmt.Errorf("parameter severity: %w", err)
 			}
@@ -97,7 +98,7 @@ func parseFindingFilter(q url.Values) (findingFilter, error) {
 	return ff, nil
 }
 
-func (ff findingFilter) keep(f analyzer.Finding) bool {
+func (ff findingFilter) keep(f finding.Finding) bool {
 	if f.Severity < ff.minSeverity {
 		return false
 	}
@@ -112,7 +113,7 @@ func (ff findingFilter) keep(f analyzer.Finding) bool {
 	return true
 }
 
-func anyNode(f analyzer.Finding, set map[string]bool) bool {
+func anyNode(f finding.Finding, set map[string]bool) bool {
 	for _, n := range f.Nodes {
 		if set[n.Node] {
 			return true
@@ -134,7 +135,7 @@ func findingsHandler(latest *publish.Latest, e *exporter.Exporter) http.Handler 
 			writeJSON(w, http.StatusServiceUnavailable, apiError{notReadyMessage})
 			return
 		}
-		out := findingsResponse{Cluster: e.ClusterName(rep), Generated: rep.Generated, Findings: []analyzer.Finding{}, Problems: []analyzer.Problem{}}
+		out := findingsResponse{Cluster: e.ClusterName(rep), Generated: rep.Generated, Findings: []finding.Finding{}, Problems: []analyzer.Problem{}}
 		for _, f := range rep.Findings {
 			if ff.keep(f) {
 				out.Findings = append(out.Findings, f)

@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/tools/promtest"
 	"github.com/partmon/partmon/tools/testcluster"
 	"github.com/partmon/partmon/tools/testkit"
@@ -174,7 +175,7 @@ func waitForFindings(t *testing.T, url string, truth *testcluster.Truth) {
 			return false
 		}
 		defer resp.Body.Close()
-		var body struct{ Findings []analyzer.Finding }
+		var body struct{ Findings []finding.Finding }
 		if json.NewDecoder(resp.Body).Decode(&body) != nil {
 			return false
 		}

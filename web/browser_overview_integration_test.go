@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/tools/testcluster"
 )
 
@@ -199,7 +200,7 @@ func checkOverview(t *testing.T, o overview, problems []analyzer.Problem) {
 			t.Errorf("no card for %s %s on %s.%s", p.Severity, p.Kind, p.Keyspace, p.Table)
 			continue
 		}
-		if p.Severity >= analyzer.SeverityWarning {
+		if p.Severity >= finding.SeverityWarning {
 			urgent++
 			// The card, or on a phone its line in the list of urgent problems.
 			if c.Bottom > o.ViewHeight && (c.ListBottom == 0 || c.ListBottom > o.ViewHeight) {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/model"
 )
 
@@ -24,8 +25,7 @@ func ShapedReport(nodes, perNode, dcs int, replication map[string]string, hot []
 	}
 	s.Schema.Keyspaces = []model.Keyspace{{Name: "ks", Replication: replication, Tables: []model.Table{{Keyspace: "ks", Name: "t",
 		Columns: []model.Column{{Name: "k", Kind: "partition_key", Type: "text", ClusteringOrder: "none"}}}}}}
-	h := analyzer.NewHistory(analyzer.HistoryLimits{})
-	h.Record(s)
+	h := history.New(history.Limits{})
 	r := analyzer.Analyze(s, h, analyzer.DefaultThresholds())
 	r.Generated = taken
 	m := analyzer.HeatMap{Keyspace: "ks", Table: "t", Keys: hot}

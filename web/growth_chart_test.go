@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/publish"
@@ -120,10 +122,10 @@ func mustFloat(t *testing.T, s string) float64 {
 }
 
 // sizeSeries is n points ending at end, one every step, growing perStep.
-func sizeSeries(end time.Time, n int, step time.Duration, first, perStep int64) []analyzer.SizePoint {
-	out := make([]analyzer.SizePoint, n)
+func sizeSeries(end time.Time, n int, step time.Duration, first, perStep int64) []history.SizePoint {
+	out := make([]history.SizePoint, n)
 	for i := range n {
-		out[i] = analyzer.SizePoint{end.Add(-time.Duration(n-1-i) * step).Unix(), first + int64(i)*perStep}
+		out[i] = history.SizePoint{end.Add(-time.Duration(n-1-i) * step).Unix(), first + int64(i)*perStep}
 	}
 	return out
 }
@@ -236,7 +238,7 @@ func scaleOf(t *testing.T, svg svgNode, bytes float64) float64 {
 func TestGrowthChartsOrderAndCap(t *testing.T) {
 	now := time.Date(2026, 12, 1, 16, 0, 0, 0, time.UTC)
 	r := &analyzer.Report{Thresholds: analyzer.DefaultThresholds(),
-		Findings: []analyzer.Finding{{Kind: analyzer.KindOversizedPartition, Keyspace: "ks", Table: "t0"}}}
+		Findings: []finding.Finding{{Kind: analyzer.KindOversizedPartition, Keyspace: "ks", Table: "t0"}}}
 	for i := range growthMaxCharts + 3 { // t0 smallest … t8 largest
 		r.SizeHistory = append(r.SizeHistory, analyzer.SizeHistory{Keyspace: "ks", Table: fmt.Sprintf("t%d", i),
 			Points: sizeSeries(now, 2, time.Minute, int64(1+i)<<20, 0), Why: "flat"})
@@ -267,11 +269,11 @@ func TestGrowthChartOfAnAnalyzedReport(t *testing.T) {
 	}
 	th := analyzer.DefaultThresholds()
 	perSecond := float64(th.PartitionCriticalBytes-current) / (3 * 86400) // critical in three days
-	h := analyzer.NewHistory(analyzer.HistoryLimits{})
+	h := history.New(history.Limits{})
 	h.Sizes[key] = sizeSeries(snap.Taken.Add(-30*time.Minute), 24, 30*time.Minute,
 		current-int64(perSecond*(30*60*24)), int64(perSecond*30*60))
 	r := analyzer.Analyze(snap, h, th)
-	var forecast *analyzer.Finding
+	var forecast *finding.Finding
 	for i, f := range r.Findings {
 		if f.Kind == analyzer.KindPartitionGrowthForecast && f.Keyspace+"."+f.Table == key {
 			forecast = &r.Findings[i]

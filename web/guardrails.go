@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/publish"
 )
@@ -42,7 +43,7 @@ func guardrailsHandler(latest *publish.Latest) http.Handler {
 type keysResponse struct {
 	Keyspace  string                       `json:"keyspace"`
 	Table     string                       `json:"table"`
-	Keys      []analyzer.NamedKeySeries    `json:"keys"`
+	Keys      []history.NamedKeySeries     `json:"keys"`
 	Crossings []analyzer.GuardrailCrossing `json:"crossings"`
 	// Points says what each point's four numbers are.
 	Points string `json:"points"`
@@ -65,7 +66,7 @@ func keysHandler(latest *publish.Latest) http.Handler {
 		out := keysResponse{Keyspace: ks, Table: tbl, Keys: rep.KeyHistory[model.TableKey(ks, tbl)],
 			Crossings: []analyzer.GuardrailCrossing{}, Points: keyPointsLegend}
 		if out.Keys == nil {
-			out.Keys = []analyzer.NamedKeySeries{}
+			out.Keys = []history.NamedKeySeries{}
 		}
 		if rep.Guardrails != nil {
 			for _, c := range rep.Guardrails.Crossings {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 )
@@ -154,7 +155,7 @@ func pageSuggestedOf(s analyzer.SuggestedGuardrail) pageSuggested {
 
 // keyCharts draws the tables whose keys were seen most recently, at most
 // maxKeyCharts, each key's size as a line.
-func keyCharts(h map[string][]analyzer.NamedKeySeries) ([]keyChart, int) {
+func keyCharts(h map[string][]history.NamedKeySeries) ([]keyChart, int) {
 	tables := make([]string, 0, len(h))
 	last := map[string]int64{}
 	for t, ks := range h {
@@ -182,7 +183,7 @@ func keyCharts(h map[string][]analyzer.NamedKeySeries) ([]keyChart, int) {
 	return out, left
 }
 
-func keyChartOf(i int, table string, keys []analyzer.NamedKeySeries) (keyChart, bool) {
+func keyChartOf(i int, table string, keys []history.NamedKeySeries) (keyChart, bool) {
 	const w, ht, left, top, plotW, plotH = 560, 180, 8, 8, 544, 150
 	var t0, t1 int64
 	var ymax int64

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/tools/reporttest"
 )
 
@@ -22,7 +23,7 @@ func (s *selfQuoted) MarshalJSON() ([]byte, error) { return json.Marshal("<" + s
 // JSON could differ from the field encoded alone.
 func TestWriteCompactJSON(t *testing.T) {
 	large := reporttest.Large(3 * chunk)
-	empty := &analyzer.Report{Findings: []analyzer.Finding{}, Notes: []string{}}
+	empty := &analyzer.Report{Findings: []finding.Finding{}, Notes: []string{}}
 	type tagged struct {
 		Plain    []int             `json:"plain"`
 		Omitted  []int             `json:"omitted,omitempty"`

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/publish"
 	"github.com/partmon/partmon/tools/reporttest"
@@ -21,12 +23,12 @@ func TestANewKindRendersEverywhere(t *testing.T) {
 		SizeIsTheProblem: true})()
 
 	r := reporttest.Cluster()
-	r.Findings = []analyzer.Finding{{ID: "f-fake", Kind: fake, Severity: analyzer.SeverityWarning, Cluster: "demo",
-		Node: "127.0.0.1", Keyspace: "pm_small", Table: "crowd", Value: 2.5, Threshold: 2, Unit: analyzer.UnitRatio,
+	r.Findings = []finding.Finding{{ID: "f-fake", Kind: fake, Severity: finding.SeverityWarning, Cluster: "demo",
+		Node: "127.0.0.1", Keyspace: "pm_small", Table: "crowd", Value: 2.5, Threshold: 2, Unit: finding.UnitRatio,
 		Summary: "pm_small.crowd is crowded", Advice: "spread it"}}
 	r.SizeHistory = []analyzer.SizeHistory{
-		{Keyspace: "pm_big", Table: "events", Points: []analyzer.SizePoint{{1, 100 << 20}}},
-		{Keyspace: "pm_small", Table: "crowd", Points: []analyzer.SizePoint{{1, 1 << 20}}},
+		{Keyspace: "pm_big", Table: "events", Points: []history.SizePoint{{1, 100 << 20}}},
+		{Keyspace: "pm_small", Table: "crowd", Points: []history.SizePoint{{1, 1 << 20}}},
 	}
 	eLatest := &publish.Latest{}
 	e := exporter.New(eLatest, exporter.Options{})

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/headline"
 	"github.com/partmon/partmon/internal/format"
@@ -153,16 +154,16 @@ func (p *statusPage) data() pageData {
 	d.Nodes, d.Tables = len(r.Nodes), len(r.Tables)
 	d.Notes = r.Notes
 
-	counts := map[analyzer.Severity]int{}
+	counts := map[finding.Severity]int{}
 	for _, f := range r.Findings {
 		counts[f.Severity]++
 	}
-	for _, s := range []analyzer.Severity{analyzer.SeverityCritical, analyzer.SeverityWarning, analyzer.SeverityInfo} {
+	for _, s := range []finding.Severity{finding.SeverityCritical, finding.SeverityWarning, finding.SeverityInfo} {
 		d.Counts = append(d.Counts, pageCount{s.String(), counts[s]})
 	}
 
 	th := pageThresholds(r)
-	findings := append([]analyzer.Finding(nil), r.Findings...)
+	findings := append([]finding.Finding(nil), r.Findings...)
 	sort.SliceStable(findings, func(i, j int) bool { return findings[i].Severity > findings[j].Severity })
 	for _, f := range findings {
 		d.Findings = append(d.Findings, pageFinding{
@@ -176,7 +177,7 @@ func (p *statusPage) data() pageData {
 	d.StateLine, d.StateClass = stateLine(r, c.Up)
 	d.Problems, d.Remarks = pageProblems(analyzer.ProblemsIn(r), th, r.Taken), pageRemarks(r.Remarks, th)
 	for _, p := range d.Problems {
-		if p.Severity == analyzer.SeverityInfo.String() {
+		if p.Severity == finding.SeverityInfo.String() {
 			d.Info = append(d.Info, p)
 		} else {
 			d.Urgent = append(d.Urgent, p)
@@ -193,7 +194,7 @@ func (p *statusPage) data() pageData {
 }
 
 // findingScope names where a finding lives: its nodes and keyspace.table.
-func findingScope(f analyzer.Finding) string {
+func findingScope(f finding.Finding) string {
 	var parts []string
 	if nodes := headline.Nodes(f); len(nodes) > 0 {
 		parts = append(parts, strings.Join(nodes, ", "))

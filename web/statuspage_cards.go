@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/headline"
 )
 
@@ -40,10 +41,10 @@ type pageNodeValue struct {
 }
 
 // pageRemarks are remarks as one-kind cards.
-func pageRemarks(fs []analyzer.Finding, th analyzer.Thresholds) []pageProblem {
+func pageRemarks(fs []finding.Finding, th analyzer.Thresholds) []pageProblem {
 	ps := make([]analyzer.Problem, len(fs))
 	for i, f := range fs {
-		ps[i] = analyzer.Problem{Finding: f, Kinds: []string{f.Kind}, Evidence: []analyzer.Finding{f}}
+		ps[i] = analyzer.Problem{Finding: f, Kinds: []string{f.Kind}, Evidence: []finding.Finding{f}}
 	}
 	return pageProblems(ps, th, time.Time{})
 }
@@ -93,14 +94,14 @@ func stateLine(r *analyzer.Report, up bool) (string, string) {
 	for _, p := range analyzer.ProblemsIn(r) {
 		f := p.Finding
 		switch f.Severity {
-		case analyzer.SeverityCritical:
+		case finding.SeverityCritical:
 			crit++
-		case analyzer.SeverityWarning:
+		case finding.SeverityWarning:
 			warn++
-		case analyzer.SeverityInfo:
+		case finding.SeverityInfo:
 			info++
 		}
-		if f.Severity >= analyzer.SeverityWarning && f.Table != "" {
+		if f.Severity >= finding.SeverityWarning && f.Table != "" {
 			tables[f.Keyspace+"."+f.Table] = true
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/publish"
 	"github.com/partmon/partmon/tools/reporttest"
@@ -16,21 +17,21 @@ import (
 // and one schema remark.
 func foldedReport() *analyzer.Report {
 	r := reporttest.Cluster()
-	r.Findings = []analyzer.Finding{
-		{ID: "f-big", Kind: analyzer.KindOversizedPartition, Severity: analyzer.SeverityCritical, Cluster: "demo",
-			Keyspace: "pm_big", Table: "events", PartitionKey: "big", Value: 124 << 20, Threshold: 100 << 20, Unit: analyzer.UnitBytes,
+	r.Findings = []finding.Finding{
+		{ID: "f-big", Kind: analyzer.KindOversizedPartition, Severity: finding.SeverityCritical, Cluster: "demo",
+			Keyspace: "pm_big", Table: "events", PartitionKey: "big", Value: 124 << 20, Threshold: 100 << 20, Unit: finding.UnitBytes,
 			Summary: "largest partition of pm_big.events is up to 124 MiB", Advice: "add a shard column: 124 MiB → ~25 MiB",
 			Source: "system_views.max_partition_size,system.top_partitions",
-			Nodes: []analyzer.NodeValue{
-				{Node: "127.0.0.1", DC: "dc1", Rack: "r1", Value: 124 << 20, Threshold: 100 << 20, Severity: analyzer.SeverityCritical},
-				{Node: "127.0.0.2", DC: "dc1", Rack: "r2", Value: 103 << 20, Threshold: 100 << 20, Severity: analyzer.SeverityCritical},
-				{Node: "127.0.0.3", DC: "dc1", Rack: "r3", Value: 60 << 20, Threshold: 50 << 20, Severity: analyzer.SeverityWarning},
+			Nodes: []finding.NodeValue{
+				{Node: "127.0.0.1", DC: "dc1", Rack: "r1", Value: 124 << 20, Threshold: 100 << 20, Severity: finding.SeverityCritical},
+				{Node: "127.0.0.2", DC: "dc1", Rack: "r2", Value: 103 << 20, Threshold: 100 << 20, Severity: finding.SeverityCritical},
+				{Node: "127.0.0.3", DC: "dc1", Rack: "r3", Value: 60 << 20, Threshold: 50 << 20, Severity: finding.SeverityWarning},
 			}},
-		{ID: "f-hot", Kind: analyzer.KindHotTokenRange, Severity: analyzer.SeverityWarning, Cluster: "demo", Node: "127.0.0.2",
-			Keyspace: "pm_hot", Table: "kv", Value: 2.62, Threshold: 2, Unit: analyzer.UnitRatio,
+		{ID: "f-hot", Kind: analyzer.KindHotTokenRange, Severity: finding.SeverityWarning, Cluster: "demo", Node: "127.0.0.2",
+			Keyspace: "pm_hot", Table: "kv", Value: 2.62, Threshold: 2, Unit: finding.UnitRatio,
 			Summary: "127.0.0.2 serves 87 % of pm_hot.kv's local reads", Advice: "find the key"},
 	}
-	r.Remarks = []analyzer.Finding{{ID: "r-asc", Kind: analyzer.KindAscendingTimeOrder, Severity: analyzer.SeverityInfo,
+	r.Remarks = []finding.Finding{{ID: "r-asc", Kind: analyzer.KindAscendingTimeOrder, Severity: finding.SeverityInfo,
 		Keyspace: "pm_ts", Table: "readings", Summary: "pm_ts.readings clusters by ts ascending", Advice: "recreate WITH CLUSTERING ORDER BY (ts DESC)"}}
 	return r
 }
@@ -107,19 +108,19 @@ func TestStatusPageCards(t *testing.T) {
 func TestStateLine(t *testing.T) {
 	tests := []struct {
 		name      string
-		findings  []analyzer.Finding
+		findings  []finding.Finding
 		up        bool
 		wantLine  string
 		wantClass string
 	}{
 		{"none", nil, true, "No problems at warning or above", "ok"},
-		{"info only", []analyzer.Finding{{Severity: analyzer.SeverityInfo, Keyspace: "a", Table: "t"}}, true,
+		{"info only", []finding.Finding{{Severity: finding.SeverityInfo, Keyspace: "a", Table: "t"}}, true,
 			"No problems at warning or above (1 info finding)", "ok"},
-		{"two warnings, one table", []analyzer.Finding{
-			{Severity: analyzer.SeverityWarning, Keyspace: "a", Table: "t"},
-			{Severity: analyzer.SeverityWarning, Keyspace: "a", Table: "t"}}, true,
+		{"two warnings, one table", []finding.Finding{
+			{Severity: finding.SeverityWarning, Keyspace: "a", Table: "t"},
+			{Severity: finding.SeverityWarning, Keyspace: "a", Table: "t"}}, true,
 			"2 warnings in 1 table", "warning"},
-		{"critical, cluster-wide", []analyzer.Finding{{Severity: analyzer.SeverityCritical}}, true, "1 critical problem", "critical"},
+		{"critical, cluster-wide", []finding.Finding{{Severity: finding.SeverityCritical}}, true, "1 critical problem", "critical"},
 		{"failed cycle", nil, false, "No problems at warning or above; the last cycle failed, this is the last good report", "critical"},
 	}
 	for _, tc := range tests {

@@ -6,11 +6,12 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/headline"
 )
 
 // pageNumber is a finding's number in words (headline.Number).
-func pageNumber(f analyzer.Finding, th analyzer.Thresholds, now time.Time) (value, against string) {
+func pageNumber(f finding.Finding, th analyzer.Thresholds, now time.Time) (value, against string) {
 	return headline.Number(f, th, now)
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/publish"
 	"github.com/partmon/partmon/tools/reporttest"
@@ -94,7 +95,7 @@ func TestStatusPage(t *testing.T) {
 	eLatest := &publish.Latest{}
 	e := exporter.New(eLatest, exporter.Options{})
 	r := reporttest.Cluster()
-	r.Findings = append(r.Findings, analyzer.Finding{ID: "f-xss", Kind: analyzer.KindStaleData, Severity: analyzer.SeverityInfo,
+	r.Findings = append(r.Findings, finding.Finding{ID: "f-xss", Kind: analyzer.KindStaleData, Severity: finding.SeverityInfo,
 		Summary: `<script>alert("x")</script>`, Advice: `a & b`})
 	r.Notes = []string{"keyspace legacy: replication class unknown, no ownership figures"}
 	eLatest.Publish(r)
@@ -240,16 +241,16 @@ func TestPageValue(t *testing.T) {
 		unit string
 		want string
 	}{
-		{200 << 20, analyzer.UnitBytes, "200 MiB"},
-		{1536, analyzer.UnitBytes, "1.5 KiB"},
-		{3.2, analyzer.UnitRatio, "3.20"},
-		{0, analyzer.UnitRatio, "0.00"},
-		{86400, analyzer.UnitSeconds, "24.0 h"},
-		{3 * 86400, analyzer.UnitSeconds, "3.0 d"},
-		{150000, analyzer.UnitRows, "150,000 rows"},
-		{52000, analyzer.UnitTombstones, "52,000 tombstones"},
-		{3, analyzer.UnitPartitions, "3 partitions"},
-		{1200, analyzer.UnitOpsPerSec, "1,200 ops/s"},
+		{200 << 20, finding.UnitBytes, "200 MiB"},
+		{1536, finding.UnitBytes, "1.5 KiB"},
+		{3.2, finding.UnitRatio, "3.20"},
+		{0, finding.UnitRatio, "0.00"},
+		{86400, finding.UnitSeconds, "24.0 h"},
+		{3 * 86400, finding.UnitSeconds, "3.0 d"},
+		{150000, finding.UnitRows, "150,000 rows"},
+		{52000, finding.UnitTombstones, "52,000 tombstones"},
+		{3, finding.UnitPartitions, "3 partitions"},
+		{1200, finding.UnitOpsPerSec, "1,200 ops/s"},
 		{0.5, "", "0.5"},
 		{7, "widgets", "7 widgets"},
 	}

@@ -7,6 +7,8 @@ import (
 	"sort"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 )
@@ -20,7 +22,7 @@ type pageTableLink struct {
 // tablesWithFindings lists every table a finding names, worst first.
 func tablesWithFindings(r *analyzer.Report) []pageTableLink {
 	byTable := map[string]*pageTableLink{}
-	worst := map[string]analyzer.Severity{}
+	worst := map[string]finding.Severity{}
 	var order []string
 	for _, p := range analyzer.ProblemsIn(r) {
 		if p.Table == "" {
@@ -120,7 +122,7 @@ func (p *statusPage) tableData(ks, tbl string) tablePageData {
 			d.Known = true
 		}
 	}
-	var remarks []analyzer.Finding
+	var remarks []finding.Finding
 	for _, f := range r.Remarks {
 		if f.Keyspace == ks && f.Table == tbl {
 			remarks = append(remarks, f)
@@ -153,7 +155,7 @@ func tablePictures(r *analyzer.Report, ks, tbl string) (growthCharts, pageHeatma
 		}
 		one.Heat = &heat
 	}
-	one.KeyHistory = map[string][]analyzer.NamedKeySeries{}
+	one.KeyHistory = map[string][]history.NamedKeySeries{}
 	if k := model.TableKey(ks, tbl); r.KeyHistory[k] != nil {
 		one.KeyHistory[k] = r.KeyHistory[k]
 	}
@@ -177,9 +179,9 @@ func tableState(ps []pageProblem) (string, string) {
 	var crit, warn, info int
 	for _, p := range ps {
 		switch p.Severity {
-		case analyzer.SeverityCritical.String():
+		case finding.SeverityCritical.String():
 			crit++
-		case analyzer.SeverityWarning.String():
+		case finding.SeverityWarning.String():
 			warn++
 		default:
 			info++

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/publish"
@@ -61,17 +62,17 @@ func TestPageNumbersInWords(t *testing.T) {
 	now := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
 	lead := th.GuardrailWarnLead.Seconds()
 	for _, c := range []struct {
-		f              analyzer.Finding
+		f              finding.Finding
 		value, against string
 	}{
-		{analyzer.Finding{Kind: analyzer.KindGuardrailCrossing, Severity: analyzer.SeverityInfo, Value: 0, Threshold: lead, Unit: analyzer.UnitSeconds},
+		{finding.Finding{Kind: analyzer.KindGuardrailCrossing, Severity: finding.SeverityInfo, Value: 0, Threshold: lead, Unit: finding.UnitSeconds},
 			"crossed", "flagged from"},
-		{analyzer.Finding{Kind: analyzer.KindGuardrailCrossing, Severity: analyzer.SeverityInfo, Value: 2 * 86400, Threshold: lead, Unit: analyzer.UnitSeconds},
+		{finding.Finding{Kind: analyzer.KindGuardrailCrossing, Severity: finding.SeverityInfo, Value: 2 * 86400, Threshold: lead, Unit: finding.UnitSeconds},
 			"crosses by 2026-12-09", "flagged from"},
-		{analyzer.Finding{Kind: analyzer.KindLowCardinalityKey, Severity: analyzer.SeverityInfo, Value: 13.3,
-			Threshold: 3 * th.LowCardinalityPartitionsPerNode, Unit: analyzer.UnitPartitions},
+		{finding.Finding{Kind: analyzer.KindLowCardinalityKey, Severity: finding.SeverityInfo, Value: 13.3,
+			Threshold: 3 * th.LowCardinalityPartitionsPerNode, Unit: finding.UnitPartitions},
 			"at most ~13 partitions", "for 3 nodes: fewer than 100 per node"},
-		{analyzer.Finding{Kind: analyzer.KindOversizedPartition, Severity: analyzer.SeverityCritical, Value: 124 << 20, Threshold: 100 << 20, Unit: analyzer.UnitBytes},
+		{finding.Finding{Kind: analyzer.KindOversizedPartition, Severity: finding.SeverityCritical, Value: 124 << 20, Threshold: 100 << 20, Unit: finding.UnitBytes},
 			"124 MiB", "against 100 MiB (critical threshold)"},
 	} {
 		v, a := pageNumber(c.f, th, now)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/configerr"
@@ -39,7 +41,7 @@ type AnalysisConfig struct {
 	// Schedule is a cron spec; each run analyzes the latest data and publishes it.
 	Schedule string `yaml:"schedule"`
 	// History bounds the history kept for growth forecasts and traffic windows.
-	History analyzer.HistoryLimits `yaml:"history"`
+	History history.Limits `yaml:"history"`
 }
 
 // WebConfig is where the HTTP server listens.
@@ -96,7 +98,7 @@ func defaultConfig() Config {
 	return Config{
 		Collector:    collector.Config{}, // zero values are the collector's defaults
 		Thresholds:   analyzer.DefaultThresholds(),
-		Analysis:     AnalysisConfig{Schedule: "@every 1m", History: analyzer.DefaultHistoryLimits()},
+		Analysis:     AnalysisConfig{Schedule: "@every 1m", History: history.DefaultLimits()},
 		Web:          WebConfig{ListenAddresses: []string{":9808"}},
 		Alertmanager: AlertmanagerConfig{ResendInterval: time.Minute, Timeout: 10 * time.Second, MinSeverity: "warning"},
 		Log:          LogConfig{Level: "info", Format: "json"},
@@ -179,7 +181,7 @@ func (c *Config) validateScoped(doc *configerr.Doc, name string, scope fileScope
 	if err := parseCronSpec(c.Analysis.Schedule); err != nil {
 		add(configerr.Field("analysis.schedule", "%q: %v", c.Analysis.Schedule, err))
 	}
-	add(keyedErrors[analyzer.HistoryLimits]("analysis.history", c.Analysis.History.Validate()))
+	add(keyedErrors[history.Limits]("analysis.history", c.Analysis.History.Validate()))
 	add(configerr.Under("analysis.history", historyFitsStateFile(c)))
 	if len(c.Web.ListenAddresses) == 0 {
 		add(configerr.Field("web.listen_addresses", "must name at least one address (e.g. :9808)"))
@@ -205,7 +207,7 @@ func (c *Config) validateScoped(doc *configerr.Doc, name string, scope fileScope
 	if c.Alertmanager.ResendInterval < time.Second {
 		add(configerr.Field("alertmanager.resend_interval", "%s is below 1s", c.Alertmanager.ResendInterval))
 	}
-	if _, err := analyzer.ParseSeverity(c.Alertmanager.MinSeverity); err != nil {
+	if _, err := finding.ParseSeverity(c.Alertmanager.MinSeverity); err != nil {
 		add(configerr.Field("alertmanager.min_severity", "%v", err))
 	}
 	if _, err := newLogger(c.Log.Level, c.Log.Format); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/common/version"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 )
 
 func writeFile(t *testing.T, name, content string) string {
@@ -328,25 +329,25 @@ func TestCheckConfigCommand(t *testing.T) {
 }
 
 func TestExitCodeFor(t *testing.T) {
-	f := func(sev ...analyzer.Severity) []analyzer.Finding {
-		var out []analyzer.Finding
+	f := func(sev ...finding.Severity) []finding.Finding {
+		var out []finding.Finding
 		for _, s := range sev {
-			out = append(out, analyzer.Finding{Severity: s})
+			out = append(out, finding.Finding{Severity: s})
 		}
 		return out
 	}
 	tests := []struct {
-		findings []analyzer.Finding
-		min      analyzer.Severity
+		findings []finding.Finding
+		min      finding.Severity
 		want     int
 	}{
-		{nil, analyzer.SeverityWarning, exitOK},
-		{f(analyzer.SeverityInfo), analyzer.SeverityWarning, exitOK},
-		{f(analyzer.SeverityInfo), analyzer.SeverityInfo, exitWarning},
-		{f(analyzer.SeverityInfo, analyzer.SeverityWarning), analyzer.SeverityWarning, exitWarning},
-		{f(analyzer.SeverityWarning, analyzer.SeverityCritical), analyzer.SeverityWarning, exitCritical},
-		{f(analyzer.SeverityWarning), analyzer.SeverityCritical, exitOK},
-		{f(analyzer.SeverityCritical), analyzer.SeverityCritical, exitCritical},
+		{nil, finding.SeverityWarning, exitOK},
+		{f(finding.SeverityInfo), finding.SeverityWarning, exitOK},
+		{f(finding.SeverityInfo), finding.SeverityInfo, exitWarning},
+		{f(finding.SeverityInfo, finding.SeverityWarning), finding.SeverityWarning, exitWarning},
+		{f(finding.SeverityWarning, finding.SeverityCritical), finding.SeverityWarning, exitCritical},
+		{f(finding.SeverityWarning), finding.SeverityCritical, exitOK},
+		{f(finding.SeverityCritical), finding.SeverityCritical, exitCritical},
 	}
 	for _, tc := range tests {
 		if got := exitCodeFor(tc.findings, tc.min); got != tc.want {

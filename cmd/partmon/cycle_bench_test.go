@@ -16,7 +16,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/keys"
@@ -52,7 +52,7 @@ func benchCycle(b *testing.B, nodes, tables int) {
 	d := &daemon{cfg: cfg, log: zap.NewNop(), collector: &collector.Collector{}, latest: latest, keys: keyer,
 		exporter: exporter.New(latest, exporter.Options{Cluster: "bench", Mode: publish.ModeCluster, TopK: cfg.Thresholds.TopK,
 			TableFloor: cfg.Metrics.TableFloor, Thresholds: cfg.Thresholds}),
-		history:  analyzer.NewHistory(cfg.Analysis.History),
+		history:  history.New(cfg.Analysis.History),
 		saver:    &statefile.Saver{Path: filepath.Join(b.TempDir(), "state.json"), Every: 1000 * time.Hour},
 		snapshot: func() *model.Snapshot { return snap }}
 	handler, err := web.NewHandler(latest, d.exporter, nil, web.HandlerOptions{Logger: zap.NewNop(), TelemetryPath: "/metrics"})

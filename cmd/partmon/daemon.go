@@ -15,6 +15,8 @@ import (
 
 	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/keys"
@@ -136,7 +138,7 @@ type daemon struct {
 	keys *keys.Keyer // shows keys in every output; the logger's writer shares it
 
 	mu      sync.Mutex // guards history and saver: analysis and the state saves
-	history *analyzer.History
+	history *history.History
 	saver   *statefile.Saver // saves on a pace, and at shutdown
 
 	snapshot func() *model.Snapshot // the collector's; a test's seam
@@ -257,7 +259,7 @@ func newDaemon(cfg Config, log *zap.Logger, keyer *keys.Keyer, conf *exporter.Co
 	if len(cfg.Alertmanager.URLs) == 0 {
 		return d, nil
 	}
-	minSev, _ := analyzer.ParseSeverity(cfg.Alertmanager.MinSeverity) // validated
+	minSev, _ := finding.ParseSeverity(cfg.Alertmanager.MinSeverity) // validated
 	d.pusher, err = alertmanager.New(alertmanager.Options{
 		URLs:           cfg.Alertmanager.URLs,
 		MinSeverity:    minSev,
@@ -364,7 +366,6 @@ func (d *daemon) analyze(start time.Time) {
 func (d *daemon) analyzeLocked(snap *model.Snapshot) *analyzer.Report {
 	d.mu.Lock()
 	defer d.mu.Unlock() // also when it panics: the next cycle must not wait forever
-	d.history.Record(snap)
 	return analyzer.Analyze(snap, d.history, d.cfg.Thresholds)
 }
 

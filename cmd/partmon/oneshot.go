@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/internal/keys"
 	"github.com/partmon/partmon/model"
@@ -46,8 +47,8 @@ func (r *reportFlags) run(stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "partmon: --format: %v\n", err)
 		return exitUsage
 	}
-	minSev, err := analyzer.ParseSeverity(r.minSeverity)
-	if err != nil || minSev == analyzer.SeverityNone {
+	minSev, err := finding.ParseSeverity(r.minSeverity)
+	if err != nil || minSev == finding.SeverityNone {
 		fmt.Fprintf(stderr, "partmon: --min-severity: want info, warning or critical, got %q\n", r.minSeverity)
 		return exitUsage
 	}
@@ -70,7 +71,6 @@ func (r *reportFlags) run(stdout, stderr io.Writer) int {
 		return exitCollectFail
 	}
 	history := statefile.Load(cfg.State.File, cfg.Analysis.History, zap.NewNop())
-	history.Record(snap)
 	report := analyzer.Analyze(snap, history, cfg.Thresholds)
 	report.Generated = time.Now()
 	if cfg.Cluster != "" {
@@ -87,7 +87,7 @@ func (r *reportFlags) run(stdout, stderr io.Writer) int {
 
 // exitCodeFor makes `partmon report` usable as a gate (render.ExitCode:
 // the JSON summary carries the same code).
-func exitCodeFor(findings []analyzer.Finding, minSev analyzer.Severity) int {
+func exitCodeFor(findings []finding.Finding, minSev finding.Severity) int {
 	return render.ExitCode(findings, minSev)
 }
 

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/tools/snapfuzz"
 	"github.com/partmon/partmon/web"
@@ -26,10 +27,10 @@ import (
 // and a panicking rule added to the kinds table.
 func TestDaemonServesAfterARulePanics(t *testing.T) {
 	remove := analyzer.AddKind(analyzer.KindFacts{Name: "test_panicking_rule", Label: "test",
-		Rule: func(*model.Snapshot) []analyzer.Finding {
+		Rule: func(*model.Snapshot) []finding.Finding {
 			var view *model.Table // the nil schema of the issue
 			//nolint:govet // nilness: the nil dereference is the panic this test recovers from
-			return []analyzer.Finding{{Table: view.Name}}
+			return []finding.Finding{{Table: view.Name}}
 		}})
 	defer remove()
 	cfg := defaultConfig()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/publish"
 	"github.com/partmon/partmon/tools/promexpr"
@@ -147,8 +148,8 @@ func TestANewKindFollowsItsRow(t *testing.T) {
 func exportedFindingSeries(t *testing.T, kind string) string {
 	t.Helper()
 	r := reporttest.Cluster()
-	r.Findings = []analyzer.Finding{{ID: "f1", Kind: kind, Severity: analyzer.SeverityCritical, Cluster: "demo",
-		Keyspace: "shop", Table: "orders", Value: 3, Threshold: 2, Unit: analyzer.UnitRatio}}
+	r.Findings = []finding.Finding{{ID: "f1", Kind: kind, Severity: finding.SeverityCritical, Cluster: "demo",
+		Keyspace: "shop", Table: "orders", Value: 3, Threshold: 2, Unit: finding.UnitRatio}}
 	latest := &publish.Latest{}
 	e := exporter.New(latest, exporter.Options{Mode: publish.ModeCluster})
 	latest.Publish(r)

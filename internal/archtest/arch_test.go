@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,6 +65,7 @@ func TestPackageGraph(t *testing.T) {
 		pkg        string
 		noDeps     []string // forbidden anywhere in the dependency closure
 		noImports  []string // forbidden as direct imports
+		noPkgs     []string // these packages themselves (not the ones under them) forbidden anywhere
 		stdlibOnly bool
 	}{
 		// The data model: the standard library and nothing else.
@@ -76,6 +78,12 @@ func TestPackageGraph(t *testing.T) {
 		// The analyzer is pure: no driver, logger, scheduler, network, process or metrics library,
 		// and it reads the collector's output only through model.
 		{pkg: "analyzer", noDeps: append(io, module+"/collector", module+"/exporter", module+"/web", module+"/alertmanager")},
+		// Below the analyzer's pipeline, its units: none reads anything above it.
+		{pkg: "analyzer/finding", stdlibOnly: true},
+		{pkg: "analyzer/internal/set", stdlibOnly: true},
+		{pkg: "analyzer/scope", noDeps: append(io, module+"/ring", module+"/analyzer/history", module+"/collector"),
+			noPkgs: []string{module + "/analyzer"}},
+		{pkg: "analyzer/history", noDeps: append(io, module+"/collector"), noPkgs: []string{module + "/analyzer"}},
 		// The exporter builds metrics; it neither serves HTTP nor reads the cluster.
 		{pkg: "exporter", noImports: []string{"net/http", "github.com/prometheus/client_golang/prometheus/promhttp"},
 			noDeps: []string{module + "/collector", module + "/web", module + "/alertmanager", "github.com/gocql/gocql"}},
@@ -98,7 +106,7 @@ func TestPackageGraph(t *testing.T) {
 			if c.stdlibOnly && strings.Contains(strings.SplitN(d, "/", 2)[0], ".") {
 				t.Errorf("%s must use the standard library only, depends on %s", c.pkg, d)
 			}
-			if hasPrefixAny(d, c.noDeps) {
+			if hasPrefixAny(d, c.noDeps) || slices.Contains(c.noPkgs, d) {
 				t.Errorf("%s must not depend on %s", c.pkg, d)
 			}
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/keys"
 	"github.com/partmon/partmon/publish"
@@ -119,12 +120,12 @@ func hiddenOutputs(t *testing.T, k *keys.Keyer, r *analyzer.Report, amURL string
 	}
 	for _, f := range []render.Format{render.Text, render.Markdown, render.JSON} {
 		var b bytes.Buffer
-		if err := render.Report(&b, shown, f, analyzer.SeverityInfo); err != nil {
+		if err := render.Report(&b, shown, f, finding.SeverityInfo); err != nil {
 			t.Fatal(err)
 		}
 		out["report "+string(f)] = b.String()
 	}
-	p, err := alertmanager.New(alertmanager.Options{URLs: []string{amURL}, MinSeverity: analyzer.SeverityInfo, Logger: logger})
+	p, err := alertmanager.New(alertmanager.Options{URLs: []string{amURL}, MinSeverity: finding.SeverityInfo, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}

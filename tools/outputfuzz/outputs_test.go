@@ -18,6 +18,8 @@ import (
 
 	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/internal/keys"
 	"github.com/partmon/partmon/publish"
@@ -131,7 +133,7 @@ func renderAll(t *testing.T, r *analyzer.Report) {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		if err := render.Report(&buf, r, format, analyzer.SeverityInfo); err != nil {
+		if err := render.Report(&buf, r, format, finding.SeverityInfo); err != nil {
 			t.Errorf("rendering %s: %v", name, err)
 		}
 		if name == "json" && !json.Valid(buf.Bytes()) {
@@ -141,7 +143,7 @@ func renderAll(t *testing.T, r *analyzer.Report) {
 }
 
 func push(t *testing.T, r *analyzer.Report, url string, bad chan string) {
-	p, err := alertmanager.New(alertmanager.Options{URLs: []string{url}, MinSeverity: analyzer.SeverityInfo, Logger: zap.NewNop()})
+	p, err := alertmanager.New(alertmanager.Options{URLs: []string{url}, MinSeverity: finding.SeverityInfo, Logger: zap.NewNop()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +160,7 @@ func push(t *testing.T, r *analyzer.Report, url string, bad chan string) {
 
 // stateRoundTrip writes the history to a state file and reads it back: a
 // file Load cannot read is moved aside, so it must still be there.
-func stateRoundTrip(t *testing.T, h *analyzer.History) {
+func stateRoundTrip(t *testing.T, h *history.History) {
 	// Save syncs the file: on a busy disk that took seconds an input, so
 	// the state goes to memory where there is a tmpfs.
 	dir := t.TempDir()

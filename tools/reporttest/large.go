@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/model"
 )
 
@@ -17,8 +18,7 @@ import (
 // number of tables (see LargeSnapshot), as a daemon would publish it.
 func Large(tables int) *analyzer.Report {
 	snap := LargeSnapshot(tables)
-	h := analyzer.NewHistory(analyzer.HistoryLimits{})
-	h.Record(snap)
+	h := history.New(history.Limits{})
 	r := analyzer.Analyze(snap, h, analyzer.DefaultThresholds())
 	r.Generated = snap.Taken.Add(time.Second)
 	return r

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/model"
 )
 
@@ -66,20 +68,20 @@ func Cluster() *analyzer.Report {
 			{Keyspace: "shop", Table: "orders", Key: "customer|7", Tombstones: 52000, Nodes: []string{"127.0.0.2"}, Source: "top_partitions"},
 			{Keyspace: "shop", Table: "orders", Key: "customer|9", OpsShare: 0.4, Nodes: []string{"127.0.0.2"}, Source: "profileload"},
 		},
-		Findings: []analyzer.Finding{
-			{ID: "f-oversized", Kind: analyzer.KindOversizedPartition, Severity: analyzer.SeverityCritical, Cluster: "demo",
+		Findings: []finding.Finding{
+			{ID: "f-oversized", Kind: analyzer.KindOversizedPartition, Severity: finding.SeverityCritical, Cluster: "demo",
 				DC: "dc1", Rack: "r1", Node: "127.0.0.1", Keyspace: "shop", Table: "orders", PartitionKey: "customer|42",
 				Value: 200 * mib, Threshold: 100 * mib, Unit: "bytes", Summary: "partition customer|42 is 200 MiB",
 				Advice: "add a month bucket to the partition key: 200 MiB → 17 MiB", Source: "top_partitions"},
-			{ID: "f-hotrange", Kind: analyzer.KindHotTokenRange, Severity: analyzer.SeverityWarning, Cluster: "demo",
+			{ID: "f-hotrange", Kind: analyzer.KindHotTokenRange, Severity: finding.SeverityWarning, Cluster: "demo",
 				DC: "dc1", Rack: "r2", Node: "127.0.0.2", Keyspace: "shop", Table: "orders",
 				Value: 3.2, Threshold: 2, Unit: "ratio", Summary: "127.0.0.2 serves 3.2× its fair share of shop.orders reads",
 				Advice: "look for a hot key", Source: "local_read_latency", IDNamesDC: true},
-			{ID: "f-skew", Kind: analyzer.KindOwnershipSkew, Severity: analyzer.SeverityWarning, Cluster: "demo",
+			{ID: "f-skew", Kind: analyzer.KindOwnershipSkew, Severity: finding.SeverityWarning, Cluster: "demo",
 				DC: "dc1", Rack: "r3", Node: "127.0.0.3", Keyspace: "shop",
 				Value: 1.25, Threshold: 1.2, Unit: "ratio", Summary: "127.0.0.3 owns 83% of shop for a fair 67%",
 				Advice: "move tokens", Source: "topology", IDNamesDC: true},
-			{ID: "f-lowcard", Kind: analyzer.KindLowCardinalityKey, Severity: analyzer.SeverityInfo, Cluster: "demo",
+			{ID: "f-lowcard", Kind: analyzer.KindLowCardinalityKey, Severity: finding.SeverityInfo, Cluster: "demo",
 				Keyspace: "shop", Table: "orders", Value: 3, Threshold: 1000, Unit: "partitions",
 				Summary: "shop.orders has 3 partitions", Advice: "use a key with more values", Source: "size_estimates"},
 		},
@@ -128,15 +130,15 @@ func guardrails() *analyzer.GuardrailReport {
 
 // keyHistory: shop.events' key acme growing over three hours, and a key
 // seen once.
-func keyHistory() map[string][]analyzer.NamedKeySeries {
+func keyHistory() map[string][]history.NamedKeySeries {
 	const mib = 1 << 20
 	at := func(h int) int64 { return Time.Add(time.Duration(h-3) * time.Hour).Unix() }
-	return map[string][]analyzer.NamedKeySeries{
+	return map[string][]history.NamedKeySeries{
 		"shop.events": {
-			{Key: "acme", KeySeries: analyzer.KeySeries{First: at(0), Last: at(3), Replicas: []string{"127.0.0.1", "127.0.0.2"},
-				Points: []analyzer.KeyPoint{{at(0), 34 * mib, 0, 0}, {at(1), 36 * mib, 0, 0}, {at(2), 38 * mib, 120, 0}, {at(3), 40 * mib, 150, 410000}}}},
-			{Key: "globex", KeySeries: analyzer.KeySeries{First: at(1), Last: at(1), Replicas: []string{"127.0.0.3"},
-				Points: []analyzer.KeyPoint{{at(1), 2 * mib, 0, 0}}}},
+			{Key: "acme", KeySeries: history.KeySeries{First: at(0), Last: at(3), Replicas: []string{"127.0.0.1", "127.0.0.2"},
+				Points: []history.KeyPoint{{at(0), 34 * mib, 0, 0}, {at(1), 36 * mib, 0, 0}, {at(2), 38 * mib, 120, 0}, {at(3), 40 * mib, 150, 410000}}}},
+			{Key: "globex", KeySeries: history.KeySeries{First: at(1), Last: at(1), Replicas: []string{"127.0.0.3"},
+				Points: []history.KeyPoint{{at(1), 2 * mib, 0, 0}}}},
 		},
 	}
 }

@@ -5,20 +5,20 @@ import (
 	"testing"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/history"
 )
 
 // Report analyzes the last snapshot data builds, recording the earlier
 // ones into the history first, as the daemon does; it returns the history
 // too (the state file keeps it).
-func Report(data []byte) (*analyzer.Report, *analyzer.History) {
+func Report(data []byte) (*analyzer.Report, *history.History) {
 	snaps := Build(data)
-	h := analyzer.NewHistory(analyzer.HistoryLimits{})
+	h := history.New(history.Limits{})
 	for _, s := range snaps[:len(snaps)-1] {
 		analyzer.Analyze(s, h, analyzer.DefaultThresholds())
-		h.Record(s)
 	}
 	last := snaps[len(snaps)-1]
-	h.Record(last)
 	return analyzer.Analyze(last, h, analyzer.DefaultThresholds()), h
 }
 
@@ -49,12 +49,12 @@ func Check(t testing.TB, r *analyzer.Report) {
 	}
 }
 
-func checkFinding(t testing.TB, kinds map[string]bool, what string, f analyzer.Finding) {
+func checkFinding(t testing.TB, kinds map[string]bool, what string, f finding.Finding) {
 	t.Helper()
 	if !kinds[f.Kind] {
 		t.Errorf("%s %s: unknown kind %q", what, f.ID, f.Kind)
 	}
-	if f.Severity < analyzer.SeverityInfo || f.Severity > analyzer.SeverityCritical {
+	if f.Severity < finding.SeverityInfo || f.Severity > finding.SeverityCritical {
 		t.Errorf("%s %s (%s): severity %d", what, f.ID, f.Kind, f.Severity)
 	}
 	if f.ID == "" || f.Summary == "" {

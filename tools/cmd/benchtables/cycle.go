@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/collector"
 	"github.com/partmon/partmon/model"
 )
@@ -89,7 +90,7 @@ func (q *queryCounter) read() (pages, rows map[string]int64) {
 type cycleBench struct {
 	coll    *collector.Collector
 	counter *queryCounter
-	history *analyzer.History
+	history *history.History
 	hosts   []string
 }
 
@@ -112,7 +113,7 @@ func newCycleBench(hosts []string, mode string) (*cycleBench, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating the collector: %w", err)
 	}
-	return &cycleBench{coll: coll, counter: counter, history: analyzer.NewHistory(analyzer.HistoryLimits{}), hosts: hosts}, nil
+	return &cycleBench{coll: coll, counter: counter, history: history.New(history.Limits{}), hosts: hosts}, nil
 }
 
 func (b *cycleBench) close() { b.coll.Close() }
@@ -127,7 +128,6 @@ func (b *cycleBench) run(ctx context.Context) cycleSample {
 	_ = b.coll.CollectAll(ctx) // failures are in the snapshot's statuses
 	snap := b.coll.Snapshot()
 	collected := time.Now()
-	b.history.Record(snap)
 	rep := analyzer.Analyze(snap, b.history, analyzer.DefaultThresholds())
 	done := time.Now()
 

@@ -3,7 +3,7 @@ package main
 import (
 	"time"
 
-	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/model"
 )
 
@@ -25,8 +25,8 @@ var DefaultGrowth = Growth{From: 5 << 20, To: 6<<20 + 256<<10, Span: 4 * time.Ho
 
 // Plant sets the table's largest partition on the sidecar's own node to
 // g.To and returns the history that leads to it, points evenly spaced.
-func (g Growth) Plant(s *model.Snapshot, own FleetNode, keyspace, table string) *analyzer.History {
-	h := analyzer.NewHistory(analyzer.HistoryLimits{})
+func (g Growth) Plant(s *model.Snapshot, own FleetNode, keyspace, table string) *history.History {
+	h := history.New(history.Limits{})
 	d := s.PerNode[own.HostID]
 	key := model.TableKey(keyspace, table)
 	if d == nil || d.Tables[key] == nil || g.Points < 2 {
@@ -38,9 +38,9 @@ func (g Growth) Plant(s *model.Snapshot, own FleetNode, keyspace, table string) 
 	now := s.Taken.Unix()
 	span := int64(g.Span / time.Second)
 	steps := int64(g.Points - 1)
-	var pts []analyzer.SizePoint
+	var pts []history.SizePoint
 	for k := int64(0); k < steps; k++ { // the last point is the snapshot itself
-		pts = append(pts, analyzer.SizePoint{now - span + k*span/steps, g.From + k*(g.To-g.From)/steps})
+		pts = append(pts, history.SizePoint{now - span + k*span/steps, g.From + k*(g.To-g.From)/steps})
 	}
 	h.Sizes[key] = pts
 	return h

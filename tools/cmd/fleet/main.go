@@ -34,6 +34,7 @@ import (
 
 	"github.com/partmon/partmon/alertmanager"
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/exporter"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/publish"
@@ -274,7 +275,7 @@ func sidecarHandler(floor exporter.TableFloor, report *analyzer.Report, alerts p
 
 // sidecarSnapshot is sidecar i's snapshot, taken at now, with whatever
 // assignPlants put on it, and its history (the growth's, else none).
-func sidecarSnapshot(o options, tmpl *Template, ring []FleetNode, tables []scaledTable, plants []Planted, i int, now time.Time) (*model.Snapshot, *analyzer.History) {
+func sidecarSnapshot(o options, tmpl *Template, ring []FleetNode, tables []scaledTable, plants []Planted, i int, now time.Time) (*model.Snapshot, *history.History) {
 	snap := Rekey(tmpl.Snapshot, o.shape, ring, tables, i, now)
 	withDiskGuardrail(snap.PerNode[ring[i].HostID])
 	for k, p := range tmpl.Problems {

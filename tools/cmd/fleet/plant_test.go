@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 )
 
@@ -69,7 +70,7 @@ func TestPlantedFleet(t *testing.T) {
 				if p.MustAlert {
 					found := false
 					for _, f := range r.Findings {
-						found = found || (f.Kind == p.Kind && f.PartitionKey == p.Key && f.Severity >= analyzer.SeverityWarning)
+						found = found || (f.Kind == p.Kind && f.PartitionKey == p.Key && f.Severity >= finding.SeverityWarning)
 					}
 					if !found {
 						t.Errorf("sidecar %d: planted %s %s.%s key %q not found; findings %q", i, p.Kind, p.Keyspace, p.Table, p.Key, got)

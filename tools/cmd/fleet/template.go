@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/partmon/partmon/analyzer"
+	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 )
 
@@ -90,7 +91,7 @@ func onEveryNode(c *model.Snapshot, key string) bool {
 // key, and the captured node (the finding's, else the first) whose data
 // names that key.
 func worstKeyed(c *model.Snapshot, r *analyzer.Report, kind string) (Problem, bool) {
-	var best *analyzer.Finding
+	var best *finding.Finding
 	for i, f := range r.Findings {
 		if f.Kind != kind || f.PartitionKey == "" {
 			continue

@@ -5,23 +5,14 @@ import (
 	"encoding/hex"
 	"sort"
 	"strings"
-)
 
-// Units of Finding.Value and Finding.Threshold.
-const (
-	UnitBytes      = "bytes"
-	UnitRows       = "rows"
-	UnitRatio      = "ratio"
-	UnitSeconds    = "seconds"
-	UnitTombstones = "tombstones"
-	UnitPartitions = "partitions"
-	UnitOpsPerSec  = "operations_per_second"
+	"github.com/partmon/partmon/analyzer/finding"
 )
 
 // findingID hashes what names a problem (its identity: see fold.go), never
 // its values nor its attributes (which nodes see it, which key a key list
 // names), so the same problem keeps its ID from one cycle to the next.
-func findingID(f *Finding) string {
+func findingID(f *finding.Finding) string {
 	h := sha256.New()
 	for _, part := range identity(f) {
 		h.Write([]byte(part))
@@ -32,19 +23,19 @@ func findingID(f *Finding) string {
 
 // severityFor grades value against a warning and a critical level
 // (both inclusive); higher is worse.
-func severityFor(value, warning, critical float64) Severity {
+func severityFor(value, warning, critical float64) finding.Severity {
 	switch {
 	case value >= critical:
-		return SeverityCritical
+		return finding.SeverityCritical
 	case value >= warning:
-		return SeverityWarning
+		return finding.SeverityWarning
 	}
-	return SeverityNone
+	return finding.SeverityNone
 }
 
 // thresholdFor is the level a severity was reached at.
-func thresholdFor(sev Severity, warning, critical float64) float64 {
-	if sev == SeverityCritical {
+func thresholdFor(sev finding.Severity, warning, critical float64) float64 {
+	if sev == finding.SeverityCritical {
 		return critical
 	}
 	return warning
@@ -52,7 +43,7 @@ func thresholdFor(sev Severity, warning, critical float64) float64 {
 
 // sortFindings orders the most severe first, then by identity, so reports
 // and tests are deterministic.
-func sortFindings(fs []Finding) {
+func sortFindings(fs []finding.Finding) {
 	sort.Slice(fs, func(i, j int) bool {
 		a, b := &fs[i], &fs[j]
 		switch {

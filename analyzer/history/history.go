@@ -1,4 +1,4 @@
-package analyzer
+package history
 
 import (
 	"cmp"
@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/scope"
 	"github.com/partmon/partmon/model"
 )
 
-// HistoryVersion is the format of a serialized History. A state file of
+// Version is the format of a serialized History. A state file of
 // another version is refused, not guessed at.
-const HistoryVersion = 1
+const Version = 1
 
 // sizeKeepAlive: an unchanged largest-partition size is recorded again only
 // after this long. Estimates refresh every few minutes, so most cycles repeat
@@ -20,8 +21,8 @@ const HistoryVersion = 1
 // functions as steps and the series small.
 const sizeKeepAlive = 10 * time.Minute
 
-// HistoryLimits bound a History.
-type HistoryLimits struct {
+// Limits bound a History.
+type Limits struct {
 	// MaxPoints per largest-partition series; older points are thinned
 	// so that spacing grows with age (recent growth stays visible).
 	MaxPoints int `yaml:"max_points" json:"max_points"`
@@ -42,18 +43,18 @@ type HistoryLimits struct {
 	MaxKeys      int `yaml:"max_keys" json:"max_keys,omitempty"`
 }
 
-// DefaultHistoryLimits keep two weeks of size history in 96 points per table
+// DefaultLimits keep two weeks of size history in 96 points per table
 // and a 15-minute traffic window: about 3 KiB of JSON per table, plus about
 // 150 bytes per busy table per node (6 MB for 1,000 tables on 30 nodes);
 // the heatmap's 120 columns of at most 64 tables add about 10 bytes per
 // table, node and column (2.3 MB at 30 nodes).
-func DefaultHistoryLimits() HistoryLimits {
-	return HistoryLimits{MaxPoints: 96, MaxAge: 14 * 24 * time.Hour, TrafficWindow: 15 * time.Minute,
+func DefaultLimits() Limits {
+	return Limits{MaxPoints: 96, MaxAge: 14 * 24 * time.Hour, TrafficWindow: 15 * time.Minute,
 		HeatColumns: 120, HeatTables: 64, KeysPerTable: 5, KeyPoints: 48, MaxKeys: 10000}
 }
 
 // Validate checks the limits.
-func (l HistoryLimits) Validate() error {
+func (l Limits) Validate() error {
 	var errs []error
 	if l.MaxPoints < 8 || l.MaxPoints > 10000 {
 		errs = append(errs, fmt.Errorf("max_points must be in 8..10000, got %d", l.MaxPoints))
@@ -97,8 +98,8 @@ type TrafficPoint [3]int64
 // JSON-serializable and bounded by Limits. It is not safe for concurrent
 // use: record and analyze from one goroutine.
 type History struct {
-	Version int           `json:"version"`
-	Limits  HistoryLimits `json:"limits"`
+	Version int    `json:"version"`
+	Limits  Limits `json:"limits"`
 	// Sizes is keyed by model.TableKey.
 	Sizes map[string][]SizePoint `json:"sizes"`
 	// Traffic is keyed by host ID, then model.TableKey.
@@ -114,22 +115,22 @@ type History struct {
 	Disks map[string][]SizePoint `json:"disks,omitempty"`
 }
 
-// NewHistory returns an empty history with the given limits (defaults for
+// New returns an empty history with the given limits (defaults for
 // zero fields).
-func NewHistory(l HistoryLimits) *History {
-	h := &History{Version: HistoryVersion, Limits: withDefaults(l)}
+func New(l Limits) *History {
+	h := &History{Version: Version, Limits: withDefaults(l)}
 	h.init()
 	return h
 }
 
-// DecodeHistory reads a serialized History and applies limits to it.
-func DecodeHistory(data []byte, l HistoryLimits) (*History, error) {
+// Decode reads a serialized History and applies limits to it.
+func Decode(data []byte, l Limits) (*History, error) {
 	var h History
 	if err := json.Unmarshal(data, &h); err != nil {
 		return nil, fmt.Errorf("decoding history: %w", err)
 	}
-	if h.Version != HistoryVersion {
-		return nil, fmt.Errorf("history version %d is not supported (want %d)", h.Version, HistoryVersion)
+	if h.Version != Version {
+		return nil, fmt.Errorf("history version %d is not supported (want %d)", h.Version, Version)
 	}
 	h.Limits = withDefaults(l)
 	h.init()
@@ -137,8 +138,8 @@ func DecodeHistory(data []byte, l HistoryLimits) (*History, error) {
 	return &h, nil
 }
 
-func withDefaults(l HistoryLimits) HistoryLimits {
-	d := DefaultHistoryLimits()
+func withDefaults(l Limits) Limits {
+	d := DefaultLimits()
 	l.MaxPoints = cmp.Or(l.MaxPoints, d.MaxPoints)
 	l.MaxAge = cmp.Or(l.MaxAge, d.MaxAge)
 	l.TrafficWindow = cmp.Or(l.TrafficWindow, d.TrafficWindow)
@@ -152,10 +153,10 @@ func withDefaults(l HistoryLimits) HistoryLimits {
 
 func (h *History) init() {
 	if h.Version == 0 {
-		h.Version = HistoryVersion
+		h.Version = Version
 	}
-	if h.Limits == (HistoryLimits{}) {
-		h.Limits = DefaultHistoryLimits()
+	if h.Limits == (Limits{}) {
+		h.Limits = DefaultLimits()
 	}
 	if h.Sizes == nil {
 		h.Sizes = map[string][]SizePoint{}
@@ -165,20 +166,22 @@ func (h *History) init() {
 	}
 }
 
-// Record adds what s measured. Recording the same snapshot twice, or an older
-// one, changes nothing. Nodes whose traffic counters were not read this
-// cycle add no traffic points: their counters are from an earlier read.
-func (h *History) Record(s *model.Snapshot) {
+// Record adds what s measured, within its scope (scope.Of(s)): system
+// keyspaces are not recorded, and nodes whose traffic counters were not
+// read this cycle add no traffic points (their counters are from an
+// earlier read). Recording the same snapshot twice, or an older one,
+// changes nothing.
+func (h *History) Record(s *model.Snapshot, sc scope.Scope) {
 	if h == nil || s == nil || s.Taken.IsZero() {
 		return
 	}
 	h.init()
 	now := s.Taken.Unix()
-	system := systemKeyspaces(s)
+	system := sc.System
 	for key, max := range clusterMaxPartition(s, system) {
 		h.Sizes[key] = h.appendSize(h.Sizes[key], SizePoint{now, max}, now)
 	}
-	stale := staleTraffic(s)
+	stale := sc.StaleTraffic
 	h.recordKeys(s, now, system)
 	h.recordDisks(s)
 	h.recordHeat(s, now, system, stale) // before the traffic points move on to s's counters
@@ -324,9 +327,9 @@ func newestPoint(h *History) int64 {
 	return newest
 }
 
-// sizeSeries is a table's largest-partition series up to (not including)
+// SizeSeries is a table's largest-partition series up to (not including)
 // time before.
-func (h *History) sizeSeries(key string, before int64) []SizePoint {
+func (h *History) SizeSeries(key string, before int64) []SizePoint {
 	if h == nil {
 		return nil
 	}
@@ -338,9 +341,9 @@ func (h *History) sizeSeries(key string, before int64) []SizePoint {
 	return pts[:n]
 }
 
-// trafficBase is the oldest traffic point of (host, table) before time
+// TrafficBase is the oldest traffic point of (host, table) before time
 // before: the start of the rate window.
-func (h *History) trafficBase(hostID, key string, before int64) (TrafficPoint, bool) {
+func (h *History) TrafficBase(hostID, key string, before int64) (TrafficPoint, bool) {
 	if h == nil {
 		return TrafficPoint{}, false
 	}

@@ -1,4 +1,4 @@
-package analyzer
+package finding
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package analyzer
+package history
 
 import (
 	"encoding/json"
@@ -6,21 +6,46 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/scope"
 	"github.com/partmon/partmon/model"
 )
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+const mib = 1 << 20
+
+// ringSnap is a one-node ring at t0 with no table figures.
+func ringSnap() *model.Snapshot {
+	return &model.Snapshot{
+		Taken: t0, Cluster: "test", Engine: model.EngineCassandra, Version: "5.0.8",
+		Partitioner: "org.apache.cassandra.dht.Murmur3Partitioner",
+		Nodes: []model.Node{{HostID: "h01", Address: "10.0.0.1", DC: "dc1", Rack: "r1", Tokens: []int64{0},
+			Targeted: true, ReleaseVersion: "5.0.8"}},
+		PerNode: map[string]*model.NodeData{},
+	}
+}
 
 // sizeSnap is a one-node snapshot at t0+at with one table's max partition
 // size and traffic counters.
 func sizeSnap(at time.Duration, maxBytes, reads, writes int64) *model.Snapshot {
-	b := newSnap().ring("dc1", 1).keyspace("ks", simple("1"), table("t", pk("id", "text", 0)))
-	b.stats("h01", "ks", "t", model.TableStats{
-		MaxPartitionBytes: maxBytes,
-		LocalReads:        model.Ops{Count: reads},
-		LocalWrites:       model.Ops{Count: writes},
-	})
-	b.s.Taken = t0.Add(at)
-	return b.s
+	s := ringSnap()
+	s.Schema.Keyspaces = []model.Keyspace{{Name: "ks", Replication: map[string]string{
+		"class": "org.apache.cassandra.locator.SimpleStrategy", "replication_factor": "1"},
+		Tables: []model.Table{{Keyspace: "ks", Name: "t", Columns: []model.Column{{Name: "id", Type: "text", Kind: "partition_key"}}}}}}
+	ts := &model.TableStats{Keyspace: "ks", Table: "t", MaxPartitionBytes: maxBytes,
+		LocalReads: model.Ops{Count: reads}, LocalWrites: model.Ops{Count: writes}}
+	for _, o := range []*model.Ops{&ts.LocalReads, &ts.LocalWrites} {
+		if o.Count > 0 {
+			o.Rate = -1
+		}
+	}
+	s.PerNode["h01"] = &model.NodeData{HostID: "h01", Address: "10.0.0.1", Tables: map[string]*model.TableStats{"ks.t": ts}}
+	s.Taken = t0.Add(at)
+	return s
 }
+
+// record adds s to h the way Analyze does.
+func record(h *History, s *model.Snapshot) { h.Record(s, scope.Of(s)) }
 
 func TestHistoryRecordSizes(t *testing.T) {
 	cases := []struct {
@@ -46,9 +71,9 @@ func TestHistoryRecordSizes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			h := NewHistory(HistoryLimits{})
+			h := New(Limits{})
 			for _, s := range c.snaps {
-				h.Record(s)
+				record(h, s)
 			}
 			got := h.Sizes["ks.t"]
 			if len(got) != len(c.want) {
@@ -64,11 +89,11 @@ func TestHistoryRecordSizes(t *testing.T) {
 }
 
 func TestHistoryThinningKeepsBoundAndRecentDensity(t *testing.T) {
-	h := NewHistory(HistoryLimits{MaxPoints: 20, MaxAge: 30 * 24 * time.Hour, TrafficWindow: 15 * time.Minute})
+	h := New(Limits{MaxPoints: 20, MaxAge: 30 * 24 * time.Hour, TrafficWindow: 15 * time.Minute})
 	// 5-minute cycles for 3 days, a new size each time.
 	const cycles = 3 * 24 * 12
 	for i := 0; i < cycles; i++ {
-		h.Record(sizeSnap(time.Duration(i)*5*time.Minute, int64(i+1)*mib, 0, 0))
+		record(h, sizeSnap(time.Duration(i)*5*time.Minute, int64(i+1)*mib, 0, 0))
 	}
 	pts := h.Sizes["ks.t"]
 	if len(pts) != 20 {
@@ -86,18 +111,18 @@ func TestHistoryThinningKeepsBoundAndRecentDensity(t *testing.T) {
 }
 
 func TestHistoryMaxAge(t *testing.T) {
-	h := NewHistory(HistoryLimits{MaxPoints: 50, MaxAge: time.Hour, TrafficWindow: 15 * time.Minute})
-	h.Record(sizeSnap(0, 5*mib, 0, 0))
-	h.Record(sizeSnap(30*time.Minute, 6*mib, 0, 0))
-	h.Record(sizeSnap(90*time.Minute, 7*mib, 0, 0))
+	h := New(Limits{MaxPoints: 50, MaxAge: time.Hour, TrafficWindow: 15 * time.Minute})
+	record(h, sizeSnap(0, 5*mib, 0, 0))
+	record(h, sizeSnap(30*time.Minute, 6*mib, 0, 0))
+	record(h, sizeSnap(90*time.Minute, 7*mib, 0, 0))
 	got := h.Sizes["ks.t"]
 	if len(got) != 2 || got[0][1] != 6*mib {
 		t.Fatalf("points older than max_age must go: %v", got)
 	}
 	// A table gone from the snapshots disappears after max_age.
-	later := newSnap().ring("dc1", 1).s
+	later := ringSnap()
 	later.Taken = t0.Add(3 * time.Hour)
-	h.Record(later)
+	record(h, later)
 	if _, ok := h.Sizes["ks.t"]; ok {
 		t.Fatalf("series of a vanished table kept: %v", h.Sizes)
 	}
@@ -128,9 +153,9 @@ func TestHistoryTraffic(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			h := NewHistory(HistoryLimits{TrafficWindow: w})
+			h := New(Limits{TrafficWindow: w})
 			for _, r := range c.recs {
-				h.Record(sizeSnap(r.at, 0, r.reads, r.writes))
+				record(h, sizeSnap(r.at, 0, r.reads, r.writes))
 			}
 			got := h.Traffic["h01"]["ks.t"]
 			if len(got) != len(c.want) {
@@ -152,8 +177,8 @@ func TestHistorySkipsFailedNodesAndSystemTables(t *testing.T) {
 	s.PerNode["h01"].Tables["system.local"] = &model.TableStats{Keyspace: "system", Table: "local",
 		MaxPartitionBytes: 9 * mib, LocalReads: model.Ops{Count: 5}}
 	s.Sources = []model.SourceStatus{{Source: "local_read_latency", Node: "10.0.0.1", State: model.StateError, Taken: t0, LastSuccess: t0.Add(-time.Hour)}}
-	h := NewHistory(HistoryLimits{})
-	h.Record(s)
+	h := New(Limits{})
+	record(h, s)
 	if len(h.Traffic) != 0 {
 		t.Fatalf("a failed node's counters are from an earlier read; got %v", h.Traffic)
 	}
@@ -166,14 +191,14 @@ func TestHistorySkipsFailedNodesAndSystemTables(t *testing.T) {
 }
 
 func TestHistoryJSONRoundTrip(t *testing.T) {
-	h := NewHistory(HistoryLimits{})
-	h.Record(sizeSnap(0, 5*mib, 100, 10))
-	h.Record(sizeSnap(5*time.Minute, 6*mib, 200, 20))
+	h := New(Limits{})
+	record(h, sizeSnap(0, 5*mib, 100, 10))
+	record(h, sizeSnap(5*time.Minute, 6*mib, 200, 20))
 	data, err := json.Marshal(h)
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := DecodeHistory(data, HistoryLimits{})
+	back, err := Decode(data, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,19 +215,19 @@ func TestHistoryJSONRoundTrip(t *testing.T) {
 		{`{}`, "history version 0 is not supported (want 1)"},
 		{`[`, "decoding history: unexpected end of JSON input"},
 	} {
-		if _, err := DecodeHistory([]byte(bad.in), HistoryLimits{}); err == nil || err.Error() != bad.want {
+		if _, err := Decode([]byte(bad.in), Limits{}); err == nil || err.Error() != bad.want {
 			t.Errorf("DecodeHistory(%s) = %v, want %q", bad.in, err, bad.want)
 		}
 	}
 }
 
 func TestDecodeHistoryAppliesNewLimits(t *testing.T) {
-	h := NewHistory(HistoryLimits{MaxPoints: 50})
+	h := New(Limits{MaxPoints: 50})
 	for i := 0; i < 40; i++ {
-		h.Record(sizeSnap(time.Duration(i)*time.Minute, int64(i+1)*mib, 0, 0))
+		record(h, sizeSnap(time.Duration(i)*time.Minute, int64(i+1)*mib, 0, 0))
 	}
 	data, _ := json.Marshal(h)
-	back, err := DecodeHistory(data, HistoryLimits{MaxPoints: 10})
+	back, err := Decode(data, Limits{MaxPoints: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,44 +2,46 @@ package analyzer
 
 import (
 	"testing"
+
+	"github.com/partmon/partmon/analyzer/finding"
 )
 
 func TestFindingIDNamesTheProblemOnly(t *testing.T) {
 	cases := []struct {
 		kind string
 		// changes that name another problem, and changes that do not
-		differs, same []func(*Finding)
+		differs, same []func(*finding.Finding)
 	}{
 		{kind: KindOversizedPartition,
-			differs: []func(*Finding){
-				func(f *Finding) { f.Kind = KindWidePartition },
-				func(f *Finding) { f.Cluster = "c2" },
-				func(f *Finding) { f.Keyspace = "ks2" },
-				func(f *Finding) { f.Table = "t2" },
+			differs: []func(*finding.Finding){
+				func(f *finding.Finding) { f.Kind = KindWidePartition },
+				func(f *finding.Finding) { f.Cluster = "c2" },
+				func(f *finding.Finding) { f.Keyspace = "ks2" },
+				func(f *finding.Finding) { f.Table = "t2" },
 				// Field boundaries count: "ks"+"t" is not "k"+"st".
-				func(f *Finding) { f.Keyspace, f.Table = "k", "st" },
+				func(f *finding.Finding) { f.Keyspace, f.Table = "k", "st" },
 			},
-			same: []func(*Finding){
-				func(f *Finding) { f.PartitionKey = "" }, // a key list stopped naming it
-				func(f *Finding) { f.PartitionKey = "k2" },
-				func(f *Finding) { f.Node, f.DC, f.Rack = "", "", "" }, // seen by several nodes
-				func(f *Finding) { f.Node = "10.0.0.2" },
-				func(f *Finding) { f.Nodes = []NodeValue{{Node: "10.0.0.3"}} },
+			same: []func(*finding.Finding){
+				func(f *finding.Finding) { f.PartitionKey = "" }, // a key list stopped naming it
+				func(f *finding.Finding) { f.PartitionKey = "k2" },
+				func(f *finding.Finding) { f.Node, f.DC, f.Rack = "", "", "" }, // seen by several nodes
+				func(f *finding.Finding) { f.Node = "10.0.0.2" },
+				func(f *finding.Finding) { f.Nodes = []finding.NodeValue{{Node: "10.0.0.3"}} },
 			}},
 		{kind: KindHotPartition,
-			differs: []func(*Finding){func(f *Finding) { f.PartitionKey = "k2" }},
-			same:    []func(*Finding){func(f *Finding) { f.Node = "10.0.0.2" }}},
+			differs: []func(*finding.Finding){func(f *finding.Finding) { f.PartitionKey = "k2" }},
+			same:    []func(*finding.Finding){func(f *finding.Finding) { f.Node = "10.0.0.2" }}},
 		{kind: KindHotTokenRange,
-			differs: []func(*Finding){func(f *Finding) { f.DC = "dc2" }},
-			same:    []func(*Finding){func(f *Finding) { f.Node = "10.0.0.2" }, func(f *Finding) { f.PartitionKey = "" }}},
+			differs: []func(*finding.Finding){func(f *finding.Finding) { f.DC = "dc2" }},
+			same:    []func(*finding.Finding){func(f *finding.Finding) { f.Node = "10.0.0.2" }, func(f *finding.Finding) { f.PartitionKey = "" }}},
 		{kind: KindStaleData,
-			differs: []func(*Finding){func(f *Finding) { f.Node = "10.0.0.2" }, func(f *Finding) { f.DC = "dc2" }}},
+			differs: []func(*finding.Finding){func(f *finding.Finding) { f.Node = "10.0.0.2" }, func(f *finding.Finding) { f.DC = "dc2" }}},
 	}
 	for _, c := range cases {
 		t.Run(c.kind, func(t *testing.T) {
-			a := Finding{Kind: c.kind, Cluster: "c", DC: "dc1", Rack: "r1", Node: "10.0.0.1", Keyspace: "ks", Table: "t", PartitionKey: "k", Value: 1, Summary: "x"}
+			a := finding.Finding{Kind: c.kind, Cluster: "c", DC: "dc1", Rack: "r1", Node: "10.0.0.1", Keyspace: "ks", Table: "t", PartitionKey: "k", Value: 1, Summary: "x"}
 			b := a
-			b.Value, b.Threshold, b.Severity, b.Summary, b.Advice, b.Source = 2, 3, SeverityCritical, "y", "z", "s"
+			b.Value, b.Threshold, b.Severity, b.Summary, b.Advice, b.Source = 2, 3, finding.SeverityCritical, "y", "z", "s"
 			if findingID(&a) != findingID(&b) {
 				t.Fatal("ID depends on the values")
 			}
@@ -73,8 +75,8 @@ func TestFindingSaysWhatItsIDNames(t *testing.T) {
 		KindHotPartition:       {false, false},
 	}
 	for _, kind := range Kinds() {
-		f := Finding{Kind: kind, Cluster: "c", DC: "dc1", Rack: "r1", Node: "10.0.0.1", Keyspace: "ks", Table: "t", PartitionKey: "k"}
-		f.nameID()
+		f := finding.Finding{Kind: kind, Cluster: "c", DC: "dc1", Rack: "r1", Node: "10.0.0.1", Keyspace: "ks", Table: "t", PartitionKey: "k"}
+		nameID(&f)
 		if w, ok := want[kind]; ok && (f.IDNamesNode != w[0] || f.IDNamesDC != w[1]) {
 			t.Errorf("%s: names node %v, DC %v; want %v, %v", kind, f.IDNamesNode, f.IDNamesDC, w[0], w[1])
 		}

@@ -1,10 +1,11 @@
-package analyzer
+package history
 
 import (
 	"math"
 	"sort"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/internal/set"
 	"github.com/partmon/partmon/model"
 )
 
@@ -64,7 +65,7 @@ func snapshotKeys(s *model.Snapshot, system map[string]bool) map[string]map[stri
 			f = &keyFigures{}
 			m[key] = f
 		}
-		f.replicas = addSorted(f.replicas, addr)
+		f.replicas = set.AddSorted(f.replicas, addr)
 		return f
 	}
 	for host, nd := range s.PerNode {
@@ -339,21 +340,4 @@ func (h *History) KeysOf(keyspace, table string) []NamedKeySeries {
 type NamedKeySeries struct {
 	Key string `json:"key"`
 	KeySeries
-}
-
-// keyHistories copies the history's key series for the report (the
-// history goes on changing after the analysis).
-func (a *analysis) keyHistories() map[string][]NamedKeySeries {
-	out := map[string][]NamedKeySeries{}
-	for _, t := range a.tables {
-		ks := a.h.KeysOf(t.keyspace, t.name)
-		for i := range ks {
-			ks[i].Points = append([]KeyPoint(nil), ks[i].Points...)
-			ks[i].Replicas = append([]string(nil), ks[i].Replicas...)
-		}
-		if len(ks) > 0 {
-			out[t.key] = ks
-		}
-	}
-	return out
 }

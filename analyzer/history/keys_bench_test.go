@@ -1,4 +1,4 @@
-package analyzer
+package history
 
 import (
 	"encoding/json"
@@ -55,13 +55,13 @@ func TestKeyHistoryBoundAtTenThousandTables(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records 50 cycles of 10,000 tables (about 16 s): skipped by -short only")
 	}
-	h := NewHistory(HistoryLimits{})
+	h := New(Limits{})
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	m := newManyKeys(10000, 10)
 	for c := 0; c < 50; c++ {
-		h.Record(m.snapshot(c))
+		record(h, m.snapshot(c))
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
@@ -87,12 +87,12 @@ func TestKeyHistoryBoundAtTenThousandTables(t *testing.T) {
 }
 
 // BenchmarkKeyHistoryRecord: one cycle's recording at 10,000 tables of 10
-// named keys, on a full history.
+// named keys, on a full
 func BenchmarkKeyHistoryRecord(b *testing.B) {
-	h := NewHistory(HistoryLimits{})
+	h := New(Limits{})
 	m := newManyKeys(10000, 10)
 	for c := 0; c < 50; c++ {
-		h.Record(m.snapshot(c))
+		record(h, m.snapshot(c))
 	}
 	snaps := make([]*model.Snapshot, b.N)
 	for i := range snaps {
@@ -100,6 +100,6 @@ func BenchmarkKeyHistoryRecord(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		h.Record(snaps[i])
+		record(h, snaps[i])
 	}
 }

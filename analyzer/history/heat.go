@@ -1,4 +1,4 @@
-package analyzer
+package history
 
 import (
 	"math"
@@ -28,33 +28,33 @@ type HeatColumn struct {
 	// none, or was not among the busiest HeatTables), by model.TableKey.
 	Tables map[string]HeatRates `json:"tables"`
 	// Keys are the hot keys the snapshot's samplers name for those tables,
-	// the most counted first, at most heatKeys a table.
+	// the most counted first, at most HeatKeys a table.
 	Keys map[string][]string `json:"keys,omitempty"`
 }
 
-// heatKeys bounds the hot keys a column keeps per table.
-const heatKeys = 3
+// HeatKeys bounds the hot keys a column keeps per table.
+const HeatKeys = 3
 
 // HeatRates are one table's local reads and writes per second on each node
-// (indexed like Heat.Nodes; shorter slices end in unknowns), noRate where
+// (indexed like Heat.Nodes; shorter slices end in unknowns), NoRate where
 // the node gave no rate: not read, restarted (its counter went down) or new.
 type HeatRates struct {
 	Reads  []float64 `json:"r"`
 	Writes []float64 `json:"w"`
 }
 
-// noRate marks a node without a rate in a column (JSON has no NaN).
-const noRate = -1
+// NoRate marks a node without a rate in a column (JSON has no NaN).
+const NoRate = -1
 
-// rate is the node's rate at index i, noRate beyond the slice.
-func rateAt(rates []float64, i int) float64 {
+// rate is the node's rate at index i, NoRate beyond the slice.
+func RateAt(rates []float64, i int) float64 {
 	if i < len(rates) {
 		return rates[i]
 	}
-	return noRate
+	return NoRate
 }
 
-func (h *Heat) nodeIndex(hostID string) int {
+func (h *Heat) NodeIndex(hostID string) int {
 	for i, id := range h.Nodes {
 		if id == hostID {
 			return i
@@ -86,7 +86,7 @@ func (h *History) recordHeat(s *model.Snapshot, now int64, system, stale map[str
 		if nd == nil || stale[hostID] {
 			continue
 		}
-		i := heat.nodeIndex(hostID)
+		i := heat.NodeIndex(hostID)
 		for key, ts := range nd.Tables {
 			if ts == nil || system[ts.Keyspace] {
 				continue
@@ -94,14 +94,14 @@ func (h *History) recordHeat(s *model.Snapshot, now int64, system, stale map[str
 			r, w := h.stepRates(hostID, key, ts, now)
 			rates := col.Tables[key]
 			for len(rates.Reads) <= i {
-				rates.Reads, rates.Writes = append(rates.Reads, noRate), append(rates.Writes, noRate)
+				rates.Reads, rates.Writes = append(rates.Reads, NoRate), append(rates.Writes, NoRate)
 			}
 			rates.Reads[i], rates.Writes[i] = r, w
 			col.Tables[key] = rates
 		}
 	}
 	for key, rates := range col.Tables {
-		if busiest(rates) <= 0 { // idle tables cost nothing to store
+		if Busiest(rates) <= 0 { // idle tables cost nothing to store
 			delete(col.Tables, key)
 		}
 	}
@@ -114,7 +114,7 @@ func (h *History) recordHeat(s *model.Snapshot, now int64, system, stale map[str
 }
 
 // stepRates are the node's read and write rates on the table since its
-// last traffic point; noRate without one (unless the node has served the
+// last traffic point; NoRate without one (unless the node has served the
 // table nothing since it started: then 0), or when a counter went down.
 func (h *History) stepRates(hostID, key string, ts *model.TableStats, now int64) (float64, float64) {
 	pts := h.Traffic[hostID][key]
@@ -122,12 +122,12 @@ func (h *History) stepRates(hostID, key string, ts *model.TableStats, now int64)
 		if ts.LocalReads.Count == 0 && ts.LocalWrites.Count == 0 {
 			return 0, 0
 		}
-		return noRate, noRate
+		return NoRate, NoRate
 	}
 	last := pts[len(pts)-1]
 	span := float64(now - last[0])
 	if span <= 0 || ts.LocalReads.Count < last[1] || ts.LocalWrites.Count < last[2] {
-		return noRate, noRate
+		return NoRate, NoRate
 	}
 	return float64(ts.LocalReads.Count-last[1]) / span, float64(ts.LocalWrites.Count-last[2]) / span
 }
@@ -166,7 +166,7 @@ func sampledKeys(s *model.Snapshot, tables map[string]HeatRates) map[string][]st
 			}
 			return keys[i] < keys[j]
 		})
-		out[table] = keys[:min(len(keys), heatKeys)]
+		out[table] = keys[:min(len(keys), HeatKeys)]
 	}
 	return out
 }
@@ -180,7 +180,7 @@ func mergeKeys(a, b map[string][]string) map[string][]string {
 	for _, m := range []map[string][]string{a, b} {
 		for table, keys := range m {
 			for _, k := range keys {
-				if len(out[table]) < heatKeys && !hasKey(out[table], k) {
+				if len(out[table]) < HeatKeys && !hasKey(out[table], k) {
 					out[table] = append(out[table], k)
 				}
 			}
@@ -198,11 +198,11 @@ func hasKey(list []string, s string) bool {
 	return false
 }
 
-// busiest is the table's largest known rate sum in the column: its traffic.
-func busiest(r HeatRates) float64 {
+// Busiest is the table's largest known rate sum in the column: its traffic.
+func Busiest(r HeatRates) float64 {
 	var sum float64
 	for i := range r.Reads {
-		sum += max(0, r.Reads[i]) + max(0, rateAt(r.Writes, i))
+		sum += max(0, r.Reads[i]) + max(0, RateAt(r.Writes, i))
 	}
 	return sum
 }
@@ -216,7 +216,7 @@ func capTables(tables map[string]HeatRates, limit int) {
 	traffic := make(map[string]float64, len(tables))
 	for k, r := range tables {
 		keys = append(keys, k)
-		traffic[k] = busiest(r)
+		traffic[k] = Busiest(r)
 	}
 	sort.Slice(keys, func(i, j int) bool {
 		if bi, bj := traffic[keys[i]], traffic[keys[j]]; bi != bj {
@@ -273,13 +273,13 @@ func rateOrZero(rates []float64, i int, present bool) float64 {
 	if !present {
 		return 0
 	}
-	return rateAt(rates, i)
+	return RateAt(rates, i)
 }
 
 func weighted(ra, da, rb, db float64) float64 {
 	switch {
 	case ra < 0 && rb < 0:
-		return noRate
+		return NoRate
 	case ra < 0 || da <= 0:
 		return rb
 	case rb < 0 || db <= 0:
@@ -332,7 +332,7 @@ func (h *Heat) compactNodes() {
 	for _, c := range h.Columns {
 		for _, r := range c.Tables {
 			for i := range r.Reads {
-				if i < len(used) && (r.Reads[i] >= 0 || rateAt(r.Writes, i) >= 0) {
+				if i < len(used) && (r.Reads[i] >= 0 || RateAt(r.Writes, i) >= 0) {
 					used[i] = true
 				}
 			}
@@ -356,7 +356,7 @@ func (h *Heat) compactNodes() {
 		for key, r := range c.Tables {
 			m := HeatRates{Reads: make([]float64, len(keep)), Writes: make([]float64, len(keep))}
 			for j, i := range keep {
-				m.Reads[j], m.Writes[j] = rateAt(r.Reads, i), rateAt(r.Writes, i)
+				m.Reads[j], m.Writes[j] = RateAt(r.Reads, i), RateAt(r.Writes, i)
 			}
 			c.Tables[key] = m
 		}

@@ -1,10 +1,10 @@
-package analyzer
+package history
 
 import "github.com/partmon/partmon/model"
 
-// dataDiskSource is the collector source whose figures the disk history
+// DataDiskSource is the collector source whose figures the disk history
 // records (collector/data_disk.go).
-const dataDiskSource = "data_disk"
+const DataDiskSource = "data_disk"
 
 // recordDisks adds each node's data-directory bytes (model.DataDisk) at the
 // time the data_disk source read them: a node whose read failed adds no
@@ -17,16 +17,16 @@ func (h *History) recordDisks(s *model.Snapshot) {
 		if h.Disks == nil {
 			h.Disks = map[string][]SizePoint{}
 		}
-		at := dataDiskReadAt(s, nd.Address)
+		at := DataDiskReadAt(s, nd.Address)
 		h.Disks[hostID] = h.appendSize(h.Disks[hostID], SizePoint{at, nd.DataDisk.UsedBytes}, at)
 	}
 }
 
-// dataDiskReadAt is when the data_disk source last read the node (unix
+// DataDiskReadAt is when the data_disk source last read the node (unix
 // seconds): its last success, else the snapshot's time.
-func dataDiskReadAt(s *model.Snapshot, address string) int64 {
+func DataDiskReadAt(s *model.Snapshot, address string) int64 {
 	for _, st := range s.Sources {
-		if st.Source == dataDiskSource && st.Node == address && !st.LastSuccess.IsZero() {
+		if st.Source == DataDiskSource && st.Node == address && !st.LastSuccess.IsZero() {
 			return st.LastSuccess.Unix()
 		}
 	}
@@ -42,19 +42,4 @@ func (h *History) pruneDisks(oldest int64) {
 			h.Disks[host] = pts
 		}
 	}
-}
-
-// diskPointsNow is a node's recorded data-directory bytes before the
-// current read, then the current read.
-func (a *analysis) diskPointsNow(hostID string, nd *model.NodeData) []SizePoint {
-	at := dataDiskReadAt(a.s, nd.Address)
-	var pts []SizePoint
-	if a.h != nil {
-		for _, p := range a.h.Disks[hostID] {
-			if p[0] < at {
-				pts = append(pts, p)
-			}
-		}
-	}
-	return append(pts, SizePoint{at, nd.DataDisk.UsedBytes})
 }
