@@ -39,7 +39,9 @@ func TestHeatCellsOnlyForTheTablesDrawn(t *testing.T) {
 	withCells, want := 0, 0.0
 	for _, m := range r.Heat.Maps[1:] {
 		var i int
-		fmt.Sscanf(m.Table, "t%d", &i)
+		if _, err := fmt.Sscanf(m.Table, "t%d", &i); err != nil {
+			t.Fatalf("heat map table %q: %v", m.Table, err)
+		}
 		busiest := i >= n-HeatTableMaps
 		if (len(m.Nodes) > 0) != busiest {
 			t.Errorf("%s (%v ops/s on each node): cells %v, want %v", m.Table, i+1, len(m.Nodes) > 0, busiest)

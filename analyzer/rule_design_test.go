@@ -21,7 +21,7 @@ func TestRuleLowCardinalityKey(t *testing.T) {
 		counted          *int64 // nodetool tablestats' distinct keys; nil not read
 	}
 	n := func(v int64) *int64 { return &v }
-	// KillrVideo's latest_videos as truth run 7's daemon saw it: 7 day keys,
+	// KillrVideo's latest_videos as the truth corpus's daemon saw it: 7 day keys,
 	// RF 1, today's partition flushed again and again, so the mean fragment
 	// fell to ~190 KiB while each node's key estimate sits at its floor
 	// (128 per sstable): the bytes bound passes the 300 limit.

@@ -143,7 +143,7 @@ func TestRuleHotPartition(t *testing.T) {
 			inText: []string{"key hot takes 26 % of ks.t's sampled reads on 10.0.0.1", "a sample that size assures 25 %",
 				"2,600 ± 0 of 10,000 operations, sampler total", "260 ops/s", "spread key hot over 2 suffix buckets"}},
 		{name: "error bound counts against the key", count: 2620, err: 40, total: 10000, window: 10},
-		// Truth run 4's false key: 15 of 60 writes is 25 %, and assures 16 %.
+		// A key once found falsely hot by the truth corpus: 15 of 60 writes is 25 %, and assures 16 %.
 		{name: "a small sample at the warning share", count: 15, total: 60, window: 10},
 		{name: "a small sample above critical, assured only above warning", count: 33, total: 60, window: 10, wantSev: finding.SeverityWarning, wantShare: 0.55,
 			inText: []string{"takes 55 %", "assures 42 %"}},

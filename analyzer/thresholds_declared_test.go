@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -48,6 +49,11 @@ func TestSecondDeclarationsAreFound(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "x.go"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A setting of its own that shares the name is not a threshold typed again.
+	own := "package y\n\ntype C struct {\n\tTopK int `yaml:\"top_k\"`\n}\n\nvar path = \"top_k\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "y.go"), []byte(own), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	got := secondDeclarations(t, dir, map[string]int{"top_k": 1})
 	if len(got) != 2 {
 		t.Fatalf("found %q, want the literal and the key", got)
@@ -72,8 +78,9 @@ func secondDeclarations(t *testing.T, root string, keys map[string]int) []string
 		}
 		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
 		if err != nil {
-			return nil // not ours to judge (a file in progress)
+			return nil //nolint:nilerr // not ours to judge (a file in progress)
 		}
+		own := ownSettings(f)
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.CompositeLit:
@@ -81,7 +88,9 @@ func secondDeclarations(t *testing.T, root string, keys map[string]int) []string
 					out = append(out, path+": a Thresholds literal declares values again: start from DefaultThresholds()")
 				}
 			case *ast.BasicLit:
-				if s, err := strconv.Unquote(n.Value); err == nil && n.Kind == token.STRING && keys[strings.TrimPrefix(s, "thresholds.")] > 0 {
+				// A bare key that is also a yaml key of the file's own structs is
+				// that file's setting (the nodetool sampler's top_k), not a threshold.
+				if s, err := strconv.Unquote(n.Value); err == nil && n.Kind == token.STRING && keys[strings.TrimPrefix(s, "thresholds.")] > 0 && !own[s] {
 					out = append(out, path+": the threshold key "+strconv.Quote(s)+" typed again: read it from the thresholds table")
 				}
 			}
@@ -93,6 +102,23 @@ func secondDeclarations(t *testing.T, root string, keys map[string]int) []string
 		t.Fatal(err)
 	}
 	return out
+}
+
+// ownSettings are the yaml keys the file's own struct fields are tagged with.
+func ownSettings(f *ast.File) map[string]bool {
+	own := map[string]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if field, ok := n.(*ast.Field); ok && field.Tag != nil {
+			if tag, err := strconv.Unquote(field.Tag.Value); err == nil {
+				name, _, _ := strings.Cut(reflect.StructTag(tag).Get("yaml"), ",")
+				if name != "" {
+					own[name] = true
+				}
+			}
+		}
+		return true
+	})
+	return own
 }
 
 func isThresholdsType(e ast.Expr) bool {

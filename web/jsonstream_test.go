@@ -30,7 +30,7 @@ func TestWriteCompactJSON(t *testing.T) {
 		Nil      []int             `json:"nil"`
 		Bytes    []byte            `json:"bytes"`
 		Hidden   string            `json:"-"`
-		Dash     string            `json:"-,"`
+		Dash     string            `json:"-,"` //nolint:staticcheck // SA5008: a field named "-" is the case under test
 		Untagged float64           // its Go name
 		Ptr      *int              `json:"ptr,omitempty"`
 		Map      map[string]int    `json:"map,omitempty"`

@@ -236,7 +236,8 @@ func keyedErrors[T any](section string, err error) error {
 	keys := yamlKeys(reflect.TypeFor[T]())
 	var out []error
 	for _, e := range configerr.Split(err) {
-		if _, ok := e.(configerr.Pathed); ok {
+		var pathed configerr.Pathed
+		if errors.As(e, &pathed) {
 			out = append(out, configerr.Under(section, e))
 			continue
 		}

@@ -107,8 +107,8 @@ func nameFlags(err error) error {
 		return err
 	}
 	for _, e := range ce.Errs {
-		p, ok := e.(*configerr.Problem)
-		if !ok {
+		var p *configerr.Problem
+		if !errors.As(e, &p) {
 			continue
 		}
 		for key, flag := range keyFlags {

@@ -67,9 +67,11 @@ func Under(prefix string, err error) error {
 	for _, e := range Split(err) {
 		path, msg := "", e.Error()
 		line := 0
-		if p, ok := e.(Pathed); ok {
+		var p Pathed
+		if errors.As(e, &p) {
 			path, msg = p.ConfigField()
-			if pr, ok := e.(*Problem); ok {
+			var pr *Problem
+			if errors.As(e, &pr) {
 				line = pr.Line
 			}
 		}
