@@ -28,7 +28,7 @@ func TestParseFloor(t *testing.T) {
 		{mode: "default", opSet: true, ops: 2, want: onlyOps},
 		{mode: "off", diskSet: true, disk: 1, err: "--floor off has none"},
 		{mode: "on", err: `--floor "on"`},
-		{mode: "default", diskSet: true, disk: -1, err: "must be finite and not negative"},
+		{mode: "default", diskSet: true, disk: -1, err: "disk_bytes: must not be negative"},
 	} {
 		got, err := ParseFloor(tc.mode, tc.diskSet, tc.disk, tc.opSet, tc.ops)
 		if tc.err != "" {
