@@ -198,9 +198,9 @@ func TestHeatLimitsValidate(t *testing.T) {
 		want            string
 	}{
 		{0, 0, ""}, {8, 1, ""}, {1000, 1000, ""},
-		{7, 64, "heat_columns must be in 8..1000, got 7"},
-		{120, 1001, "heat_tables must be in 1..1000, got 1001"},
-		{-1, 64, "heat_columns must be in 8..1000, got -1"},
+		{7, 64, "heat_columns: must be in 8..1000, got 7"},
+		{120, 1001, "heat_tables: must be in 1..1000, got 1001"},
+		{-1, 64, "heat_columns: must be in 8..1000, got -1"},
 	}
 	for _, c := range cases {
 		l := history.DefaultLimits()

@@ -2,13 +2,13 @@ package analyzer
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"reflect"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/partmon/partmon/internal/configerr"
 	"github.com/partmon/partmon/internal/format"
 )
 
@@ -395,7 +395,7 @@ func (t Thresholds) Validate() error {
 		v := s.value(t)
 		values[s.key] = v
 		if msg := s.check.problem(v, s.show(v)); msg != "" {
-			errs = append(errs, fmt.Errorf("%s %s", s.key, msg))
+			errs = append(errs, configerr.Field(s.key, "%s", msg))
 		}
 	}
 	for _, p := range orderedPairs() {
@@ -405,10 +405,10 @@ func (t Thresholds) Validate() error {
 		}
 		spec := specOf(p[0])
 		if spec.unit == thresholdSeconds {
-			errs = append(errs, fmt.Errorf("%s (%s) must not be longer than %s (%s)", p[0], spec.show(lo), p[1], spec.show(hi)))
+			errs = append(errs, configerr.Field(p[0], "(%s) must not be longer than %s (%s)", spec.show(lo), p[1], spec.show(hi)))
 			continue
 		}
-		errs = append(errs, fmt.Errorf("%s (%s) must not be above %s (%s)", p[0], spec.show(lo), p[1], spec.show(hi)))
+		errs = append(errs, configerr.Field(p[0], "(%s) must not be above %s (%s)", spec.show(lo), p[1], spec.show(hi)))
 	}
 	return errors.Join(errs...)
 }

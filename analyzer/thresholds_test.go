@@ -24,42 +24,42 @@ func TestThresholdsValidate(t *testing.T) {
 		want   []string // exact messages, in order
 	}{
 		{"warning above critical", func(th *Thresholds) { th.PartitionWarningBytes = 200 * mib },
-			[]string{"partition_warning_bytes (200 MiB, 209715200 bytes) must not be above partition_critical_bytes (100 MiB, 104857600 bytes)"}},
+			[]string{"partition_warning_bytes: (200 MiB, 209715200 bytes) must not be above partition_critical_bytes (100 MiB, 104857600 bytes)"}},
 		{"large counts in plain decimals", func(th *Thresholds) { th.PartitionRowsWarning = 20_000_000 },
-			[]string{"partition_rows_warning (20000000) must not be above partition_rows_critical (1000000)"}},
+			[]string{"partition_rows_warning: (20000000) must not be above partition_rows_critical (1000000)"}},
 		{"a small size in bytes", func(th *Thresholds) { th.LowCardinalityMinTableBytes = -512 },
-			[]string{"low_cardinality_min_table_bytes must be positive, got -512"}},
+			[]string{"low_cardinality_min_table_bytes: must be positive, got -512"}},
 		{"zero size", func(th *Thresholds) { th.PartitionWarningBytes = 0 },
-			[]string{"partition_warning_bytes must be positive, got 0"}},
+			[]string{"partition_warning_bytes: must be positive, got 0"}},
 		{"equal levels are fine", func(th *Thresholds) { th.LoadSkewCritical = th.LoadSkewWarning }, nil},
 		{"skew of 1 is fair, not a threshold", func(th *Thresholds) { th.OwnershipSkewWarning = 1 },
-			[]string{"ownership_skew_warning must be above 1, got 1"}},
+			[]string{"ownership_skew_warning: must be above 1, got 1"}},
 		{"ratio above 1", func(th *Thresholds) { th.TombstoneRatioCritical = 1.5 },
-			[]string{"tombstone_ratio_critical must be in (0, 1], got 1.5"}},
+			[]string{"tombstone_ratio_critical: must be in (0, 1], got 1.5"}},
 		{"share of 1 allowed", func(th *Thresholds) { th.HotKeyShareCritical = 1 }, nil},
 		{"negative floor", func(th *Thresholds) { th.TrafficFloorOpsPerSecond = -1 },
-			[]string{"traffic_floor_ops_per_second must be positive, got -1"}},
+			[]string{"traffic_floor_ops_per_second: must be positive, got -1"}},
 		{"forecast horizons swapped", func(th *Thresholds) { th.ForecastCritical = 30 * 24 * time.Hour },
-			[]string{"forecast_critical (720h0m0s) must not be longer than forecast_warning (168h0m0s)"}},
+			[]string{"forecast_critical: (720h0m0s) must not be longer than forecast_warning (168h0m0s)"}},
 		{"two points cannot be robust", func(th *Thresholds) { th.ForecastMinPoints = 2 },
-			[]string{"forecast_min_points must be at least 3, got 2"}},
+			[]string{"forecast_min_points: must be at least 3, got 2"}},
 		{"stale never", func(th *Thresholds) { th.StaleAfter = 0 },
-			[]string{"stale_after must be positive, got 0s"}},
+			[]string{"stale_after: must be positive, got 0s"}},
 		{"stale critical before its warning", func(th *Thresholds) { th.StaleAfter = 3 * time.Hour },
 			[]string{
-				"stale_after (3h0m0s) must not be longer than cycle_stale_critical_after (1h0m0s)",
-				"stale_after (3h0m0s) must not be longer than node_data_stale_critical_after (2h0m0s)",
+				"stale_after: (3h0m0s) must not be longer than cycle_stale_critical_after (1h0m0s)",
+				"stale_after: (3h0m0s) must not be longer than node_data_stale_critical_after (2h0m0s)",
 			}},
 		{"cycle stale critical never", func(th *Thresholds) { th.CycleStaleCriticalAfter = 0 },
-			[]string{"cycle_stale_critical_after must be positive, got 0s", "stale_after (15m0s) must not be longer than cycle_stale_critical_after (0s)"}},
+			[]string{"cycle_stale_critical_after: must be positive, got 0s", "stale_after: (15m0s) must not be longer than cycle_stale_critical_after (0s)"}},
 		{"top_k bounds", func(th *Thresholds) { th.TopK = 0 },
-			[]string{"top_k must be in 1..1000, got 0"}},
+			[]string{"top_k: must be in 1..1000, got 0"}},
 		{"several at once", func(th *Thresholds) {
 			th.PartitionRowsWarning = -5
 			th.TombstoneRatioMinPerRead = -1
 		}, []string{
-			"partition_rows_warning must be positive, got -5",
-			"tombstone_ratio_min_per_read must not be negative, got -1",
+			"partition_rows_warning: must be positive, got -5",
+			"tombstone_ratio_min_per_read: must not be negative, got -1",
 		}},
 	}
 	for _, c := range cases {
@@ -89,7 +89,7 @@ func TestHistoryLimitsValidate(t *testing.T) {
 	}
 	l := history.DefaultLimits()
 	l.MaxPoints, l.TrafficWindow = 4, 20*24*time.Hour
-	want := "max_points must be in 8..10000, got 4\ntraffic_window (480h0m0s) must not be longer than max_age (336h0m0s)"
+	want := "max_points: must be in 8..10000, got 4\ntraffic_window: (480h0m0s) must not be longer than max_age (336h0m0s)"
 	if err := l.Validate(); err == nil || err.Error() != want {
 		t.Fatalf("got %v, want %q", err, want)
 	}

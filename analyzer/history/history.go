@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/partmon/partmon/analyzer/scope"
+	"github.com/partmon/partmon/internal/configerr"
 	"github.com/partmon/partmon/model"
 )
 
@@ -57,31 +58,31 @@ func DefaultLimits() Limits {
 func (l Limits) Validate() error {
 	var errs []error
 	if l.MaxPoints < 8 || l.MaxPoints > 10000 {
-		errs = append(errs, fmt.Errorf("max_points must be in 8..10000, got %d", l.MaxPoints))
+		errs = append(errs, configerr.Field("max_points", "must be in 8..10000, got %d", l.MaxPoints))
 	}
 	if l.MaxAge < time.Hour {
-		errs = append(errs, fmt.Errorf("max_age must be at least 1h, got %s", l.MaxAge))
+		errs = append(errs, configerr.Field("max_age", "must be at least 1h, got %s", l.MaxAge))
 	}
 	if l.TrafficWindow < time.Minute {
-		errs = append(errs, fmt.Errorf("traffic_window must be at least 1m, got %s", l.TrafficWindow))
+		errs = append(errs, configerr.Field("traffic_window", "must be at least 1m, got %s", l.TrafficWindow))
 	}
 	if l.HeatColumns != 0 && (l.HeatColumns < 8 || l.HeatColumns > 1000) {
-		errs = append(errs, fmt.Errorf("heat_columns must be in 8..1000, got %d", l.HeatColumns))
+		errs = append(errs, configerr.Field("heat_columns", "must be in 8..1000, got %d", l.HeatColumns))
 	}
 	if l.HeatTables != 0 && (l.HeatTables < 1 || l.HeatTables > 1000) {
-		errs = append(errs, fmt.Errorf("heat_tables must be in 1..1000, got %d", l.HeatTables))
+		errs = append(errs, configerr.Field("heat_tables", "must be in 1..1000, got %d", l.HeatTables))
 	}
 	if l.KeysPerTable != 0 && (l.KeysPerTable < 1 || l.KeysPerTable > 100) {
-		errs = append(errs, fmt.Errorf("keys_per_table must be in 1..100, got %d", l.KeysPerTable))
+		errs = append(errs, configerr.Field("keys_per_table", "must be in 1..100, got %d", l.KeysPerTable))
 	}
 	if l.KeyPoints != 0 && (l.KeyPoints < 8 || l.KeyPoints > 1000) {
-		errs = append(errs, fmt.Errorf("key_points must be in 8..1000, got %d", l.KeyPoints))
+		errs = append(errs, configerr.Field("key_points", "must be in 8..1000, got %d", l.KeyPoints))
 	}
 	if l.MaxKeys != 0 && (l.MaxKeys < 1 || l.MaxKeys > 1000000) {
-		errs = append(errs, fmt.Errorf("max_keys must be in 1..1000000, got %d", l.MaxKeys))
+		errs = append(errs, configerr.Field("max_keys", "must be in 1..1000000, got %d", l.MaxKeys))
 	}
 	if l.MaxAge > 0 && l.TrafficWindow > l.MaxAge {
-		errs = append(errs, fmt.Errorf("traffic_window (%s) must not be longer than max_age (%s)", l.TrafficWindow, l.MaxAge))
+		errs = append(errs, configerr.Field("traffic_window", "(%s) must not be longer than max_age (%s)", l.TrafficWindow, l.MaxAge))
 	}
 	return errors.Join(errs...)
 }

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -176,12 +174,12 @@ func (c *Config) validateScoped(doc *configerr.Doc, name string, scope fileScope
 			add(configerr.Field("collector.sources."+src+".schedule", "%v", err))
 		}
 	}
-	add(keyedErrors[analyzer.Thresholds]("thresholds", c.Thresholds.Validate()))
+	add(configerr.Under("thresholds", c.Thresholds.Validate()))
 	// The analysis queries nothing (it reads the last snapshot): no floor.
 	if err := parseCronSpec(c.Analysis.Schedule); err != nil {
 		add(configerr.Field("analysis.schedule", "%q: %v", c.Analysis.Schedule, err))
 	}
-	add(keyedErrors[history.Limits]("analysis.history", c.Analysis.History.Validate()))
+	add(configerr.Under("analysis.history", c.Analysis.History.Validate()))
 	add(configerr.Under("analysis.history", historyFitsStateFile(c)))
 	if len(c.Web.ListenAddresses) == 0 {
 		add(configerr.Field("web.listen_addresses", "must name at least one address (e.g. :9808)"))
@@ -224,45 +222,6 @@ func (c *Config) validateScoped(doc *configerr.Doc, name string, scope fileScope
 		add(configerr.Field("keys.mode", "hashed needs keys.secret_file, or state.file to keep a generated secret beside it"))
 	}
 	return doc.Report(name, errs...)
-}
-
-// keyedErrors places at section.key the errors of a validator (the
-// analyzer's Thresholds and HistoryLimits) that names the key T reads as
-// the first word of each message ("top_k must be in 1..1000, got 0"):
-// the key is matched whole against T's yaml keys, never searched for in
-// the text. Errors already naming their path (configerr.Pathed, relative
-// to the section) are placed Under it; any other is about the section.
-func keyedErrors[T any](section string, err error) error {
-	keys := yamlKeys(reflect.TypeFor[T]())
-	var out []error
-	for _, e := range configerr.Split(err) {
-		var pathed configerr.Pathed
-		if errors.As(e, &pathed) {
-			out = append(out, configerr.Under(section, e))
-			continue
-		}
-		msg := e.Error()
-		first, rest, _ := strings.Cut(msg, " ")
-		if slices.Contains(keys, first) && rest != "" {
-			out = append(out, configerr.Field(section+"."+first, "%s", rest))
-			continue
-		}
-		out = append(out, configerr.Field(section, "%s", msg))
-	}
-	return errors.Join(out...)
-}
-
-// yamlKeys are the keys struct t reads from YAML.
-func yamlKeys(t reflect.Type) []string {
-	var keys []string
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if f.IsExported() && name != "" && name != "-" {
-			keys = append(keys, name)
-		}
-	}
-	return keys
 }
 
 // webAccess is who may reach which endpoint (web.Access).

@@ -116,10 +116,12 @@ func (d *Doc) Report(file string, errs ...error) error {
 	for _, err := range errs {
 		for _, e := range Split(err) {
 			p := &Problem{Msg: e.Error()}
-			if pr, ok := e.(*Problem); ok {
+			var pr *Problem
+			var pd Pathed
+			if errors.As(e, &pr) {
 				cp := *pr
 				p = &cp
-			} else if pd, ok := e.(Pathed); ok {
+			} else if errors.As(e, &pd) {
 				p.Path, p.Msg = pd.ConfigField()
 			}
 			if p.Line == 0 {
@@ -132,8 +134,8 @@ func (d *Doc) Report(file string, errs ...error) error {
 		return nil
 	}
 	key := func(e error) int {
-		if l := e.(*Problem).Line; l > 0 {
-			return l
+		if p := (*Problem)(nil); errors.As(e, &p) && p.Line > 0 {
+			return p.Line
 		}
 		return int(^uint(0) >> 1)
 	}
