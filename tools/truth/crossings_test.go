@@ -30,7 +30,7 @@ func TestValidateGuardrails(t *testing.T) {
 		{"not a size", func(s *Scenario) { s.Guardrails["partition_size_warn_threshold"] = "16 MB" }, "want a cassandra.yaml"},
 		{"key not grown", func(s *Scenario) { s.Crossings[0].Partition = 4 }, "does not grow"},
 		{"partition out of range", func(s *Scenario) { s.Crossings[0].Partition = 10 }, "partition in range"},
-		{"other guardrail", func(s *Scenario) { s.Crossings[0].Guardrail = "collection_size" }, "want guardrail"},
+		{"other guardrail", func(s *Scenario) { s.Crossings[0].Guardrail = "page_size" }, "want guardrail"},
 		{"bad level", func(s *Scenario) { s.Crossings[0].Level = "error" }, "level warn or fail"},
 		{"level not set", func(s *Scenario) { delete(s.Guardrails, "partition_size_warn_threshold") }, "does not set partition_size_warn_threshold"},
 		{"no tolerance", func(s *Scenario) { s.Crossings[0].Tolerance = 0 }, "positive tolerance"},
@@ -153,7 +153,7 @@ func TestJudgeCrossings(t *testing.T) {
 			if c.noLog {
 				logs = nil
 			}
-			res, falses := judgeCrossings([]*Scenario{sc, good}, keyOf, c.samples, logs)
+			res, falses := judgeCrossings([]*Scenario{sc, good}, keyOf, nil, c.samples, logs)
 			if len(res) != 1 {
 				t.Fatalf("%d results, want 1", len(res))
 			}
