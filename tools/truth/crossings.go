@@ -19,19 +19,19 @@ import (
 // forecast (At) or a crossing partmon measured (Crossed). Seen is when the
 // runner first read it, the forecast's "made at".
 type ForecastSample struct {
-	Seen      time.Time `json:"seen"`
-	Keyspace  string    `json:"keyspace"`
-	Table     string    `json:"table"`
-	Key       string    `json:"key,omitempty"` // empty: the table's largest partition, or a write guardrail's column
+	Seen     time.Time `json:"seen"`
+	Keyspace string    `json:"keyspace"`
+	Table    string    `json:"table"`
+	Key      string    `json:"key,omitempty"` // empty: the table's largest partition, or a write guardrail's column
 	// Column is a write guardrail's column (Cassandra's lines name no key).
-	Column    string    `json:"column,omitempty"`
-	Guardrail string    `json:"guardrail"`
-	Level     string    `json:"level"`
-	Current   float64   `json:"current"`
-	Crossed   bool      `json:"crossed"`
-	At        int64     `json:"at,omitempty"`
-	Earliest  int64     `json:"earliest,omitempty"`
-	Latest    int64     `json:"latest,omitempty"`
+	Column    string  `json:"column,omitempty"`
+	Guardrail string  `json:"guardrail"`
+	Level     string  `json:"level"`
+	Current   float64 `json:"current"`
+	Crossed   bool    `json:"crossed"`
+	At        int64   `json:"at,omitempty"`
+	Earliest  int64   `json:"earliest,omitempty"`
+	Latest    int64   `json:"latest,omitempty"`
 }
 
 // LoggedCrossing is the first line in which Cassandra logged a key past a

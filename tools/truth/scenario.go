@@ -67,8 +67,8 @@ type Scenario struct {
 	// CollectionWrites rewrite one row's collection during the daemon
 	// phase through an ordinary role (collections.go).
 	CollectionWrites []CollectionWrite `yaml:"collection_writes"`
-	Expect      []Expectation     `yaml:"expect"`
-	Allow       []Expectation     `yaml:"allow"`
+	Expect           []Expectation     `yaml:"expect"`
+	Allow            []Expectation     `yaml:"allow"`
 	// Decided are the judgements partmon's evidence settles for a table
 	// (the schema, or a bound the sources give): a "<kind> of <table>
 	// unknown" note on one is a defect, as a false finding is.
