@@ -422,10 +422,15 @@ func (r *runner) daemon(ctx context.Context, wl *Workload) error {
 	growCtx, stopGrow := context.WithCancel(ctx)
 	defer stopGrow()
 	wl.grow(growCtx, r.c, r.tables, r.scs, r.sessions[""], r.logf)
-	waitWriters := r.startCollectionWrites(growCtx)
-	if err := d.WaitReady(ctx, 5*time.Minute); err != nil {
+	// The first cycle waits for every source; at load 50 on 2 cores its
+	// nodetool sources alone took 7.5 minutes (three timed out at 2).
+	if err := d.WaitReady(ctx, 10*time.Minute); err != nil {
 		return err
 	}
+	// A collection reaches its fail level minutes after its first write
+	// and partmon forecasts from the warnings it reads: the writes start
+	// once partmon runs, or the refusal can come before its first report.
+	waitWriters := r.startCollectionWrites(growCtx)
 	r.logf("partmon run is ready; running for %s with history", r.opt.DaemonFor)
 	window := 2 * time.Minute
 	if err := sleep(ctx, max(0, r.opt.DaemonFor-window)); err != nil {
