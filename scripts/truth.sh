@@ -11,9 +11,11 @@
 #   scripts/truth.sh --rings  the ring scenarios only (two-DC and heavy clusters), on 16
 #                             allocated tokens and then on 256 random tokens (3.x-born rings)
 #   scripts/truth.sh --guardrails  the guardrail scenarios only: a 3-node 5.0 cluster on
-#                             127.0.0.71-73 started with the guardrail levels its scenarios set
-#                             (truthcorpus jvm-opts), planted keys grown through them in an
-#                             8-minute daemon, each crossing held to the line Cassandra logs
+#                             127.0.0.71-73 with authentication, started with the guardrail levels
+#                             its scenarios set (truthcorpus jvm-opts), planted keys grown through
+#                             them in an 8-minute daemon, each crossing held to the line Cassandra
+#                             logs; planted collections written through an ordinary role (the
+#                             write guardrails check no superuser), held to the refused write
 #   scripts/truth.sh --ci     the CI subset, one-shot only, on the cluster that is already
 #                             running in $PARTMON_CLUSTER_DIR (make test's fixture cluster,
 #                             or 5.0 nodes of its own in scripts/test-side.sh); nothing started
@@ -91,12 +93,15 @@ ring() {
 
 # guardrails: the guardrail scenarios on a cluster started with the levels they
 # set (Cassandra 5.0 reads -Dcassandra.settings.NAME as cassandra.yaml's NAME);
-# their planted keys cross them in the daemon, so it runs 8 minutes.
+# their planted keys cross them in the daemon, so it runs 8 minutes. With
+# authentication: the write guardrails check ordinary roles only (the corpus
+# loads as the superuser, writes the planted collections as an ordinary role,
+# and partmon logs in as README's read-only role).
 guardrails() {
 	local opts
 	opts=$("$TC" jvm-opts --cluster guardrail)
 	wait_for_memory 6
-	PARTMON_NODE_JVM_OPTS=$opts "$CLUSTER" up --first-ip "${TRUTH_GUARDRAIL_FIRST_IP:-127.0.0.71}" --dir "$GUARD" --nodes 3 --heap 512M
+	PARTMON_NODE_JVM_OPTS=$opts "$CLUSTER" up --first-ip "${TRUTH_GUARDRAIL_FIRST_IP:-127.0.0.71}" --dir "$GUARD" --nodes 3 --heap 512M --auth
 	rm -rf "$OUT/guardrail"
 	"$TC" run --seed "${TRUTH_SEED:-0}" --cluster guardrail --dir "$GUARD" --bin "$OUT/bin/partmon" --out "$OUT/guardrail" --warmup 60s --daemon 8m
 	down "$GUARD"

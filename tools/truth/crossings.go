@@ -19,17 +19,19 @@ import (
 // forecast (At) or a crossing partmon measured (Crossed). Seen is when the
 // runner first read it, the forecast's "made at".
 type ForecastSample struct {
-	Seen      time.Time `json:"seen"`
-	Keyspace  string    `json:"keyspace"`
-	Table     string    `json:"table"`
-	Key       string    `json:"key,omitempty"` // empty: the table's largest partition
-	Guardrail string    `json:"guardrail"`
-	Level     string    `json:"level"`
-	Current   float64   `json:"current"`
-	Crossed   bool      `json:"crossed"`
-	At        int64     `json:"at,omitempty"`
-	Earliest  int64     `json:"earliest,omitempty"`
-	Latest    int64     `json:"latest,omitempty"`
+	Seen     time.Time `json:"seen"`
+	Keyspace string    `json:"keyspace"`
+	Table    string    `json:"table"`
+	Key      string    `json:"key,omitempty"` // empty: the table's largest partition, or a write guardrail's column
+	// Column is a write guardrail's column (Cassandra's lines name no key).
+	Column    string  `json:"column,omitempty"`
+	Guardrail string  `json:"guardrail"`
+	Level     string  `json:"level"`
+	Current   float64 `json:"current"`
+	Crossed   bool    `json:"crossed"`
+	At        int64   `json:"at,omitempty"`
+	Earliest  int64   `json:"earliest,omitempty"`
+	Latest    int64   `json:"latest,omitempty"`
 }
 
 // LoggedCrossing is the first line in which Cassandra logged a key past a
@@ -46,10 +48,17 @@ type CrossingResult struct {
 	Keyspace  string `json:"keyspace"`
 	Table     string `json:"table"`
 	Key       string `json:"key"`
+	Column    string `json:"column,omitempty"` // a write guardrail's column
 	Guardrail string `json:"guardrail"`
 	Level     string `json:"level"`
-	// Logged is Cassandra's line (nil: not crossed during the run).
+	// Logged is Cassandra's line (nil: not crossed during the run); for a
+	// write guardrail the first refused write, as the client saw it.
 	Logged *LoggedCrossing `json:"logged,omitempty"`
+	// Warned and FailLine are a write guardrail's first warn line and
+	// first fail line in the node logs: where partmon's evidence starts,
+	// and the node's side of the refusal.
+	Warned   *LoggedCrossing `json:"warned,omitempty"`
+	FailLine *LoggedCrossing `json:"fail_line,omitempty"`
 	// First is partmon's first forecast made before the logged crossing,
 	// Last its last one; nil when it made none.
 	First *ForecastSample `json:"first,omitempty"`
@@ -105,7 +114,7 @@ func (w *guardrailWatch) run(ctx context.Context, d *Daemon, keyspaces []string,
 			}
 			// One sample per published figure: the report changes every
 			// analysis cycle, the runner polls more often.
-			id := fmt.Sprintf("%s.%s/%s/%s/%s/%v/%d/%g", c.Keyspace, c.Table, c.Key, c.Guardrail, c.Level, c.Crossed, c.At, c.Current)
+			id := fmt.Sprintf("%s.%s/%s/%s/%s/%s/%v/%d/%g", c.Keyspace, c.Table, c.Key, c.Column, c.Guardrail, c.Level, c.Crossed, c.At, c.Current)
 			if w.seen[id] {
 				continue
 			}
@@ -152,8 +161,9 @@ func (r *runner) watchGuardrails(ctx context.Context, d *Daemon) func() []Foreca
 	}
 }
 
-// judgeCrossingsOf judges the daemon's forecasts against the node logs.
-func (r *runner) judgeCrossingsOf(res *PhaseResult, samples []ForecastSample) {
+// judgeCrossingsOf judges the daemon's forecasts against the node logs
+// and the collection writers' refusals.
+func (r *runner) judgeCrossingsOf(res *PhaseResult, samples []ForecastSample, writers []*collectionWriter) {
 	if !slices.ContainsFunc(r.scs, func(s *Scenario) bool { return len(s.Crossings) > 0 || len(s.Guardrails) > 0 }) {
 		return
 	}
@@ -164,7 +174,8 @@ func (r *runner) judgeCrossingsOf(res *PhaseResult, samples []ForecastSample) {
 	keyOf := func(sc *Scenario, table string, p int) string {
 		return r.tables[sc.Keyspace+"."+table].gen.KeyString(p)
 	}
-	res.Crossings, res.FalseForecasts = judgeCrossings(r.scs, keyOf, samples, logged)
+	refused := func(sc *Scenario, ct CrossingTruth) *LoggedCrossing { return refusalOf(writers, sc, ct) }
+	res.Crossings, res.FalseForecasts = judgeCrossings(r.scs, keyOf, refused, samples, logged)
 }
 
 func contains(list []string, s string) bool {
@@ -199,7 +210,16 @@ func firstLoggedCrossings(logs map[string]string, since time.Time) (map[string]L
 		}
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		keep := func(id string, at time.Time, v float64) {
+			if old, ok := out[id]; !at.Before(since) && (!ok || at.Before(old.At)) {
+				out[id] = LoggedCrossing{At: at, Node: node, Value: v}
+			}
+		}
 		for sc.Scan() {
+			if id, at, v, ok := loggedWriteLine(sc.Text()); ok {
+				keep(id, at, v)
+				continue
+			}
 			m := guardrailLine.FindStringSubmatch(sc.Text())
 			if m == nil {
 				continue
@@ -210,10 +230,7 @@ func firstLoggedCrossings(logs map[string]string, since time.Time) (map[string]L
 			}
 			level := map[string]string{"warning": "warn", "failure": "fail"}[m[5]]
 			v, _ := strconv.ParseFloat(m[4], 64)
-			id := crossingID(m[3], m[2], level)
-			if old, ok := out[id]; !ok || at.Before(old.At) {
-				out[id] = LoggedCrossing{At: at, Node: node, Value: v}
-			}
+			keep(crossingID(m[3], m[2], level), at, v)
 		}
 		err = sc.Err()
 		_ = f.Close() // only read
@@ -242,7 +259,12 @@ func (c *Cluster) nodeLogs() map[string]string {
 // other forecast or crossing on a scenario table is false: the truth says
 // nothing else there nears a threshold. keys renders a scenario's
 // partition as Cassandra prints it.
+//
+// A write guardrail's crossing is the column's: found when partmon
+// forecast the fail level of that column, naming the table, before the
+// first refused write (refused; nil: none) and within the tolerance of it.
 func judgeCrossings(scs []*Scenario, keys func(sc *Scenario, table string, p int) string,
+	refused func(sc *Scenario, ct CrossingTruth) *LoggedCrossing,
 	samples []ForecastSample, logged map[string]LoggedCrossing) ([]CrossingResult, []FalseForecast) {
 	var results []CrossingResult
 	claimed := make([]bool, len(samples))
@@ -251,14 +273,26 @@ func judgeCrossings(scs []*Scenario, keys func(sc *Scenario, table string, p int
 		byKS[sc.Keyspace] = sc
 		for _, ct := range sc.Crossings {
 			key := keys(sc, ct.Table, ct.Partition)
-			r := CrossingResult{Scenario: sc.Name, Keyspace: sc.Keyspace, Table: ct.Table, Key: key,
+			r := CrossingResult{Scenario: sc.Name, Keyspace: sc.Keyspace, Table: ct.Table, Key: key, Column: ct.Column,
 				Guardrail: ct.Guardrail, Level: ct.Level, Tolerance: ct.Tolerance}
-			if l, ok := logged[crossingID(sc.Keyspace+"."+ct.Table+":"+key, ct.Guardrail, ct.Level)]; ok {
-				r.Logged = &l
+			if ct.Column == "" {
+				if l, ok := logged[crossingID(sc.Keyspace+"."+ct.Table+":"+key, ct.Guardrail, ct.Level)]; ok {
+					r.Logged = &l
+				}
+			} else {
+				if refused != nil {
+					r.Logged = refused(sc, ct)
+				}
+				for level, to := range map[string]**LoggedCrossing{"warn": &r.Warned, "fail": &r.FailLine} {
+					if l, ok := logged[writeCrossingID(ct.Column, ct.Guardrail, level)]; ok {
+						*to = &l
+					}
+				}
 			}
 			for i := range samples {
 				s := &samples[i]
-				if s.Keyspace != sc.Keyspace || s.Table != ct.Table || s.Guardrail != ct.Guardrail || s.Level != ct.Level || (s.Key != "" && s.Key != key) {
+				if s.Keyspace != sc.Keyspace || s.Table != ct.Table || s.Guardrail != ct.Guardrail || s.Level != ct.Level ||
+					s.Column != ct.Column || (s.Key != "" && s.Key != key) {
 					continue
 				}
 				claimed[i] = true
@@ -285,6 +319,8 @@ func judgeCrossings(scs []*Scenario, keys func(sc *Scenario, table string, p int
 
 func (r *CrossingResult) judge() {
 	switch {
+	case r.Logged == nil && r.Column != "":
+		r.Note = "no write was refused during the run: the collection did not reach the fail level in time"
 	case r.Logged == nil:
 		r.Note = "Cassandra logged no crossing during the run: the planted growth did not reach the threshold in time"
 	case r.First == nil:

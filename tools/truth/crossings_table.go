@@ -49,17 +49,35 @@ func (s Summary) writeCrossingsText(w io.Writer) {
 		if !c.Found {
 			tag = "  CROSSING MISSED"
 		}
-		fmt.Fprintf(w, "%s %s %s.%s key %q %s %s: %s\n", tag, c.Scenario, c.Keyspace, c.Table, c.Key, c.Guardrail, c.Level, crossingText(c))
+		fmt.Fprintf(w, "%s %s %s %s %s: %s\n", tag, c.Scenario, crossingWhere(c), c.Guardrail, c.Level, crossingText(c))
 	}
 	for _, f := range s.FalseForecasts {
 		fmt.Fprintf(w, "  FALSE FORECAST %s: %s\n", f.Scenario, sampleText(f.Sample))
 	}
 }
 
+// crossingWhere is the key, or the column of the key's row.
+func crossingWhere(c CrossingResult) string {
+	if c.Column != "" {
+		return fmt.Sprintf("%s.%s column %s (written to key %q)", c.Keyspace, c.Table, c.Column, c.Key)
+	}
+	return fmt.Sprintf("%s.%s key %q", c.Keyspace, c.Table, c.Key)
+}
+
 func crossingText(c CrossingResult) string {
 	out := ""
+	if c.Warned != nil {
+		out = fmt.Sprintf("first warn line %s on %s at %.0f; ", clock(c.Warned.At), c.Warned.Node, c.Warned.Value)
+	}
 	if c.Logged != nil {
-		out = fmt.Sprintf("logged %s on %s at %.0f", clock(c.Logged.At), c.Logged.Node, c.Logged.Value)
+		verb := "logged"
+		if c.Column != "" {
+			verb = "refused"
+		}
+		out += fmt.Sprintf("%s %s on %s at %.0f", verb, clockMilli(c.Logged.At), c.Logged.Node, c.Logged.Value)
+	}
+	if c.FailLine != nil {
+		out += fmt.Sprintf(" (the node's fail line %s on %s)", clockMilli(c.FailLine.At), c.FailLine.Node)
 	}
 	if c.First != nil {
 		out += fmt.Sprintf("; first forecast made %s (%s ahead, from %s) for %s: off by %s (tolerance %s); last before it off by %s",
@@ -73,6 +91,9 @@ func crossingText(c CrossingResult) string {
 }
 
 func fromWhat(s *ForecastSample) string {
+	if s.Column != "" {
+		return "the column's warned figures"
+	}
 	if s.Key == "" {
 		return "the table's largest partition"
 	}
@@ -81,6 +102,9 @@ func fromWhat(s *ForecastSample) string {
 
 func sampleText(s ForecastSample) string {
 	what := fmt.Sprintf("%s.%s %s %s", s.Keyspace, s.Table, s.Guardrail, s.Level)
+	if s.Column != "" {
+		what += " column " + s.Column
+	}
 	if s.Key != "" {
 		what += fmt.Sprintf(" key %q", s.Key)
 	}
@@ -91,6 +115,8 @@ func sampleText(s ForecastSample) string {
 }
 
 func clock(t time.Time) string { return t.Format("15:04:05") }
+
+func clockMilli(t time.Time) string { return t.Format("15:04:05.000") }
 
 func signed(d time.Duration) string {
 	d = d.Round(time.Second)
@@ -113,6 +139,9 @@ func (s Summary) writeCrossingsMarkdown(w io.Writer) {
 		if c.Logged != nil {
 			logged = fmt.Sprintf("%s (%s, %.0f)", clock(c.Logged.At), c.Logged.Node, c.Logged.Value)
 		}
+		if c.Warned != nil {
+			logged += fmt.Sprintf("; first warn %s (%s, %.0f)", clock(c.Warned.At), c.Warned.Node, c.Warned.Value)
+		}
 		if c.First != nil {
 			made, lead, from = clock(c.First.Seen), c.Lead.Round(time.Second).String(), fromWhat(c.First)
 			off, last = signed(c.Error), signed(c.LastError)
@@ -121,7 +150,11 @@ func (s Summary) writeCrossingsMarkdown(w io.Writer) {
 		if !c.Found {
 			verdict = "missed: " + c.Note
 		}
-		fmt.Fprintf(w, "| %s | `%s` | %s %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Scenario, c.Key, c.Guardrail, c.Level,
+		key := "`" + c.Key + "`"
+		if c.Column != "" {
+			key = fmt.Sprintf("column `%s` (row `%s`)", c.Column, c.Key)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Scenario, key, c.Guardrail, c.Level,
 			logged, made, lead, from, off, c.Tolerance, last, verdict)
 	}
 	fmt.Fprintln(w)
@@ -130,7 +163,7 @@ func (s Summary) writeCrossingsMarkdown(w io.Writer) {
 func (s Summary) writeCrossingDefects(w io.Writer) {
 	for _, c := range s.Crossings {
 		if !c.Found {
-			fmt.Fprintf(w, "- **missed crossing** %s %s of %s.%s key %q (scenario %s): %s\n", c.Guardrail, c.Level, c.Keyspace, c.Table, c.Key, c.Scenario, crossingText(c))
+			fmt.Fprintf(w, "- **missed crossing** %s %s of %s (scenario %s): %s\n", c.Guardrail, c.Level, crossingWhere(c), c.Scenario, crossingText(c))
 		}
 	}
 	for _, f := range s.FalseForecasts {

@@ -21,11 +21,21 @@ import (
 // holds the partition past the threshold. The log line is the truth of when
 // it happened; partmon's first forecast of it, made before it, is held to
 // it within Tolerance (crossings.go).
+//
+// A write guardrail's crossing (collection_size, items_per_collection,
+// column_value_size) is a column's instead: the scenario's collection
+// writes (collections.go) grow the column of the partition's row until
+// Cassandra refuses a write. The first refused write, the client's error,
+// is the truth of the fail level; only the fail level is planted, since
+// Cassandra logs nothing of a value under the warn level and partmon
+// forecasts from the warn lines. The first warn line is kept beside it as
+// the start of that evidence.
 type CrossingTruth struct {
 	Table     string `yaml:"table"`
 	Partition int    `yaml:"partition"`
-	Guardrail string `yaml:"guardrail"` // partition_size or partition_tombstones
-	Level     string `yaml:"level"`     // warn or fail
+	Column    string `yaml:"column"`    // a write guardrail's column; empty for a per-partition guardrail
+	Guardrail string `yaml:"guardrail"` // partition_size, partition_tombstones, or a write guardrail
+	Level     string `yaml:"level"`     // warn or fail (a write guardrail: fail)
 	// Tolerance is how far partmon's first forecast may be from the logged
 	// crossing; Why says where it comes from (the resolution of the figures
 	// the forecast is made of).
@@ -63,20 +73,33 @@ func (s *Scenario) validateGuardrails() []error {
 	for _, c := range s.Crossings {
 		t := s.Table(c.Table)
 		grows := slices.ContainsFunc(s.Grow, func(g Grow) bool { return g.Table == c.Table && g.Partition == c.Partition })
+		writes := slices.ContainsFunc(s.CollectionWrites, func(w CollectionWrite) bool {
+			return w.Table == c.Table && w.Partition == c.Partition && w.Column == c.Column
+		})
+		write := slices.Contains(writeGuardrails, c.Guardrail)
 		switch {
 		case t == nil || c.Partition < 0 || c.Partition >= t.Partitions:
 			bad("crossing on %s/%d: want a table of the scenario and a partition in range", c.Table, c.Partition)
+		case write && !writes:
+			bad("crossing %s of %s/%d column %q: the scenario's collection_writes do not write that column of that partition, so nothing crosses", c.Guardrail, c.Table, c.Partition, c.Column)
+		case write && c.Level != "fail":
+			bad("crossing %s %s: only a write guardrail's fail level is planted (Cassandra logs nothing under the warn level, so nothing forecasts it; its first warn line is kept as evidence)", c.Guardrail, c.Level)
+		case !write && c.Column != "":
+			bad("crossing %s: a per-partition guardrail names no column", c.Guardrail)
+		case write:
 		case !grows:
 			bad("crossing on %s/%d: the scenario does not grow that partition (grow), so nothing crosses", c.Table, c.Partition)
 		case !slices.Contains(partitionGuardrails, c.Guardrail) || (c.Level != "warn" && c.Level != "fail"):
-			bad("crossing %s %s: want guardrail %s and level warn or fail", c.Guardrail, c.Level, strings.Join(partitionGuardrails, " or "))
+			bad("crossing %s %s: want guardrail %s and level warn or fail", c.Guardrail, c.Level, strings.Join(append(slices.Clone(partitionGuardrails), writeGuardrails...), ", "))
+		}
+		switch {
 		case s.Guardrails[c.setting()] == "":
 			bad("crossing %s %s: the scenario does not set %s (guardrails)", c.Guardrail, c.Level, c.setting())
 		case c.Tolerance <= 0 || c.Why == "":
 			bad("crossing %s %s: want a positive tolerance and why it is that wide", c.Guardrail, c.Level)
 		}
 	}
-	return errs
+	return append(errs, s.validateCollectionWrites()...)
 }
 
 // JVMOpts are the node JVM options (deploy/local/cluster's

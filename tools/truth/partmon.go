@@ -147,10 +147,15 @@ type Report struct {
 // partmonConfig is the configuration both runs use: cluster mode over every
 // node, the real nodetool sampler, short schedules for the daemon, and the
 // forecast's history requirements shortened to the minutes the run lasts.
-// Every detection threshold stays at its default.
-func partmonConfig(c *Cluster, listen, stateFile string, recorder []string) string {
+// Every detection threshold stays at its default. On a cluster with
+// authentication partmon logs in as role, whose password is in
+// passwordFile.
+func partmonConfig(c *Cluster, listen, stateFile string, recorder []string, role, passwordFile string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "collector:\n  hosts: [%s]\n  mode: cluster\n", strings.Join(c.Hosts, ", "))
+	if role != "" {
+		fmt.Fprintf(&b, "  username: %s\n  password_file: %q\n", role, passwordFile)
+	}
 	b.WriteString("  sources:\n")
 	for _, s := range []string{"topology", "schema", "size_estimates"} {
 		fmt.Fprintf(&b, "    %s: {schedule: \"@every 30s\"}\n", s)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/partmon/partmon/tools/testcluster"
 	"github.com/partmon/partmon/tools/testkit"
 )
 
@@ -94,6 +96,8 @@ type runner struct {
 	step     time.Time
 	// daemonStart: guardrail lines logged before it are an earlier run's.
 	daemonStart time.Time
+	// partmonLogin: partmon's role exists (a cluster with authentication).
+	partmonLogin bool
 }
 
 func (r *runner) logf(format string, args ...any) { r.opt.Logf(r.c.Name+": "+format, args...) }
@@ -118,12 +122,18 @@ func Run(ctx context.Context, opt Options, c *Cluster, scs []*Scenario) (*Cluste
 	if err := os.MkdirAll(opt.OutDir, 0o755); err != nil {
 		return nil, err
 	}
+	if err := r.checkAuth(); err != nil {
+		return nil, err
+	}
 	if err := r.connect(); err != nil {
 		return nil, err
 	}
 	defer r.close()
 	r.step = time.Now()
 	if err := r.load(ctx); err != nil {
+		return r.res, err
+	}
+	if err := r.collectionWriters(ctx); err != nil {
 		return r.res, err
 	}
 	r.timed("load")
@@ -326,10 +336,37 @@ func (r *runner) writeConfig(phase, listen string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := os.WriteFile(path, []byte(partmonConfig(r.c, listen, state, recorder)), 0o644); err != nil {
+	role, pwFile, err := r.partmonRole()
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(path, []byte(partmonConfig(r.c, listen, state, recorder, role, pwFile)), 0o644); err != nil {
 		return "", err
 	}
 	return path, checkConfig(context.Background(), r.opt.Bin, path)
+}
+
+// partmonRole is the role partmon logs in as on a cluster with
+// authentication: README's read-only role (testcluster.CreateReadOnlyRole),
+// created once a run, its password in a 0600 file beside the configs.
+// Empty without authentication.
+func (r *runner) partmonRole() (role, passwordFile string, err error) {
+	if r.c.env["AUTH"] != "true" {
+		return "", "", nil
+	}
+	role, passwordFile = "truth_partmon", filepath.Join(r.opt.OutDir, "partmon-password")
+	if r.partmonLogin {
+		return role, passwordFile, nil
+	}
+	password := fmt.Sprintf("truth-%d", time.Now().UnixNano())
+	if err := os.WriteFile(passwordFile, []byte(password+"\n"), 0o600); err != nil {
+		return "", "", err
+	}
+	if err := testcluster.CreateReadOnlyRole(r.c.env, role, password, r.c.Hosts...); err != nil {
+		return "", "", fmt.Errorf("partmon's role: %w", err)
+	}
+	r.partmonLogin = true
+	return role, passwordFile, nil
 }
 
 func (r *runner) oneShot(ctx context.Context, start map[string]map[string]TableStat) error {
@@ -385,9 +422,15 @@ func (r *runner) daemon(ctx context.Context, wl *Workload) error {
 	growCtx, stopGrow := context.WithCancel(ctx)
 	defer stopGrow()
 	wl.grow(growCtx, r.c, r.tables, r.scs, r.sessions[""], r.logf)
-	if err := d.WaitReady(ctx, 5*time.Minute); err != nil {
+	// The first cycle waits for every source; at load 50 on 2 cores its
+	// nodetool sources alone took 7.5 minutes (three timed out at 2).
+	if err := d.WaitReady(ctx, 10*time.Minute); err != nil {
 		return err
 	}
+	// A collection reaches its fail level minutes after its first write
+	// and partmon forecasts from the warnings it reads: the writes start
+	// once partmon runs, or the refusal can come before its first report.
+	waitWriters := r.startCollectionWrites(growCtx)
 	r.logf("partmon run is ready; running for %s with history", r.opt.DaemonFor)
 	window := 2 * time.Minute
 	if err := sleep(ctx, max(0, r.opt.DaemonFor-window)); err != nil {
@@ -403,6 +446,8 @@ func (r *runner) daemon(ctx context.Context, wl *Workload) error {
 		return err
 	}
 	forecasts := stopWatch()
+	stopGrow()
+	writers := waitWriters()
 	// Cassandra runs one sampling at a time: the daemon's sampler must not
 	// meet the reference profileload.
 	stopDaemon()
@@ -414,7 +459,7 @@ func (r *runner) daemon(ctx context.Context, wl *Workload) error {
 	obs.StatsBegin = begin
 	r.timed("nodetool figures after the daemon")
 	res := r.judge(PhaseDaemon, rep, obs)
-	r.judgeCrossingsOf(&res, forecasts)
+	r.judgeCrossingsOf(&res, forecasts, writers)
 	r.res.Phases = append(r.res.Phases, res)
 	return nil
 }

@@ -64,8 +64,11 @@ type Scenario struct {
 	Tables      []Table           `yaml:"tables"`
 	Traffic     []Traffic         `yaml:"traffic"`
 	Grow        []Grow            `yaml:"grow"`
-	Expect      []Expectation     `yaml:"expect"`
-	Allow       []Expectation     `yaml:"allow"`
+	// CollectionWrites rewrite one row's collection during the daemon
+	// phase through an ordinary role (collections.go).
+	CollectionWrites []CollectionWrite `yaml:"collection_writes"`
+	Expect           []Expectation     `yaml:"expect"`
+	Allow            []Expectation     `yaml:"allow"`
 	// Decided are the judgements partmon's evidence settles for a table
 	// (the schema, or a bound the sources give): a "<kind> of <table>
 	// unknown" note on one is a defect, as a false finding is.
@@ -246,6 +249,14 @@ func (s *Scenario) applyDefaults() {
 		}
 		if t.Consistency == "" {
 			t.Consistency = "ONE"
+		}
+	}
+	for i := range s.CollectionWrites {
+		if s.CollectionWrites[i].Every == 0 {
+			s.CollectionWrites[i].Every = 10 * time.Second
+		}
+		if s.CollectionWrites[i].ItemSize == 0 {
+			s.CollectionWrites[i].ItemSize = 20
 		}
 	}
 	for i := range s.Grow {
