@@ -7,13 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/gocql/gocql"
 
-	"github.com/partmon/partmon/tools/testcluster"
 	"github.com/partmon/partmon/tools/testkit"
 )
 
@@ -322,51 +320,6 @@ func (r *runner) phases(ctx context.Context) error {
 	err = r.daemon(ctx, wl)
 	r.res.Notes = append(r.res.Notes, wl.Errors()...)
 	return err
-}
-
-// writeConfig writes the phase's partmon config; its sampler runs the real
-// nodetool through the recorder, which keeps what nodetool printed for
-// partmon's windows in OutDir/PHASE-profileload.
-func (r *runner) writeConfig(phase, listen string) (string, error) {
-	name := "partmon-" + phase + ".yml"
-	path := filepath.Join(r.opt.OutDir, name)
-	state := filepath.Join(r.opt.OutDir, strings.TrimSuffix(name, ".yml")+"-state.json")
-	_ = os.Remove(state)
-	recorder, err := writeRecorder(r.opt.OutDir, phase)
-	if err != nil {
-		return "", err
-	}
-	role, pwFile, err := r.partmonRole()
-	if err != nil {
-		return "", err
-	}
-	if err := os.WriteFile(path, []byte(partmonConfig(r.c, listen, state, recorder, role, pwFile)), 0o644); err != nil {
-		return "", err
-	}
-	return path, checkConfig(context.Background(), r.opt.Bin, path)
-}
-
-// partmonRole is the role partmon logs in as on a cluster with
-// authentication: README's read-only role (testcluster.CreateReadOnlyRole),
-// created once a run, its password in a 0600 file beside the configs.
-// Empty without authentication.
-func (r *runner) partmonRole() (role, passwordFile string, err error) {
-	if r.c.env["AUTH"] != "true" {
-		return "", "", nil
-	}
-	role, passwordFile = "truth_partmon", filepath.Join(r.opt.OutDir, "partmon-password")
-	if r.partmonLogin {
-		return role, passwordFile, nil
-	}
-	password := fmt.Sprintf("truth-%d", time.Now().UnixNano())
-	if err := os.WriteFile(passwordFile, []byte(password+"\n"), 0o600); err != nil {
-		return "", "", err
-	}
-	if err := testcluster.CreateReadOnlyRole(r.c.env, role, password, r.c.Hosts...); err != nil {
-		return "", "", fmt.Errorf("partmon's role: %w", err)
-	}
-	r.partmonLogin = true
-	return role, passwordFile, nil
 }
 
 func (r *runner) oneShot(ctx context.Context, start map[string]map[string]TableStat) error {
