@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -51,13 +52,17 @@ func TestBusySamplerIsNotStale(t *testing.T) {
 	// first at load average 60, and partmon's sampler then found the node
 	// free. Cassandra goes on sampling after the client is killed, on this
 	// test's node of its own.
+	// In a process group of its own: the script starts nodetool's JVM as a
+	// child, which killing the script alone would leave running.
 	other := exec.CommandContext(ctx, nodetool[0], append(nodetool[1:], "profileload", fmt.Sprint(bound.Milliseconds()))...)
+	other.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	other.Cancel = func() error { return syscall.Kill(-other.Process.Pid, syscall.SIGKILL) }
 	if err := other.Start(); err != nil {
 		t.Fatal(err)
 	}
 	otherDone := make(chan struct{})
 	go func() { _ = other.Wait(); close(otherDone) }()
-	defer func() { _ = other.Process.Kill(); <-otherDone }()
+	defer func() { _ = syscall.Kill(-other.Process.Pid, syscall.SIGKILL); <-otherDone }()
 	waitUntilSamplerBusy(ctx, t, nodetool)
 
 	env, err := testcluster.Env()

@@ -98,7 +98,7 @@ side_logs() {
 	if [ -n "$logs_versions" ]; then
 		PARTMON_LOGS_VERSIONS="$logs_versions" go test -count=1 -json -tags integration -timeout 40m -p 1 \
 			-run '^TestLogsOnAFreshCluster$' ./e2e/ 2>&1 |
-			"$TESTSUMMARY" -times "$TEST_TIMES" -label "logs $logs_versions" |
+			"$TESTSUMMARY" -no-skip -times "$TEST_TIMES" -label "logs $logs_versions" |
 			sed -u -E "/^(ok|FAIL)([[:space:]]|\$)/ s/\$/ [logs on Cassandra $logs_versions]/" | tee -a "$GOLOG" ||
 			fail "logs on $logs_versions"
 	else

@@ -178,5 +178,11 @@ func reportHandler(latest *publish.Latest) http.Handler {
 func writeCompact(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	_ = writeCompactJSON(w, v) // the client went away; nothing left to tell it
+	if err := writeCompactJSON(w, v); err != nil {
+		// The client went away, or a value would not encode: either way the
+		// body is cut short, and a response cache must not keep it.
+		if f, ok := w.(interface{ encodingFailed() }); ok {
+			f.encodingFailed()
+		}
+	}
 }

@@ -101,7 +101,7 @@ func (c *responseCache) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		gen := c.latest.Cycle().Generation // read before: a later Publish only makes it stale
 		rec := &recorder{header: http.Header{}, status: http.StatusOK, body: sizedBuffer(c.sizes[r.URL.Path])}
 		c.next.ServeHTTP(rec, r)
-		if rec.status != http.StatusOK {
+		if rec.status != http.StatusOK || rec.failed {
 			c.build.Unlock()
 			rec.writeTo(w)
 			return
@@ -140,7 +140,12 @@ type recorder struct {
 	status int
 	wrote  bool
 	body   *bytes.Buffer
+	failed bool // the handler could not finish the body (encodingFailed)
 }
+
+// encodingFailed marks a body cut short after its 200 was written: served
+// as it is to this request, never kept for the next.
+func (r *recorder) encodingFailed() { r.failed = true }
 
 func (r *recorder) Header() http.Header { return r.header }
 func (r *recorder) WriteHeader(status int) {

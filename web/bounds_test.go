@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -252,4 +253,23 @@ func TestAuthCacheOutsideBcrypt(t *testing.T) {
 		t.Fatalf("with %d checks waiting: ok %v busy %v, want busy", maxBcryptWaiting, ok, busy)
 	}
 	<-a.bcryptSlot
+}
+
+// A body whose encoding failed after its 200 (a value JSON cannot hold) is
+// not kept: the next request encodes again.
+func TestResponseCacheKeepsNoFailedEncoding(t *testing.T) {
+	latest := &publish.Latest{}
+	latest.Publish(reporttest.Cluster())
+	var encodes atomic.Int32
+	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		encodes.Add(1)
+		writeCompact(w, struct{ V float64 }{math.NaN()})
+	})
+	c := newResponseCache(latest, inner, map[string]time.Duration{"/api/v1/report": 0})
+	for range 2 {
+		c.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/api/v1/report", nil))
+	}
+	if encodes.Load() != 2 {
+		t.Fatalf("two requests of a report that cannot encode: %d encodings, want 2 (nothing kept)", encodes.Load())
+	}
 }

@@ -241,3 +241,22 @@ func TestRedactSharesWhatShowsNoKey(t *testing.T) {
 		t.Errorf("input changed, or a name redacted: %+v %+v %+v", in.Texts, in.Keys, out.ByNode["n1"])
 	}
 }
+
+// TestRedactWalksNamedStructs: an identity name on a field of structs (a
+// heat map's Nodes) does not make their free text a name: a note quoting a
+// key is scrubbed, the node names inside stay.
+func TestRedactWalksNamedStructs(t *testing.T) {
+	type node struct{ Node, Note string }
+	type doc struct {
+		Nodes []node
+		Node  string
+	}
+	k := New(Hashed, secret, 0)
+	k.Learn("k1")
+	in := doc{Nodes: []node{{Node: "k1", Note: "sampled key k1"}}, Node: "k1"}
+	out := Redact(k, in)
+	tok := k.Show("k1")
+	if got := out.Nodes[0]; got.Node != "k1" || got.Note != "sampled key "+tok || out.Node != "k1" {
+		t.Errorf("redacted %+v, want the note scrubbed to %q and the node names kept", out, tok)
+	}
+}

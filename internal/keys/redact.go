@@ -20,6 +20,20 @@ var identity = map[string]bool{
 	"Thresholds": true, "Where": true,
 }
 
+// isName: f is an identity field holding names only (a string, or a list
+// of them). An identity name on a struct (a heat map's Nodes, each with
+// free-text notes) is walked like any other field.
+func isName(f reflect.StructField) bool {
+	if !identity[f.Name] {
+		return false
+	}
+	t := f.Type
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+		t = t.Elem()
+	}
+	return t.Kind() == reflect.String
+}
+
 // keyFields hold a partition key and nothing else.
 var keyFields = map[string]bool{"Key": true, "PartitionKey": true}
 
@@ -65,7 +79,7 @@ func (w walker) copy(v reflect.Value, field string) reflect.Value {
 		out.Set(v) // unexported fields as they are
 		for i := 0; i < v.NumField(); i++ {
 			f := v.Type().Field(i)
-			if f.IsExported() && !identity[f.Name] {
+			if f.IsExported() && !isName(f) {
 				name := f.Name
 				if f.Anonymous {
 					name = field
@@ -159,7 +173,7 @@ func collect(v reflect.Value, field string, found *[]string) {
 		}
 	case reflect.Struct:
 		for i := 0; i < v.NumField(); i++ {
-			if f := v.Type().Field(i); f.IsExported() && !identity[f.Name] {
+			if f := v.Type().Field(i); f.IsExported() && !isName(f) {
 				name := f.Name
 				if f.Anonymous {
 					name = field
@@ -205,7 +219,7 @@ func mayHoldKey(t reflect.Type, field string) bool {
 		out = mayHoldKey(t.Elem(), field)
 	case reflect.Struct:
 		for i := 0; i < t.NumField() && !out; i++ {
-			if f := t.Field(i); f.IsExported() && !identity[f.Name] {
+			if f := t.Field(i); f.IsExported() && !isName(f) {
 				name := f.Name
 				if f.Anonymous {
 					name = field
@@ -240,7 +254,7 @@ func mayShowKey(t reflect.Type, field string) bool {
 		out = mayShowKey(t.Elem(), field)
 	case reflect.Struct:
 		for i := 0; i < t.NumField() && !out; i++ {
-			if f := t.Field(i); f.IsExported() && !identity[f.Name] {
+			if f := t.Field(i); f.IsExported() && !isName(f) {
 				name := f.Name
 				if f.Anonymous {
 					name = field
