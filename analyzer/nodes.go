@@ -8,13 +8,15 @@ import (
 )
 
 // nodeLoad is the node's own load figure, else what another node's gossip
-// says of it (Cassandra 4.1+ gossip_info); 0 when nobody knows.
+// says of it (Cassandra 4.1+ gossip_info); 0 when nobody knows. A figure
+// that is not a finite size (garbage from a node) is not known.
 func (a figures) nodeLoad(n *model.Node) float64 {
-	if nd := a.s.PerNode[n.HostID]; nd != nil && nd.LoadBytes > 0 {
+	known := func(v float64) bool { return v > 0 && finite(v) }
+	if nd := a.s.PerNode[n.HostID]; nd != nil && known(nd.LoadBytes) {
 		return nd.LoadBytes
 	}
 	for _, hostID := range set.Keys(a.s.PerNode) {
-		if nd := a.s.PerNode[hostID]; nd != nil && nd.GossipLoad[n.Address] > 0 {
+		if nd := a.s.PerNode[hostID]; nd != nil && known(nd.GossipLoad[n.Address]) {
 			return nd.GossipLoad[n.Address]
 		}
 	}
