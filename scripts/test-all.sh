@@ -14,13 +14,12 @@
 #     ring, in two lanes of one small cluster each, and (side by side) the
 #     truth subset on nodes of its own.
 # With 4 or more cores (PARTMON_TEST_PARALLEL=1) the side chains start once the
-# unit tests pass and the 5.0 cluster is up. On 2 cores (PARTMON_TEST_PARALLEL=0)
-# they start after the main chain, side by side: the three chains together
-# kept the box 100 % busy, made the main chain's fixture load 5x slower and ran
-# tests past their deadlines, for no shorter run; but the side chain mostly
-# waits on keys, sets and disks growing in real time on idle single nodes,
-# and fits beside the 4.x chain (PARTMON_TEST_PARALLEL=serial runs them, and
-# the side chain's lanes, one after the other, as before). Their logs are printed whole at the end.
+# unit tests pass and the 5.0 cluster is up. On 2 cores (PARTMON_TEST_PARALLEL=serial)
+# they run after the main chain, one after the other, and so do the side
+# chain's lanes: run side by side (PARTMON_TEST_PARALLEL=0) the 4.x chain and
+# the two lanes kept 2 cores busy, the disk guardrail forecast, which is paced
+# in real time, missed its tolerance (28 s against 25.7 s), and the run was no
+# shorter (2,380 s to the failure). Their logs are printed whole at the end.
 # Where the time went: each step's "took N s", the CPU each cluster's nodes
 # used (at `cluster down`), and the slowest tests at the end
 # (test-artifacts/test-times.tsv).
@@ -157,7 +156,7 @@ tail -1 "$START_LOG"
 # The side chains, each in a session of its own (setsid) so that it can be
 # stopped as one; their output goes to their logs. With 4 cores or more they
 # start here; on 2, after the main chain (below).
-PARALLEL=${PARTMON_TEST_PARALLEL:-$(( $(nproc) >= 4 ? 1 : 0 ))}
+PARALLEL=${PARTMON_TEST_PARALLEL:-$([ "$(nproc)" -ge 4 ] && echo 1 || echo serial)}
 versions=${PARTMON_TEST_VERSIONS-4.1 4.0}
 : >"$VERSIONS_LOG"
 start_chains() {
@@ -185,7 +184,7 @@ wait_chain() {
 if [ "$PARALLEL" = 1 ]; then
 	start_chains
 else
-	echo "== side chains after the main chain ($(nproc) cores; PARTMON_TEST_PARALLEL=1 runs them beside it, =serial one after the other)"
+	echo "== side chains after the main chain ($(nproc) cores, PARTMON_TEST_PARALLEL=$PARALLEL; =1 runs them beside it, =0 side by side after it)"
 fi
 
 step "load fixtures with planted problems"
