@@ -193,30 +193,33 @@ func collect(v reflect.Value, field string, found *[]string) {
 	}
 }
 
-// holdsKey caches mayHoldKey per (type, field name).
-var holdsKey sync.Map
-
 type typeField struct {
 	t     reflect.Type
 	field string
 }
 
-// mayHoldKey: a value of type t reached through field can contain a key
-// field's string (an interface may hold anything: true).
-func mayHoldKey(t reflect.Type, field string) bool {
+// typeSearch decides, once per (type, field name), whether a value of the
+// type reached through the field can hold a string that str accepts (an
+// interface may hold anything).
+type typeSearch struct {
+	str   func(field string) bool
+	cache sync.Map
+}
+
+func (s *typeSearch) may(t reflect.Type, field string) bool {
 	tf := typeField{t, field}
-	if v, ok := holdsKey.Load(tf); ok {
+	if v, ok := s.cache.Load(tf); ok {
 		return v.(bool)
 	}
-	holdsKey.Store(tf, true) // a recursive type: assume yes while deciding
+	s.cache.Store(tf, true) // a recursive type: assume yes while deciding
 	var out bool
 	switch t.Kind() {
 	case reflect.String:
-		out = keyFields[field]
+		out = s.str(field)
 	case reflect.Interface:
 		out = true
 	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
-		out = mayHoldKey(t.Elem(), field)
+		out = s.may(t.Elem(), field)
 	case reflect.Struct:
 		for i := 0; i < t.NumField() && !out; i++ {
 			if f := t.Field(i); f.IsExported() && !isName(f) {
@@ -224,45 +227,21 @@ func mayHoldKey(t reflect.Type, field string) bool {
 				if f.Anonymous {
 					name = field
 				}
-				out = mayHoldKey(f.Type, name)
+				out = s.may(f.Type, name)
 			}
 		}
 	}
-	holdsKey.Store(tf, out)
+	s.cache.Store(tf, out)
 	return out
 }
 
-// showsKey caches mayShowKey per (type, field name).
-var showsKey sync.Map
+var (
+	// holdsKey: a key field's string (LearnFrom walks only there).
+	holdsKey = &typeSearch{str: func(field string) bool { return keyFields[field] }}
+	// showsKey: a string Redact may change, anything but a name: a key
+	// field, an ID, or free text that may quote a key.
+	showsKey = &typeSearch{str: func(field string) bool { return !identity[field] }}
+)
 
-// mayShowKey: Redact may change a value of type t reached through field,
-// because it holds a string that is not a name (identity): a key field, an
-// ID, or free text that may quote a key (an interface may hold anything).
-func mayShowKey(t reflect.Type, field string) bool {
-	tf := typeField{t, field}
-	if v, ok := showsKey.Load(tf); ok {
-		return v.(bool)
-	}
-	showsKey.Store(tf, true) // a recursive type: assume yes while deciding
-	var out bool
-	switch t.Kind() {
-	case reflect.String:
-		out = !identity[field]
-	case reflect.Interface:
-		out = true
-	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
-		out = mayShowKey(t.Elem(), field)
-	case reflect.Struct:
-		for i := 0; i < t.NumField() && !out; i++ {
-			if f := t.Field(i); f.IsExported() && !isName(f) {
-				name := f.Name
-				if f.Anonymous {
-					name = field
-				}
-				out = mayShowKey(f.Type, name)
-			}
-		}
-	}
-	showsKey.Store(tf, out)
-	return out
-}
+func mayHoldKey(t reflect.Type, field string) bool { return holdsKey.may(t, field) }
+func mayShowKey(t reflect.Type, field string) bool { return showsKey.may(t, field) }
