@@ -18,7 +18,7 @@ type rule func(*analysis) []finding.Finding
 // h not at all when it is nil. Generated is the snapshot's time; a caller
 // that wants the wall clock sets it. Invalid
 // thresholds are replaced by the defaults, with a note. It does not panic:
-// each rule and each step runs behind a recover (guard.go), and one that
+// each rule and each step runs behind a recover (rule_failures.go), and one that
 // fails is a RuleFailure and a note, the rest of the report standing.
 func Analyze(s *model.Snapshot, h *history.History, th Thresholds) *Report {
 	if s == nil {
