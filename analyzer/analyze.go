@@ -3,6 +3,7 @@ package analyzer
 import (
 	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/analyzer/history"
+	"github.com/partmon/partmon/analyzer/index"
 	"github.com/partmon/partmon/analyzer/scope"
 	"github.com/partmon/partmon/model"
 )
@@ -17,7 +18,7 @@ type rule func(*analysis) []finding.Finding
 // h not at all when it is nil. Generated is the snapshot's time; a caller
 // that wants the wall clock sets it. Invalid
 // thresholds are replaced by the defaults, with a note. It does not panic:
-// each rule and each step runs behind a recover (guard.go), and one that
+// each rule and each step runs behind a recover (rule_failures.go), and one that
 // fails is a RuleFailure and a note, the rest of the report standing.
 func Analyze(s *model.Snapshot, h *history.History, th Thresholds) *Report {
 	if s == nil {
@@ -31,8 +32,6 @@ func Analyze(s *model.Snapshot, h *history.History, th Thresholds) *Report {
 	if h == nil {
 		h = history.New(history.Limits{})
 	}
-	sc := scope.Of(s)
-	h.Record(s, sc)
 	r := &Report{
 		Thresholds: th,
 		Generated:  s.Taken,
@@ -43,8 +42,13 @@ func Analyze(s *model.Snapshot, h *history.History, th Thresholds) *Report {
 		Sources:    append([]model.SourceStatus(nil), s.Sources...),
 	}
 	var fs failures
+	var ix *index.Index
+	indexed := fs.step(StepIndex, "no figure and no finding", func() { ix = index.Of(s, scope.Of(s)) })
+	if indexed {
+		h.RecordIndexed(ix) // the rules' own index: the snapshot is walked once
+	}
 	var a *analysis
-	if fs.step(StepIndex, "no figure and no finding", func() { a = newAnalysis(s, sc, h, th); a.noteWithoutSchema() }) {
+	if indexed && fs.step(StepIndex, "no figure and no finding", func() { a = indexedAnalysis(ix, h, th); a.noteWithoutSchema() }) {
 		fs.step(StepSummaries, "some node, table or key figures are missing", func() { figures{a}.summarize(r) })
 		all := pipeline{a}.runRules(&fs)
 		fs.step(StepFold, "no finding", func() { pipeline{a}.fold(r, all) })

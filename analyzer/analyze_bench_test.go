@@ -110,6 +110,20 @@ func BenchmarkAnalyze1000Tables30Nodes(b *testing.B) {
 	b.ReportMetric(float64(len(r.TableNodes)), "table_nodes")
 }
 
+// BenchmarkAnalyzeCycle1000Tables30Nodes is the daemon's cycle: each
+// snapshot a minute after the last, so recording adds points and a heat
+// column every time (Analyze of the same snapshot again records nothing).
+func BenchmarkAnalyzeCycle1000Tables30Nodes(b *testing.B) {
+	s, _ := syntheticCluster(30, 1000)
+	h := history.New(history.Limits{})
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s.Taken = t0.Add(time.Duration(i) * time.Minute)
+		Analyze(s, h, DefaultThresholds())
+	}
+}
+
 func BenchmarkHistoryRecord1000Tables30Nodes(b *testing.B) {
 	s, _ := syntheticCluster(30, 1000)
 	h := history.New(history.Limits{})

@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"sort"
@@ -46,23 +47,16 @@ func thresholdFor(sev finding.Severity, warning, critical float64) float64 {
 func sortFindings(fs []finding.Finding) {
 	sort.Slice(fs, func(i, j int) bool {
 		a, b := &fs[i], &fs[j]
-		switch {
-		case a.Severity != b.Severity:
-			return a.Severity > b.Severity
-		case a.Kind != b.Kind:
-			return a.Kind < b.Kind
-		case a.Keyspace != b.Keyspace:
-			return a.Keyspace < b.Keyspace
-		case a.Table != b.Table:
-			return a.Table < b.Table
-		case a.DC != b.DC:
-			return a.DC < b.DC
-		case a.Node != b.Node:
-			return a.Node < b.Node
-		case a.PartitionKey != b.PartitionKey:
-			return a.PartitionKey < b.PartitionKey
-		}
-		return a.ID < b.ID
+		return cmp.Or(
+			cmp.Compare(b.Severity, a.Severity), // the most severe first
+			cmp.Compare(a.Kind, b.Kind),
+			cmp.Compare(a.Keyspace, b.Keyspace),
+			cmp.Compare(a.Table, b.Table),
+			cmp.Compare(a.DC, b.DC),
+			cmp.Compare(a.Node, b.Node),
+			cmp.Compare(a.PartitionKey, b.PartitionKey),
+			cmp.Compare(a.ID, b.ID),
+		) < 0
 	})
 }
 

@@ -72,7 +72,7 @@ type KindFacts struct {
 	rule rule
 	// Rule, for a kind added from outside this package (AddKind), finds
 	// its problems in the snapshot. Tests use it: a rule that panics shows
-	// what the analysis and the daemon do then (guard.go).
+	// what the analysis and the daemon do then (rule_failures.go).
 	Rule func(*model.Snapshot) []finding.Finding
 }
 

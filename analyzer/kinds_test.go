@@ -95,6 +95,23 @@ func TestKindsListEveryKindOnce(t *testing.T) {
 	}
 }
 
+// TestKindsOrder: the kinds are listed, and their rules run, in this
+// order, set by each rule file's registerKind place; everything that lists
+// kinds (the docs tables, Checks, the exporter's help) follows it. A kind
+// added after them needs no line here; one put between them moves a place
+// on purpose, and this list with it.
+func TestKindsOrder(t *testing.T) {
+	want := []string{
+		KindOversizedPartition, KindWidePartition, KindHotPartition, KindHotTokenRange, KindTombstoneHeavy,
+		KindOwnershipSkew, KindLoadSkew, KindLowCardinalityKey, KindUnbucketedTimeSeries,
+		KindSecondaryIndexHighCard, KindPartitionGrowthForecast, KindStaleData, KindAscendingTimeOrder,
+		KindGuardrailCrossing,
+	}
+	if got := Kinds(); len(got) < len(want) || !reflect.DeepEqual(got[:len(want)], want) {
+		t.Errorf("Kinds() = %q\nwant first  %q", got, want)
+	}
+}
+
 // TestEveryKindHasWords: every kind has a label and a sentence, or the
 // page and the text report would fall back to its summary.
 func TestEveryKindHasWords(t *testing.T) {

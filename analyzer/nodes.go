@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"github.com/partmon/partmon/analyzer/index"
 	"github.com/partmon/partmon/analyzer/internal/set"
 
 	"github.com/partmon/partmon/model"
@@ -11,7 +12,7 @@ import (
 // says of it (Cassandra 4.1+ gossip_info); 0 when nobody knows. A figure
 // that is not a finite size (garbage from a node) is not known.
 func (a figures) nodeLoad(n *model.Node) float64 {
-	known := func(v float64) bool { return v > 0 && finite(v) }
+	known := func(v float64) bool { return v > 0 && index.Finite(v) }
 	if nd := a.s.PerNode[n.HostID]; nd != nil && known(nd.LoadBytes) {
 		return nd.LoadBytes
 	}

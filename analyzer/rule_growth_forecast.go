@@ -55,3 +55,22 @@ func init() {
 		LowerIsWorse: true, SizeIsTheProblem: true, TableWide: true,
 		scope: scopeTable, problemOrder: 7, splitOrder: 5, rule: rulePartitionGrowthForecast})
 }
+
+// The thresholds the rule reads, each declared once, here, with why
+// (thresholds.go: their check, unit and series).
+func init() {
+	registerThresholds([]thresholdSpec{
+		// A week leaves time to change a data model; a day is an emergency.
+		// A critical forecast is the nearer horizon.
+		{key: "forecast_warning", unit: thresholdSeconds, check: mustBePositive, def: 7 * dayS, bound: true,
+			readBy: []string{KindPartitionGrowthForecast, KindUnbucketedTimeSeries, "PartmonPartitionGrowthForecast"}},
+		{key: "forecast_critical", unit: thresholdSeconds, check: mustBePositive, def: dayS, bound: true, notAbove: []string{"forecast_warning"},
+			readBy: []string{KindPartitionGrowthForecast, "PartmonPartitionGrowthForecast"}},
+		// Size estimates refresh every 5 minutes and max_partition_size moves
+		// on flushes: an hour and six points see several refreshes.
+		{key: "forecast_min_points", unit: thresholdCount, check: mustBeThreeOrMore, def: 6,
+			readBy: []string{KindPartitionGrowthForecast, KindUnbucketedTimeSeries, KindGuardrailCrossing}},
+		{key: "forecast_min_span", unit: thresholdSeconds, check: mustBePositive, def: hourS,
+			readBy: []string{KindPartitionGrowthForecast, KindUnbucketedTimeSeries, KindGuardrailCrossing}},
+	})
+}

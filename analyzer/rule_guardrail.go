@@ -145,3 +145,15 @@ func init() {
 		PushedWithoutKey: true, LowerIsWorse: true, RuleAlert: AlertAnalyzerFinding, TableWide: true,
 		scope: scopeTable, rule: ruleGuardrailCrossing})
 }
+
+// The thresholds the rule reads, each declared once, here, with why
+// (thresholds.go: their check, unit and series).
+func init() {
+	registerThresholds([]thresholdSpec{
+		// A crossing that only logs costs a log line: three days is time to
+		// split a key or raise the threshold. A refused write is an outage
+		// for that key: a week, as forecast_warning, to change the model.
+		{key: "guardrail_warn_lead", unit: thresholdSeconds, check: mustBePositive, def: 3 * dayS, readBy: []string{KindGuardrailCrossing}},
+		{key: "guardrail_fail_lead", unit: thresholdSeconds, check: mustBePositive, def: 7 * dayS, readBy: []string{KindGuardrailCrossing}},
+	})
+}

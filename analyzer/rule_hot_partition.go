@@ -140,3 +140,17 @@ func init() {
 		PushedWithoutKey: true,
 		scope:            scopeKey, problemOrder: 3, rule: ruleHotPartition})
 }
+
+// The thresholds the rule reads, each declared once, here, with why
+// (thresholds.go: their check, unit and series).
+func init() {
+	registerThresholds([]thresholdSpec{
+		// A Zipf(1) key set of 1,000 keys gives its top key 13 %: a quarter of
+		// a table's operations on one key is beyond normal skew; half is a
+		// key that alone dominates the replica.
+		{key: "hot_key_share_warning", unit: thresholdRatio, check: mustBeFraction, def: 0.25, bound: true, notAbove: []string{"hot_key_share_critical"},
+			readBy: []string{KindHotPartition, "PartmonHotPartition"}},
+		{key: "hot_key_share_critical", unit: thresholdRatio, check: mustBeFraction, def: 0.5, bound: true,
+			readBy: []string{KindHotPartition, "PartmonHotPartition"}},
+	})
+}

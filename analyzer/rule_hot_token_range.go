@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/partmon/partmon/analyzer/finding"
@@ -156,4 +157,39 @@ func init() {
 		Sentence:   "One node serves more of the table's local operations than its share of the data warrants.",
 		MultipleOf: "fair share",
 		scope:      scopeGroup, rule: ruleHotTokenRange})
+}
+
+// The thresholds the rule reads, each declared once, here, with why
+// (thresholds.go: their check, unit and series).
+func init() {
+	registerThresholds([]thresholdSpec{
+		// Twice the fair share by ownership (the design's traffic skew
+		// default); four times is a replica set doing the work of four.
+		{key: "hot_range_ratio_warning", unit: thresholdRatio, check: mustBeAboveOne, def: 2, bound: true, notAbove: []string{"hot_range_ratio_critical"},
+			tableNodeFigure: trafficSkewFigure, readBy: []string{KindHotTokenRange, KindHotPartition, "PartmonHotTokenRange"}},
+		{key: "hot_range_ratio_critical", unit: thresholdRatio, check: mustBeAboveOne, def: 4, bound: true,
+			tableNodeFigure: trafficSkewFigure, readBy: []string{KindHotTokenRange, "PartmonHotTokenRange"}},
+	})
+}
+
+// trafficSkewFigure is what PartmonHotTokenRange compares with the hot
+// range thresholds: partmon_table_traffic_skew_ratio.
+func trafficSkewFigure(t Thresholds, tn *TableNode) float64 { return t.TrafficSkewFigure(tn) }
+
+// TrafficSkewFigure is the partmon_table_traffic_skew_ratio a table node
+// publishes: the larger of its read and write skews, each counted only
+// where the node itself serves at least the traffic floor of that
+// operation over the window the skew is measured on. A near-idle
+// replica's skew is noise to an alert; with this floor in the series,
+// PartmonHotTokenRange needs no rate over every table's counters in the
+// store (make scale, docs/scale.md).
+func (t Thresholds) TrafficSkewFigure(tn *TableNode) float64 {
+	var skew float64
+	if tn.ReadRate >= t.TrafficFloorOpsPerSecond {
+		skew = tn.ReadSkew
+	}
+	if tn.WriteRate >= t.TrafficFloorOpsPerSecond {
+		skew = math.Max(skew, tn.WriteSkew)
+	}
+	return skew
 }

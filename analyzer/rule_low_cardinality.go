@@ -317,3 +317,15 @@ func init() {
 		LowerIsWorse: true, RuleAlert: AlertAnalyzerFinding, TableWide: true,
 		scope: scopeTable, problemOrder: 6, splitOrder: 2, rule: ruleLowCardinalityKey})
 }
+
+// The thresholds the rule reads, each declared once, here, with why
+// (thresholds.go: their check, unit and series).
+func init() {
+	registerThresholds([]thresholdSpec{
+		// With P partitions hashed over N nodes, a node's count varies by
+		// about 1/√(P/N): 100 per node keeps that near 10 %, half the load
+		// skew warning.
+		{key: "low_cardinality_partitions_per_node", unit: thresholdCount, check: mustBePositive, def: 100, readBy: []string{KindLowCardinalityKey}},
+		{key: "low_cardinality_min_table_bytes", unit: thresholdBytes, check: mustBePositive, def: 1 * mib, readBy: []string{KindLowCardinalityKey}},
+	})
+}

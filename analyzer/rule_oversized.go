@@ -149,3 +149,22 @@ func init() {
 		PushedWithoutKey: true, SizeIsTheProblem: true, RuleAlert: AlertOversizedPartition,
 		scope: scopeTable, problemOrder: 1, splitOrder: 3, rule: ruleOversizedPartition})
 }
+
+// The thresholds the rule reads, each declared once, here, with why
+// (thresholds.go: their check, unit and series).
+func init() {
+	registerThresholds([]thresholdSpec{
+		// Cassandra guidance: warn at 50 MB, keep partitions under 100 MB.
+		{key: "partition_warning_bytes", unit: thresholdBytes, check: mustBePositive, def: 50 * mib, bound: true, notAbove: []string{"partition_critical_bytes"},
+			tableNodeFigure: maxPartitionFigure, readBy: []string{KindOversizedPartition, KindUnbucketedTimeSeries, KindLowCardinalityKey, KindGuardrailCrossing, "PartmonOversizedPartition"}},
+		{key: "partition_critical_bytes", unit: thresholdBytes, check: mustBePositive, def: 100 * mib, bound: true,
+			tableNodeFigure: maxPartitionFigure, readBy: []string{KindOversizedPartition, KindPartitionGrowthForecast, "PartmonOversizedPartition"}},
+		// max_partition_size is a bucket bound (~1.2× steps) and the mean an
+		// estimate: only an order of magnitude says "one outlier".
+		{key: "outlier_ratio", unit: thresholdRatio, check: mustBeAboveOne, def: 10, readBy: []string{KindOversizedPartition}},
+	})
+}
+
+// maxPartitionFigure is what PartmonOversizedPartition compares with the
+// partition size thresholds: partmon_table_max_partition_size_bytes.
+func maxPartitionFigure(_ Thresholds, tn *TableNode) float64 { return float64(tn.MaxPartitionBytes) }

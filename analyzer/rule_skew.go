@@ -139,3 +139,26 @@ func init() {
 		MultipleOf: "its DC's mean load",
 		scope:      scopeGroup, rule: ruleLoadSkew})
 }
+
+// The thresholds the rule reads, each declared once, here, with why
+// (thresholds.go: their check, unit and series).
+func init() {
+	registerThresholds([]thresholdSpec{
+		// Uneven node load above 20 % is the guidance; 50 % means one node
+		// fills (and serves) half again as much as its peers.
+		{key: "ownership_skew_warning", unit: thresholdRatio, check: mustBeAboveOne, def: 1.2, bound: true, notAbove: []string{"ownership_skew_critical"},
+			readBy: []string{KindOwnershipSkew, "PartmonOwnershipSkew"}},
+		{key: "ownership_skew_critical", unit: thresholdRatio, check: mustBeAboveOne, def: 1.5, bound: true,
+			readBy: []string{KindOwnershipSkew, "PartmonOwnershipSkew"}},
+		{key: "load_skew_warning", unit: thresholdRatio, check: mustBeAboveOne, def: 1.2, bound: true, notAbove: []string{"load_skew_critical"},
+			readBy: []string{KindLoadSkew, "PartmonLoadSkew"}},
+		{key: "load_skew_critical", unit: thresholdRatio, check: mustBeAboveOne, def: 1.5, bound: true,
+			readBy: []string{KindLoadSkew, "PartmonLoadSkew"}},
+		// A GiB a node: below it a skew's extra bytes fill no disk an operator
+		// sizes, and the figure moves with single events gossip load half sees
+		// (it counts sstables only: rows still in memtables, up to a third of
+		// the memtable space, a quarter of the heap, before a flush, are not in it).
+		{key: "load_skew_min_mean_bytes", unit: thresholdBytes, check: mustBePositive, def: gib,
+			readBy: []string{KindLoadSkew, "PartmonLoadSkew"}},
+	})
+}

@@ -67,3 +67,23 @@ func init() {
 		Sentence: "partmon cannot read this node's sources; what it shows for the node is old.",
 		scope:    scopeNode, rule: ruleStaleData})
 }
+
+// The thresholds the rule reads, each declared once, here, with why
+// (thresholds.go: their check, unit and series).
+func init() {
+	registerThresholds([]thresholdSpec{
+		// Three missed 5-minute cycles (15 one-minute ones): past a blip. The
+		// stale warnings come before the criticals.
+		{key: "stale_after", unit: thresholdSeconds, check: mustBePositive, def: 15 * minuteS, bound: true, notAbove: []string{"cycle_stale_critical_after", "node_data_stale_critical_after"},
+			readBy: []string{KindStaleData, "PartmonCycleStale", "PartmonNodeDataStale"}},
+		// The shipped rules' criticals since their first version, read by them
+		// alone. An hour without a cycle is four stale_after periods of every
+		// alert of the instance blind. Two hours without a node's data is longer
+		// than a restart or an upgrade takes, and a node down that long is an
+		// hour from outliving Cassandra's default max_hint_window (3h).
+		{key: "cycle_stale_critical_after", unit: thresholdSeconds, check: mustBePositive, def: hourS, bound: true,
+			readBy: []string{"PartmonCycleStale"}},
+		{key: "node_data_stale_critical_after", unit: thresholdSeconds, check: mustBePositive, def: 2 * hourS, bound: true,
+			readBy: []string{"PartmonNodeDataStale"}},
+	})
+}

@@ -173,3 +173,27 @@ func init() {
 		PushedWithoutKey: true, RuleAlert: AlertAnalyzerFinding,
 		scope: scopeTable, problemOrder: 4, rule: ruleTombstoneHeavy})
 }
+
+// The thresholds the rule reads, each declared once, here, with why
+// (thresholds.go: their check, unit and series).
+func init() {
+	registerThresholds([]thresholdSpec{
+		// tombstone_warn_threshold is 1,000; tombstone_failure_threshold
+		// (100,000) aborts reads, so critical stays ten times below it.
+		{key: "tombstones_per_read_warning", unit: thresholdCount, check: mustBePositive, def: 1_000, bound: true, notAbove: []string{"tombstones_per_read_critical"},
+			tableNodeFigure: tombstonesP99Figure, readBy: []string{KindTombstoneHeavy, KindGuardrailCrossing, "PartmonTombstoneHeavy"}},
+		{key: "tombstones_per_read_critical", unit: thresholdCount, check: mustBePositive, def: 10_000, bound: true,
+			tableNodeFigure: tombstonesP99Figure, readBy: []string{KindTombstoneHeavy, "PartmonTombstoneHeavy"}},
+		// Guidance: tombstone ratio above 20 %; above half, reads scan more
+		// dead than live data.
+		{key: "tombstone_ratio_warning", unit: thresholdRatio, check: mustBeFraction, def: 0.2, bound: true, notAbove: []string{"tombstone_ratio_critical"},
+			readBy: []string{KindTombstoneHeavy}},
+		{key: "tombstone_ratio_critical", unit: thresholdRatio, check: mustBeFraction, def: 0.5, bound: true,
+			readBy: []string{KindTombstoneHeavy}},
+		{key: "tombstone_ratio_min_per_read", unit: thresholdCount, check: mustNotBeNegative, def: 100, readBy: []string{KindTombstoneHeavy}},
+	})
+}
+
+// tombstonesP99Figure is what PartmonTombstoneHeavy compares with the
+// tombstones-per-read thresholds: partmon_table_tombstones_per_read_p99.
+func tombstonesP99Figure(_ Thresholds, tn *TableNode) float64 { return tn.TombstonesPerRead.P99 }

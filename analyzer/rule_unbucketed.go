@@ -269,3 +269,12 @@ func init() {
 		SizeIsTheProblem: true, RuleAlert: AlertAnalyzerFinding, TableWide: true,
 		scope: scopeTable, problemOrder: 5, splitOrder: 1, rule: ruleUnbucketedTimeSeries})
 }
+
+// The thresholds the rule reads, each declared once, here, with why
+// (thresholds.go: their check, unit and series).
+func init() {
+	registerThresholds([]thresholdSpec{
+		// The classic "keep partitions under 10 MB" rule for time series.
+		{key: "time_series_large_bytes", unit: thresholdBytes, check: mustBePositive, def: 10 * mib, readBy: []string{KindUnbucketedTimeSeries}},
+	})
+}

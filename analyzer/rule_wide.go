@@ -304,3 +304,16 @@ func init() {
 		PushedWithoutKey: true, RuleAlert: AlertAnalyzerFinding,
 		scope: scopeTable, problemOrder: 2, splitOrder: 4, rule: ruleWidePartition})
 }
+
+// The thresholds the rule reads, each declared once, here, with why
+// (thresholds.go: their check, unit and series).
+func init() {
+	registerThresholds([]thresholdSpec{
+		// Guidance: under 100,000 rows (also ScyllaDB's
+		// compaction_rows_count_warning_threshold); ten times that is critical.
+		{key: "partition_rows_warning", unit: thresholdCount, check: mustBePositive, def: 100_000, bound: true, notAbove: []string{"partition_rows_critical"},
+			readBy: []string{KindWidePartition, KindUnbucketedTimeSeries}},
+		{key: "partition_rows_critical", unit: thresholdCount, check: mustBePositive, def: 1_000_000, bound: true,
+			readBy: []string{KindWidePartition}},
+	})
+}

@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -167,4 +168,26 @@ func isCustomIndex(ix model.Index) (bool, string) {
 	class := ix.Options["class_name"]
 	class = class[strings.LastIndexByte(class, '.')+1:]
 	return true, class
+}
+
+// noteWithoutSchema names the tables the nodes report sizes of but the
+// schema does not list: they are judged by their sizes alone, and what only
+// their columns could decide is unknown, not guessed.
+func (a *analysis) noteWithoutSchema() {
+	var names []string
+	for _, t := range a.tables {
+		if t.schema == nil && len(t.nodes) > 0 {
+			names = append(names, t.key)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	list := strings.Join(names, ", ")
+	if len(names) > 5 {
+		list = fmt.Sprintf("%s and %d more", strings.Join(names[:5], ", "), len(names)-5)
+	}
+	a.note("%s: sizes but no schema row (a table created or a keyspace dropped since the schema was read, or a view the schema did not list): "+
+		"judged by sizes only; low_cardinality_key, unbucketed_time_series, secondary_index_high_cardinality, ascending_time_order "+
+		"and wide_partition's cell-count bound need the columns and are unknown for %s", list, plural(len(names), "it", "them"))
 }

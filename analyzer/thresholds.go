@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -170,29 +172,10 @@ type thresholdSpec struct {
 }
 
 // The figures of a table node's series that shipped rules compare against
-// thresholds (partmon_table_max_partition_size_bytes,
-// partmon_table_tombstones_per_read_p99, partmon_table_traffic_skew_ratio).
-func maxPartitionFigure(_ Thresholds, tn *TableNode) float64  { return float64(tn.MaxPartitionBytes) }
-func tombstonesP99Figure(_ Thresholds, tn *TableNode) float64 { return tn.TombstonesPerRead.P99 }
-func trafficSkewFigure(t Thresholds, tn *TableNode) float64   { return t.TrafficSkewFigure(tn) }
-
-// TrafficSkewFigure is the partmon_table_traffic_skew_ratio a table node
-// publishes: the larger of its read and write skews, each counted only
-// where the node itself serves at least the traffic floor of that
-// operation over the window the skew is measured on. A near-idle
-// replica's skew is noise to an alert; with this floor in the series,
-// PartmonHotTokenRange needs no rate over every table's counters in the
-// store (make scale, docs/scale.md).
-func (t Thresholds) TrafficSkewFigure(tn *TableNode) float64 {
-	var skew float64
-	if tn.ReadRate >= t.TrafficFloorOpsPerSecond {
-		skew = tn.ReadSkew
-	}
-	if tn.WriteRate >= t.TrafficFloorOpsPerSecond {
-		skew = math.Max(skew, tn.WriteSkew)
-	}
-	return skew
-}
+// thresholds (tableNodeFigure) are beside the rules: maxPartitionFigure
+// (partmon_table_max_partition_size_bytes), tombstonesP99Figure
+// (partmon_table_tombstones_per_read_p99), trafficSkewFigure
+// (partmon_table_traffic_skew_ratio).
 
 // Durations of the defaults, in seconds.
 const (
@@ -201,106 +184,35 @@ const (
 	dayS    = 24 * hourS
 )
 
-var thresholdSpecs = []thresholdSpec{
-	// Cassandra guidance: warn at 50 MB, keep partitions under 100 MB.
-	{key: "partition_warning_bytes", unit: thresholdBytes, check: mustBePositive, def: 50 * mib, bound: true, notAbove: []string{"partition_critical_bytes"},
-		tableNodeFigure: maxPartitionFigure, readBy: []string{KindOversizedPartition, KindUnbucketedTimeSeries, KindLowCardinalityKey, KindGuardrailCrossing, "PartmonOversizedPartition"}},
-	{key: "partition_critical_bytes", unit: thresholdBytes, check: mustBePositive, def: 100 * mib, bound: true,
-		tableNodeFigure: maxPartitionFigure, readBy: []string{KindOversizedPartition, KindPartitionGrowthForecast, "PartmonOversizedPartition"}},
-	// Guidance: under 100,000 rows (also ScyllaDB's
-	// compaction_rows_count_warning_threshold); ten times that is critical.
-	{key: "partition_rows_warning", unit: thresholdCount, check: mustBePositive, def: 100_000, bound: true, notAbove: []string{"partition_rows_critical"},
-		readBy: []string{KindWidePartition, KindUnbucketedTimeSeries}},
-	{key: "partition_rows_critical", unit: thresholdCount, check: mustBePositive, def: 1_000_000, bound: true,
-		readBy: []string{KindWidePartition}},
-	// max_partition_size is a bucket bound (~1.2× steps) and the mean an
-	// estimate: only an order of magnitude says "one outlier".
-	{key: "outlier_ratio", unit: thresholdRatio, check: mustBeAboveOne, def: 10, readBy: []string{KindOversizedPartition}},
-	// Uneven node load above 20 % is the guidance; 50 % means one node
-	// fills (and serves) half again as much as its peers.
-	{key: "ownership_skew_warning", unit: thresholdRatio, check: mustBeAboveOne, def: 1.2, bound: true, notAbove: []string{"ownership_skew_critical"},
-		readBy: []string{KindOwnershipSkew, "PartmonOwnershipSkew"}},
-	{key: "ownership_skew_critical", unit: thresholdRatio, check: mustBeAboveOne, def: 1.5, bound: true,
-		readBy: []string{KindOwnershipSkew, "PartmonOwnershipSkew"}},
-	{key: "load_skew_warning", unit: thresholdRatio, check: mustBeAboveOne, def: 1.2, bound: true, notAbove: []string{"load_skew_critical"},
-		readBy: []string{KindLoadSkew, "PartmonLoadSkew"}},
-	{key: "load_skew_critical", unit: thresholdRatio, check: mustBeAboveOne, def: 1.5, bound: true,
-		readBy: []string{KindLoadSkew, "PartmonLoadSkew"}},
-	// A GiB a node: below it a skew's extra bytes fill no disk an operator
-	// sizes, and the figure moves with single events gossip load half sees
-	// (it counts sstables only: rows still in memtables, up to a third of
-	// the memtable space, a quarter of the heap, before a flush, are not in it).
-	{key: "load_skew_min_mean_bytes", unit: thresholdBytes, check: mustBePositive, def: gib,
-		readBy: []string{KindLoadSkew, "PartmonLoadSkew"}},
-	// tombstone_warn_threshold is 1,000; tombstone_failure_threshold
-	// (100,000) aborts reads, so critical stays ten times below it.
-	{key: "tombstones_per_read_warning", unit: thresholdCount, check: mustBePositive, def: 1_000, bound: true, notAbove: []string{"tombstones_per_read_critical"},
-		tableNodeFigure: tombstonesP99Figure, readBy: []string{KindTombstoneHeavy, KindGuardrailCrossing, "PartmonTombstoneHeavy"}},
-	{key: "tombstones_per_read_critical", unit: thresholdCount, check: mustBePositive, def: 10_000, bound: true,
-		tableNodeFigure: tombstonesP99Figure, readBy: []string{KindTombstoneHeavy, "PartmonTombstoneHeavy"}},
-	// Guidance: tombstone ratio above 20 %; above half, reads scan more
-	// dead than live data.
-	{key: "tombstone_ratio_warning", unit: thresholdRatio, check: mustBeFraction, def: 0.2, bound: true, notAbove: []string{"tombstone_ratio_critical"},
-		readBy: []string{KindTombstoneHeavy}},
-	{key: "tombstone_ratio_critical", unit: thresholdRatio, check: mustBeFraction, def: 0.5, bound: true,
-		readBy: []string{KindTombstoneHeavy}},
-	{key: "tombstone_ratio_min_per_read", unit: thresholdCount, check: mustNotBeNegative, def: 100, readBy: []string{KindTombstoneHeavy}},
-	// A Zipf(1) key set of 1,000 keys gives its top key 13 %: a quarter of
-	// a table's operations on one key is beyond normal skew; half is a
-	// key that alone dominates the replica.
-	{key: "hot_key_share_warning", unit: thresholdRatio, check: mustBeFraction, def: 0.25, bound: true, notAbove: []string{"hot_key_share_critical"},
-		readBy: []string{KindHotPartition, "PartmonHotPartition"}},
-	{key: "hot_key_share_critical", unit: thresholdRatio, check: mustBeFraction, def: 0.5, bound: true,
-		readBy: []string{KindHotPartition, "PartmonHotPartition"}},
-	// Twice the fair share by ownership (the design's traffic skew
-	// default); four times is a replica set doing the work of four.
-	{key: "hot_range_ratio_warning", unit: thresholdRatio, check: mustBeAboveOne, def: 2, bound: true, notAbove: []string{"hot_range_ratio_critical"},
-		tableNodeFigure: trafficSkewFigure, readBy: []string{KindHotTokenRange, KindHotPartition, "PartmonHotTokenRange"}},
-	{key: "hot_range_ratio_critical", unit: thresholdRatio, check: mustBeAboveOne, def: 4, bound: true,
-		tableNodeFigure: trafficSkewFigure, readBy: []string{KindHotTokenRange, "PartmonHotTokenRange"}},
-	// One operation per second: below it shares are noise, and idle
-	// tables never alert.
-	{key: "traffic_floor_ops_per_second", unit: thresholdCount, check: mustBePositive, def: 1,
-		readBy: []string{KindHotTokenRange, KindHotPartition, KindSecondaryIndexHighCard}},
-	// With P partitions hashed over N nodes, a node's count varies by
-	// about 1/√(P/N): 100 per node keeps that near 10 %, half the load
-	// skew warning.
-	{key: "low_cardinality_partitions_per_node", unit: thresholdCount, check: mustBePositive, def: 100, readBy: []string{KindLowCardinalityKey}},
-	{key: "low_cardinality_min_table_bytes", unit: thresholdBytes, check: mustBePositive, def: 1 * mib, readBy: []string{KindLowCardinalityKey}},
-	// The classic "keep partitions under 10 MB" rule for time series.
-	{key: "time_series_large_bytes", unit: thresholdBytes, check: mustBePositive, def: 10 * mib, readBy: []string{KindUnbucketedTimeSeries}},
-	// A week leaves time to change a data model; a day is an emergency.
-	// A critical forecast is the nearer horizon.
-	{key: "forecast_warning", unit: thresholdSeconds, check: mustBePositive, def: 7 * dayS, bound: true,
-		readBy: []string{KindPartitionGrowthForecast, KindUnbucketedTimeSeries, "PartmonPartitionGrowthForecast"}},
-	{key: "forecast_critical", unit: thresholdSeconds, check: mustBePositive, def: dayS, bound: true, notAbove: []string{"forecast_warning"},
-		readBy: []string{KindPartitionGrowthForecast, "PartmonPartitionGrowthForecast"}},
-	// Size estimates refresh every 5 minutes and max_partition_size moves
-	// on flushes: an hour and six points see several refreshes.
-	{key: "forecast_min_points", unit: thresholdCount, check: mustBeThreeOrMore, def: 6,
-		readBy: []string{KindPartitionGrowthForecast, KindUnbucketedTimeSeries, KindGuardrailCrossing}},
-	{key: "forecast_min_span", unit: thresholdSeconds, check: mustBePositive, def: hourS,
-		readBy: []string{KindPartitionGrowthForecast, KindUnbucketedTimeSeries, KindGuardrailCrossing}},
-	// A crossing that only logs costs a log line: three days is time to
-	// split a key or raise the threshold. A refused write is an outage
-	// for that key: a week, as forecast_warning, to change the model.
-	{key: "guardrail_warn_lead", unit: thresholdSeconds, check: mustBePositive, def: 3 * dayS, readBy: []string{KindGuardrailCrossing}},
-	{key: "guardrail_fail_lead", unit: thresholdSeconds, check: mustBePositive, def: 7 * dayS, readBy: []string{KindGuardrailCrossing}},
-	// Three missed 5-minute cycles (15 one-minute ones): past a blip. The
-	// stale warnings come before the criticals.
-	{key: "stale_after", unit: thresholdSeconds, check: mustBePositive, def: 15 * minuteS, bound: true, notAbove: []string{"cycle_stale_critical_after", "node_data_stale_critical_after"},
-		readBy: []string{KindStaleData, "PartmonCycleStale", "PartmonNodeDataStale"}},
-	// The shipped rules' criticals since their first version, read by them
-	// alone. An hour without a cycle is four stale_after periods of every
-	// alert of the instance blind. Two hours without a node's data is longer
-	// than a restart or an upgrade takes, and a node down that long is an
-	// hour from outliving Cassandra's default max_hint_window (3h).
-	{key: "cycle_stale_critical_after", unit: thresholdSeconds, check: mustBePositive, def: hourS, bound: true,
-		readBy: []string{"PartmonCycleStale"}},
-	{key: "node_data_stale_critical_after", unit: thresholdSeconds, check: mustBePositive, def: 2 * hourS, bound: true,
-		readBy: []string{"PartmonNodeDataStale"}},
-	// Cassandra keeps 10 keys per table in system.top_partitions.
-	{key: "top_k", unit: thresholdCount, check: mustBeTopK, def: 10},
+// thresholdSpecs is the one table of thresholds: each rule file registers
+// the rows of the thresholds its rule reads (registerThresholds), the
+// shared ones below; rows are listed in the order of their Thresholds fields.
+var thresholdSpecs []thresholdSpec
+
+// registerThresholds puts a rule's threshold rows into the table at their
+// fields' places. A key without a field, or one registered twice, is a
+// programming error.
+func registerThresholds(specs []thresholdSpec) {
+	for _, s := range specs {
+		at := fieldOf(s.key)
+		i := sort.Search(len(thresholdSpecs), func(i int) bool { return fieldOf(thresholdSpecs[i].key) >= at })
+		if i < len(thresholdSpecs) && thresholdSpecs[i].key == s.key {
+			panic("threshold " + s.key + " registered twice")
+		}
+		thresholdSpecs = slices.Insert(thresholdSpecs, i, s)
+	}
+}
+
+// The thresholds no one rule owns.
+func init() {
+	registerThresholds([]thresholdSpec{
+		// One operation per second: below it shares are noise, and idle
+		// tables never alert.
+		{key: "traffic_floor_ops_per_second", unit: thresholdCount, check: mustBePositive, def: 1,
+			readBy: []string{KindHotTokenRange, KindHotPartition, KindSecondaryIndexHighCard}},
+		// Cassandra keeps 10 keys per table in system.top_partitions.
+		{key: "top_k", unit: thresholdCount, check: mustBeTopK, def: 10},
+	})
 }
 
 // fields maps each config key to the index of its Thresholds field.

@@ -16,8 +16,9 @@ import (
 	"time"
 )
 
-// Each threshold is declared once, in its row of thresholdSpecs: its key
-// in exactly one row, no default or key typed again in another Go file, and
+// Each threshold is declared once, in its row of thresholdSpecs (which its
+// rule's file registers): its key in exactly one row, no default or key
+// typed again elsewhere in Go, and
 // docs/configuration.md's default for it the row's.
 
 // TestThresholdsDeclaredOnce fails on a second declaration of a threshold.
@@ -83,6 +84,11 @@ func secondDeclarations(t *testing.T, root string, keys map[string]int) []string
 		own := ownSettings(f)
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
+			case *ast.CallExpr:
+				// A rule file's rows of the table: the one declaration.
+				if fn, ok := n.Fun.(*ast.Ident); ok && fn.Name == "registerThresholds" {
+					return false
+				}
 			case *ast.CompositeLit:
 				if isThresholdsType(n.Type) && len(n.Elts) > 0 {
 					out = append(out, path+": a Thresholds literal declares values again: start from DefaultThresholds()")

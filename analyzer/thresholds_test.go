@@ -226,3 +226,17 @@ func TestTableNodeReachesAlert(t *testing.T) {
 		}
 	}
 }
+
+// TestThresholdRowsInFieldOrder: wherever a row is registered, the table
+// lists the rows in the order of their Thresholds fields (the docs, the
+// partmon_threshold_* series and Named follow it).
+func TestThresholdRowsInFieldOrder(t *testing.T) {
+	if len(thresholdSpecs) != reflect.TypeOf(Thresholds{}).NumField() {
+		t.Fatalf("%d rows for %d fields", len(thresholdSpecs), reflect.TypeOf(Thresholds{}).NumField())
+	}
+	for i, s := range thresholdSpecs {
+		if fieldOf(s.key) != i {
+			t.Errorf("row %d is %s, the field of index %d", i, s.key, fieldOf(s.key))
+		}
+	}
+}

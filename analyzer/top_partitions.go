@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"cmp"
 	"math"
 	"sort"
 
@@ -368,15 +369,12 @@ func (a figures) topPartitions() []PartitionEntry {
 		part := out[start:]
 		sort.Slice(part, func(i, j int) bool {
 			x, y := &part[i], &part[j]
-			switch {
-			case x.SizeBytes != y.SizeBytes:
-				return x.SizeBytes > y.SizeBytes
-			case x.Tombstones != y.Tombstones:
-				return x.Tombstones > y.Tombstones
-			case x.OpsShare != y.OpsShare:
-				return x.OpsShare > y.OpsShare
-			}
-			return x.Key < y.Key
+			return cmp.Or(
+				cmp.Compare(y.SizeBytes, x.SizeBytes), // the largest first
+				cmp.Compare(y.Tombstones, x.Tombstones),
+				cmp.Compare(y.OpsShare, x.OpsShare),
+				cmp.Compare(x.Key, y.Key),
+			) < 0
 		})
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/partmon/partmon/analyzer/history"
+	"github.com/partmon/partmon/analyzer/index"
 	"github.com/partmon/partmon/analyzer/internal/set"
 	"github.com/partmon/partmon/analyzer/scope"
 	"github.com/partmon/partmon/model"
@@ -17,6 +18,7 @@ import (
 // built once per Analyze; rules only read it.
 type analysis struct {
 	s   *model.Snapshot
+	ix  *index.Index
 	h   *history.History
 	th  Thresholds
 	now int64 // the snapshot's time, unix seconds
@@ -94,18 +96,26 @@ type tableNode struct {
 	widestBytes     int64 // the widest key's fragment size, same sstable
 }
 
+// newAnalysis indexes s and builds the rules' view of it; Analyze builds
+// the index itself (it records the history from the same index) and calls
+// indexedAnalysis.
 func newAnalysis(s *model.Snapshot, sc scope.Scope, h *history.History, th Thresholds) *analysis {
+	return indexedAnalysis(index.Of(s, sc), h, th)
+}
+
+// indexedAnalysis is the rules' view of the indexed snapshot: its ownership,
+// tables with their schema, traffic, keys and growth.
+func indexedAnalysis(ix *index.Index, h *history.History, th Thresholds) *analysis {
+	s := ix.Snapshot
 	a := &analysis{
-		s: s, h: h, th: th, now: s.Taken.Unix(),
-		byHost:   make(map[string]*model.Node, len(s.Nodes)),
-		sc:       sc,
+		s: s, ix: ix, h: h, th: th, now: s.Taken.Unix(),
+		byHost:   ix.ByHost,
+		sc:       ix.Scope,
 		ksByName: map[string]*keyspaceView{},
 		keys:     map[string][]*PartitionEntry{},
 	}
 	for i := range s.Nodes {
-		n := &s.Nodes[i]
-		a.byHost[n.HostID] = n
-		if len(n.Tokens) > 0 {
+		if len(s.Nodes[i].Tokens) > 0 {
 			a.ringLen++
 		}
 	}
@@ -176,7 +186,6 @@ func (a *analysis) buildOwnership() {
 
 // buildTables joins the schema's tables with every node's table figures.
 func (a *analysis) buildTables() {
-	system := a.sc.System
 	byKey := map[string]*tableView{}
 	get := func(keyspace, table string) *tableView {
 		key := model.TableKey(keyspace, table)
@@ -194,24 +203,14 @@ func (a *analysis) buildTables() {
 			t.schema = &ks.ks.Tables[i]
 		}
 	}
-	for _, hostID := range set.Keys(a.s.PerNode) {
-		nd := a.s.PerNode[hostID]
-		if nd == nil {
-			continue
+	for _, it := range a.ix.Tables {
+		t := get(it.Keyspace, it.Name)
+		if t.nodes == nil {
+			t.nodes = make([]*tableNode, 0, len(it.Nodes))
 		}
-		node := a.byHost[hostID]
-		if node == nil {
-			// Data from a node the ring no longer names: keep its figures
-			// under its address, without DC or rack.
-			node = &model.Node{HostID: hostID, Address: nd.Address}
-		}
-		for _, key := range set.Keys(nd.Tables) {
-			ts := nd.Tables[key]
-			if ts == nil || system[ts.Keyspace] {
-				continue
-			}
-			t := get(ts.Keyspace, ts.Table)
-			t.nodes = append(t.nodes, &tableNode{node: node, stats: saneStats(ts), readRate: -1, writeRate: -1})
+		for j := range it.Nodes {
+			row := &it.Nodes[j]
+			t.nodes = append(t.nodes, &tableNode{node: row.Node, stats: &row.Stats, readRate: -1, writeRate: -1})
 		}
 	}
 	sort.Slice(a.tables, func(i, j int) bool {
@@ -294,17 +293,9 @@ func (a *analysis) perNode() []nodeDataAt {
 	if a.nodesAt != nil || len(a.s.PerNode) == 0 {
 		return a.nodesAt
 	}
-	out := []nodeDataAt{}
-	for _, hostID := range set.Keys(a.s.PerNode) {
-		nd := a.s.PerNode[hostID]
-		if nd == nil {
-			continue
-		}
-		addr := nd.Address
-		if n := a.byHost[hostID]; n != nil {
-			addr = n.Address
-		}
-		out = append(out, nodeDataAt{hostID: hostID, addr: addr, nd: nd})
+	out := make([]nodeDataAt, 0, len(a.ix.Nodes))
+	for _, n := range a.ix.Nodes {
+		out = append(out, nodeDataAt{hostID: n.HostID, addr: n.Node.Address, nd: n.Data})
 	}
 	a.nodesAt = out
 	return out

@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"cmp"
 	"sort"
 	"sync"
 	"time"
@@ -227,19 +228,14 @@ func (n *nodeLogs) sorted() []model.LogEvidence {
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := &out[i], &out[j]
-		switch {
-		case a.Keyspace != b.Keyspace:
-			return a.Keyspace < b.Keyspace
-		case a.Table != b.Table:
-			return a.Table < b.Table
-		case a.Kind != b.Kind:
-			return a.Kind < b.Kind
-		case a.Key != b.Key:
-			return a.Key < b.Key
-		case a.Token != b.Token:
-			return a.Token < b.Token
-		}
-		return guardrailIdent(a) < guardrailIdent(b)
+		return cmp.Or(
+			cmp.Compare(a.Keyspace, b.Keyspace),
+			cmp.Compare(a.Table, b.Table),
+			cmp.Compare(a.Kind, b.Kind),
+			cmp.Compare(a.Key, b.Key),
+			cmp.Compare(a.Token, b.Token),
+			cmp.Compare(guardrailIdent(a), guardrailIdent(b)),
+		) < 0
 	})
 	return out
 }

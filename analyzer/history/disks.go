@@ -1,6 +1,9 @@
 package history
 
-import "github.com/partmon/partmon/model"
+import (
+	"github.com/partmon/partmon/analyzer/index"
+	"github.com/partmon/partmon/model"
+)
 
 // DataDiskSource is the collector source whose figures the disk history
 // records (collector/data_disk.go).
@@ -9,9 +12,11 @@ const DataDiskSource = "data_disk"
 // recordDisks adds each node's data-directory bytes (model.DataDisk) at the
 // time the data_disk source read them: a node whose read failed adds no
 // point, its figure is the old one.
-func (h *History) recordDisks(s *model.Snapshot) {
-	for hostID, nd := range s.PerNode {
-		if nd == nil || nd.DataDisk == nil {
+func (h *History) recordDisks(ix *index.Index) {
+	s := ix.Snapshot
+	for _, n := range ix.Nodes {
+		hostID, nd := n.HostID, n.Data
+		if nd.DataDisk == nil {
 			continue
 		}
 		if h.Disks == nil {

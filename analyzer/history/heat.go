@@ -1,6 +1,7 @@
 package history
 
 import (
+	"github.com/partmon/partmon/analyzer/index"
 	"math"
 	"sort"
 	"time"
@@ -64,11 +65,11 @@ func (h *Heat) NodeIndex(hostID string) int {
 	return len(h.Nodes) - 1
 }
 
-// recordHeat adds the column from the last recorded snapshot to s (taken at
-// now), from the traffic counters History holds for each (node, table):
-// call it before they are replaced by s's. The first snapshot only starts
-// the timeline.
-func (h *History) recordHeat(s *model.Snapshot, now int64, system, stale map[string]bool) {
+// recordHeat adds the column from the last recorded snapshot to the
+// indexed one (taken at now), from the traffic counters History holds for
+// each (node, table): call it before they are replaced by the snapshot's.
+// The first snapshot only starts the timeline.
+func (h *History) recordHeat(ix *index.Index, now int64) {
 	if h.Heat == nil {
 		h.Heat = &Heat{}
 	}
@@ -81,32 +82,34 @@ func (h *History) recordHeat(s *model.Snapshot, now int64, system, stale map[str
 	if start == 0 {
 		return
 	}
+	stale := ix.Scope.StaleTraffic
 	col := HeatColumn{Start: start, End: now, Tables: map[string]HeatRates{}}
-	for hostID, nd := range s.PerNode {
-		if nd == nil || stale[hostID] {
-			continue
+	at := make(map[string]int, len(ix.Nodes))
+	for _, n := range ix.Nodes {
+		if !stale[n.HostID] {
+			at[n.HostID] = heat.NodeIndex(n.HostID)
 		}
-		i := heat.NodeIndex(hostID)
-		for key, ts := range nd.Tables {
-			if ts == nil || system[ts.Keyspace] {
+	}
+	for _, t := range ix.Tables {
+		rates := HeatRates{}
+		for _, row := range t.Nodes {
+			hostID := row.Node.HostID
+			if stale[hostID] {
 				continue
 			}
-			r, w := h.stepRates(hostID, key, ts, now)
-			rates := col.Tables[key]
+			i := at[hostID]
+			r, w := h.stepRates(hostID, t.Key, row.Raw, now)
 			for len(rates.Reads) <= i {
 				rates.Reads, rates.Writes = append(rates.Reads, NoRate), append(rates.Writes, NoRate)
 			}
 			rates.Reads[i], rates.Writes[i] = r, w
-			col.Tables[key] = rates
 		}
-	}
-	for key, rates := range col.Tables {
-		if Busiest(rates) <= 0 { // idle tables cost nothing to store
-			delete(col.Tables, key)
+		if Busiest(rates) > 0 { // idle tables cost nothing to store
+			col.Tables[t.Key] = rates
 		}
 	}
 	capTables(col.Tables, h.Limits.HeatTables)
-	col.Keys = sampledKeys(s, col.Tables)
+	col.Keys = sampledKeys(ix, col.Tables)
 	heat.Columns = append(heat.Columns, col)
 	for len(heat.Columns) > h.Limits.HeatColumns {
 		heat.Columns = mergeOnce(heat.Columns, now)
@@ -134,13 +137,10 @@ func (h *History) stepRates(hostID, key string, ts *model.TableStats, now int64)
 
 // sampledKeys are the keys the snapshot's samplers counted most, per table
 // of the column.
-func sampledKeys(s *model.Snapshot, tables map[string]HeatRates) map[string][]string {
+func sampledKeys(ix *index.Index, tables map[string]HeatRates) map[string][]string {
 	counts := map[string]map[string]int64{}
-	for _, nd := range s.PerNode {
-		if nd == nil {
-			continue
-		}
-		for _, hp := range nd.HotPartitions {
+	for _, n := range ix.Nodes {
+		for _, hp := range n.Data.HotPartitions {
 			key := model.TableKey(hp.Keyspace, hp.Table)
 			if _, ok := tables[key]; !ok || hp.Key == "" || hp.Count <= 0 {
 				continue

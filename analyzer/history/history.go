@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/index"
 	"github.com/partmon/partmon/analyzer/scope"
 	"github.com/partmon/partmon/internal/configerr"
 	"github.com/partmon/partmon/model"
@@ -167,31 +168,39 @@ func (h *History) init() {
 	}
 }
 
-// Record adds what s measured, within its scope (scope.Of(s)): system
-// keyspaces are not recorded, and nodes whose traffic counters were not
-// read this cycle add no traffic points (their counters are from an
-// earlier read). Recording the same snapshot twice, or an older one,
-// changes nothing.
+// Record adds what s measured, within its scope (scope.Of(s)); see
+// RecordIndexed, which Analyze calls with the index its rules read.
 func (h *History) Record(s *model.Snapshot, sc scope.Scope) {
 	if h == nil || s == nil || s.Taken.IsZero() {
 		return
 	}
-	h.init()
-	now := s.Taken.Unix()
-	system := sc.System
-	for key, max := range clusterMaxPartition(s, system) {
-		h.Sizes[key] = h.appendSize(h.Sizes[key], SizePoint{now, max}, now)
+	h.RecordIndexed(index.Of(s, sc))
+}
+
+// RecordIndexed adds what the indexed snapshot measured: system keyspaces
+// are not recorded (the index leaves them out), and nodes whose traffic
+// counters were not read this cycle add no traffic points (their counters
+// are from an earlier read). Recording the same snapshot twice, or an
+// older one, changes nothing.
+func (h *History) RecordIndexed(ix *index.Index) {
+	if h == nil || ix == nil || ix.Snapshot == nil || ix.Snapshot.Taken.IsZero() {
+		return
 	}
-	stale := sc.StaleTraffic
-	h.recordKeys(s, now, system)
-	h.recordDisks(s)
-	h.recordHeat(s, now, system, stale) // before the traffic points move on to s's counters
-	for hostID, nd := range s.PerNode {
-		if nd == nil || stale[hostID] {
-			continue
+	h.init()
+	now := ix.Snapshot.Taken.Unix()
+	for _, t := range ix.Tables {
+		if t.MaxBytes > 0 {
+			h.Sizes[t.Key] = h.appendSize(h.Sizes[t.Key], SizePoint{now, t.MaxBytes}, now)
 		}
-		for key, ts := range nd.Tables {
-			if ts == nil || system[ts.Keyspace] || (ts.LocalReads.Count == 0 && ts.LocalWrites.Count == 0) {
+	}
+	h.recordKeys(ix, now)
+	h.recordDisks(ix)
+	h.recordHeat(ix, now) // before the traffic points move on to the snapshot's counters
+	stale := ix.Scope.StaleTraffic
+	for _, t := range ix.Tables {
+		for _, row := range t.Nodes {
+			hostID, ts := row.Node.HostID, row.Raw
+			if stale[hostID] || (ts.LocalReads.Count == 0 && ts.LocalWrites.Count == 0) {
 				continue
 			}
 			byTable := h.Traffic[hostID]
@@ -199,7 +208,7 @@ func (h *History) Record(s *model.Snapshot, sc scope.Scope) {
 				byTable = map[string][]TrafficPoint{}
 				h.Traffic[hostID] = byTable
 			}
-			byTable[key] = h.appendTraffic(byTable[key], TrafficPoint{now, ts.LocalReads.Count, ts.LocalWrites.Count})
+			byTable[t.Key] = h.appendTraffic(byTable[t.Key], TrafficPoint{now, ts.LocalReads.Count, ts.LocalWrites.Count})
 		}
 	}
 	h.prune(now)
@@ -353,24 +362,4 @@ func (h *History) TrafficBase(hostID, key string, before int64) (TrafficPoint, b
 		return TrafficPoint{}, false
 	}
 	return pts[0], true
-}
-
-// clusterMaxPartition is, per table, the largest max_partition_size any
-// node reports; tables with no size at all are left out.
-func clusterMaxPartition(s *model.Snapshot, system map[string]bool) map[string]int64 {
-	out := map[string]int64{}
-	for _, nd := range s.PerNode {
-		if nd == nil {
-			continue
-		}
-		for key, ts := range nd.Tables {
-			if ts == nil || system[ts.Keyspace] || ts.MaxPartitionBytes <= 0 {
-				continue
-			}
-			if ts.MaxPartitionBytes > out[key] {
-				out[key] = ts.MaxPartitionBytes
-			}
-		}
-	}
-	return out
 }

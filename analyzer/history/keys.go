@@ -1,6 +1,7 @@
 package history
 
 import (
+	"github.com/partmon/partmon/analyzer/index"
 	"math"
 	"sort"
 	"time"
@@ -48,7 +49,8 @@ type keyFigures struct {
 // snapshotKeys merges every key the snapshot's node-local sources name, per
 // table key: the largest size, the most tombstones and the highest sampled
 // share any replica reports.
-func snapshotKeys(s *model.Snapshot, system map[string]bool) map[string]map[string]*keyFigures {
+func snapshotKeys(ix *index.Index) map[string]map[string]*keyFigures {
+	system := ix.Scope.System
 	out := map[string]map[string]*keyFigures{}
 	get := func(ks, t, key, addr string) *keyFigures {
 		if system[ks] || key == "" {
@@ -68,13 +70,11 @@ func snapshotKeys(s *model.Snapshot, system map[string]bool) map[string]map[stri
 		f.replicas = set.AddSorted(f.replicas, addr)
 		return f
 	}
-	for host, nd := range s.PerNode {
-		if nd == nil {
-			continue
-		}
+	for _, n := range ix.Nodes {
+		nd := n.Data
 		addr := nd.Address
 		if addr == "" {
-			addr = host
+			addr = n.HostID
 		}
 		for _, p := range nd.TopPartitions {
 			if f := get(p.Keyspace, p.Table, p.Key, addr); f != nil && p.Type == "SIZES" {
@@ -109,7 +109,7 @@ func snapshotKeys(s *model.Snapshot, system map[string]bool) map[string]map[stri
 }
 
 // recordKeys adds the snapshot's keys to the key history.
-func (h *History) recordKeys(s *model.Snapshot, now int64, system map[string]bool) {
+func (h *History) recordKeys(ix *index.Index, now int64) {
 	if h.Keys == nil {
 		h.Keys = &KeyHistory{}
 	}
@@ -117,7 +117,7 @@ func (h *History) recordKeys(s *model.Snapshot, now int64, system map[string]boo
 		h.Keys.Tables = map[string]map[string]*KeySeries{}
 	}
 	n := h.Limits.KeysPerTable
-	for tk, keys := range snapshotKeys(s, system) {
+	for tk, keys := range snapshotKeys(ix) {
 		series := h.Keys.Tables[tk]
 		if series == nil {
 			series = map[string]*KeySeries{}

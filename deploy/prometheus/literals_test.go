@@ -31,7 +31,7 @@ func TestRulesWriteNoThreshold(t *testing.T) {
 
 // TestThresholdRowsNameTheRulesThatReadThem: an alert compares against a
 // partmon_threshold_* series exactly when the threshold's row in
-// analyzer/thresholds.go names it among its readers.
+// the analyzer (registered by its rule's file) names it among its readers.
 func TestThresholdRowsNameTheRulesThatReadThem(t *testing.T) {
 	reads := map[string]map[string]bool{} // series → alerts comparing against it
 	for _, r := range loadAlerts(t) {

@@ -89,7 +89,7 @@ func TestRulePanicCostsItsOwnFindingsOnly(t *testing.T) {
 		}
 		if len(r.RuleFailures) != 1 || r.RuleFailures[0].Rule != KindOversizedPartition ||
 			!slices.Equal(r.RuleFailures[0].Tables, []string{"ks.bad"}) || !strings.Contains(r.RuleFailures[0].Error, "nil pointer") ||
-			!strings.Contains(r.RuleFailures[0].Error, "analyzer/guard_test.go:") {
+			!strings.Contains(r.RuleFailures[0].Error, "analyzer/rule_failures_test.go:") {
 			t.Errorf("rule failures %+v, want oversized_partition on ks.bad with the panic and its line", r.RuleFailures)
 		}
 		if !hasNote(r, "rule oversized_partition failed on ks.bad", "the other tables' stand") {
