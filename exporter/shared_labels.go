@@ -52,6 +52,9 @@ func (c *labelPairs) of(d *metricDesc, values []string) []*dto.LabelPair {
 	if len(values) != len(d.labels) {
 		return nil
 	}
+	if len(values) == 0 {
+		return noLabels
+	}
 	for _, v := range values {
 		if !utf8.ValidString(v) {
 			return nil
@@ -63,6 +66,9 @@ func (c *labelPairs) of(d *metricDesc, values []string) []*dto.LabelPair {
 	}
 	return out
 }
+
+// noLabels are the pairs of a series without labels: none, but valid.
+var noLabels = []*dto.LabelPair{}
 
 // nameOrder is the order of labels sorted by name: where each label
 // pair of a series goes.
@@ -131,7 +137,9 @@ type boxedValue struct {
 }
 
 func (s sharedLabelMetric) Write(out *dto.Metric) error {
-	out.Label = s.pairs
+	if len(s.pairs) > 0 { // none is nil, as client_golang writes it
+		out.Label = s.pairs
+	}
 	b := &boxedValue{v: s.value}
 	if s.d.valueType == prometheus.CounterValue {
 		b.counter.Value = &b.v
