@@ -1,7 +1,6 @@
 package exporter
 
 import (
-	"slices"
 	"sort"
 	"strings"
 
@@ -60,13 +59,13 @@ func (e *Exporter) Gather() ([]*dto.MetricFamily, error) {
 	}
 	names := make([]string, 0, len(byName))
 	for name, mf := range byName {
-		if !slices.IsSortedFunc(mf.Metric, compareLabelValues) {
+		sorted, dup := inOrder(mf.Metric)
+		if !sorted {
 			sort.Sort(byLabelValues(mf.Metric))
+			_, dup = inOrder(mf.Metric)
 		}
-		for i := 1; i < len(mf.Metric); i++ {
-			if compareLabelValues(mf.Metric[i-1], mf.Metric[i]) == 0 {
-				return e.registryGather() // a duplicate: the registry says which
-			}
+		if dup {
+			return e.registryGather() // the registry says which
 		}
 		if len(mf.Metric) > 0 {
 			names = append(names, name)
@@ -117,6 +116,21 @@ func (s sharedLabelMetric) dto() *dto.Metric {
 	return &x.m
 }
 
+// inOrder says whether ms are sorted by compareLabelValues, and whether
+// two neighbours have the same labels (a duplicate, once sorted).
+func inOrder(ms []*dto.Metric) (sorted, dup bool) {
+	sorted = true
+	for i := 1; i < len(ms); i++ {
+		switch c := compareLabelValues(ms[i-1], ms[i]); {
+		case c == 0:
+			dup = true
+		case c > 0:
+			sorted = false
+		}
+	}
+	return sorted, dup
+}
+
 // compareLabelValues orders series as the registry's sort does
 // (client_golang's internal MetricSorter): by label count, then label
 // values in label name order; 0 for the same labels.
@@ -125,6 +139,9 @@ func compareLabelValues(a, b *dto.Metric) int {
 		return len(a.Label) - len(b.Label)
 	}
 	for n, lp := range a.Label {
+		if lp == b.Label[n] {
+			continue // one shared pair (labelPairs)
+		}
 		if c := strings.Compare(lp.GetValue(), b.Label[n].GetValue()); c != 0 {
 			return c
 		}

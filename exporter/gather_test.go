@@ -86,3 +86,26 @@ func brief(mf *dto.MetricFamily) string {
 	}
 	return strings.TrimSpace(s)
 }
+
+func TestInOrder(t *testing.T) {
+	c := newLabelPairs()
+	series := func(values ...string) *dto.Metric {
+		return &dto.Metric{Label: c.of(tableMaxPartitionSize, append([]string{"c", "dc1", "r1", "n1"}, values...))}
+	}
+	tests := []struct {
+		name        string
+		ms          []*dto.Metric
+		sorted, dup bool
+	}{
+		{"sorted", []*dto.Metric{series("a", "t1"), series("a", "t2"), series("b", "t1")}, true, false},
+		{"unsorted", []*dto.Metric{series("b", "t1"), series("a", "t2")}, false, false},
+		{"a duplicate", []*dto.Metric{series("a", "t1"), series("a", "t1"), series("b", "t1")}, true, true},
+		{"same values, other pairs", []*dto.Metric{series("a", "t1"), {Label: newLabelPairs().of(tableMaxPartitionSize, []string{"c", "dc1", "r1", "n1", "a", "t1"})}}, true, true},
+		{"fewer labels first", []*dto.Metric{{}, series("a", "t1")}, true, false},
+	}
+	for _, tt := range tests {
+		if sorted, dup := inOrder(tt.ms); sorted != tt.sorted || dup != tt.dup {
+			t.Errorf("%s: sorted %v, duplicate %v; want %v, %v", tt.name, sorted, dup, tt.sorted, tt.dup)
+		}
+	}
+}
