@@ -106,9 +106,10 @@ type learnedKey struct {
 
 // maxKnown is the least number of learned keys kept. A call that names
 // more (a snapshot of 30 nodes names 50,000 keys: 1,000 log keys a node,
-// the sampled and the top keys) raises the bound to four times its keys,
-// so that the keys of the last calls are never forgotten while the next
-// are learned, and a steady key set keeps its matcher.
+// the sampled and the top keys) raises the bound to twice its keys, so
+// that a steady key set is never trimmed and keeps its matcher, and a
+// churning one holds at most two snapshots' worth (~1 KB a key with its
+// matcher's share).
 const maxKnown = 20000
 
 // maxIDs bounds the finding IDs whose digest is kept: a report has one a

@@ -29,7 +29,7 @@ func (k *Keyer) Learn(keys ...string) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.calls++
-	k.limit = max(k.limit, maxKnown, 4*len(keys))
+	k.limit = max(k.limit, maxKnown, 2*len(keys))
 	if k.known == nil {
 		k.known = make(map[string]*learnedKey, len(keys))
 	}
