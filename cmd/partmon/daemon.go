@@ -355,11 +355,14 @@ func (d *daemon) analyze(start time.Time) {
 	report.Generated = time.Now()
 	report.CycleDuration = report.Generated.Sub(start)
 
+	findings, nodes := len(report.Findings), len(report.Nodes)
+	// Not read after Publish: the plain report, when keys are hidden, is
+	// garbage once its shown copy is made, while the outputs rebuild.
 	shown := d.latest.Publish(report)
 	if d.pusher != nil {
 		d.pusher.Update(shown)
 	}
-	d.log.Debug("report published", zap.Int("findings", len(report.Findings)), zap.Int("nodes", len(report.Nodes)))
+	d.log.Debug("report published", zap.Int("findings", findings), zap.Int("nodes", nodes))
 	d.saveState(false)
 }
 

@@ -49,7 +49,8 @@ func Redact[T any](k *Keyer, v T) T {
 		return v
 	}
 	w := walker{k: k, shown: map[string]string{}, ids: map[string]string{}, scrubbed: map[string]string{}}
-	return w.copy(reflect.ValueOf(&v).Elem(), "").Interface().(T)
+	rv := reflect.ValueOf(&v).Elem()
+	return w.copy(rv, showsKey.plan(rv.Type(), "")).Interface().(T)
 }
 
 type walker struct {
@@ -60,51 +61,48 @@ type walker struct {
 	shown, ids, scrubbed map[string]string
 }
 
-func (w walker) copy(v reflect.Value, field string) reflect.Value {
-	if !mayShowKey(v.Type(), field) {
+// copy is v with what p walks redacted; v itself when p is nil.
+func (w walker) copy(v reflect.Value, p *walkPlan) reflect.Value {
+	if p == nil {
 		return v // nothing in it changes: shared
 	}
-	switch v.Kind() {
+	switch p.kind {
 	case reflect.String:
-		return w.str(v, field)
+		return w.str(v, p.field)
 	case reflect.Pointer:
-		if v.IsNil() {
+		if v.IsNil() || p.elem == nil {
 			return v
 		}
 		out := reflect.New(v.Type().Elem())
-		out.Elem().Set(w.copy(v.Elem(), field))
+		out.Elem().Set(w.copy(v.Elem(), p.elem))
 		return out
 	case reflect.Struct:
 		out := reflect.New(v.Type()).Elem()
-		out.Set(v) // unexported fields as they are
-		for i := 0; i < v.NumField(); i++ {
-			f := v.Type().Field(i)
-			if f.IsExported() && !isName(f) {
-				name := f.Name
-				if f.Anonymous {
-					name = field
-				}
-				out.Field(i).Set(w.copy(v.Field(i), name))
-			}
+		out.Set(v) // unexported fields, and those that show no key, as they are
+		for _, f := range p.fields {
+			out.Field(f.index).Set(w.copy(v.Field(f.index), f.plan))
 		}
 		return out
 	case reflect.Slice:
-		if v.IsNil() {
+		if v.IsNil() || p.elem == nil {
 			return v
 		}
 		out := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
 		for i := 0; i < v.Len(); i++ {
-			out.Index(i).Set(w.copy(v.Index(i), field))
+			out.Index(i).Set(w.copy(v.Index(i), p.elem))
 		}
 		return out
 	case reflect.Array:
+		if p.elem == nil {
+			return v
+		}
 		out := reflect.New(v.Type()).Elem()
 		for i := 0; i < v.Len(); i++ {
-			out.Index(i).Set(w.copy(v.Index(i), field))
+			out.Index(i).Set(w.copy(v.Index(i), p.elem))
 		}
 		return out
 	case reflect.Map:
-		if v.IsNil() {
+		if v.IsNil() || p.elem == nil {
 			return v
 		}
 		out := reflect.MakeMapWithSize(v.Type(), v.Len())
@@ -113,7 +111,7 @@ func (w walker) copy(v reflect.Value, field string) reflect.Value {
 			// Map keys name tables and nodes (model.TableKey, host IDs), never a
 			// partition: a partition key equal to a keyspace's name must not
 			// rename the keyspace's tables.
-			out.SetMapIndex(it.Key(), w.copy(it.Value(), field))
+			out.SetMapIndex(it.Key(), w.copy(it.Value(), p.elem))
 		}
 		return out
 	}
@@ -153,42 +151,49 @@ func LearnFrom(k *Keyer, v any) {
 	if !k.Hides() {
 		return
 	}
+	rv := reflect.ValueOf(v)
+	if !rv.IsValid() {
+		return
+	}
 	var found []string
-	collect(reflect.ValueOf(v), "", &found)
+	collect(rv, holdsKey.plan(rv.Type(), ""), &found)
 	k.Learn(found...)
 }
 
-func collect(v reflect.Value, field string, found *[]string) {
-	if !v.IsValid() || !mayHoldKey(v.Type(), field) {
+func collect(v reflect.Value, p *walkPlan, found *[]string) {
+	if p == nil {
 		return // a snapshot's 300,000 table figures hold no key: not walked
 	}
-	switch v.Kind() {
+	switch p.kind {
 	case reflect.String:
-		if keyFields[field] {
+		if keyFields[p.field] {
 			*found = append(*found, v.String())
 		}
-	case reflect.Pointer, reflect.Interface:
+	case reflect.Pointer:
 		if !v.IsNil() {
-			collect(v.Elem(), field, found)
+			collect(v.Elem(), p.elem, found)
+		}
+	case reflect.Interface:
+		if !v.IsNil() {
+			e := v.Elem()
+			collect(e, holdsKey.plan(e.Type(), p.field), found)
 		}
 	case reflect.Struct:
-		for i := 0; i < v.NumField(); i++ {
-			if f := v.Type().Field(i); f.IsExported() && !isName(f) {
-				name := f.Name
-				if f.Anonymous {
-					name = field
-				}
-				collect(v.Field(i), name, found)
-			}
+		for _, f := range p.fields {
+			collect(v.Field(f.index), f.plan, found)
 		}
 	case reflect.Slice, reflect.Array:
-		for i := 0; i < v.Len(); i++ {
-			collect(v.Index(i), field, found)
+		if p.elem != nil {
+			for i := 0; i < v.Len(); i++ {
+				collect(v.Index(i), p.elem, found)
+			}
 		}
 	case reflect.Map:
-		it := v.MapRange()
-		for it.Next() {
-			collect(it.Value(), field, found)
+		if p.elem != nil {
+			it := v.MapRange()
+			for it.Next() {
+				collect(it.Value(), p.elem, found)
+			}
 		}
 	}
 }
@@ -204,6 +209,65 @@ type typeField struct {
 type typeSearch struct {
 	str   func(field string) bool
 	cache sync.Map
+
+	mu    sync.Mutex
+	plans map[typeField]*walkPlan
+}
+
+// walkPlan is how a value of one type reached through one field is
+// walked: which fields of a struct, and the element of a pointer, slice,
+// array or map, may hold what the search looks for; nil when nothing in
+// it may. Decided once per type, so that walking a value looks nothing up.
+type walkPlan struct {
+	kind   reflect.Kind
+	field  string      // the name it is reached through: a string's role
+	elem   *walkPlan   // a pointer's, slice's, array's or map's element
+	fields []fieldPlan // a struct's fields to walk
+}
+
+type fieldPlan struct {
+	index int
+	plan  *walkPlan
+}
+
+// plan is the walk of a value of type t reached through field.
+func (s *typeSearch) plan(t reflect.Type, field string) *walkPlan {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.plans == nil {
+		s.plans = map[typeField]*walkPlan{}
+	}
+	return s.build(t, field)
+}
+
+func (s *typeSearch) build(t reflect.Type, field string) *walkPlan {
+	tf := typeField{t, field}
+	if p, ok := s.plans[tf]; ok {
+		return p
+	}
+	if !s.may(t, field) {
+		s.plans[tf] = nil
+		return nil
+	}
+	p := &walkPlan{kind: t.Kind(), field: field}
+	s.plans[tf] = p // a recursive type finds it while it is built
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		p.elem = s.build(t.Elem(), field)
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if f := t.Field(i); f.IsExported() && !isName(f) {
+				name := f.Name
+				if f.Anonymous {
+					name = field
+				}
+				if fp := s.build(f.Type, name); fp != nil {
+					p.fields = append(p.fields, fieldPlan{i, fp})
+				}
+			}
+		}
+	}
+	return p
 }
 
 func (s *typeSearch) may(t reflect.Type, field string) bool {
@@ -242,6 +306,3 @@ var (
 	// field, an ID, or free text that may quote a key.
 	showsKey = &typeSearch{str: func(field string) bool { return !identity[field] }}
 )
-
-func mayHoldKey(t reflect.Type, field string) bool { return holdsKey.may(t, field) }
-func mayShowKey(t reflect.Type, field string) bool { return showsKey.may(t, field) }

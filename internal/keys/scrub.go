@@ -1,6 +1,7 @@
 package keys
 
 import (
+	"cmp"
 	"encoding/hex"
 	"encoding/json"
 	"io"
@@ -18,21 +19,66 @@ import (
 // "1,042" alone but not "partition 42 of".
 
 // Learn adds keys to those scrubbed from free text. The known keys are
-// bounded: past maxKnown the oldest generation is forgotten.
+// bounded: past the bound the keys named least recently are forgotten,
+// never one this call names. The matcher is rebuilt only when the set
+// changes: a key learned again costs a map lookup.
 func (k *Keyer) Learn(keys ...string) {
 	if !k.Hides() {
 		return
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	k.calls++
+	k.limit = max(k.limit, maxKnown, 2*len(keys))
+	if k.known == nil {
+		k.known = make(map[string]*learnedKey, len(keys))
+	}
 	for _, key := range keys {
-		if key == "" || k.known[key] || k.older[key] {
+		if key == "" {
 			continue
 		}
-		if k.known == nil || len(k.known) >= maxKnown {
-			k.older, k.known = k.known, map[string]bool{}
+		if e := k.known[key]; e != nil {
+			e.seen = k.calls
+			continue
 		}
-		k.known[key] = true
+		k.known[key] = &learnedKey{shown: k.show(key), forms: encodings(key), seen: k.calls}
+		k.forms = nil
+	}
+	if len(k.known) > k.limit {
+		k.forget()
+	}
+}
+
+// show is Show without the lookup of a learned key's (k.mu held).
+func (k *Keyer) show(key string) string {
+	switch k.Mode() {
+	case Hashed:
+		return k.Token(key)
+	case Omitted:
+		return OmittedKey
+	}
+	return key
+}
+
+// forget drops the keys named least recently until half the bound is
+// left, keeping every key the current call named (k.mu held).
+func (k *Keyer) forget() {
+	type aged struct {
+		key  string
+		seen uint64
+	}
+	var old []aged
+	for key, e := range k.known {
+		if e.seen < k.calls {
+			old = append(old, aged{key, e.seen})
+		}
+	}
+	slices.SortFunc(old, func(a, b aged) int { return cmp.Compare(a.seen, b.seen) })
+	for _, a := range old {
+		if len(k.known) <= k.limit/2 {
+			break
+		}
+		delete(k.known, a.key)
 		k.forms = nil
 	}
 }
@@ -45,29 +91,24 @@ type form struct{ text, shown string }
 // whatever the number of keys. Nil when no key is known.
 func (k *Keyer) learned() *matcher {
 	k.mu.RLock()
-	if k.forms != nil || len(k.known)+len(k.older) == 0 {
+	if k.forms != nil || len(k.known) == 0 {
 		defer k.mu.RUnlock()
 		return k.forms
 	}
 	k.mu.RUnlock()
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.forms != nil {
+	if k.forms != nil || len(k.known) == 0 {
 		return k.forms
 	}
-	out := make([]form, 0, 5*(len(k.known)+len(k.older)))
-	add := func(key string) {
-		shown := k.Show(key)
-		for _, e := range encodings(key) {
-			out = append(out, form{e, shown})
-		}
+	n := 0
+	for _, e := range k.known {
+		n += len(e.forms)
 	}
-	for key := range k.known {
-		add(key)
-	}
-	for key := range k.older {
-		if !k.known[key] {
-			add(key)
+	out := make([]form, 0, n)
+	for _, e := range k.known {
+		for _, f := range e.forms {
+			out = append(out, form{f, e.shown})
 		}
 	}
 	k.forms = newMatcher(out)
