@@ -72,7 +72,7 @@ type HeatKey struct {
 // heatMaps builds the report's heatmaps from the history's columns with
 // the current ownership, one per table with traffic and the all-tables map;
 // nil without columns.
-func (a figures) heatMaps(findings []finding.Finding) *HeatMaps {
+func (a viewFigures) heatMaps(findings []finding.Finding) *HeatMaps {
 	heat := a.h.Heat
 	if heat == nil || len(heat.Columns) == 0 {
 		return nil
@@ -171,7 +171,7 @@ func inHeat(h *history.Heat, key string) bool {
 }
 
 // newHeatMap is an empty map of t (nil: all tables).
-func (a figures) newHeatMap(cols []HeatSpan, t *tableView) HeatMap {
+func (a viewFigures) newHeatMap(cols []HeatSpan, t *tableView) HeatMap {
 	m := HeatMap{Columns: cols}
 	if t != nil {
 		m.Keyspace, m.Table = t.keyspace, t.name
@@ -198,7 +198,7 @@ type heatGroup struct {
 // all-tables map: per cell Rate into total's Rate, the group's traffic
 // into Share (as a running denominator) and the traffic the node's fair
 // share expects into Ratio, which finishTotal turns into the figures.
-func (a figures) fillTableHeat(m *HeatMap, t *tableView, total *HeatMap, idx map[string]int) {
+func (a viewFigures) fillTableHeat(m *HeatMap, t *tableView, total *HeatMap, idx map[string]int) {
 	var owns map[string]float64
 	var repl ring.Replication
 	if t.ks != nil {
@@ -285,7 +285,7 @@ func heatRate(rates history.HeatRates, present bool, col int, write bool) float6
 // heatCell judges one cell as hot_token_range judges a window: within the
 // node's group, every replica with a rate, over the traffic floor, and
 // not holding all the data.
-func (a figures) heatCell(rate, owns float64, g *heatGroup, noOwnership bool) HeatCell {
+func (a viewFigures) heatCell(rate, owns float64, g *heatGroup, noOwnership bool) HeatCell {
 	cell := HeatCell{Rate: rate}
 	switch {
 	case rate < 0:
@@ -352,7 +352,7 @@ func finishTotal(m *HeatMap, floor float64) {
 // heatKeys are the table's hot keys, sampled or named by a hot_partition
 // finding, placed at their tokens in the newest column (the one they were
 // seen in: the history keeps no keys).
-func (a figures) heatKeys(t *tableView, column int, findings []finding.Finding) []HeatKey {
+func (a viewFigures) heatKeys(t *tableView, column int, findings []finding.Finding) []HeatKey {
 	var out []HeatKey
 	at := map[string]int{}
 	add := func(key string, share float64, col int) {
@@ -396,7 +396,7 @@ func (a figures) heatKeys(t *tableView, column int, findings []finding.Finding) 
 }
 
 // keyToken is the key's Murmur3 token, or why there is none.
-func (a figures) keyToken(t *tableView, key string) (int64, string) {
+func (a viewFigures) keyToken(t *tableView, key string) (int64, string) {
 	if p := a.s.Partitioner; p != "" && !strings.HasSuffix(p, "Murmur3Partitioner") {
 		return 0, "the cluster's partitioner is " + p + ", not Murmur3Partitioner"
 	}

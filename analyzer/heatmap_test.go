@@ -401,7 +401,7 @@ func BenchmarkHeat1000Tables30Nodes(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			figures{a}.heatMaps(nil)
+			viewFigures{a}.heatMaps(nil)
 		}
 	})
 	b.Logf("heat history: %d columns, %d bytes of JSON", len(h.Heat.Columns), len(data))

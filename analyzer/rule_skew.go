@@ -70,7 +70,7 @@ func (a ownershipSkew) groupOf(ks *keyspaceView, n *model.Node) (string, int) {
 // deleted after a compaction; both are compressed. One finding per DC.
 func ruleLoadSkew(a *analysis) []finding.Finding {
 	var out []finding.Finding
-	loads, skews := a.loadSkews()
+	loads, skews := a.ix.LoadSkews()
 	for i := range a.s.Nodes {
 		n := &a.s.Nodes[i]
 		skew, ok := skews[n.HostID]
