@@ -53,7 +53,7 @@ func Analyze(s *model.Snapshot, h *history.History, th Thresholds) *Report {
 		fs.step(StepSummaries, "some node, table or key figures are missing", func() { viewFigures{a}.summarize(r) })
 		all := pipeline{a}.runRules(&fs)
 		fs.step(StepFold, "no finding", func() { pipeline{a}.fold(r, all) })
-		fs.step(StepHeatMap, "no heat map", func() { r.Heat = viewFigures{a}.heatMaps(r.Findings) })
+		fs.step(StepHeatMap, "no heat map", func() { r.Heat = figures.HeatMapsOf(a.ix, a.h, viewFigures{a}.heatInput(r.Findings)) })
 		notes = append(notes, a.notes...)
 	}
 	r.Notes = append(notes, fs.notes...)

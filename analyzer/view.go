@@ -213,15 +213,6 @@ func (a *analysis) estimatePartitions(t *tableView) float64 {
 	return sum
 }
 
-// placementGroup is the set of nodes that share a keyspace's replicas: the
-// DC for NetworkTopologyStrategy, the whole ring otherwise.
-func placementGroup(r ring.Replication, n *model.Node) string {
-	if r.Class == ring.StrategyNetworkTopology {
-		return n.DC
-	}
-	return ""
-}
-
 // nodeDataAt is one node's local data with the address the ring gives it.
 type nodeDataAt struct {
 	hostID, addr string

@@ -1,7 +1,8 @@
 // Package figures builds the status page's figures of a report (the nodes,
-// ownership, replica placements, key histories) from the snapshot's index
-// and the history alone: no rule reads them, and they read nothing of the
-// rules.
+// ownership, replica placements, key histories, the ring heatmaps) from the
+// snapshot's index and the history, with what the rules hand in (findings
+// counted, keys sampled) as plain values: no rule reads them, and they read
+// nothing of the rules.
 package figures
 
 import (

@@ -122,3 +122,16 @@ func ReplicationSignature(m map[string]string) string {
 	}
 	return b.String()
 }
+
+// FullReplica: a node owning this much of a keyspace holds all of it, so
+// routing, not placement, decides its share of the traffic.
+const FullReplica = 0.999
+
+// PlacementGroup is the set of nodes that share a keyspace's replicas: the
+// DC for NetworkTopologyStrategy, the whole ring otherwise.
+func PlacementGroup(r ring.Replication, n *model.Node) string {
+	if r.Class == ring.StrategyNetworkTopology {
+		return n.DC
+	}
+	return ""
+}
