@@ -366,15 +366,16 @@ func (c *Collector) runNode(ctx context.Context, r registration, t target) error
 // the other sources and nodes go on. (A goroutine a source starts must
 // recover its own panics: no recover here reaches it.)
 func (c *Collector) collectOn(ctx context.Context, r registration, timeout time.Duration, t target) (*Output, int, error) {
-	return c.guarded(r.src.Name(), t.conn.Address(), func() (*Output, int, error) { return c.collectOnce(ctx, r, timeout, t) })
+	return guarded(c.log, r.src.Name(), t.conn.Address(), func() (*Output, int, error) { return c.collectOnce(ctx, r, timeout, t) })
 }
 
-// guarded runs one source's run and turns a panic into its error.
-func (c *Collector) guarded(source, node string, run func() (*Output, int, error)) (out *Output, rows int, err error) {
+// guarded runs one source's run and turns a panic into its error, logged
+// to log.
+func guarded(log *zap.Logger, source, node string, run func() (*Output, int, error)) (out *Output, rows int, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			out, err = nil, fmt.Errorf("source %s panicked (a partmon bug; please report this message): %v", source, p)
-			c.log.Error("source panicked", zap.String("collector", source), zap.String("node", node), zap.Any("panic", p), zap.Stack("stack"))
+			log.Error("source panicked", zap.String("collector", source), zap.String("node", node), zap.Any("panic", p), zap.Stack("stack"))
 		}
 	}()
 	return run()
