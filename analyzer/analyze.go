@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"github.com/partmon/partmon/analyzer/figures"
 	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/analyzer/index"
@@ -49,10 +50,10 @@ func Analyze(s *model.Snapshot, h *history.History, th Thresholds) *Report {
 	}
 	var a *analysis
 	if indexed && fs.step(StepIndex, "no figure and no finding", func() { a = indexedAnalysis(ix, h, th); a.noteWithoutSchema() }) {
-		fs.step(StepSummaries, "some node, table or key figures are missing", func() { figures{a}.summarize(r) })
+		fs.step(StepSummaries, "some node, table or key figures are missing", func() { viewFigures{a}.summarize(r) })
 		all := pipeline{a}.runRules(&fs)
 		fs.step(StepFold, "no finding", func() { pipeline{a}.fold(r, all) })
-		fs.step(StepHeatMap, "no heat map", func() { r.Heat = figures{a}.heatMaps(r.Findings) })
+		fs.step(StepHeatMap, "no heat map", func() { r.Heat = figures.HeatMapsOf(a.ix, a.h, viewFigures{a}.heatInput(r.Findings)) })
 		notes = append(notes, a.notes...)
 	}
 	r.Notes = append(notes, fs.notes...)
@@ -61,16 +62,16 @@ func Analyze(s *model.Snapshot, h *history.History, th Thresholds) *Report {
 }
 
 // summarize fills the report's figures (everything but findings).
-func (a figures) summarize(r *Report) {
-	r.Nodes = a.nodeSummaries()
-	r.Ownership = a.ownershipFigures()
+func (a viewFigures) summarize(r *Report) {
+	r.Nodes = figures.Nodes(a.ix)
+	r.Ownership = figures.Owners(a.ix)
 	r.Tables = a.tableSummaries()
 	r.TableNodes = a.tableNodes()
 	r.TopPartitions = a.topPartitions()
 	r.SizeHistory = a.sizeHistories()
-	r.Placements = a.placements()
+	r.Placements = figures.Placements(a.ix)
 	r.Guardrails = guardrails{a.analysis}.guardrailView()
-	r.KeyHistory = a.keyHistories()
+	r.KeyHistory = figures.KeyHistories(a.ix, a.h)
 }
 
 // fold folds the rules' findings into the report's findings, remarks and
@@ -93,7 +94,7 @@ func (a pipeline) fold(r *Report, all []finding.Finding) {
 }
 
 // tableSummaries fills Report.Tables.
-func (a figures) tableSummaries() []TableSummary {
+func (a viewFigures) tableSummaries() []TableSummary {
 	out := make([]TableSummary, 0, len(a.tables))
 	crit := float64(a.th.PartitionCriticalBytes)
 	for _, t := range a.tables {
@@ -116,7 +117,7 @@ func (a figures) tableSummaries() []TableSummary {
 }
 
 // tableNodes fills Report.TableNodes.
-func (a figures) tableNodes() []TableNode {
+func (a viewFigures) tableNodes() []TableNode {
 	n := 0
 	for _, t := range a.tables {
 		n += len(t.nodes)

@@ -267,7 +267,7 @@ func TestTopPartitionsBoundedPerTable(t *testing.T) {
 	th := DefaultThresholds()
 	th.TopK = 3
 	a := analysisWith(t, b.s, nil, th)
-	got := figures{a}.topPartitions()
+	got := viewFigures{a}.topPartitions()
 	var keys []string
 	for _, e := range got {
 		keys = append(keys, e.Key)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/figures"
 	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/analyzer/scope"
 	"github.com/partmon/partmon/internal/murmur3"
@@ -401,7 +402,7 @@ func BenchmarkHeat1000Tables30Nodes(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			figures{a}.heatMaps(nil)
+			figures.HeatMapsOf(a.ix, a.h, viewFigures{a}.heatInput(nil))
 		}
 	})
 	b.Logf("heat history: %d columns, %d bytes of JSON", len(h.Heat.Columns), len(data))

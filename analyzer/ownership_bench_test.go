@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/partmon/partmon/analyzer/figures"
 	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/analyzer/scope"
 	"github.com/partmon/partmon/model"
@@ -92,7 +93,7 @@ func BenchmarkOwnershipKeyspaces1000x256(b *testing.B) {
 					b.Fatalf("%d keyspaces analysed, the first's ownership %v; want %d with ownership (notes %v)",
 						len(a.keyspaces), a.keyspaces[0].owns != nil, c.keyspaces, a.notes)
 				}
-				figures{a}.placements()
+				figures.Placements(a.ix)
 			}
 		})
 	}

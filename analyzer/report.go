@@ -6,6 +6,7 @@ package analyzer
 import (
 	"time"
 
+	"github.com/partmon/partmon/analyzer/figures"
 	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/model"
@@ -80,38 +81,14 @@ type RuleFailure struct {
 }
 
 // NodeSummary is one node of the ring with its load and token figures.
-type NodeSummary struct {
-	HostID    string  `json:"host_id"`
-	Address   string  `json:"address"`
-	DC        string  `json:"dc"`
-	Rack      string  `json:"rack"`
-	Tokens    int     `json:"tokens"`
-	LoadBytes float64 `json:"load_bytes"`
-	// LoadSkew is this node's load ÷ the mean load of its DC; 0 when unknown.
-	LoadSkew float64 `json:"load_skew"`
-	Targeted bool    `json:"targeted"`
-	// Stale is true when some node-local source could not be read this cycle.
-	Stale bool `json:"stale"`
-	// DataAgeSeconds is the age of the oldest node-local data partmon holds for it.
-	DataAgeSeconds float64 `json:"data_age_seconds"`
-	// TokenValues are the node's tokens, sorted ascending (Snapshot.Nodes[].Tokens);
-	// the status page draws the ring from them. Empty when unknown.
-	TokenValues []int64 `json:"token_values,omitempty"`
-}
+type NodeSummary = figures.NodeSummary
 
-// Ownership is a node's effective ownership of one keyspace's data,
-// computed the way nodetool status does. Keyspace "" is the raw token
-// ownership with no replication.
-type Ownership struct {
-	Keyspace string  `json:"keyspace"`
-	HostID   string  `json:"host_id"`
-	Node     string  `json:"node"`
-	DC       string  `json:"dc"`
-	Rack     string  `json:"rack"`
-	Owns     float64 `json:"owns"` // 0..1 for raw; 0..RF_dc summed over a DC for effective
-	// Skew is Owns ÷ (RF_dc ÷ N_dc): 1 is a fair share.
-	Skew float64 `json:"skew"`
-}
+// Ownership is a node's effective ownership of one keyspace's data
+// (figures.Ownership).
+type Ownership = figures.Ownership
+
+// Placement is where one replication puts its replicas (figures.Placement).
+type Placement = figures.Placement
 
 // TableSummary is one table's cluster-wide figures.
 type TableSummary struct {

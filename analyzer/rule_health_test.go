@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partmon/partmon/analyzer/figures"
 	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/model"
 )
@@ -288,7 +289,7 @@ func TestRuleStaleData(t *testing.T) {
 			b := newSnap().ring("dc1", 2).sources(c.sources...)
 			a := analysisOf(t, b.s)
 			fs := ruleStaleData(a)
-			nodes := figures{a}.nodeSummaries()
+			nodes := figures.Nodes(a.ix)
 			if nodes[0].DataAgeSeconds != c.wantAge || nodes[1].Stale {
 				t.Fatalf("node summaries: %+v", nodes)
 			}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/index"
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 )
@@ -88,7 +89,7 @@ func ruleHotTokenRange(a *analysis) []finding.Finding {
 			f.Figures = &finding.Figures{Share: s.share, FairShare: tn.owns / tn.groupOwns}
 			f.Source = joinSources(a.trafficSource(), "system.local,system.peers")
 			where := tn.node.DC
-			if placementGroup(t.ks.repl, tn.node) == "" {
+			if index.PlacementGroup(t.ks.repl, tn.node) == "" {
 				where = "the ring"
 			}
 			f.Summary = fmt.Sprintf("%s serves %s of %s's local %s in %s (%s of %s) for a %s share by effective ownership: %.1f× its fair share",

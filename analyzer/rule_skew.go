@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/partmon/partmon/analyzer/finding"
+	"github.com/partmon/partmon/analyzer/index"
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/ring"
@@ -51,10 +52,10 @@ func ruleOwnershipSkew(a *analysis) []finding.Finding {
 
 // groupOf names a node's placement group and counts its nodes with tokens.
 func (a ownershipSkew) groupOf(ks *keyspaceView, n *model.Node) (string, int) {
-	g := placementGroup(ks.repl, n)
+	g := index.PlacementGroup(ks.repl, n)
 	count := 0
 	for _, m := range a.s.Nodes {
-		if len(m.Tokens) > 0 && placementGroup(ks.repl, &m) == g {
+		if len(m.Tokens) > 0 && index.PlacementGroup(ks.repl, &m) == g {
 			count++
 		}
 	}
@@ -70,7 +71,7 @@ func (a ownershipSkew) groupOf(ks *keyspaceView, n *model.Node) (string, int) {
 // deleted after a compaction; both are compressed. One finding per DC.
 func ruleLoadSkew(a *analysis) []finding.Finding {
 	var out []finding.Finding
-	loads, skews := a.loadSkews()
+	loads, skews := a.ix.LoadSkews()
 	for i := range a.s.Nodes {
 		n := &a.s.Nodes[i]
 		skew, ok := skews[n.HostID]

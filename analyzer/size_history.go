@@ -46,7 +46,7 @@ func (g growthFit) trusted() bool { return g.ok && g.slope > 0 }
 
 // sizeHistories lists every table whose size history has two points or
 // more (the current size included), by table key.
-func (a figures) sizeHistories() []SizeHistory {
+func (a viewFigures) sizeHistories() []SizeHistory {
 	var out []SizeHistory
 	for _, t := range a.tables {
 		pts := a.sizePointsNow(t)

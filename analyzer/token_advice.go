@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/partmon/partmon/analyzer/index"
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/ring"
@@ -127,7 +128,7 @@ func (a tokenAdvice) ownershipAdvice(ks *keyspaceView, n *model.Node, choice all
 	var group []*model.Node
 	for i := range a.s.Nodes {
 		m := &a.s.Nodes[i]
-		if len(m.Tokens) > 0 && placementGroup(ks.repl, m) == placementGroup(ks.repl, n) {
+		if len(m.Tokens) > 0 && index.PlacementGroup(ks.repl, m) == index.PlacementGroup(ks.repl, n) {
 			group = append(group, m)
 		}
 	}
@@ -138,7 +139,7 @@ func (a tokenAdvice) ownershipAdvice(ks *keyspaceView, n *model.Node, choice all
 		}
 	}
 	where := "the ring"
-	if g := placementGroup(ks.repl, n); g != "" {
+	if g := index.PlacementGroup(ks.repl, n); g != "" {
 		where = g
 	}
 	if !single || len(group) < 2 {

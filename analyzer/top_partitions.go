@@ -341,7 +341,7 @@ func ShareAssured(count, total float64) float64 {
 
 // topPartitions is Report.TopPartitions: per table the TopK largest, the TopK
 // most tombstone-heavy and the TopK hottest keys, largest first.
-func (a figures) topPartitions() []PartitionEntry {
+func (a viewFigures) topPartitions() []PartitionEntry {
 	var out []PartitionEntry
 	for _, t := range a.tables {
 		es := a.withLogKeys(t)

@@ -3,13 +3,14 @@ package analyzer
 import (
 	"time"
 
+	"github.com/partmon/partmon/analyzer/index"
 	"github.com/partmon/partmon/model"
 )
 
 // fullReplica: a node owning this much of a keyspace holds all of it, so
 // which replica serves a read is the drivers' routing choice, not data
 // placement; its traffic share says nothing about hot ranges.
-const fullReplica = 0.999
+const fullReplica = index.FullReplica
 
 // opsRate is a (node, table) operation rate in ops/s: the counter's delta
 // over the history's traffic window, else the collector's rate between the
@@ -59,7 +60,7 @@ func (a *analysis) buildTraffic() {
 		for i := range a.s.Nodes {
 			n := &a.s.Nodes[i]
 			if t.ks.owns[n.HostID] > 0 {
-				g := placementGroup(t.ks.repl, n)
+				g := index.PlacementGroup(t.ks.repl, n)
 				groups[g] = append(groups[g], n)
 			}
 		}

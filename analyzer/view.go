@@ -3,11 +3,9 @@ package analyzer
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/partmon/partmon/analyzer/history"
 	"github.com/partmon/partmon/analyzer/index"
-	"github.com/partmon/partmon/analyzer/internal/set"
 	"github.com/partmon/partmon/analyzer/scope"
 	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/ring"
@@ -114,11 +112,7 @@ func indexedAnalysis(ix *index.Index, h *history.History, th Thresholds) *analys
 		ksByName: map[string]*keyspaceView{},
 		keys:     map[string][]*PartitionEntry{},
 	}
-	for i := range s.Nodes {
-		if len(s.Nodes[i].Tokens) > 0 {
-			a.ringLen++
-		}
-	}
+	a.ringLen = ix.Ownership().RingLen
 	a.buildOwnership()
 	a.buildTables()
 	a.buildTraffic()
@@ -131,57 +125,16 @@ func (a *analysis) note(format string, args ...any) {
 	a.notes = append(a.notes, fmt.Sprintf(format, args...))
 }
 
+// buildOwnership takes the index's ownership into the rules' keyspaces.
 func (a *analysis) buildOwnership() {
-	var rings *ring.OwnershipCache
-	if a.ringLen == 0 {
-		a.note("no node has tokens: ownership not computed")
-	} else {
-		rings = ring.NewOwnershipCache(a.s.Nodes)
-		if tokens, err := rings.Ring(); err != nil {
-			a.note("raw ownership not computed: %v", err)
-		} else {
-			a.ring, a.raw = tokens, tokens.Raw()
-		}
-	}
-	// Keyspaces with the same replication share their ownership: compute it once.
-	type owned struct {
-		owns, skew map[string]float64
-		err        error
-	}
-	cache := map[string]owned{}
-	for i := range a.s.Schema.Keyspaces {
-		ks := &a.s.Schema.Keyspaces[i]
-		if ks.System {
-			continue
-		}
-		v := &keyspaceView{ks: ks}
+	o := a.ix.Ownership()
+	a.notes = append(a.notes, o.Notes...)
+	a.ring, a.raw = o.Ring, o.Raw
+	for _, k := range o.Keyspaces {
+		v := &keyspaceView{ks: k.Keyspace, repl: k.Repl, owns: k.Owns, skew: k.Skew}
 		a.keyspaces = append(a.keyspaces, v)
-		a.ksByName[ks.Name] = v
-		r, err := ring.ParseReplication(ks.Replication)
-		if err != nil {
-			a.note("keyspace %s: replication not understood, ownership skipped: %v", ks.Name, err)
-			continue
-		}
-		v.repl = r
-		if a.ringLen == 0 {
-			continue
-		}
-		sig := replicationSignature(ks.Replication)
-		o, ok := cache[sig]
-		if !ok {
-			o.owns, o.err = rings.Effective(r)
-			if o.err == nil {
-				o.skew = ring.OwnershipSkew(a.s.Nodes, o.owns, r)
-			}
-			cache[sig] = o
-		}
-		if o.err != nil {
-			a.note("keyspace %s: ownership skipped: %v", ks.Name, o.err)
-			continue
-		}
-		v.owns, v.skew = o.owns, o.skew
+		a.ksByName[k.Keyspace.Name] = v
 	}
-	sort.Slice(a.keyspaces, func(i, j int) bool { return a.keyspaces[i].ks.Name < a.keyspaces[j].ks.Name })
 }
 
 // buildTables joins the schema's tables with every node's table figures.
@@ -258,27 +211,6 @@ func (a *analysis) estimatePartitions(t *tableView) float64 {
 		return sum / owned
 	}
 	return sum
-}
-
-// replicationSignature is a replication map in a canonical form.
-func replicationSignature(m map[string]string) string {
-	var b strings.Builder
-	for _, k := range set.Keys(m) {
-		b.WriteString(k)
-		b.WriteByte('=')
-		b.WriteString(m[k])
-		b.WriteByte(';')
-	}
-	return b.String()
-}
-
-// placementGroup is the set of nodes that share a keyspace's replicas: the
-// DC for NetworkTopologyStrategy, the whole ring otherwise.
-func placementGroup(r ring.Replication, n *model.Node) string {
-	if r.Class == ring.StrategyNetworkTopology {
-		return n.DC
-	}
-	return ""
 }
 
 // nodeDataAt is one node's local data with the address the ring gives it.

@@ -35,9 +35,10 @@ type Collector struct {
 	ctx    context.Context // ends at Close; bounds scheduled runs
 	cancel context.CancelFunc
 
-	observer      gocql.QueryObserver // nil unless WithQueryObserver
-	nodetoolSlots chan struct{}       // one per nodetool run allowed at once
-	session       cql.Options         // every node's session settings
+	observer gocql.QueryObserver // nil unless WithQueryObserver
+	session  cql.Options         // every node's session settings
+	fan      nodeFanOut
+	pick     nodePicker
 
 	mu      sync.Mutex
 	conns   map[string]*nodeConn // by node address
@@ -73,8 +74,11 @@ func New(cfg Config, log *zap.Logger, opts ...Option) (*Collector, error) {
 		now:     time.Now,
 		conns:   map[string]*nodeConn{},
 		results: map[resultKey]*result{},
-
-		nodetoolSlots: make(chan struct{}, cfg.NodetoolSampler.WithDefaults().MaxConcurrentRuns),
+		fan: nodeFanOut{
+			concurrency:   cfg.NodeConcurrency,
+			nodetoolSlots: make(chan struct{}, cfg.NodetoolSampler.WithDefaults().MaxConcurrentRuns),
+			log:           log,
+		},
 	}
 	c.regs = registry(cfg, newSourceDeps(cfg))
 	for _, r := range c.regs {
@@ -84,6 +88,7 @@ func New(cfg Config, log *zap.Logger, opts ...Option) (*Collector, error) {
 		o(c)
 	}
 	c.session = cfg.sessionOptions(c.observer)
+	c.pick = nodePicker{cfg: cfg, log: log, conn: c.conn}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	return c, nil
 }
@@ -228,8 +233,8 @@ func (c *Collector) onEveryTarget(ctx context.Context, regs []registration) []er
 			cqlRegs = append(cqlRegs, r)
 		}
 	}
-	errs := c.fanOut(ctx, targets, cqlRegs, c.runNode)
-	return append(errs, c.fanOut(ctx, targets, nodetoolRegs, c.runNode)...)
+	errs := c.fan.run(ctx, targets, cqlRegs, c.runNode)
+	return append(errs, c.fan.run(ctx, targets, nodetoolRegs, c.runNode)...)
 }
 
 // joinRunErrors joins the errors of one CollectAll or CollectSource, with
@@ -306,7 +311,7 @@ func (c *Collector) runCluster(ctx context.Context, r registration) error {
 		rows int
 		out  *Output
 	)
-	candidates, unresolved := c.clusterCandidates(ctx)
+	candidates, unresolved := c.pick.clusterCandidates(ctx, c.ring())
 	for _, t := range candidates {
 		if ctx.Err() != nil {
 			break
@@ -361,15 +366,16 @@ func (c *Collector) runNode(ctx context.Context, r registration, t target) error
 // the other sources and nodes go on. (A goroutine a source starts must
 // recover its own panics: no recover here reaches it.)
 func (c *Collector) collectOn(ctx context.Context, r registration, timeout time.Duration, t target) (*Output, int, error) {
-	return c.guarded(r.src.Name(), t.conn.Address(), func() (*Output, int, error) { return c.collectOnce(ctx, r, timeout, t) })
+	return guarded(c.log, r.src.Name(), t.conn.Address(), func() (*Output, int, error) { return c.collectOnce(ctx, r, timeout, t) })
 }
 
-// guarded runs one source's run and turns a panic into its error.
-func (c *Collector) guarded(source, node string, run func() (*Output, int, error)) (out *Output, rows int, err error) {
+// guarded runs one source's run and turns a panic into its error, logged
+// to log.
+func guarded(log *zap.Logger, source, node string, run func() (*Output, int, error)) (out *Output, rows int, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			out, err = nil, fmt.Errorf("source %s panicked (a partmon bug; please report this message): %v", source, p)
-			c.log.Error("source panicked", zap.String("collector", source), zap.String("node", node), zap.Any("panic", p), zap.Stack("stack"))
+			log.Error("source panicked", zap.String("collector", source), zap.String("node", node), zap.Any("panic", p), zap.Stack("stack"))
 		}
 	}()
 	return run()

@@ -210,7 +210,7 @@ func TestSourcePanicIsItsFailedStatus(t *testing.T) {
 	}), 1, nil, t0)
 
 	t1 := t0.Add(time.Minute)
-	out, rows, err := c.guarded("max_partition_size", "10.0.0.1", func() (*Output, int, error) {
+	out, rows, err := guarded(c.log, "max_partition_size", "10.0.0.1", func() (*Output, int, error) {
 		var tables map[string]*model.TableStats
 		tables["ks.t"].MaxPartitionBytes = 1 // a nil map: the kind of bug a source can have
 		return good, 1, nil

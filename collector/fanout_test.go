@@ -63,7 +63,7 @@ func TestFanOutBoundsNodesAndNodetoolRuns(t *testing.T) {
 			var errCount atomic.Int64
 			for _, r := range regs {
 				wg.Go(func() {
-					errs := c.fanOut(context.Background(), targets, []registration{r}, func(ctx context.Context, r registration, tg target) error {
+					errs := c.fan.run(context.Background(), targets, []registration{r}, func(ctx context.Context, r registration, tg target) error {
 						nodes.enter()
 						defer nodes.leave()
 						return run(ctx, r, tg)
@@ -93,7 +93,7 @@ func TestFanOutWorkerPool(t *testing.T) {
 	var nodes concurrency
 	var runs atomic.Int64
 	regs := c.regs[2:4] // two node-scope CQL sources
-	c.fanOut(context.Background(), make([]target, 50), regs, func(context.Context, registration, target) error {
+	c.fan.run(context.Background(), make([]target, 50), regs, func(context.Context, registration, target) error {
 		nodes.enter()
 		defer nodes.leave()
 		runs.Add(1)
@@ -110,7 +110,7 @@ func TestFanOutWorkerPool(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	runs.Store(0)
 	var one sync.Mutex
-	c.fanOut(ctx, make([]target, 50), regs, func(context.Context, registration, target) error {
+	c.fan.run(ctx, make([]target, 50), regs, func(context.Context, registration, target) error {
 		one.Lock()
 		defer one.Unlock()
 		if runs.Add(1) == 3 {

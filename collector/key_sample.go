@@ -53,7 +53,7 @@ func (c *Collector) SampleKeys(ctx context.Context, keyspace, table string, lim 
 	if err := cqlname.Check("table", table); err != nil {
 		return nil, err
 	}
-	addr, port, err := c.resolveHost(ctx, c.cfg.Hosts[0])
+	addr, port, err := resolveHost(ctx, c.cfg.Hosts[0], c.cfg.Port)
 	if err != nil {
 		return nil, fmt.Errorf("resolving %q: %w", c.cfg.Hosts[0], err)
 	}

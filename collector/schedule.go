@@ -22,7 +22,7 @@ import (
 // slower @every periods are shifted by whole ticks of the shortest one
 // (periodOffsets), so that no tick runs every source at once.
 func (c *Collector) Schedule(cr *cron.Cron, onUpdate func()) error {
-	plan, err := c.schedulePlan()
+	plan, err := newSchedulePlan(c.regs, c.eff, c.now())
 	if err != nil {
 		return err
 	}
@@ -51,30 +51,31 @@ type schedulePlan struct {
 	info  map[string]SourceSchedule
 }
 
-func (c *Collector) schedulePlan() (*schedulePlan, error) {
+// newSchedulePlan plans regs' enabled sources (by eff, their effective
+// settings) with the nodetool sources' stagger reckoned from now.
+func newSchedulePlan(regs []registration, eff map[string]effectiveSource, now time.Time) (*schedulePlan, error) {
 	p := &schedulePlan{sched: map[string]cron.Schedule{}, info: map[string]SourceSchedule{}}
 	var nodetoolRegs []string
 	every := map[string]time.Duration{} // CQL sources on @every schedules
-	for _, r := range c.regs {
+	for _, r := range regs {
 		name := r.src.Name()
-		eff := c.eff[name]
-		if !eff.enabled {
+		e := eff[name]
+		if !e.enabled {
 			continue
 		}
-		sched, err := cron.ParseStandard(eff.schedule)
+		sched, err := cron.ParseStandard(e.schedule)
 		if err != nil {
-			return nil, fmt.Errorf("scheduling source %s: %q: %w", name, eff.schedule, err)
+			return nil, fmt.Errorf("scheduling source %s: %q: %w", name, e.schedule, err)
 		}
 		p.order = append(p.order, name)
 		p.sched[name] = sched
-		p.info[name] = SourceSchedule{Spec: eff.schedule, Nodetool: r.nodetool}
+		p.info[name] = SourceSchedule{Spec: e.schedule, Nodetool: r.nodetool}
 		if r.nodetool {
 			nodetoolRegs = append(nodetoolRegs, name)
 		} else if d, ok := sched.(cron.ConstantDelaySchedule); ok {
 			every[name] = d.Delay
 		}
 	}
-	now := c.now()
 	for i, name := range nodetoolRegs {
 		if i > 0 {
 			st := p.info[name]
@@ -181,7 +182,7 @@ func (s *staggered) Next(t time.Time) time.Time {
 // that weighs the sources' costs by how often and when they run (make
 // bench). Sources with an invalid schedule are left out (Schedule fails).
 func (c *Collector) Schedules() map[string]SourceSchedule {
-	p, err := c.schedulePlan()
+	p, err := newSchedulePlan(c.regs, c.eff, c.now())
 	if err != nil {
 		return map[string]SourceSchedule{}
 	}

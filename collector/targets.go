@@ -22,51 +22,27 @@ type target struct {
 	own  bool // the first configured host
 }
 
+// nodePicker picks the nodes to read from the configured hosts and the last
+// ring read: every node-scope source's targets and the cluster-scope
+// sources' candidates, in order of preference.
+type nodePicker struct {
+	cfg  Config
+	log  *zap.Logger
+	conn func(addr string, port int) *nodeConn // the node's pinned session
+}
+
 // targets resolves the nodes to read: the first host in sidecar mode; in
 // cluster mode every node of the last ring read in collector.datacenters
 // (the configured hosts until the ring is known). Results of nodes no longer
 // targeted are dropped.
 func (c *Collector) targets(ctx context.Context) ([]target, error) {
-	own, ownPort, err := c.resolveHost(ctx, c.cfg.Hosts[0])
-	if err != nil && c.cfg.Mode == ModeSidecar {
-		return nil, fmt.Errorf("resolving own node %q: %w", c.cfg.Hosts[0], err)
+	out, err := c.pick.targets(ctx, c.ring())
+	if err != nil {
+		return nil, err
 	}
-	var out []target
 	seen := map[string]bool{}
-	add := func(addr string, port int) {
-		if !seen[addr] {
-			seen[addr] = true
-			out = append(out, target{conn: c.conn(addr, port), own: addr == own})
-		}
-	}
-	switch {
-	case c.cfg.Mode == ModeSidecar:
-		add(own, ownPort)
-	case len(c.ring()) > 0:
-		ports := c.configuredPorts(ctx)
-		ring := c.ring()
-		for _, n := range ring {
-			if !c.readsDC(n.DC) {
-				continue
-			}
-			port, ok := ports[n.Address]
-			if !ok {
-				port = c.cfg.Port
-			}
-			add(n.Address, port)
-		}
-		if len(out) == 0 {
-			return nil, fmt.Errorf("no node of the ring is in collector.datacenters %v (the ring's DCs: %v)", c.cfg.Datacenters, ringDCs(ring))
-		}
-	default:
-		for _, h := range c.cfg.Hosts {
-			addr, port, err := c.resolveHost(ctx, h)
-			if err != nil {
-				c.log.Warn("cannot resolve host", zap.String("node", h), zap.Error(err))
-				continue
-			}
-			add(addr, port)
-		}
+	for _, t := range out {
+		seen[t.conn.Address()] = true
 	}
 	c.mu.Lock()
 	for k := range c.results {
@@ -78,10 +54,56 @@ func (c *Collector) targets(ctx context.Context) ([]target, error) {
 	return out, nil
 }
 
+// targets are the nodes to read given ring, the last ring read (nil before
+// the first).
+func (p *nodePicker) targets(ctx context.Context, ring []model.Node) ([]target, error) {
+	own, ownPort, err := resolveHost(ctx, p.cfg.Hosts[0], p.cfg.Port)
+	if err != nil && p.cfg.Mode == ModeSidecar {
+		return nil, fmt.Errorf("resolving own node %q: %w", p.cfg.Hosts[0], err)
+	}
+	var out []target
+	seen := map[string]bool{}
+	add := func(addr string, port int) {
+		if !seen[addr] {
+			seen[addr] = true
+			out = append(out, target{conn: p.conn(addr, port), own: addr == own})
+		}
+	}
+	switch {
+	case p.cfg.Mode == ModeSidecar:
+		add(own, ownPort)
+	case len(ring) > 0:
+		ports := p.configuredPorts(ctx)
+		for _, n := range ring {
+			if !p.readsDC(n.DC) {
+				continue
+			}
+			port, ok := ports[n.Address]
+			if !ok {
+				port = p.cfg.Port
+			}
+			add(n.Address, port)
+		}
+		if len(out) == 0 {
+			return nil, fmt.Errorf("no node of the ring is in collector.datacenters %v (the ring's DCs: %v)", p.cfg.Datacenters, ringDCs(ring))
+		}
+	default:
+		for _, h := range p.cfg.Hosts {
+			addr, port, err := resolveHost(ctx, h, p.cfg.Port)
+			if err != nil {
+				p.log.Warn("cannot resolve host", zap.String("node", h), zap.Error(err))
+				continue
+			}
+			add(addr, port)
+		}
+	}
+	return out, nil
+}
+
 // readsDC: the nodes of DC dc are read (collector.datacenters lists it, or
 // lists nothing).
-func (c *Collector) readsDC(dc string) bool {
-	return len(c.cfg.Datacenters) == 0 || slices.Contains(c.cfg.Datacenters, dc)
+func (p *nodePicker) readsDC(dc string) bool {
+	return len(p.cfg.Datacenters) == 0 || slices.Contains(p.cfg.Datacenters, dc)
 }
 
 // ringDCs are the DCs of ring's nodes, sorted, each once.
@@ -96,10 +118,10 @@ func ringDCs(ring []model.Node) []string {
 	return dcs
 }
 
-func (c *Collector) configuredPorts(ctx context.Context) map[string]int {
+func (p *nodePicker) configuredPorts(ctx context.Context) map[string]int {
 	ports := map[string]int{}
-	for _, h := range c.cfg.Hosts {
-		if addr, port, err := c.resolveHost(ctx, h); err == nil {
+	for _, h := range p.cfg.Hosts {
+		if addr, port, err := resolveHost(ctx, h, p.cfg.Port); err == nil {
 			ports[addr] = port
 		}
 	}
@@ -108,40 +130,40 @@ func (c *Collector) configuredPorts(ctx context.Context) map[string]int {
 
 // clusterCandidates are the nodes a cluster-scope source may be read from,
 // in order of preference: the configured hosts (the own node first), then
-// the ring's nodes in the local DC, then the rest. unresolved are the
-// configured hosts whose names did not resolve.
-func (c *Collector) clusterCandidates(ctx context.Context) (out []target, unresolved []error) {
+// the nodes of ring (the last ring read) in the local DC, then the rest.
+// unresolved are the configured hosts whose names did not resolve.
+func (p *nodePicker) clusterCandidates(ctx context.Context, ring []model.Node) (out []target, unresolved []error) {
 	seen := map[string]bool{}
 	add := func(addr string, port int, own bool) {
 		if !seen[addr] {
 			seen[addr] = true
-			out = append(out, target{conn: c.conn(addr, port), own: own})
+			out = append(out, target{conn: p.conn(addr, port), own: own})
 		}
 	}
-	for i, h := range c.cfg.Hosts {
-		addr, port, err := c.resolveHost(ctx, h)
+	for i, h := range p.cfg.Hosts {
+		addr, port, err := resolveHost(ctx, h, p.cfg.Port)
 		if err != nil {
 			unresolved = append(unresolved, fmt.Errorf("%s: %w", h, err))
 			continue
 		}
 		add(addr, port, i == 0)
 	}
-	if c.cfg.Mode == ModeCluster {
-		ring := c.ring()
+	if p.cfg.Mode == ModeCluster {
 		sort.SliceStable(ring, func(i, j int) bool {
-			return ring[i].DC == c.cfg.LocalDC && ring[j].DC != c.cfg.LocalDC
+			return ring[i].DC == p.cfg.LocalDC && ring[j].DC != p.cfg.LocalDC
 		})
 		for _, n := range ring {
-			add(n.Address, c.cfg.Port, false)
+			add(n.Address, p.cfg.Port, false)
 		}
 	}
 	return out, unresolved
 }
 
 // resolveHost turns a configured host into an IP and port. The CQL session
-// is keyed by IP (the ring names nodes by IP), so a name must resolve.
-func (c *Collector) resolveHost(ctx context.Context, h string) (string, int, error) {
-	host, port, err := splitHost(h, c.cfg.Port)
+// is keyed by IP (the ring names nodes by IP), so a name must resolve. A
+// host without a port gets defaultPort.
+func resolveHost(ctx context.Context, h string, defaultPort int) (string, int, error) {
+	host, port, err := splitHost(h, defaultPort)
 	if err != nil {
 		return "", 0, err
 	}

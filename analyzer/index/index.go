@@ -24,6 +24,8 @@ type Index struct {
 	// Tables is every non-system table some node reports, in the order
 	// the nodes (by host ID) and their tables (by key) first name them.
 	Tables []*Table
+
+	own ownership // see Ownership
 }
 
 // NodeData is one node's local data.

@@ -9,6 +9,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -84,6 +85,10 @@ func TestPackageGraph(t *testing.T) {
 		{pkg: "analyzer/scope", noDeps: append(io, module+"/ring", module+"/analyzer/history", module+"/collector"),
 			noPkgs: []string{module + "/analyzer"}},
 		{pkg: "analyzer/history", noDeps: append(io, module+"/collector"), noPkgs: []string{module + "/analyzer"}},
+		// The page's figures read the index and the history, never the rules.
+		{pkg: "analyzer/figures", noDeps: append(io, module+"/collector"), noPkgs: []string{module + "/analyzer"}},
+		{pkg: "analyzer/index", noDeps: append(io, module+"/collector", module+"/analyzer/history", module+"/analyzer/figures"),
+			noPkgs: []string{module + "/analyzer"}},
 		// The exporter builds metrics; it neither serves HTTP nor reads the cluster.
 		{pkg: "exporter", noImports: []string{"net/http", "github.com/prometheus/client_golang/prometheus/promhttp"},
 			noDeps: []string{module + "/collector", module + "/web", module + "/alertmanager", "github.com/gocql/gocql"}},
@@ -159,4 +164,77 @@ func TestFileAndFunctionSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A type with more than 30 methods holds more than one job: give a job a
+// type of its own whose name says what it does. Generated code and tests are
+// not counted.
+func TestMethodsPerType(t *testing.T) {
+	const maxMethods = 30
+	counts, err := methodsPerType(testkit.Root(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(counts) == 0 {
+		t.Fatal("no methods found: the walk read no source")
+	}
+	for _, typ := range slices.Sorted(maps.Keys(counts)) {
+		if n := counts[typ]; n > maxMethods {
+			t.Errorf("%s has %d methods (at most %d)", typ, n, maxMethods)
+		}
+	}
+}
+
+// methodsPerType counts the methods declared on each type in the module's
+// non-test, non-generated Go files, keyed "folder.Type".
+func methodsPerType(root string) (map[string]int, error) {
+	counts := map[string]int{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		if ast.IsGenerated(f) {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		for _, decl := range f.Decls {
+			fd, ok := decl.(*ast.FuncDecl)
+			if !ok || fd.Recv == nil || len(fd.Recv.List) == 0 {
+				continue
+			}
+			if name := receiverName(fd.Recv.List[0].Type); name != "" {
+				counts[filepath.ToSlash(rel)+"."+name]++
+			}
+		}
+		return nil
+	})
+	return counts, err
+}
+
+// receiverName is the type's name in a receiver: T, *T, T[K] or *T[K].
+func receiverName(e ast.Expr) string {
+	switch x := e.(type) {
+	case *ast.StarExpr:
+		return receiverName(x.X)
+	case *ast.IndexExpr:
+		return receiverName(x.X)
+	case *ast.IndexListExpr:
+		return receiverName(x.X)
+	case *ast.Ident:
+		return x.Name
+	}
+	return ""
 }

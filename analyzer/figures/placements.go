@@ -1,6 +1,9 @@
-package analyzer
+package figures
 
-import "github.com/partmon/partmon/ring"
+import (
+	"github.com/partmon/partmon/analyzer/index"
+	"github.com/partmon/partmon/ring"
+)
 
 // maxPlacementRanges bounds the rings whose replica sets a report carries:
 // beyond it a picture of every range is unreadable and costly to build.
@@ -15,33 +18,34 @@ type Placement struct {
 	DCs         []ring.DCReplicas
 }
 
-// placements are the replica sets of the keyspaces' distinct replications,
+// Placements are the replica sets of the keyspaces' distinct replications,
 // by keyspace name; none for rings over maxPlacementRanges.
-func (a figures) placements() []Placement {
-	if a.ringLen == 0 || len(a.keyspaces) == 0 {
+func Placements(ix *index.Index) []Placement {
+	o := ix.Ownership()
+	if o.RingLen == 0 || len(o.Keyspaces) == 0 {
 		return nil
 	}
-	tokens := a.ring // built once, for ownership
+	tokens := o.Ring // built once, for ownership
 	if tokens == nil || tokens.Len() > maxPlacementRanges {
 		return nil
 	}
 	bySig := map[string]int{}
 	var out []Placement
-	for _, ks := range a.keyspaces {
-		if ks.owns == nil {
+	for _, ks := range o.Keyspaces {
+		if ks.Owns == nil {
 			continue // replication not understood or not placeable
 		}
-		sig := replicationSignature(ks.ks.Replication)
+		sig := index.ReplicationSignature(ks.Keyspace.Replication)
 		if i, ok := bySig[sig]; ok {
-			out[i].Keyspaces = append(out[i].Keyspaces, ks.ks.Name)
+			out[i].Keyspaces = append(out[i].Keyspaces, ks.Keyspace.Name)
 			continue
 		}
-		ranges, dcs, err := tokens.ReplicaSets(ks.repl)
+		ranges, dcs, err := tokens.ReplicaSets(ks.Repl)
 		if err != nil {
 			continue
 		}
 		bySig[sig] = len(out)
-		out = append(out, Placement{Keyspaces: []string{ks.ks.Name}, Replication: ks.repl.String(),
+		out = append(out, Placement{Keyspaces: []string{ks.Keyspace.Name}, Replication: ks.Repl.String(),
 			Ranges: ranges, DCs: dcs})
 	}
 	return out

@@ -1,15 +1,14 @@
-package analyzer
+package figures
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 
-	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/analyzer/history"
+	"github.com/partmon/partmon/analyzer/index"
 	"github.com/partmon/partmon/internal/format"
 	"github.com/partmon/partmon/internal/murmur3"
-	"github.com/partmon/partmon/model"
 	"github.com/partmon/partmon/ring"
 )
 
@@ -69,54 +68,78 @@ type HeatKey struct {
 	Share                float64 // of the table's sampled operations; 0 unknown
 }
 
-// heatMaps builds the report's heatmaps from the history's columns with
+// Heat is what the heatmaps take beside the index and the history: the
+// report's findings counted per table, the keys this cycle names, and the
+// traffic floor a cell is judged against.
+type Heat struct {
+	// Findings is the number of active findings by table key.
+	Findings map[string]int
+	// Keys are, by table key, the keys this cycle's samples and hot
+	// partition findings name, in the order they are placed.
+	Keys map[string][]SharedKey
+	// TrafficFloor is thresholds' traffic_floor_ops_per_second.
+	TrafficFloor float64
+}
+
+// SharedKey is a key with its share of the table's sampled operations (0
+// unknown).
+type SharedKey struct {
+	Key   string
+	Share float64
+}
+
+// HeatMapsOf builds the report's heatmaps from the history's columns with
 // the current ownership, one per table with traffic and the all-tables map;
 // nil without columns.
-func (a figures) heatMaps(findings []finding.Finding) *HeatMaps {
-	heat := a.h.Heat
+func HeatMapsOf(ix *index.Index, h *history.History, in Heat) *HeatMaps {
+	heat := h.Heat
 	if heat == nil || len(heat.Columns) == 0 {
 		return nil
 	}
+	a := heatBuilder{ix: ix, heat: heat, in: in}
 	cols := make([]HeatSpan, len(heat.Columns))
 	for i, c := range heat.Columns {
 		cols[i] = HeatSpan{c.Start, c.End}
-	}
-	count := map[string]int{}
-	for _, f := range findings {
-		count[model.TableKey(f.Keyspace, f.Table)]++
 	}
 	idx := make(map[string]int, len(heat.Nodes))
 	for i, id := range heat.Nodes {
 		idx[id] = i
 	}
 	total := a.newHeatMap(cols, nil)
-	var in []*tableView
+	var tablesIn []table
 	var order []HeatMap // each table's findings and traffic: what a page orders them by
-	for _, t := range a.tables {
+	for _, t := range tablesOf(ix) {
 		if inHeat(heat, t.key) {
-			in = append(in, t)
-			order = append(order, HeatMap{Findings: count[t.key], Traffic: heatTraffic(heat, t.key)})
+			tablesIn = append(tablesIn, t)
+			order = append(order, HeatMap{Findings: in.Findings[t.key], Traffic: heatTraffic(heat, t.key)})
 		}
 	}
 	withCells := heatMapsWithCells(order)
 	scratch := a.newHeatMap(cols, nil) // the cells of a table no page draws
-	tables := make([]HeatMap, 0, len(in))
-	for i, t := range in {
+	tables := make([]HeatMap, 0, len(tablesIn))
+	for i, t := range tablesIn {
 		m := scratch
 		if withCells[i] {
-			m = a.newHeatMap(cols, t)
+			m = a.newHeatMap(cols, &t)
 		}
 		a.fillTableHeat(&m, t, &total, idx)
 		if !withCells[i] {
 			m = HeatMap{Keyspace: t.keyspace, Table: t.name, Columns: cols, ReadRate: m.ReadRate, WriteRate: m.WriteRate}
 		}
 		m.Findings, m.Traffic = order[i].Findings, order[i].Traffic
-		m.Keys = a.heatKeys(t, len(cols)-1, findings)
+		m.Keys = a.heatKeys(t, len(cols)-1)
 		total.Keys = append(total.Keys, m.Keys...)
 		tables = append(tables, m)
 	}
-	finishTotal(&total, a.th.TrafficFloorOpsPerSecond)
+	finishTotal(&total, in.TrafficFloor)
 	return &HeatMaps{Maps: append([]HeatMap{total}, tables...)}
+}
+
+// heatBuilder builds one report's heatmaps.
+type heatBuilder struct {
+	ix   *index.Index
+	heat *history.Heat
+	in   Heat
 }
 
 // HeatTableMaps bounds the tables whose heatmap has cells: those a page
@@ -171,13 +194,14 @@ func inHeat(h *history.Heat, key string) bool {
 }
 
 // newHeatMap is an empty map of t (nil: all tables).
-func (a figures) newHeatMap(cols []HeatSpan, t *tableView) HeatMap {
+func (a heatBuilder) newHeatMap(cols []HeatSpan, t *table) HeatMap {
 	m := HeatMap{Columns: cols}
 	if t != nil {
 		m.Keyspace, m.Table = t.keyspace, t.name
 	}
-	for i := range a.s.Nodes {
-		n := &a.s.Nodes[i]
+	nodes := a.ix.Snapshot.Nodes
+	for i := range nodes {
+		n := &nodes[i]
 		if len(n.Tokens) == 0 {
 			continue
 		}
@@ -198,11 +222,11 @@ type heatGroup struct {
 // all-tables map: per cell Rate into total's Rate, the group's traffic
 // into Share (as a running denominator) and the traffic the node's fair
 // share expects into Ratio, which finishTotal turns into the figures.
-func (a figures) fillTableHeat(m *HeatMap, t *tableView, total *HeatMap, idx map[string]int) {
+func (a heatBuilder) fillTableHeat(m *HeatMap, t table, total *HeatMap, idx map[string]int) {
 	var owns map[string]float64
 	var repl ring.Replication
 	if t.ks != nil {
-		owns, repl = t.ks.owns, t.ks.repl
+		owns, repl = t.ks.Owns, t.ks.Repl
 	}
 	// Per node, once per table: its ownership, group and column index.
 	type nodeInfo struct {
@@ -217,7 +241,7 @@ func (a figures) fillTableHeat(m *HeatMap, t *tableView, total *HeatMap, idx map
 			info[i].col = c
 		}
 		if info[i].owns > 0 {
-			g := placementGroup(repl, a.byHost[hn.HostID])
+			g := index.PlacementGroup(repl, a.ix.ByHost[hn.HostID])
 			if _, ok := groupOf[g]; !ok {
 				groupOf[g] = len(groupOf)
 			}
@@ -227,7 +251,7 @@ func (a figures) fillTableHeat(m *HeatMap, t *tableView, total *HeatMap, idx map
 	perNode := make([]float64, len(m.Nodes))
 	groups := make([]heatGroup, len(groupOf))
 	var readSum, writeSum, seconds float64
-	for c, col := range a.h.Heat.Columns {
+	for c, col := range a.heat.Columns {
 		rates, present := col.Tables[t.key]
 		span := float64(col.End - col.Start)
 		for _, write := range []bool{false, true} {
@@ -285,7 +309,7 @@ func heatRate(rates history.HeatRates, present bool, col int, write bool) float6
 // heatCell judges one cell as hot_token_range judges a window: within the
 // node's group, every replica with a rate, over the traffic floor, and
 // not holding all the data.
-func (a figures) heatCell(rate, owns float64, g *heatGroup, noOwnership bool) HeatCell {
+func (a heatBuilder) heatCell(rate, owns float64, g *heatGroup, noOwnership bool) HeatCell {
 	cell := HeatCell{Rate: rate}
 	switch {
 	case rate < 0:
@@ -298,9 +322,9 @@ func (a figures) heatCell(rate, owns float64, g *heatGroup, noOwnership bool) He
 		cell.Note = "the only node holding the keyspace in its DC"
 	case !g.complete:
 		cell.Note = "a node of its DC has no rate: no share"
-	case g.total < a.th.TrafficFloorOpsPerSecond:
-		cell.Note = fmt.Sprintf("%s in its DC, under the %s traffic floor", format.Rate(g.total), format.Rate(a.th.TrafficFloorOpsPerSecond))
-	case owns >= fullReplica:
+	case g.total < a.in.TrafficFloor:
+		cell.Note = fmt.Sprintf("%s in its DC, under the %s traffic floor", format.Rate(g.total), format.Rate(a.in.TrafficFloor))
+	case owns >= index.FullReplica:
 		cell.Note = "the node holds all of the keyspace's data: routing, not placement, decides its share"
 	default:
 		cell.Share = rate / g.total
@@ -349,10 +373,10 @@ func finishTotal(m *HeatMap, floor float64) {
 	}
 }
 
-// heatKeys are the table's hot keys, sampled or named by a hot_partition
-// finding, placed at their tokens in the newest column (the one they were
-// seen in: the history keeps no keys).
-func (a figures) heatKeys(t *tableView, column int, findings []finding.Finding) []HeatKey {
+// heatKeys are the table's hot keys, named in the history's columns or
+// this cycle (Heat.Keys: sampled, or named by a hot_partition finding,
+// placed in the newest column), at their tokens.
+func (a heatBuilder) heatKeys(t table, column int) []HeatKey {
 	var out []HeatKey
 	at := map[string]int{}
 	add := func(key string, share float64, col int) {
@@ -375,29 +399,20 @@ func (a figures) heatKeys(t *tableView, column int, findings []finding.Finding) 
 			k.Columns = append(k.Columns, col)
 		}
 	}
-	for c, col := range a.h.Heat.Columns {
+	for c, col := range a.heat.Columns {
 		for _, key := range col.Keys[t.key] {
 			add(key, 0, c)
 		}
 	}
-	for _, hk := range a.hot[t.key] {
-		add(hk.key, hk.share, column)
-	}
-	for _, f := range findings {
-		if f.Kind == KindHotPartition && f.Keyspace == t.keyspace && f.Table == t.name {
-			share := 0.0
-			if f.Figures != nil {
-				share = f.Figures.Share
-			}
-			add(f.PartitionKey, share, column)
-		}
+	for _, k := range a.in.Keys[t.key] {
+		add(k.Key, k.Share, column)
 	}
 	return out
 }
 
 // keyToken is the key's Murmur3 token, or why there is none.
-func (a figures) keyToken(t *tableView, key string) (int64, string) {
-	if p := a.s.Partitioner; p != "" && !strings.HasSuffix(p, "Murmur3Partitioner") {
+func (a heatBuilder) keyToken(t table, key string) (int64, string) {
+	if p := a.ix.Snapshot.Partitioner; p != "" && !strings.HasSuffix(p, "Murmur3Partitioner") {
 		return 0, "the cluster's partitioner is " + p + ", not Murmur3Partitioner"
 	}
 	if t.schema == nil {
