@@ -102,6 +102,14 @@ func bucketWidthText(w time.Duration) string {
 	return w.String()
 }
 
+// KeyDesignSample is the Key design's sample line: where and how the
+// advice was measured and what it cost the node.
+func KeyDesignSample(a *keyadvice.Advice) string { return sampleLine(a) }
+
+// KeyDesignLines are one key's figures as the text report writes them,
+// label and text (the status page shows the same lines).
+func KeyDesignLines(p keyadvice.Projection) [][2]string { return keyLines(p) }
+
 func keyName(p keyadvice.Projection) string {
 	if p.Current {
 		return p.Key + " (current)"
