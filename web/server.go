@@ -115,8 +115,7 @@ func NewHandler(latest *publish.Latest, e *exporter.Exporter, alerts prometheus.
 	if err != nil {
 		return nil, err
 	}
-	page.metricsPath = opts.TelemetryPath
-	page.advise, page.advice = opts.Advise != nil, &heldAdvice{}
+	page.metricsPath, page.advise, page.advice = opts.TelemetryPath, opts.Advise != nil, &heldAdvice{}
 	mux := http.NewServeMux()
 	mux.Handle("GET "+cmp.Or(opts.TelemetryPath, "/metrics"), metrics)
 	mux.Handle("GET /api/v1/findings", findingsHandler(latest, e))
