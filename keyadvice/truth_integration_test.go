@@ -401,7 +401,7 @@ func TestKeySamplerHoldsItsLimits(t *testing.T) {
 	if rate > lim.RowsPerSecond*1.1 {
 		t.Errorf("%.0f rows/s, over the %.0f limit", rate, lim.RowsPerSecond)
 	}
-	if sample.Cost.RowsRead > lim.MaxRows+int64(lim.PageRows) || sample.Stopped != "rows limit reached" {
+	if sample.Cost.RowsRead > lim.MaxRows || sample.Stopped != "rows limit reached" {
 		t.Errorf("%d rows read, stopped %q: the %d-row limit did not hold", sample.Cost.RowsRead, sample.Stopped, lim.MaxRows)
 	}
 }
