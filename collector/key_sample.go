@@ -105,7 +105,7 @@ func (c *Collector) SampleKeys(ctx context.Context, keyspace, table string, lim 
 			rq, _, err := n.Querier(ctx)
 			return rq, err
 		}
-		s.routes = routes
+		s.routes, s.sample.Nodes = routes, routes.nodes
 	}
 	s.stmts = sampleStatements(keyspace, table, cols)
 	s.sample.NodeMaxPartitionBytes = nodeMaxPartition(ctx, q, keyspace, table)

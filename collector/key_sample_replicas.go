@@ -25,6 +25,7 @@ type sampleRoutes struct {
 	conns   map[string]cql.Querier
 	failed  map[string]error
 	used    map[string]int // ranges sent to each address
+	nodes   int            // nodes of the DC read
 	log     *zap.Logger
 }
 
@@ -106,6 +107,11 @@ func placeRoutes(first cql.Querier, nodes []model.Node, repl tokenring.Replicati
 		}
 	}
 	r := &sampleRoutes{first: first, conns: map[string]cql.Querier{first.Address(): first}, failed: map[string]error{}, used: map[string]int{}, log: zap.NewNop()}
+	for _, n := range nodes {
+		if n.DC == dc {
+			r.nodes++
+		}
+	}
 	for _, d := range dcs {
 		if d.DC != "" && d.DC != dc {
 			continue

@@ -14,6 +14,9 @@ type KeySample struct {
 	// Routing is empty when each range was read on a replica holding it
 	// (Cost.RequestsByNode), else says why the first host alone was read.
 	Routing string
+	// Nodes are the nodes of the DC the ranges were read in, from the
+	// ring (0: unknown, as when the ring could not be placed).
+	Nodes int
 	// Columns are the table's columns in the order of SampledRow.Values:
 	// partition key, clustering, then regular columns.
 	Columns []SampleColumn
