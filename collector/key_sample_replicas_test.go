@@ -42,14 +42,13 @@ func (v replicaView) Select(ctx context.Context, stmt string, args []any, each f
 func TestKeySamplerSpreadsRangesOverReplicas(t *testing.T) {
 	r := rand.New(rand.NewPCG(53, 2))
 	var nodes []model.Node
-	for i, a := range []string{"10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4"} {
+	for _, a := range []string{"10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4"} {
 		n := model.Node{Address: a, HostID: "host-" + a, DC: "dc1", Rack: "r1"}
 		for range 8 {
 			n.Tokens = append(n.Tokens, int64(r.Uint64()))
 		}
 		slices.Sort(n.Tokens)
 		nodes = append(nodes, n)
-		_ = i
 	}
 	repl, err := tokenring.ParseReplication(map[string]string{"class": "SimpleStrategy", "replication_factor": "2"})
 	if err != nil {
@@ -86,6 +85,9 @@ func TestKeySamplerSpreadsRangesOverReplicas(t *testing.T) {
 			routes, err := placeRoutes(first, nodes, repl, "")
 			if err != nil {
 				t.Fatal(err)
+			}
+			if routes.nodes != len(nodes) {
+				t.Errorf("%d nodes in the DC read, want %d", routes.nodes, len(nodes))
 			}
 			routes.open = func(_ context.Context, addr string) (cql.Querier, error) {
 				if addr == tt.down {
@@ -130,5 +132,55 @@ func TestKeySamplerSpreadsRangesOverReplicas(t *testing.T) {
 				t.Errorf("%d rows in %v over %d replicas: faster than 1,000 rows/s", s.sample.Cost.RowsRead, f.now.Sub(time.Unix(0, 0)), len(byNode))
 			}
 		})
+	}
+}
+
+// Ranges go only to replicas in the DC read: the configured local DC, else
+// the first host's; a DC the keyspace has no replicas in is an error.
+func TestSampleRoutesStayInTheirDC(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 3))
+	dcOf := map[string]string{"10.0.1.1": "dc1", "10.0.1.2": "dc1", "10.0.2.1": "dc2", "10.0.2.2": "dc2"}
+	var nodes []model.Node
+	for _, a := range []string{"10.0.1.1", "10.0.1.2", "10.0.2.1", "10.0.2.2"} {
+		n := model.Node{Address: a, HostID: "host-" + a, DC: dcOf[a], Rack: "r1"}
+		for range 4 {
+			n.Tokens = append(n.Tokens, int64(r.Uint64()))
+		}
+		slices.Sort(n.Tokens)
+		nodes = append(nodes, n)
+	}
+	repl, err := tokenring.ParseReplication(map[string]string{"class": "NetworkTopologyStrategy", "dc1": "1", "dc2": "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := replicaView{newRingTable(10, func(int) int { return 1 }), "10.0.1.1", new([]routedRead)}
+	tests := []struct {
+		localDC, want, err string
+	}{
+		{"", "dc1", ""},
+		{"dc2", "dc2", ""},
+		{"dc3", "", `no replicas in DC "dc3"`},
+	}
+	for _, tt := range tests {
+		routes, err := placeRoutes(first, nodes, repl, tt.localDC)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("local DC %q: %v, want %q", tt.localDC, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, hs := range routes.holders {
+			for _, a := range hs {
+				if dcOf[a] != tt.want {
+					t.Errorf("local DC %q: range %d held by %s of %s", tt.localDC, i, a, dcOf[a])
+				}
+			}
+		}
+		if routes.nodes != 2 {
+			t.Errorf("local DC %q: %d nodes, want 2", tt.localDC, routes.nodes)
+		}
 	}
 }

@@ -29,6 +29,7 @@ type truthFile struct {
 type plantedTable struct {
 	Name    string     `yaml:"name"`
 	Design  string     `yaml:"design"` // good: every key silent
+	CI      bool       `yaml:"ci"`     // in the CI subset (PARTMON_TRUTH_CI=1)
 	Problem string     `yaml:"problem"`
 	Cols    []string   `yaml:"columns"` // name type, partition key first
 	Key     string     `yaml:"key"`     // its PRIMARY KEY
@@ -96,5 +97,13 @@ func TestTruthDataIsWhole(t *testing.T) {
 	}
 	if good == 0 || warned == 0 {
 		t.Errorf("%d good designs and %d keys expected warned: the truth needs both", good, warned)
+	}
+	ciGood, ciBad := false, false
+	for _, pt := range f.Tables {
+		ciGood = ciGood || pt.CI && pt.Design == "good"
+		ciBad = ciBad || pt.CI && pt.Design == "bad"
+	}
+	if !ciGood || !ciBad {
+		t.Error("the CI subset needs a good design and a bad one")
 	}
 }
