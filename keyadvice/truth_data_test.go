@@ -24,8 +24,8 @@ type truthFile struct {
 	Tables []plantedTable `yaml:"tables"`
 }
 
-// plantedTable is one planted table, the keys judged on it and its rows
-// (made by the generator of its name).
+// plantedTable is one planted table and the keys judged on it; its rows
+// are made by the generator of its name (truth_integration_test.go).
 type plantedTable struct {
 	Name    string     `yaml:"name"`
 	Design  string     `yaml:"design"` // good: every key silent
@@ -34,7 +34,6 @@ type plantedTable struct {
 	Cols    []string   `yaml:"columns"` // name type, partition key first
 	Key     string     `yaml:"key"`     // its PRIMARY KEY
 	Keys    []truthKey `yaml:"keys"`    // the current key first
-	rows    []map[string]any
 }
 
 // truthKey is one key's expected verdict.

@@ -66,19 +66,25 @@ func plantedRows(now time.Time) map[string][]map[string]any {
 	return out
 }
 
+// planted is a truth table with its rows.
+type planted struct {
+	plantedTable
+	rows []map[string]any
+}
+
 // plantedTables are testdata/truth.yaml's tables (its CI subset under
 // PARTMON_TRUTH_CI=1) with their rows; a table
 // without a generator, or whose rows lack a column it names, is an error.
-func plantedTables(t *testing.T, now time.Time) []plantedTable {
+func plantedTables(t *testing.T, now time.Time) []planted {
 	t.Helper()
 	f, rows := loadTruth(), plantedRows(now)
 	ci := os.Getenv("PARTMON_TRUTH_CI") == "1"
-	var out []plantedTable
+	var out []planted
 	for _, pt := range f.Tables {
 		if ci && !pt.CI {
 			continue
 		}
-		pt.rows = rows[pt.Name]
+		pt := planted{pt, rows[pt.Name]}
 		if len(pt.rows) == 0 {
 			t.Fatalf("testdata/truth.yaml: table %s has no generator", pt.Name)
 		}
