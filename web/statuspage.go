@@ -180,6 +180,7 @@ func (p *statusPage) data() pageData {
 
 	d.StateLine, d.StateClass = stateLine(r, c.Up)
 	d.Problems, d.Remarks = pageProblems(analyzer.ProblemsIn(r), th, r.Taken), pageRemarks(r.Remarks, th)
+	quoteMeasured(d.Problems, p.advice.all())
 	for _, p := range d.Problems {
 		if p.Severity == finding.SeverityInfo.String() {
 			d.Info = append(d.Info, p)
