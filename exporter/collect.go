@@ -20,11 +20,20 @@ import (
 // emitter turns values into const metrics. A value that cannot become a
 // metric (wrong label count, invalid UTF-8) becomes an invalid metric, which
 // promhttp's ContinueOnError reports without blanking the scrape.
-type emitter struct{ ch chan<- prometheus.Metric }
+type emitter struct {
+	ch    chan<- prometheus.Metric
+	pairs *labelPairs // shared by the series of one Collect
+}
+
+func newEmitter(ch chan<- prometheus.Metric) emitter { return emitter{ch: ch, pairs: newLabelPairs()} }
 
 func (m emitter) emit(d *metricDesc, v float64, labels ...string) {
 	// NaN or ±Inf says "unknown" here (e.g. a skew over a zero fair share): no series.
 	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return
+	}
+	if pairs := m.pairs.of(d, labels); pairs != nil {
+		m.ch <- sharedLabelMetric{d: d, value: v, pairs: pairs}
 		return
 	}
 	metric, err := prometheus.NewConstMetric(d.desc, d.valueType, v, labels...)

@@ -132,7 +132,7 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 
 // Collect emits const metrics from the latest published state.
 func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
-	m := emitter{ch: ch}
+	m := newEmitter(ch)
 	b := e.buildInfo
 	m.emit(buildInfo, 1, b.Version, b.Revision, b.Branch, b.GoVersion, b.GoOS, b.GoArch, b.Tags)
 	st := e.latest.Cycle()

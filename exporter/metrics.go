@@ -32,14 +32,16 @@ var (
 // counter as a gauge by mistake (node_exporter's typedDesc).
 type metricDesc struct {
 	name      string
+	help      string
 	desc      *prometheus.Desc
 	valueType prometheus.ValueType
 	labels    []string
+	nameOrder []int // labels' indexes sorted by name, the order of a series' label pairs
 }
 
 func newMetricDesc(name, help string, t prometheus.ValueType, labels []string) *metricDesc {
 	fq := prometheus.BuildFQName(namespace, "", name)
-	return &metricDesc{name: fq, desc: prometheus.NewDesc(fq, help, labels, nil), valueType: t, labels: labels}
+	return &metricDesc{name: fq, help: help, desc: prometheus.NewDesc(fq, help, labels, nil), valueType: t, labels: labels, nameOrder: nameOrder(labels)}
 }
 
 func gauge(name, help string, labels []string) *metricDesc {

@@ -54,7 +54,7 @@ func (p processCollector) Describe(ch chan<- *prometheus.Desc) {
 
 func (p processCollector) Collect(ch chan<- prometheus.Metric) {
 	e := p.e
-	e.collectProcess(emitter{ch: ch}, e.audience.ClusterName(cmp.Or(e.latest.Report(), &analyzer.Report{})))
+	e.collectProcess(newEmitter(ch), e.audience.ClusterName(cmp.Or(e.latest.Report(), &analyzer.Report{})))
 }
 
 func (e *Exporter) collectProcess(m emitter, cluster string) {

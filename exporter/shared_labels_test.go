@@ -11,11 +11,13 @@ import (
 	"github.com/partmon/partmon/analyzer"
 )
 
-// Metrics that share label pairs write what NewConstMetric would have, for
-// gauges and counters alike, and invalid label values still become invalid
-// metrics rather than series.
+// Metrics that share label pairs (sharing, and emit's pairs built once a
+// Collect) write what prometheus.NewConstMetric would have, for gauges and
+// counters alike, label pairs sorted by name, and invalid label values
+// still become invalid metrics rather than series.
 func TestSharedLabelsWriteLikeConstMetrics(t *testing.T) {
 	values := []string{"c", "dc1", "r1", "10.0.0.1", "ks", "t"}
+	finding := []string{"c", "dc1", "r1", "10.0.0.1", "ks", "t", "oversized_partition", "critical", "PartmonFinding", "node", "true"}
 	tests := []struct {
 		name    string
 		desc    *metricDesc
@@ -25,29 +27,41 @@ func TestSharedLabelsWriteLikeConstMetrics(t *testing.T) {
 	}{
 		{"gauge", tableMaxPartitionSize, values, 42, false},
 		{"counter", tableLocalReads, values, 7, false},
+		{"names not in order", findingValue, finding, 3, false},
 		{"invalid UTF-8", tableMaxPartitionSize, []string{"c", "dc1", "r1", "10.0.0.1", "ks\xff", "t"}, 1, true},
 		{"too few values", tablePartitions, values[:5], 1, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ch := make(chan prometheus.Metric, 2)
-			m := emitter{ch: ch}
-			m.sharing(tableMaxPartitionSize, tt.values...).emit(tt.desc, tt.value)
-			m.emit(tt.desc, tt.value, tt.values...)
+			ch := make(chan prometheus.Metric, 3)
+			m := newEmitter(ch)
+			m.emit(tt.desc, tt.value, tt.values...) // the pairs built
+			m.emit(tt.desc, tt.value, tt.values...) // the pairs shared
+			if len(tt.values) == len(tableMaxPartitionSize.labels) {
+				m.sharing(tableMaxPartitionSize, tt.values...).emit(tt.desc, tt.value)
+			}
 			close(ch)
-			shared, direct := <-ch, <-ch
-			var got, want dto.Metric
-			gotErr, wantErr := shared.Write(&got), direct.Write(&want)
-			if (gotErr != nil) != tt.wantErr || (wantErr != nil) != tt.wantErr {
-				t.Fatalf("errors: shared %v, NewConstMetric %v; want an error: %v", gotErr, wantErr, tt.wantErr)
+			direct, directErr := prometheus.NewConstMetric(tt.desc.desc, tt.desc.valueType, tt.value, tt.values...)
+			if (directErr != nil) != tt.wantErr {
+				t.Fatalf("NewConstMetric: %v; want an error: %v", directErr, tt.wantErr)
 			}
-			if tt.wantErr {
-				return
-			}
-			if shared.Desc() != tt.desc.desc || !reflect.DeepEqual(labelsOf(&got), labelsOf(&want)) ||
-				got.GetGauge().GetValue() != want.GetGauge().GetValue() || got.GetCounter().GetValue() != want.GetCounter().GetValue() ||
-				(got.Gauge == nil) != (want.Gauge == nil) || (got.Counter == nil) != (want.Counter == nil) {
-				t.Errorf("shared metric %v, want %v", &got, &want)
+			for got := range ch {
+				var g, want dto.Metric
+				gotErr := got.Write(&g)
+				if (gotErr != nil) != tt.wantErr {
+					t.Fatalf("error %v; want one: %v", gotErr, tt.wantErr)
+				}
+				if tt.wantErr {
+					continue
+				}
+				if err := direct.Write(&want); err != nil {
+					t.Fatal(err)
+				}
+				if got.Desc() != tt.desc.desc || !reflect.DeepEqual(labelsOf(&g), labelsOf(&want)) ||
+					g.GetGauge().GetValue() != want.GetGauge().GetValue() || g.GetCounter().GetValue() != want.GetCounter().GetValue() ||
+					(g.Gauge == nil) != (want.Gauge == nil) || (g.Counter == nil) != (want.Counter == nil) {
+					t.Errorf("metric %v, want %v", &g, &want)
+				}
 			}
 		})
 	}

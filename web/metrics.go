@@ -33,7 +33,7 @@ import (
 // range) goes to promhttp over the cached families and the live ones.
 type metricsHandler struct {
 	latest   *publish.Latest
-	own      prometheus.Gatherer // the exporter alone
+	own      prometheus.Gatherer // the exporter alone (its own Gather)
 	live     prometheus.Gatherer
 	errCnt   *prometheus.CounterVec
 	log      promhttp.Logger
@@ -63,9 +63,9 @@ type encodedPart struct {
 }
 
 func newMetricsHandler(latest *publish.Latest, e *exporter.Exporter, live prometheus.Gatherer, errCnt *prometheus.CounterVec, log promhttp.Logger, inFlight int) *metricsHandler {
-	own := prometheus.NewRegistry()
-	own.MustRegister(e) // a fresh registry: it cannot collide
-	m := &metricsHandler{latest: latest, own: own, live: live, errCnt: errCnt, log: log}
+	// The exporter gathers its families as a registry holding it alone
+	// would, without the registry's checks per series (exporter.Gather).
+	m := &metricsHandler{latest: latest, own: e, live: live, errCnt: errCnt, log: log}
 	if inFlight > 0 {
 		m.inFlight = make(chan struct{}, inFlight)
 	}

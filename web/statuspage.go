@@ -68,26 +68,35 @@ type pageData struct {
 	Tables    int
 	// StateLine is the cluster's state in one line, StateClass its severity.
 	StateLine, StateClass string
-	Problems              []pageProblem // one card per finding, most severe first
-	Urgent, Info          []pageProblem // Problems: critical and warning, then info (shown apart and small)
-	TablesWithFindings    []pageTableLink
-	Remarks               []pageProblem // schema-only notes, shown apart
-	Findings              []pageFinding // the cards again as one compact table
-	Keyspaces             []string      // columns of the ownership table after the raw one
-	Owners                []pageOwner
-	Ring                  ringPicture
-	Growth                growthCharts    // largest partition over time, per table
-	Replicas              replicaPictures // replica sets per replication
-	Heatmaps              pageHeatmaps    // the ring's traffic over time
-	Guardrails            pageGuardrails  // thresholds, distances, suggestions and the key history
-	KeyDesign             pageKeyDesign   // the key advisor's answers, else how to ask
-	Sources               []pageSource
-	Unsupported           []pageUnsupported // sources this engine or version lacks, one line
-	SourcesOK             int               // reads that succeeded, the collapsed table's summary
-	SourcesFailed         int               // reads that failed: the table opens
-	Down                  *pageDown         // every source failed: one banner instead of a row each
-	MetricsPath           string            // the nav's link to the exposition
-	Notes                 []string          // what the analysis had to skip
+	// Urgent are the critical and warning problems' cards, most severe
+	// first, Info the info ones (shown apart and small): pagePerKind of
+	// each kind, the rest counted in UrgentMore and InfoMore.
+	Urgent, Info           []pageProblem
+	UrgentMore, InfoMore   []pageMore
+	UrgentTotal, InfoTotal int
+	TablesWithFindings     []pageTableLink // the worst pageTablesShown
+	TablesMore             int             // tables with findings past them
+	Remarks                []pageProblem   // schema-only notes, shown apart
+	RemarksMore            []pageMore
+	RemarksTotal           int
+	Findings               []pageFinding // the findings one row each, bounded as the cards
+	FindingsMore           []pageMore
+	FindingsTotal          int
+	Keyspaces              []string // columns of the ownership table after the raw one
+	Owners                 []pageOwner
+	Ring                   ringPicture
+	Growth                 growthCharts    // largest partition over time, per table
+	Replicas               replicaPictures // replica sets per replication
+	Heatmaps               pageHeatmaps    // the ring's traffic over time
+	Guardrails             pageGuardrails  // thresholds, distances, suggestions and the key history
+	KeyDesign              pageKeyDesign   // the key advisor's answers, else how to ask
+	Sources                []pageSource
+	Unsupported            []pageUnsupported // sources this engine or version lacks, one line
+	SourcesOK              int               // reads that succeeded, the collapsed table's summary
+	SourcesFailed          int               // reads that failed: the table opens
+	Down                   *pageDown         // every source failed: one banner instead of a row each
+	MetricsPath            string            // the nav's link to the exposition
+	Notes                  []string          // what the analysis had to skip
 }
 
 type pageCount struct {
@@ -169,32 +178,44 @@ func (p *statusPage) data() pageData {
 	th := pageThresholds(r)
 	findings := append([]finding.Finding(nil), r.Findings...)
 	sort.SliceStable(findings, func(i, j int) bool { return findings[i].Severity > findings[j].Severity })
+	d.FindingsTotal = len(findings)
+	findings, d.FindingsMore = boundFindings(findings, finding.SeverityInfo)
+	d.Findings = make([]pageFinding, 0, len(findings))
 	for _, f := range findings {
+		v, against := pageNumber(f, th, r.Taken)
 		d.Findings = append(d.Findings, pageFinding{
 			ID: f.ID, Severity: f.Severity.String(), Kind: f.Kind, Scope: findingScope(f), Key: f.PartitionKey,
-			Value: pageValue(f.Kind, f.Value, f.Unit), TableURL: tableURL(f.Keyspace, f.Table),
+			Value: v, Threshold: against, TableURL: tableURL(f.Keyspace, f.Table),
 		})
-		v, against := pageNumber(f, th, r.Taken)
-		d.Findings[len(d.Findings)-1].Value, d.Findings[len(d.Findings)-1].Threshold = v, against
 	}
 
 	d.StateLine, d.StateClass = stateLine(r, c.Up)
-	d.Problems, d.Remarks = pageProblems(analyzer.ProblemsIn(r), th, r.Taken), pageRemarks(r.Remarks, th)
-	quoteMeasured(d.Problems, p.advice.all())
-	for _, p := range d.Problems {
-		if p.Severity == finding.SeverityInfo.String() {
-			d.Info = append(d.Info, p)
+	problems := analyzer.ProblemsIn(r)
+	var urgent, info []analyzer.Problem
+	for _, p := range problems {
+		if p.Severity == finding.SeverityInfo {
+			info = append(info, p)
 		} else {
-			d.Urgent = append(d.Urgent, p)
+			urgent = append(urgent, p)
 		}
 	}
+	sort.SliceStable(urgent, func(i, j int) bool { return urgent[i].Severity > urgent[j].Severity })
+	d.UrgentTotal, d.InfoTotal, d.RemarksTotal = len(urgent), len(info), len(r.Remarks)
+	urgent, d.UrgentMore = boundProblems(urgent, finding.SeverityWarning)
+	info, d.InfoMore = boundProblems(info, finding.SeverityInfo)
+	remarks, remarksMore := boundFindings(r.Remarks, finding.SeverityInfo)
+	d.Urgent, d.Info = pageProblems(urgent, th, r.Taken), pageProblems(info, th, r.Taken)
+	d.Remarks, d.RemarksMore = pageRemarks(remarks, th), remarksMore
 	d.TablesWithFindings = tablesWithFindings(r)
+	if n := len(d.TablesWithFindings); n > pageTablesShown {
+		d.TablesWithFindings, d.TablesMore = d.TablesWithFindings[:pageTablesShown], n-pageTablesShown
+	}
 	d.Ring = newRingPicture(r)
 	d.Growth, d.Replicas = newGrowthCharts(r), newReplicaPictures(r, d.Ring.Hot)
 	linkHotSets(d.Ring.Hot, d.Replicas)
 	d.Heatmaps = newHeatmaps(r)
 	d.Guardrails = newPageGuardrails(r)
-	d.KeyDesign = newPageKeyDesign(p.advise, p.advice.all(), d.TablesWithFindings)
+	p.keyDesign(&d)
 	d.Keyspaces, d.Owners = pageOwnership(r)
 	return d
 }

@@ -5,6 +5,15 @@ import (
 	"github.com/partmon/partmon/render"
 )
 
+// keyDesign draws the key advisor's part of the overview: its answers
+// in their own section, and on the cards whose advice proposes a key.
+func (p *statusPage) keyDesign(d *pageData) {
+	held := p.advice.all()
+	quoteMeasured(d.Urgent, held)
+	quoteMeasured(d.Info, held)
+	d.KeyDesign = newPageKeyDesign(p.advise, held, d.TablesWithFindings)
+}
+
 // quoteMeasured puts the key advisor's measurement beside a card's advice:
 // where the advice proposes a key (Finding.SuggestedKey) and the advisor
 // has answered for that table with that key among its candidates, the card
