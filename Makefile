@@ -8,7 +8,7 @@ FIXTURES  := deploy/local/fixtures
 # golangci-lint, built by make lint from tools/lint (see the rule below lint).
 GOLANGCI_LINT := bin/golangci-lint
 
-.PHONY: all build test unit integration lint demo demo-down bench scale faults truth truth-rings truth-guardrails clean compose-test
+.PHONY: all build test unit integration lint demo demo-down bench scale faults truth truth-rings truth-guardrails truth-advise clean compose-test
 
 all: build
 
@@ -69,7 +69,7 @@ scale:
 faults:
 	scripts/faults.sh
 
-## truth: the truth corpus (tools/truth/scenarios) on real clusters of its own (127.0.0.61-73),
+## truth: the truth corpus (tools/truth/scenarios) on real clusters of its own (127.0.0.61-75),
 ## judged against its truth and nodetool: a confusion table per kind (docs/detection.md).
 truth: build
 	scripts/truth.sh
@@ -83,6 +83,11 @@ truth-rings: build
 ## guardrail levels they set (127.0.0.71-73): each planted crossing held to Cassandra's log line.
 truth-guardrails: build
 	scripts/truth.sh --guardrails
+
+## truth-advise: the key advisor's truth only (keyadvice/testdata/truth.yaml), on a 5.0 node
+## (127.0.0.74) then a 4.1 node (127.0.0.75): each candidate key built for real, held to nodetool.
+truth-advise: build
+	scripts/truth.sh --advise
 
 clean:
 	rm -rf bin

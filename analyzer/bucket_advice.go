@@ -3,6 +3,7 @@ package analyzer
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,17 +15,18 @@ import (
 type timeBucket struct {
 	name    string
 	seconds float64
+	width   string // as the key advisor writes it: bucket(col, width)
 }
 
 // timeBuckets from the coarsest: the advice picks the coarsest that fits,
 // because every bucket is one more partition for a reader to visit.
 var timeBuckets = []timeBucket{
-	{"year", 365 * 86400},
-	{"month", 30 * 86400},
-	{"week", 7 * 86400},
-	{"day", 86400},
-	{"hour", 3600},
-	{"minute", 60},
+	{"year", 365 * 86400, "365d"},
+	{"month", 30 * 86400, "30d"},
+	{"week", 7 * 86400, "7d"},
+	{"day", 86400, "1d"},
+	{"hour", 3600, "1h"},
+	{"minute", 60, "1m"},
 }
 
 // chooseTimeBucket is the coarsest bucket whose partition, growing at
@@ -45,7 +47,8 @@ func chooseTimeBucket(bytesPerSecond, target float64) (b timeBucket, size float6
 // rowsBucketAdvice sizes a time bucket by rows for a key that gains
 // rowsPerSecond: the coarsest bucket that holds at most half the wide
 // partition warning, the headroom bucketTarget keeps for bytes.
-func (a bucketAdvice) rowsBucketAdvice(col, keyCols string, rowsPerSecond float64) string {
+func (a bucketAdvice) rowsBucketAdvice(t *tableView, col string, rowsPerSecond float64) (advice, key string) {
+	keyCols := partitionKeyWords(t.schema)
 	target := float64(a.th.PartitionRowsWarning) / 2
 	for _, b := range timeBuckets {
 		if rows := rowsPerSecond * b.seconds; rows <= target {
@@ -54,12 +57,50 @@ func (a bucketAdvice) rowsBucketAdvice(col, keyCols string, rowsPerSecond float6
 				article = "an"
 			}
 			return fmt.Sprintf("add %s %s bucket of %s to %s: at %s one bucket then holds ~%s rows, under half the %s-row wide partition warning",
-				article, b.name, col, keyCols, writesPerSecond(rowsPerSecond), format.Count(rows), format.Count(float64(a.th.PartitionRowsWarning)))
+				article, b.name, col, keyCols, writesPerSecond(rowsPerSecond), format.Count(rows), format.Count(float64(a.th.PartitionRowsWarning))), bucketedKey(t, col, b)
 		}
 	}
 	n := splitCount(rowsPerSecond*60, target)
 	return fmt.Sprintf("even a minute bucket of %s would hold %s rows at %s: add a minute bucket and %d shards to %s",
-		col, format.Count(rowsPerSecond*60), writesPerSecond(rowsPerSecond), n, keyCols)
+		col, format.Count(rowsPerSecond*60), writesPerSecond(rowsPerSecond), n, keyCols), ""
+}
+
+// bucketedKey is the table's primary key with a bucket of col of b's width
+// added to its partition key, as `partmon advise --key` reads it, so the
+// advice can be measured on the table's own rows before anyone migrates;
+// "" when a column's name is not one the advisor's key syntax can write.
+func bucketedKey(t *tableView, col string, b timeBucket) string {
+	if t.schema == nil || !plainName(col) {
+		return ""
+	}
+	var part, clust []string
+	for _, c := range partitionKey(t.schema) {
+		part = append(part, c.Name)
+	}
+	for _, c := range clusteringColumns(t.schema) {
+		clust = append(clust, c.Name)
+	}
+	for _, n := range append(slices.Clone(part), clust...) {
+		if !plainName(n) {
+			return ""
+		}
+	}
+	part = append(part, "bucket("+col+", "+b.width+")")
+	return "(" + strings.Join(append([]string{"(" + strings.Join(part, ", ") + ")"}, clust...), ", ") + ")"
+}
+
+// plainName is a column name CQL writes without quotes: lower-case letters,
+// digits and underscores, not starting with a digit.
+func plainName(s string) bool {
+	if s == "" || (s[0] >= '0' && s[0] <= '9') {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '_' || (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9')) {
+			return false
+		}
+	}
+	return true
 }
 
 // writesPerSecond writes a sampled write rate: "0.73 writes/s".
@@ -137,7 +178,9 @@ func partitionKeyWords(s *model.Table) string {
 // splitAdvice says how to bring a partition of size bytes under the target:
 // a time bucket sized from the growth rate for time series, else a number
 // of shards.
-func (a bucketAdvice) splitAdvice(t *tableView, size float64) string {
+// key is the bucketed primary key it proposes, when it proposes one of a
+// width (bucketedKey), else "".
+func (a bucketAdvice) splitAdvice(t *tableView, size float64) (advice, key string) {
 	target := a.bucketTarget()
 	keyCols := "the partition key"
 	if t.schema != nil {
@@ -148,23 +191,23 @@ func (a bucketAdvice) splitAdvice(t *tableView, size float64) string {
 		if b, per, ok := chooseTimeBucket(rate, target); ok {
 			if per < size {
 				return fmt.Sprintf("add a %s bucket of %s to %s: largest partition %s → ~%s (%s)",
-					b.name, col, keyCols, format.Bytes(size), format.Bytes(per), how)
+					b.name, col, keyCols, format.Bytes(size), format.Bytes(per), how), bucketedKey(t, col, b)
 			}
 			return fmt.Sprintf("add a %s bucket of %s to %s: each bucket then holds ~%s instead of growing without bound (largest partition now %s; %s)",
-				b.name, col, keyCols, format.Bytes(per), format.Bytes(size), how)
+				b.name, col, keyCols, format.Bytes(per), format.Bytes(size), how), bucketedKey(t, col, b)
 		}
 		if rate > 0 {
 			n := splitCount(rate*60, target)
 			return fmt.Sprintf("even a minute bucket of %s would hold %s (%s): add a minute bucket and %d shards to %s",
-				col, format.Bytes(rate*60), how, n, keyCols)
+				col, format.Bytes(rate*60), how, n, keyCols), ""
 		}
 		n := splitCount(size, target)
 		return fmt.Sprintf("add a time bucket of %s to %s, sized so one bucket holds under %s (the largest partition, %s, needs about %d buckets over its time span; growth is not measured yet)",
-			col, keyCols, format.Bytes(target), format.Bytes(size), n)
+			col, keyCols, format.Bytes(target), format.Bytes(size), n), ""
 	}
 	n := splitCount(size, target)
 	return fmt.Sprintf("add a shard column (0..%d, e.g. a hash of a clustering value mod %d) to %s: %s → ~%s per partition; reads of the whole key then query %d partitions",
-		n-1, n, keyCols, format.Bytes(size), format.Bytes(size/float64(n)), n)
+		n-1, n, keyCols, format.Bytes(size), format.Bytes(size/float64(n)), n), ""
 }
 
 // bucketAdvice is the advice on splitting a partition that grows without bound.

@@ -40,7 +40,8 @@ func rulePartitionGrowthForecast(a *analysis) []finding.Finding {
 		f.Summary = fmt.Sprintf("largest partition of %s is %s and grows %s/day (robust fit of %d points over %s): it crosses %s in %s",
 			t.key, format.Bytes(t.growth.current), format.Bytes(t.growth.slope*86400), t.growth.points,
 			format.Seconds(t.growth.window), format.Bytes(crit), format.Seconds(secs))
-		f.Advice = "before then: " + bucketAdvice{a}.splitAdvice(t, t.growth.current)
+		advice, key := bucketAdvice{a}.splitAdvice(t, t.growth.current)
+		f.Advice, f.SuggestedKey = "before then: "+advice, key
 		out = append(out, f)
 	}
 	return out

@@ -231,7 +231,7 @@ func ruleLowCardinalityKey(a *analysis) []finding.Finding {
 		}
 		f.Figures = &finding.Figures{Partitions: upper, DataBytes: c.disk, MeanPartitionBytes: c.mean}
 		f.Summary = lowCardinalitySummary(t, c, key, typeCap, upper, nodes, a.th.LowCardinalityPartitionsPerNode)
-		f.Advice = lowCardinality{a}.lowCardinalityAdvice(t, limit, upper, c)
+		f.Advice, f.SuggestedKey = lowCardinality{a}.lowCardinalityAdvice(t, limit, upper, c)
 		out = append(out, f)
 	}
 	return out
@@ -286,10 +286,10 @@ func lowCardinalitySummary(t *tableView, c cardinality, key []model.Column, type
 	return s
 }
 
-func (a lowCardinality) lowCardinalityAdvice(t *tableView, limit, upper float64, c cardinality) string {
+func (a lowCardinality) lowCardinalityAdvice(t *tableView, limit, upper float64, c cardinality) (advice, key string) {
 	k := max(2, int(math.Ceil(limit/max(upper, 1))))
 	after := upper * float64(k)
-	advice := fmt.Sprintf("add a column with many values to the partition key: %d sub-partitions per current key bring ~%s partitions to ~%s",
+	advice = fmt.Sprintf("add a column with many values to the partition key: %d sub-partitions per current key bring ~%s partitions to ~%s",
 		k, format.Count(math.Ceil(upper)), format.Count(math.Ceil(after)))
 	if c.disk > 0 {
 		advice += fmt.Sprintf(" (~%s on disk each)", format.Bytes(c.disk/after))
@@ -297,12 +297,13 @@ func (a lowCardinality) lowCardinalityAdvice(t *tableView, limit, upper float64,
 	if col, ok := timeClustering(t); ok && !hasBucket(t) {
 		advice += fmt.Sprintf("; the table clusters by %s, so a time bucket of it is the natural choice", col)
 		if t.maxBytes > 0 {
-			advice += " (" + bucketAdvice{a.analysis}.splitAdvice(t, float64(t.maxBytes)) + ")"
+			split, k := bucketAdvice{a.analysis}.splitAdvice(t, float64(t.maxBytes))
+			advice, key = advice+" ("+split+")", k
 		}
 	} else {
 		advice += "; e.g. the entity id the rows belong to, or a shard 0.." + fmt.Sprint(k-1) + " chosen by a hash, with reads querying every shard"
 	}
-	return advice
+	return advice, key
 }
 
 // lowCardinality is the low_cardinality_key rule's own reasoning over the index.

@@ -68,7 +68,7 @@ func ruleOversizedPartition(a *analysis) []finding.Finding {
 				}
 			}
 			f.Summary = summary + "; " + oversized{a}.shapeNote(t)
-			f.Advice = oversized{a}.oversizedAdvice(t, tn, size)
+			f.Advice, f.SuggestedKey = oversized{a}.oversizedAdvice(t, tn, size)
 			out = append(out, f)
 		}
 	}
@@ -114,17 +114,17 @@ func (a oversized) shapeNote(t *tableView) string {
 	return fmt.Sprintf("mean partition %s (largest %.1f× the mean): partitions are uniformly big", format.Bytes(t.meanBytes), r)
 }
 
-func (a oversized) oversizedAdvice(t *tableView, tn *tableNode, size float64) string {
-	split := bucketAdvice{a.analysis}.splitAdvice(t, size)
+func (a oversized) oversizedAdvice(t *tableView, tn *tableNode, size float64) (advice, key string) {
+	split, key := bucketAdvice{a.analysis}.splitAdvice(t, size)
 	if maxMeanRatio(t) >= a.th.OutlierRatio {
 		who := "the outlier key"
 		if tn.largestKey != "" {
 			who = "key " + tn.largestKey
 		}
 		return fmt.Sprintf("fix %s, not the whole model (typical partitions are %s): find what writes to it (a default or sentinel value, a tenant far bigger than the rest) and give it its own split: %s",
-			who, format.Bytes(t.meanBytes), split)
+			who, format.Bytes(t.meanBytes), split), key
 	}
-	return split
+	return split, key
 }
 
 // newFinding fills the scope of a finding; node may be nil for table- and

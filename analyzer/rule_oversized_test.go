@@ -105,6 +105,46 @@ func TestOversizedAdviceUsesMeasuredGrowth(t *testing.T) {
 	}
 }
 
+// TestSuggestedKeyIsTheAdvisedBucket: where the advice proposes a time
+// bucket of a width, the finding carries that key as partmon advise reads
+// it; a shard, an unsized bucket or a name CQL must quote gives none.
+func TestSuggestedKeyIsTheAdvisedBucket(t *testing.T) {
+	readings := table("readings", pk("sensor_id", "text", 0), ck("ts", "timestamp", 0, "desc"), col("value", "double"))
+	twoPart := table("readings", pk("site", "text", 0), pk("sensor_id", "text", 1), ck("ts", "timestamp", 0, "desc"), ck("seq", "int", 1, "asc"), col("value", "double"))
+	quoted := table("readings", pk("Sensor", "text", 0), ck("ts", "timestamp", 0, "desc"), col("value", "double"))
+	noTime := table("readings", pk("sensor_id", "text", 0), ck("seq", "int", 0, "asc"), col("value", "double"))
+	cases := []struct {
+		name      string
+		tbl       model.Table
+		mibPerDay float64 // 0: no history
+		want      string
+	}{
+		{"a day bucket, measured growth", readings, 16, "((sensor_id, bucket(ts, 1d)), ts)"},
+		{"two partition and two clustering columns", twoPart, 16, "((site, sensor_id, bucket(ts, 1d)), ts, seq)"},
+		{"an hour bucket for fast growth", readings, 300, "((sensor_id, bucket(ts, 1h)), ts)"},
+		{"growth unknown: no width, no key", readings, 0, ""},
+		{"a name CQL quotes", quoted, 16, ""},
+		{"no time column: a shard, no key", noTime, 16, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := newSnap().ring("dc1", 1).keyspace("ks", simple("1"), c.tbl)
+			b.stats("h01", "ks", "readings", model.TableStats{MaxPartitionBytes: 480 * mib})
+			h := history.New(history.Limits{})
+			if c.mibPerDay > 0 {
+				h.Sizes["ks.readings"] = series(t0.Unix(), 96, 12600, func(age float64) float64 { return 480*mib - c.mibPerDay*mib*age/86400 })
+			}
+			fs := ruleOversizedPartition(analysisWith(t, b.s, h, DefaultThresholds()))
+			if len(fs) != 1 {
+				t.Fatalf("want one finding, got %+v", fs)
+			}
+			if fs[0].SuggestedKey != c.want {
+				t.Fatalf("suggested key %q, want %q (advice %q)", fs[0].SuggestedKey, c.want, fs[0].Advice)
+			}
+		})
+	}
+}
+
 func TestChooseTimeBucket(t *testing.T) {
 	target := 25 * testMiB
 	cases := []struct {

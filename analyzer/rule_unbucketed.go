@@ -97,7 +97,7 @@ func ruleUnbucketedTimeSeries(a *analysis) []finding.Finding {
 			f := unbucketed{a}.unbucketedFinding(t, col, size, why)
 			f.Severity, f.Value, f.Threshold, f.Unit, f.PartitionKey = sev, value, threshold, finding.UnitOpsPerSec, kw.key
 			f.Source = joinSources(f.Source, srcSampler)
-			f.Advice = bucketAdvice{a}.rowsBucketAdvice(col, partitionKeyWords(t.schema), kw.assured)
+			f.Advice, f.SuggestedKey = bucketAdvice{a}.rowsBucketAdvice(t, col, kw.assured)
 			out = append(out, f)
 			continue
 		default:
@@ -142,7 +142,7 @@ func (a unbucketed) unbucketedFinding(t *tableView, col string, size float64, wh
 	} else if t.growth.ok {
 		f.Summary += "; no default TTL: it grows for as long as its key is written"
 	}
-	f.Advice = bucketAdvice{a.analysis}.splitAdvice(t, size)
+	f.Advice, f.SuggestedKey = bucketAdvice{a.analysis}.splitAdvice(t, size)
 	return f
 }
 

@@ -272,24 +272,25 @@ func (a wideRows) wideFinding(t *tableView, tn *tableNode, e wideEvidence, sev f
 		f.Summary += fmt.Sprintf("; no sstable fragment on %s is big enough for them (largest %s holds at most %s rows of %d bytes): the partition is spread over sstables or still in memtables",
 			tn.node.Address, format.Bytes(e.bytes), format.Count(fits), perRow)
 	}
-	f.Advice = a.wideAdvice(t, e)
+	f.Advice, f.SuggestedKey = a.wideAdvice(t, e)
 	return f
 }
 
-func (a wideRows) wideAdvice(t *tableView, e wideEvidence) string {
+func (a wideRows) wideAdvice(t *tableView, e wideEvidence) (advice, key string) {
 	warn := float64(a.th.PartitionRowsWarning)
 	n := splitCount(e.rows, warn/2)
-	advice := fmt.Sprintf("split the partition: %d buckets bring its %s rows or more to ~%s or more per partition; ",
+	advice = fmt.Sprintf("split the partition: %d buckets bring its %s rows or more to ~%s or more per partition; ",
 		n, format.Count(e.rows), format.Count(math.Ceil(e.rows/float64(n))))
 	if col, ok := timeClustering(t); ok && !hasBucket(t) && t.maxBytes > 0 {
-		advice += fmt.Sprintf("a time bucket of %s in the partition key does this for a time series (%s)", col, bucketAdvice{a.analysis}.splitAdvice(t, float64(t.maxBytes)))
+		split, k := bucketAdvice{a.analysis}.splitAdvice(t, float64(t.maxBytes))
+		advice, key = advice+fmt.Sprintf("a time bucket of %s in the partition key does this for a time series (%s)", col, split), k
 	} else {
 		advice += "use a shard column in the partition key, and page reads (fetch size ≤ 5,000) instead of reading the partition whole"
 	}
 	if e.key == "" && a.s.Engine != model.EngineScyllaDB {
 		advice += fmt.Sprintf("; find the key with nodetool profileload -a READ_ROW_COUNT %s %s 10000 (Cassandra 5.0)", t.keyspace, t.name)
 	}
-	return advice
+	return advice, key
 }
 
 // wideRows is the wide_partition rule's own reasoning over the index.

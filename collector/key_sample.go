@@ -40,8 +40,10 @@ const MinSampledPartitions = 30
 var ErrTooSmall = errors.New("too few partitions to sample")
 
 // SampleKeys reads a bounded sample of keyspace.table's rows for the key
-// advisor from the first configured host, at LOCAL_ONE (ONE without a local
-// DC): whole partitions after random tokens, paged, paced and bounded by
+// advisor at LOCAL_ONE (ONE without a local DC), each token range on a
+// replica of it in the local DC (the first configured host's DC without
+// one; the first host alone when the ring or the keyspace's replication
+// cannot be placed): whole partitions after random tokens, paged, paced and bounded by
 // lim (zero fields take DefaultSampleLimits'). rowCap bounds the rows read
 // of one partition. It never filters and never reads more than
 // lim.MaxRingShare of the ring. check, when set, judges the table's
@@ -81,6 +83,30 @@ func (c *Collector) SampleKeys(ctx context.Context, keyspace, table string, lim 
 	}
 	s := &keySampler{q: q, lim: lim, rowCap: max(rowCap, lim.PageRows), now: time.Now, sleep: sleepCtx,
 		sample: &model.KeySample{Keyspace: keyspace, Table: table, Node: addr, Columns: cols, Limits: lim}}
+	ports := c.configuredPorts(ctx)
+	var opened []*cql.Node[struct{}]
+	defer func() {
+		for _, n := range opened {
+			n.Close()
+		}
+	}()
+	routes, err := newSampleRoutes(ctx, q, keyspace, c.cfg.LocalDC)
+	if err != nil {
+		s.sample.Routing = "the first host only, as its ring or the keyspace's replicas could not be placed: " + err.Error()
+	} else {
+		routes.log = c.log
+		routes.open = func(ctx context.Context, a string) (cql.Querier, error) {
+			p, ok := ports[a]
+			if !ok {
+				p = c.cfg.Port
+			}
+			n := cql.NewNode(a, p, &opts, func(context.Context, cql.Querier) (struct{}, error) { return struct{}{}, nil }, c.log)
+			opened = append(opened, n)
+			rq, _, err := n.Querier(ctx)
+			return rq, err
+		}
+		s.routes, s.sample.Nodes = routes, routes.nodes
+	}
 	s.stmts = sampleStatements(keyspace, table, cols)
 	s.sample.NodeMaxPartitionBytes = nodeMaxPartition(ctx, q, keyspace, table)
 	if err := s.run(ctx); err != nil {

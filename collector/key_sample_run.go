@@ -16,7 +16,8 @@ import (
 
 // keySampler takes one KeySample.
 type keySampler struct {
-	q      cql.Querier
+	q      cql.Querier // the current range's replica
+	routes *sampleRoutes
 	lim    model.SampleLimits
 	rowCap int
 	stmts  sampleStmts
@@ -39,6 +40,10 @@ func (s *keySampler) run(ctx context.Context) error {
 	for len(s.sample.Partitions) < s.lim.Partitions && s.sample.Stopped == "" {
 		if s.sample.Cost.RingShare >= s.lim.MaxRingShare*0.999 {
 			s.sample.Stopped = stopRingShare
+			break
+		}
+		if s.sample.Cost.RowsRead >= s.lim.MaxRows {
+			s.sample.Stopped = stopRows
 			break
 		}
 		if err := s.readRange(ctx, s.freshStart()); err != nil {
@@ -103,9 +108,20 @@ func (s *keySampler) readRange(ctx context.Context, start int64) error {
 		s.sample.Ranges = append(s.sample.Ranges, r)
 		s.sample.Cost.RingShare += share(r.Start, r.End)
 	}()
+	if s.routes != nil {
+		s.q = s.routes.pick(ctx, start)
+	}
 	cur, bound := start, s.nextStart(start)
 	for {
-		rows, err := s.page(ctx, s.stmts.afterToken, []any{cur, bound, s.lim.PageRows})
+		n := s.pageRows()
+		if n == 0 {
+			// The rows limit is reached with no partition seen after cur:
+			// the range ends at its last partition, holding only its gaps.
+			s.sample.Stopped = stopRows
+			r.End, r.Cut = cur, true
+			return nil
+		}
+		rows, err := s.page(ctx, s.stmts.afterToken, []any{cur, bound, n})
 		if err != nil {
 			return err
 		}
@@ -119,7 +135,7 @@ func (s *keySampler) readRange(ctx context.Context, start int64) error {
 				r.End = g[0].token
 				return nil
 			}
-			more := i == len(groups)-1 && len(rows) == s.lim.PageRows
+			more := i == len(groups)-1 && len(rows) == n
 			p, err := s.partition(ctx, g, more)
 			if err != nil {
 				return err
@@ -129,6 +145,12 @@ func (s *keySampler) readRange(ctx context.Context, start int64) error {
 			cur = g[0].token
 		}
 	}
+}
+
+// pageRows is the LIMIT of the next request: a page, or the rows left
+// under MaxRows when fewer, so the rows limit is a hard bound.
+func (s *keySampler) pageRows() int {
+	return int(max(0, min(int64(s.lim.PageRows), s.lim.MaxRows-s.sample.Cost.RowsRead)))
 }
 
 // stopBefore: the partition at tok ends range r rather than joining it.
@@ -157,13 +179,14 @@ func (s *keySampler) partition(ctx context.Context, g []rawRow, more bool) (mode
 			return s.toPartition(g, true), nil
 		}
 		last := g[len(g)-1].vals
-		args := slices.Concat(last[:s.stmts.pk], last[s.stmts.pk:s.stmts.pk+s.stmts.ck], []any{s.lim.PageRows})
+		n := s.pageRows()
+		args := slices.Concat(last[:s.stmts.pk], last[s.stmts.pk:s.stmts.pk+s.stmts.ck], []any{n})
 		rows, err := s.page(ctx, s.stmts.inPartition, args)
 		if err != nil {
 			return model.SampledPartition{}, err
 		}
 		g = append(g, rows...)
-		more = len(rows) == s.lim.PageRows
+		more = len(rows) == n
 	}
 	// more with no statement to page on (mixed clustering orders): the
 	// partition goes on past what was read.
@@ -220,6 +243,10 @@ func (s *keySampler) page(ctx context.Context, stmt string, args []any) ([]rawRo
 	}
 	c := &s.sample.Cost
 	c.Requests++
+	if c.RequestsByNode == nil {
+		c.RequestsByNode = map[string]int{}
+	}
+	c.RequestsByNode[s.q.Address()]++
 	c.RowsRead += int64(len(rows))
 	s.watchLatency(s.now().Sub(t0))
 	due := s.start.Add(time.Duration(float64(c.RowsRead) / s.lim.RowsPerSecond * float64(time.Second)))

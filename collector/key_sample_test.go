@@ -159,3 +159,39 @@ func TestKeySampleStatementsFollowClusteringOrder(t *testing.T) {
 		})
 	}
 }
+
+// The rows limit is a hard bound: no request asks for more rows than are
+// left under it, whatever the page size and however partitions fall.
+func TestKeySamplerRowsLimitIsHard(t *testing.T) {
+	tests := []struct {
+		name    string
+		maxRows int64
+		rows    func(i int) int
+	}{
+		{"small partitions", 1000, func(i int) int { return 1 + i%3 }},
+		{"a page-spanning partition every 7th", 3000, func(i int) int { return 2 + 150*(i%7/6) }},
+		{"the limit inside a page", 1037, func(i int) int { return 1 + i%5 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newRingTable(50000, tt.rows)
+			s, _, err := sampleOf(t, f, model.SampleLimits{MaxRows: tt.maxRows, PageRows: 100, MaxRingShare: 0.5, Partitions: 100000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Cost.RowsRead > tt.maxRows || s.Stopped != stopRows {
+				t.Errorf("%d rows read against a limit of %d, stopped %q", s.Cost.RowsRead, tt.maxRows, s.Stopped)
+			}
+			held := 0
+			for _, p := range s.Partitions {
+				held += len(p.Rows)
+				if !p.Truncated && len(p.Rows) != f.rows[p.Token] {
+					t.Errorf("partition %d: %d rows of %d, not marked cut short", p.Token, len(p.Rows), f.rows[p.Token])
+				}
+			}
+			if int64(held) > s.Cost.RowsRead {
+				t.Errorf("%d rows held, more than the %d read", held, s.Cost.RowsRead)
+			}
+		})
+	}
+}

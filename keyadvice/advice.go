@@ -21,7 +21,12 @@ type Advice struct {
 
 // Sample is what the advice was measured on and what it cost the node.
 type Sample struct {
-	Node           string             `json:"node"`
+	Node string `json:"node"`
+	// Routing: empty when each range was read on a replica holding it,
+	// else why the first host alone was; RequestsByNode the requests each
+	// node served.
+	Routing        string             `json:"routing,omitempty"`
+	RequestsByNode map[string]int     `json:"requests_by_node,omitempty"`
 	Taken          time.Time          `json:"taken"`
 	Partitions     int                `json:"partitions"`
 	Rows           int                `json:"rows"`
@@ -40,7 +45,7 @@ type Sample struct {
 // Advise projects the current key and each of keys (already Checked) on s.
 func Advise(s *model.KeySample, keys []Key, o Options) *Advice {
 	a := &Advice{Keyspace: s.Keyspace, Table: s.Table, Sample: Sample{
-		Node: s.Node, Taken: s.Taken, Partitions: len(s.Partitions), Ranges: len(s.Ranges), Requests: s.Cost.Requests,
+		Node: s.Node, Routing: s.Routing, RequestsByNode: s.Cost.RequestsByNode, Taken: s.Taken, Partitions: len(s.Partitions), Ranges: len(s.Ranges), Requests: s.Cost.Requests,
 		RowsRead: s.Cost.RowsRead, RingShare: s.Cost.RingShare, ElapsedSeconds: s.Cost.Elapsed.Seconds(), Stopped: s.Stopped, Limits: s.Limits,
 		NodeMaxPartitionBytes: s.NodeMaxPartitionBytes,
 	}}

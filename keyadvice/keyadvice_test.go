@@ -227,3 +227,35 @@ func TestP99DecidedByTheDrawsBehindItsTail(t *testing.T) {
 		t.Errorf("80 equal partitions: p99 from %d draws undecided", even.P99Draws)
 	}
 }
+
+// A key of too few partitions for the nodes the sampler found in the ring
+// is warned about; the nodes come from the sample unless the caller says.
+func TestLowCardinalityJudgedOnTheSampledRing(t *testing.T) {
+	s := simulate(rand.New(rand.NewPCG(11, 12)), 7000, 10, 0.05, rowsOf)
+	th := analyzer.DefaultThresholds()
+	few, _ := ParseKey("((v), a, ts)") // two partitions
+	tests := []struct {
+		name        string
+		sampleNodes int
+		optNodes    int
+		warned      bool
+	}{
+		{"ring unknown", 0, 0, false},
+		{"three nodes in the ring", 3, 0, true},
+		{"the caller's count first", 0, 3, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s.Nodes = tt.sampleNodes
+			p := Project(s, few, Options{Thresholds: th, Nodes: tt.optNodes})
+			warned := slices.ContainsFunc(p.Warnings, func(w string) bool { return strings.Contains(w, "too few to spread the table") })
+			if warned != tt.warned {
+				t.Errorf("warnings %v, want the low-cardinality one %v", p.Warnings, tt.warned)
+			}
+			cur := Project(s, CurrentKey(s.Columns), Options{Thresholds: th, Nodes: tt.optNodes})
+			if len(cur.Warnings) != 0 {
+				t.Errorf("7,000 partitions warned about: %v", cur.Warnings)
+			}
+		})
+	}
+}

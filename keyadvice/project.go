@@ -44,12 +44,15 @@ type Projection struct {
 // Options are what a projection is judged against.
 type Options struct {
 	Thresholds analyzer.Thresholds
-	Nodes      int                 // nodes of the table's DC; 0: cardinality not judged per node
+	Nodes      int                 // nodes of the table's DC; 0: the sample's (KeySample.Nodes), else not judged per node
 	Show       func(string) string // how a key leaves partmon (keys.mode)
 }
 
 // Project judges key k (Check it first) on sample s.
 func Project(s *model.KeySample, k Key, o Options) Projection {
+	if o.Nodes == 0 {
+		o.Nodes = s.Nodes // the ring the sampler read
+	}
 	cur := CurrentKey(s.Columns)
 	p := Projection{Key: k.String(), Current: k.String() == cur.String(), WrittenToday: -1}
 	rows, ok := placeRows(s, k)

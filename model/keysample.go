@@ -10,7 +10,13 @@ import "time"
 type KeySample struct {
 	Keyspace string
 	Table    string
-	Node     string // the node read (LOCAL_ONE)
+	Node     string // the first host: the ring, the schema and max_partition_size read there
+	// Routing is empty when each range was read on a replica holding it
+	// (Cost.RequestsByNode), else says why the first host alone was read.
+	Routing string
+	// Nodes are the nodes of the DC the ranges were read in, from the
+	// ring (0: unknown, as when the ring could not be placed).
+	Nodes int
 	// Columns are the table's columns in the order of SampledRow.Values:
 	// partition key, clustering, then regular columns.
 	Columns []SampleColumn
@@ -106,6 +112,9 @@ type SampleCost struct {
 	RowsRead  int64
 	Elapsed   time.Duration
 	RingShare float64 // of the ring read, 0..1
+	// RequestsByNode are the requests sent to each node (the ranges'
+	// replicas).
+	RequestsByNode map[string]int
 	// BaselineLatency and LastLatency are medians of the first and last
 	// requests' latencies.
 	BaselineLatency, LastLatency time.Duration

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"time"
 
@@ -28,8 +29,11 @@ func KeyDesign(w io.Writer, a *keyadvice.Advice, f Format) error {
 func sampleLine(a *keyadvice.Advice) string {
 	s := a.Sample
 	line := fmt.Sprintf("sampled on %s: %s whole partitions (%s rows) from %d random token ranges, %s of the ring, %s rows read in %d requests at LOCAL_ONE, %s",
-		s.Node, format.Count(float64(s.Partitions)), format.Count(float64(s.Rows)), s.Ranges, format.Percent(s.RingShare),
+		sampledOn(s), format.Count(float64(s.Partitions)), format.Count(float64(s.Rows)), s.Ranges, format.Percent(s.RingShare),
 		format.Count(float64(s.RowsRead)), s.Requests, format.Seconds(s.ElapsedSeconds))
+	if s.Routing != "" {
+		line += "; read on " + s.Routing
+	}
 	if s.Stopped != "" {
 		line += "; stopped: " + s.Stopped
 	}
@@ -37,6 +41,22 @@ func sampleLine(a *keyadvice.Advice) string {
 		line += fmt.Sprintf("; Cassandra's largest partition of the table on that node: at most %s (max_partition_size)", format.Bytes(float64(s.NodeMaxPartitionBytes)))
 	}
 	return line
+}
+
+// sampledOn names the nodes read: one, or each replica with its requests.
+func sampledOn(s keyadvice.Sample) string {
+	if len(s.RequestsByNode) <= 1 {
+		return s.Node
+	}
+	nodes := make([]string, 0, len(s.RequestsByNode))
+	for n := range s.RequestsByNode {
+		nodes = append(nodes, n)
+	}
+	sort.Strings(nodes)
+	for i, n := range nodes {
+		nodes[i] = fmt.Sprintf("%s %d", n, s.RequestsByNode[n])
+	}
+	return fmt.Sprintf("%d replicas (requests: %s)", len(nodes), strings.Join(nodes, ", "))
 }
 
 func estimateText(e keyadvice.Estimate) string {
@@ -101,6 +121,14 @@ func bucketWidthText(w time.Duration) string {
 	}
 	return w.String()
 }
+
+// KeyDesignSample is the Key design's sample line: where and how the
+// advice was measured and what it cost the node.
+func KeyDesignSample(a *keyadvice.Advice) string { return sampleLine(a) }
+
+// KeyDesignLines are one key's figures as the text report writes them,
+// label and text (the status page shows the same lines).
+func KeyDesignLines(p keyadvice.Projection) [][2]string { return keyLines(p) }
 
 func keyName(p keyadvice.Projection) string {
 	if p.Current {

@@ -43,3 +43,28 @@ func TestKeyDesignSaysUnknownAndKeepsFigures(t *testing.T) {
 		t.Errorf("JSON: %v %+v", err, back)
 	}
 }
+
+// The sample line names the replicas read and their requests, or why the
+// first host alone was read.
+func TestKeyDesignSampleNamesTheNodesRead(t *testing.T) {
+	tests := []struct {
+		name string
+		s    keyadvice.Sample
+		want string
+		not  string
+	}{
+		{"one node", keyadvice.Sample{Node: "10.0.0.1", RequestsByNode: map[string]int{"10.0.0.1": 9}}, "sampled on 10.0.0.1:", "replicas"},
+		{"three replicas", keyadvice.Sample{Node: "10.0.0.1", RequestsByNode: map[string]int{"10.0.0.2": 4, "10.0.0.1": 5, "10.0.0.3": 3}},
+			"sampled on 3 replicas (requests: 10.0.0.1 5, 10.0.0.2 4, 10.0.0.3 3):", "read on the first host"},
+		{"first host only", keyadvice.Sample{Node: "10.0.0.1", Routing: "the first host only, as its ring or the keyspace's replicas could not be placed: no replicas in DC \"dc2\""},
+			"; read on the first host only, as its ring", "replicas ("},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			line := KeyDesignSample(&keyadvice.Advice{Keyspace: "ks", Table: "t", Sample: tt.s})
+			if !strings.Contains(line, tt.want) || strings.Contains(line, tt.not) {
+				t.Errorf("%s\nwant %q, not %q", line, tt.want, tt.not)
+			}
+		})
+	}
+}

@@ -36,6 +36,9 @@ func renderMarkdown(w io.Writer, r *analyzer.Report, minSeverity finding.Severit
 			if f.Advice != "" {
 				p.f("  \n  *Advice:* %s", mdEscape(f.Advice))
 			}
+			if cmd := MeasureCommand(f); cmd != "" {
+				p.f("  \n  *Measure it first:* `%s`", cmd)
+			}
 			p.f("\n")
 		}
 	}

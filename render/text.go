@@ -121,6 +121,9 @@ func renderTextFindings(p *printer, r *analyzer.Report, minSeverity finding.Seve
 			if f.Advice != "" {
 				p.wrap(indent, "advice: "+f.Advice)
 			}
+			if cmd := MeasureCommand(f); cmd != "" {
+				p.wrap(indent, "measure it first: "+cmd)
+			}
 		}
 	}
 	if countAtLeast(r.Findings, minSeverity) == 0 {

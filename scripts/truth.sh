@@ -5,7 +5,8 @@
 #   scripts/truth.sh          every scenario: a 3-node cluster on 127.0.0.61-63, then a
 #                             two-DC cluster on 127.0.0.64-67 (dc1 racks r1,r1,r2; dc2 r1),
 #                             then the heavy ring on 127.0.0.68-70 (num_tokens 16,16,32), then
-#                             the guardrail cluster on 127.0.0.71-73, all on 16 allocated tokens
+#                             the guardrail cluster on 127.0.0.71-73, then the key advisor's
+#                             nodes (--advise), all on 16 allocated tokens
 #                             a node as 4.0+ ships them, each started here and stopped at the
 #                             end; one-shot and daemon
 #   scripts/truth.sh --rings  the ring scenarios only (two-DC and heavy clusters), on 16
@@ -16,6 +17,10 @@
 #                             them in an 8-minute daemon, each crossing held to the line Cassandra
 #                             logs; planted collections written through an ordinary role (the
 #                             write guardrails check no superuser), held to the refused write
+#   scripts/truth.sh --advise the key advisor's truth (keyadvice/testdata/truth.yaml): planted
+#                             tables, each candidate key built for real and held to tablestats,
+#                             tablehistograms and max_partition_size, on a node of its own: 5.0 on
+#                             127.0.0.74, then 4.1 on 127.0.0.75 (TRUTH_ADVISE_FIRST_IP moves them)
 #   scripts/truth.sh --ci     the CI subset, one-shot only, on the cluster that is already
 #                             running in $PARTMON_CLUSTER_DIR (make test's fixture cluster,
 #                             or 5.0 nodes of its own in scripts/test-side.sh); nothing started
@@ -31,8 +36,9 @@ cd "$(dirname "$0")/.."
 
 CLUSTER=deploy/local/cluster
 OUT=${TRUTH_OUT:-$PWD/test-artifacts/truth}
-CI=false RINGS=false GUARDRAILS=false
+CI=false RINGS=false GUARDRAILS=false ADVISE=false
 [[ ${1:-} == --ci ]] && CI=true
+[[ ${1:-} == --advise ]] && ADVISE=true
 [[ ${1:-} == --rings ]] && RINGS=true
 [[ ${1:-} == --guardrails ]] && GUARDRAILS=true
 
@@ -63,6 +69,7 @@ wait_for_memory() {
 }
 
 SINGLE=$PWD/.cluster-truth
+ADVISE_DIR=$PWD/.cluster-truth-advise
 TWODC=$PWD/.cluster-truth-2dc
 HEAVY=$PWD/.cluster-truth-heavy
 GUARD=$PWD/.cluster-truth-guardrail
@@ -70,7 +77,7 @@ down() {
 	[[ ${TRUTH_KEEP_CLUSTERS:-} == 1 ]] && return 0
 	"$CLUSTER" down --dir "$1" || true
 }
-trap 'down "$SINGLE"; down "$TWODC"; down "$HEAVY"; down "$GUARD"' EXIT
+trap 'down "$SINGLE"; down "$TWODC"; down "$HEAVY"; down "$GUARD"; down "$ADVISE_DIR"' EXIT
 start=$(date +%s)
 
 # ring TOKENS: the two-DC cluster (dc1 racks r1, r1, r2, so two replicas in dc1 always
@@ -107,6 +114,33 @@ guardrails() {
 	down "$GUARD"
 }
 
+# advise: the key advisor's truth (keyadvice/testdata/truth.yaml, every table) on
+# a fresh node of each version; its tables are its own keyspace's, RF 1, so one
+# node's nodetool sees every partition. Returns 1 when a projection is outside
+# its tolerance or a verdict differs; the log is OUT/advise-VERSION.log.
+advise() {
+	local ip=${TRUTH_ADVISE_FIRST_IP:-127.0.0.74} v rc=0
+	for v in 5.0 4.1; do
+		wait_for_memory 2
+		if "$CLUSTER" up --version "$v" --first-ip "$ip" --dir "$ADVISE_DIR" --nodes 1 --heap 512M; then
+			PARTMON_CLUSTER_DIR=$ADVISE_DIR go test -count=1 -v -tags integration -timeout 30m \
+				-run '^(TestKeyAdviceHeldToBuiltTables|TestKeySamplerHoldsItsLimits)$' ./keyadvice/ >"$OUT/advise-$v.log" 2>&1 || rc=1
+			grep -E '^(---|    ---)' "$OUT/advise-$v.log" | sed "s/^/truth: advise $v: /" || true
+		else
+			echo "truth: advise $v: the node did not start"
+			rc=1
+		fi
+		down "$ADVISE_DIR"
+		ip=${ip%.*}.$((${ip##*.} + 1))
+	done
+	return $rc
+}
+
+if $ADVISE; then
+	advise
+	exit $?
+fi
+
 if $GUARDRAILS; then
 	guardrails
 	echo "truth: the guardrail scenarios took $(($(date +%s) - start)) s on $(nproc) cores"
@@ -131,8 +165,13 @@ down "$SINGLE"
 
 ring 16 4m
 guardrails
+advised=0
+advise || advised=1
 
 echo "truth: the whole corpus took $(($(date +%s) - start)) s on $(nproc) cores"
 results=("$OUT/single/result-single.json" "$OUT/twodc-16/result-twodc.json" "$OUT/heavy-16/result-heavy.json" "$OUT/guardrail/result-guardrail.json")
 "$TC" table --markdown "${results[@]}" >"$OUT/table.md" || true
-exec "$TC" table --defects "$OUT/defects.md" "${results[@]}"
+rc=0
+"$TC" table --defects "$OUT/defects.md" "${results[@]}" || rc=$?
+((advised == 0)) || { echo "truth: the key advisor's truth failed (OUT/advise-*.log)"; rc=1; }
+exit $rc

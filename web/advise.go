@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sort"
+	"sync"
 	"time"
 
 	"github.com/partmon/partmon/keyadvice"
@@ -21,7 +23,9 @@ const adviseTimeout = 5 * time.Minute
 // the Key design of one table as JSON. With f nil the advisor is off (the
 // daemon's default) and says how to turn it on; one sample runs at a time,
 // so a second request is told to retry rather than doubling the load.
-func adviseHandler(f AdviseFunc) http.Handler {
+// The handler keeps each table's last answer in held, which the status
+// page shows; held may be nil.
+func adviseHandler(f AdviseFunc, held *heldAdvice) http.Handler {
 	busy := make(chan struct{}, 1)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if f == nil {
@@ -49,7 +53,60 @@ func adviseHandler(f AdviseFunc) http.Handler {
 		case err != nil:
 			writeJSON(w, http.StatusBadGateway, map[string]string{"error": err.Error()})
 		default:
+			held.put(adv)
 			writeJSON(w, http.StatusOK, adv)
 		}
 	})
+}
+
+// heldAdviceTables bounds how many tables' answers the daemon keeps.
+const heldAdviceTables = 20
+
+// heldAdvice is the last Key design the API answered for each table, in
+// memory only: a restart forgets them, and the oldest goes past
+// heldAdviceTables.
+type heldAdvice struct {
+	mu     sync.Mutex
+	byName map[string]*keyadvice.Advice
+}
+
+func (h *heldAdvice) put(a *keyadvice.Advice) {
+	if h == nil || a == nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.byName == nil {
+		h.byName = map[string]*keyadvice.Advice{}
+	}
+	h.byName[a.Keyspace+"."+a.Table] = a
+	for len(h.byName) > heldAdviceTables {
+		oldest := ""
+		for name, x := range h.byName {
+			if oldest == "" || x.Sample.Taken.Before(h.byName[oldest].Sample.Taken) {
+				oldest = name
+			}
+		}
+		delete(h.byName, oldest)
+	}
+}
+
+// all are the held answers, the newest first.
+func (h *heldAdvice) all() []*keyadvice.Advice {
+	if h == nil {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]*keyadvice.Advice, 0, len(h.byName))
+	for _, a := range h.byName {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Sample.Taken.Equal(out[j].Sample.Taken) {
+			return out[i].Sample.Taken.After(out[j].Sample.Taken)
+		}
+		return out[i].Keyspace+"."+out[i].Table < out[j].Keyspace+"."+out[j].Table
+	})
+	return out
 }

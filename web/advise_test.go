@@ -44,10 +44,10 @@ func TestAdviseAPI(t *testing.T) {
 		}
 		return w, body
 	}
-	if w, body := get(adviseHandler(nil), "/api/v1/advise/ks/t"); w.Code != 404 || !strings.Contains(body["error"].(string), "--advise.enabled") {
+	if w, body := get(adviseHandler(nil, nil), "/api/v1/advise/ks/t"); w.Code != 404 || !strings.Contains(body["error"].(string), "--advise.enabled") {
 		t.Errorf("off: %d %v", w.Code, body)
 	}
-	h := adviseHandler(f)
+	h := adviseHandler(f, nil)
 	if w, body := get(h, "/api/v1/advise/ks/t?key=((a,b))&key=(b,a)"); w.Code != 200 || gotTable != "ks.t" || len(gotKeys) != 2 || body["table"] != "t" {
 		t.Errorf("ok: %d %v, asked %s %v", w.Code, body, gotTable, gotKeys)
 	}

@@ -115,14 +115,14 @@ func NewHandler(latest *publish.Latest, e *exporter.Exporter, alerts prometheus.
 	if err != nil {
 		return nil, err
 	}
-	page.metricsPath = opts.TelemetryPath
+	page.metricsPath, page.advise, page.advice = opts.TelemetryPath, opts.Advise != nil, &heldAdvice{}
 	mux := http.NewServeMux()
 	mux.Handle("GET "+cmp.Or(opts.TelemetryPath, "/metrics"), metrics)
 	mux.Handle("GET /api/v1/findings", findingsHandler(latest, e))
 	mux.Handle("GET /api/v1/report", reportHandler(latest))
 	mux.Handle("GET /api/v1/guardrails", guardrailsHandler(latest))
 	mux.Handle("GET /api/v1/keys/{keyspace}/{table}", keysHandler(latest))
-	mux.Handle("GET /api/v1/advise/{keyspace}/{table}", adviseHandler(opts.Advise))
+	mux.Handle("GET /api/v1/advise/{keyspace}/{table}", adviseHandler(opts.Advise, page.advice))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeText(w, http.StatusOK, "ok\n")
 	})

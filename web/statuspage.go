@@ -25,11 +25,11 @@ var statusHTML string
 
 // pageParts are the templates status.html calls by name, one per picture.
 //
-//go:embed growth_chart.html replica_ring.html heatmap.html ring.html guardrails.html style.html table.html
+//go:embed growth_chart.html replica_ring.html heatmap.html ring.html guardrails.html style.html table.html keydesign.html
 var pageParts embed.FS
 
 // pagePartFiles lists pageParts' files; add a part's file here.
-var pagePartFiles = []string{"growth_chart.html", "replica_ring.html", "heatmap.html", "ring.html", "guardrails.html", "style.html", "table.html"}
+var pagePartFiles = []string{"growth_chart.html", "replica_ring.html", "heatmap.html", "ring.html", "guardrails.html", "style.html", "table.html", "keydesign.html"}
 
 // statusPage renders / from the latest report: no external assets, no script.
 type statusPage struct {
@@ -39,6 +39,9 @@ type statusPage struct {
 	now    func() time.Time
 	// metricsPath is where /metrics is served (--web.telemetry-path).
 	metricsPath string
+	// advise: the key advisor is on; advice holds its answers.
+	advise bool
+	advice *heldAdvice
 }
 
 func newStatusPage(latest *publish.Latest, e *exporter.Exporter) (*statusPage, error) {
@@ -86,6 +89,7 @@ type pageData struct {
 	Replicas               replicaPictures // replica sets per replication
 	Heatmaps               pageHeatmaps    // the ring's traffic over time
 	Guardrails             pageGuardrails  // thresholds, distances, suggestions and the key history
+	KeyDesign              pageKeyDesign   // the key advisor's answers, else how to ask
 	Sources                []pageSource
 	Unsupported            []pageUnsupported // sources this engine or version lacks, one line
 	SourcesOK              int               // reads that succeeded, the collapsed table's summary
@@ -211,6 +215,7 @@ func (p *statusPage) data() pageData {
 	linkHotSets(d.Ring.Hot, d.Replicas)
 	d.Heatmaps = newHeatmaps(r)
 	d.Guardrails = newPageGuardrails(r)
+	p.keyDesign(&d)
 	d.Keyspaces, d.Owners = pageOwnership(r)
 	return d
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/partmon/partmon/analyzer"
 	"github.com/partmon/partmon/analyzer/finding"
 	"github.com/partmon/partmon/headline"
+	"github.com/partmon/partmon/render"
 )
 
 // pageProblem is one card: one problem, its replicas folded in by the
@@ -28,6 +29,12 @@ type pageProblem struct {
 	// Also is the evidence of the problem's other kinds (the analyzer's
 	// Problem gathers the kinds one partition shows into one card).
 	Also []pageEvidence
+	// Measure is the command that measures the key the advice proposes;
+	// MeasuredSample and MeasuredLines the key advisor's answer for it,
+	// when it has one (quoteMeasured).
+	Measure, MeasuredSample       string
+	MeasuredLines                 [][2]string
+	suggestedKey, keyspace, table string
 }
 
 // pageEvidence is one more kind's finding inside a problem's card.
@@ -63,6 +70,7 @@ func pageProblems(ps []analyzer.Problem, th analyzer.Thresholds, now time.Time) 
 			Nodes:   strings.Join(headline.Nodes(f), ", "),
 			Summary: f.Summary, Advice: f.Advice, Sources: strings.ReplaceAll(f.Source, ",", ", "),
 			TableURL: tableURL(f.Keyspace, f.Table),
+			Measure:  render.MeasureCommand(f), suggestedKey: f.SuggestedKey, keyspace: f.Keyspace, table: f.Table,
 		}
 		p.Value, p.Against = pageNumber(f, th, now)
 		if f.Threshold == 0 {

@@ -131,6 +131,7 @@ func (p *statusPage) tableData(ks, tbl string) tablePageData {
 	}
 	th := pageThresholds(r)
 	d.Problems, d.Remarks = pageProblems(ps, th, r.Taken), pageRemarks(remarks, th)
+	quoteMeasured(d.Problems, p.advice.all())
 	d.StateLine, d.StateClass = tableState(d.Problems)
 	d.Growth, d.Heatmaps, d.Guardrails = tablePictures(r, ks, tbl)
 	return d

@@ -47,7 +47,12 @@ type Finding struct {
 	Unit         string  `json:"unit"` // bytes, rows, ratio, seconds, tombstones, partitions, operations_per_second
 	Summary      string  `json:"summary"`
 	Advice       string  `json:"advice"`
-	Source       string  `json:"source"` // the collector source(s) the numbers came from
+	// SuggestedKey is the primary key the advice proposes (a time bucket of
+	// a width added to the partition key), written as `partmon advise --key`
+	// reads it, so the projection can be measured on the table's own rows
+	// before a migration; "" when the advice proposes none of a width.
+	SuggestedKey string `json:"suggested_key,omitempty"`
+	Source       string `json:"source"` // the collector source(s) the numbers came from
 	// Nodes are the nodes that measured the problem, each with its own
 	// value: one problem seen by three replicas is one finding with three
 	// nodes. Node, DC and Rack above are set when exactly one node did.
