@@ -83,7 +83,7 @@ func (c *Collector) SampleKeys(ctx context.Context, keyspace, table string, lim 
 	}
 	s := &keySampler{q: q, lim: lim, rowCap: max(rowCap, lim.PageRows), now: time.Now, sleep: sleepCtx,
 		sample: &model.KeySample{Keyspace: keyspace, Table: table, Node: addr, Columns: cols, Limits: lim}}
-	ports := c.configuredPorts(ctx)
+	ports := c.pick.configuredPorts(ctx)
 	var opened []*cql.Node[struct{}]
 	defer func() {
 		for _, n := range opened {
