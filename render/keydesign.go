@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -107,7 +108,7 @@ func keyLines(p keyadvice.Projection) [][2]string {
 		if b.Width > 0 {
 			width = bucketWidthText(b.Width)
 		}
-		l = append(l, [2]string{"time bucket", fmt.Sprintf("%s at %s rows/s (p99 partition): widest bucket under the warnings %s", b.Column, format.Rate(b.RowsPerSecond), width)})
+		l = append(l, [2]string{"time bucket", fmt.Sprintf("%s at %s rows/s (p99 partition): widest bucket under the warnings %s", b.Column, rowsPerSecond(b.RowsPerSecond), width)})
 	}
 	for _, w := range p.Warnings {
 		l = append(l, [2]string{"warning", w})
@@ -116,10 +117,30 @@ func keyLines(p keyadvice.Projection) [][2]string {
 }
 
 func bucketWidthText(w time.Duration) string {
-	if w >= 24*time.Hour {
-		return fmt.Sprintf("%d days", w/(24*time.Hour))
+	unit := func(n time.Duration, one string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return fmt.Sprintf("%d %ss", n, one)
+	}
+	switch {
+	case w >= 24*time.Hour && w%(24*time.Hour) == 0:
+		return unit(w/(24*time.Hour), "day")
+	case w >= time.Hour && w%time.Hour == 0:
+		return unit(w/time.Hour, "hour")
+	case w >= time.Minute && w%time.Minute == 0:
+		return unit(w/time.Minute, "minute")
 	}
 	return w.String()
+}
+
+// rowsPerSecond writes a partition's write rate without a second unit:
+// "12", "0.5", "4.6e-05".
+func rowsPerSecond(r float64) string {
+	if r >= 10 {
+		return format.Count(r)
+	}
+	return strconv.FormatFloat(r, 'g', 2, 64)
 }
 
 // KeyDesignSample is the Key design's sample line: where and how the

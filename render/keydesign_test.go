@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/partmon/partmon/keyadvice"
 )
@@ -66,5 +67,33 @@ func TestKeyDesignSampleNamesTheNodesRead(t *testing.T) {
 				t.Errorf("%s\nwant %q, not %q", line, tt.want, tt.not)
 			}
 		})
+	}
+}
+
+// TestKeyDesignRatesAndWidths: a bucket line names one unit for its rate
+// and writes a day as a day.
+func TestKeyDesignRatesAndWidths(t *testing.T) {
+	cases := []struct {
+		rate  float64
+		width time.Duration
+		want  string
+	}{
+		{1, 24 * time.Hour, "ts at 1 rows/s (p99 partition): widest bucket under the warnings 1 day"},
+		{0.000046, 7 * 24 * time.Hour, "ts at 4.6e-05 rows/s (p99 partition): widest bucket under the warnings 7 days"},
+		{1234, time.Hour, "ts at 1,234 rows/s (p99 partition): widest bucket under the warnings 1 hour"},
+		{2, 15 * time.Minute, "ts at 2 rows/s (p99 partition): widest bucket under the warnings 15 minutes"},
+	}
+	for _, c := range cases {
+		p := keyadvice.Projection{Key: "((a, bucket(ts, 1d)), ts)", Method: keyadvice.MethodRefines, WrittenToday: -1,
+			Bucket: &keyadvice.BucketWidth{Column: "ts", RowsPerSecond: c.rate, Width: c.width}}
+		var got string
+		for _, l := range KeyDesignLines(p) {
+			if l[0] == "time bucket" {
+				got = l[1]
+			}
+		}
+		if got != c.want {
+			t.Errorf("rate %v, width %v: %q, want %q", c.rate, c.width, got, c.want)
+		}
 	}
 }
